@@ -1,0 +1,76 @@
+package errs
+
+// The RS codes. Each maps to exactly one SQLSTATE in sqlstates; keep the two
+// lists in the same order and document every code in docs/errors.md.
+const (
+	FeatureNotSupported   Code = "RS0A000" // 0A000: SQL outside the supported set
+	SyntaxError           Code = "RS42601" // 42601
+	UndefinedTable        Code = "RS42P01" // 42P01
+	UndefinedColumn       Code = "RS42703" // 42703
+	UndefinedFunction     Code = "RS42883" // 42883
+	AmbiguousColumn       Code = "RS42702" // 42702
+	DuplicateTable        Code = "RS42P07" // 42P07
+	DuplicateColumn       Code = "RS42701" // 42701
+	DatatypeMismatch      Code = "RS42804" // 42804
+	UndefinedObject       Code = "RS42704" // 42704
+	WrongObjectType       Code = "RS42809" // 42809
+	GroupingError         Code = "RS42803" // 42803
+	InvalidColumnRef      Code = "RS42P10" // 42P10
+	DependentObjects      Code = "RS2BP01" // 2BP01
+	NotNullViolation      Code = "RS23502" // 23502
+	UniqueViolation       Code = "RS23505" // 23505
+	NumericOutOfRange     Code = "RS22003" // 22003
+	DivisionByZero        Code = "RS22012" // 22012
+	InvalidTextRep        Code = "RS22P02" // 22P02
+	InvalidDatetimeFormat Code = "RS22007" // 22007
+	DatetimeOverflow      Code = "RS22008" // 22008
+	StringTooLong         Code = "RS22001" // 22001
+	CardinalityViolation  Code = "RS21000" // 21000
+	InvalidParameterValue Code = "RS22023" // 22023
+	CannotCoerce          Code = "RS42846" // 42846
+	InFailedTransaction   Code = "RS25P02" // 25P02
+	ActiveTransaction     Code = "RS25001" // 25001
+	NoActiveTransaction   Code = "RS25P01" // 25P01
+	ProgramLimitExceeded  Code = "RS54000" // 54000
+	Internal              Code = "RSXX000" // XX000
+)
+
+var sqlstates = map[Code]string{
+	FeatureNotSupported:   "0A000",
+	SyntaxError:           "42601",
+	UndefinedTable:        "42P01",
+	UndefinedColumn:       "42703",
+	UndefinedFunction:     "42883",
+	AmbiguousColumn:       "42702",
+	DuplicateTable:        "42P07",
+	DuplicateColumn:       "42701",
+	DatatypeMismatch:      "42804",
+	UndefinedObject:       "42704",
+	WrongObjectType:       "42809",
+	GroupingError:         "42803",
+	InvalidColumnRef:      "42P10",
+	DependentObjects:      "2BP01",
+	NotNullViolation:      "23502",
+	UniqueViolation:       "23505",
+	NumericOutOfRange:     "22003",
+	DivisionByZero:        "22012",
+	InvalidTextRep:        "22P02",
+	InvalidDatetimeFormat: "22007",
+	DatetimeOverflow:      "22008",
+	StringTooLong:         "22001",
+	CardinalityViolation:  "21000",
+	InvalidParameterValue: "22023",
+	CannotCoerce:          "42846",
+	InFailedTransaction:   "25P02",
+	ActiveTransaction:     "25001",
+	NoActiveTransaction:   "25P01",
+	ProgramLimitExceeded:  "54000",
+	Internal:              "XX000",
+}
+
+func sqlstateOf(c Code) string {
+	if s, ok := sqlstates[c]; ok {
+		return s
+	}
+	return "XX000"
+}

@@ -1,0 +1,152 @@
+package plan
+
+import "github.com/rockstream/rockstream/internal/types"
+
+// Column is one output column of a plan node.
+type Column struct {
+	Name string
+	Type types.Type
+}
+
+// Node is a relational operator.
+type Node interface {
+	// Columns returns the node's output columns.
+	Columns() []Column
+	// Inputs returns the node's input nodes, left to right.
+	Inputs() []Node
+}
+
+// Scan reads a stored relation: a table or a materialized view.
+type Scan struct {
+	// Relation is the stored relation's name, as the catalog knows it.
+	Relation string
+	Cols     []Column
+}
+
+// Values is a constant relation (VALUES lists, SELECT without FROM).
+type Values struct {
+	Rows [][]Expr // each expression is constant (no ColRef)
+	Cols []Column
+}
+
+// Filter keeps the rows for which Pred is true (not false, not NULL).
+type Filter struct {
+	Input Node
+	Pred  Expr
+}
+
+// Project computes one expression per output column from each input row.
+type Project struct {
+	Input Node
+	Exprs []Expr
+	Cols  []Column
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// Join kinds. Issue-1 tier supports Inner (and Cross as Inner without keys).
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	SemiJoin
+	AntiJoin
+)
+
+// Join combines Left and Right. Its output columns are Left's then Right's
+// (for SemiJoin and AntiJoin, Left's only). A pair matches when every
+// LeftKeys[i] equals RightKeys[i] (NULL never equals, unless NullSafe[i],
+// which is IS NOT DISTINCT FROM) and Residual, evaluated over the
+// concatenated row, is true. LeftKeys are evaluated over Left's row and
+// RightKeys over Right's; each pair has the same type.
+type Join struct {
+	Kind      JoinKind
+	Left      Node
+	Right     Node
+	LeftKeys  []Expr
+	RightKeys []Expr
+	NullSafe  []bool
+	Residual  Expr // nil when none
+	Cols      []Column
+}
+
+// AggCall is one aggregate function call.
+type AggCall struct {
+	// Func is the lower-case aggregate name: count, sum, avg, min, max,
+	// bool_and, bool_or.
+	Func string
+	// Arg is the argument, evaluated over the input row; nil for count(*).
+	Arg      Expr
+	Distinct bool
+	// Filter is the FILTER (WHERE ...) predicate over the input row, or nil.
+	Filter Expr
+	Type   types.Type
+}
+
+// Aggregate groups its input by GroupBy and computes Aggs per group. Its
+// output columns are the group keys, in order, then one per aggregate. With
+// no GroupBy it returns exactly one row, even over an empty input.
+type Aggregate struct {
+	Input   Node
+	GroupBy []Expr
+	Aggs    []AggCall
+	Cols    []Column
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct {
+	Input Node
+}
+
+// Union is UNION ALL of its inputs, which have the same column types.
+// UNION (without ALL) is Distinct over a Union.
+type Union struct {
+	Ins  []Node
+	Cols []Column
+}
+
+// SortKey is one ORDER BY item over the input's columns.
+type SortKey struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input. It appears only at the top of an ad-hoc query
+// (and under Limit); a maintained view is an unordered multiset.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit returns at most Count rows (all when Count < 0) after skipping
+// Offset, in its input's order.
+type Limit struct {
+	Input  Node
+	Count  int64
+	Offset int64
+}
+
+func (n *Scan) Columns() []Column      { return n.Cols }
+func (n *Values) Columns() []Column    { return n.Cols }
+func (n *Filter) Columns() []Column    { return n.Input.Columns() }
+func (n *Project) Columns() []Column   { return n.Cols }
+func (n *Join) Columns() []Column      { return n.Cols }
+func (n *Aggregate) Columns() []Column { return n.Cols }
+func (n *Distinct) Columns() []Column  { return n.Input.Columns() }
+func (n *Union) Columns() []Column     { return n.Cols }
+func (n *Sort) Columns() []Column      { return n.Input.Columns() }
+func (n *Limit) Columns() []Column     { return n.Input.Columns() }
+
+func (n *Scan) Inputs() []Node      { return nil }
+func (n *Values) Inputs() []Node    { return nil }
+func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
+func (n *Project) Inputs() []Node   { return []Node{n.Input} }
+func (n *Join) Inputs() []Node      { return []Node{n.Left, n.Right} }
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+func (n *Distinct) Inputs() []Node  { return []Node{n.Input} }
+func (n *Union) Inputs() []Node     { return n.Ins }
+func (n *Sort) Inputs() []Node      { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node     { return []Node{n.Input} }

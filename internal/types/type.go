@@ -1,0 +1,36 @@
+package types
+
+// TypeID identifies a SQL type.
+type TypeID uint8
+
+// The supported SQL types. Unknown is the type of an untyped literal ('abc'
+// or NULL before resolution), as in PostgreSQL.
+const (
+	Unknown TypeID = iota
+	Bool
+	Int2
+	Int4
+	Int8
+	Numeric
+	Float4
+	Float8
+	Text
+	Varchar
+	Bytea
+	Date
+	Timestamp
+	TimestampTZ
+	Interval
+)
+
+// Type is a SQL type with its modifiers.
+type Type struct {
+	ID TypeID
+	// Precision and Scale are NUMERIC's typmod; -1 when unconstrained.
+	Precision, Scale int32
+	// Length is VARCHAR's maximum length in characters; -1 when unbounded.
+	Length int32
+}
+
+// Of returns the unconstrained type with the given ID.
+func Of(id TypeID) Type { return Type{ID: id, Precision: -1, Scale: -1, Length: -1} }
