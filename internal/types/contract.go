@@ -18,12 +18,6 @@ func (t Type) OID() uint32 { panic("not yet implemented") }
 // types with 0A000.
 func TypeByName(names []string, typmods []int32) (Type, error) { panic("not yet implemented") }
 
-// Compare orders two non-NULL values of the same kind as PostgreSQL's
-// default btree opclass does (text bytewise, as the C collation; NaN greater
-// than every other float; numeric by value). NULLs sort after every value,
-// and two NULLs are equal, so Compare is a total order usable for sorting.
-func Compare(a, b Value) int { panic("not yet implemented") }
-
 // Format returns v in PostgreSQL's text output format for type t
 // (booleans t/f; floats shortest round-trip; numeric with its scale;
 // dates ISO; timestamps "2026-11-30 01:02:03[.ffffff]"; timestamptz in UTC
