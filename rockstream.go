@@ -13,7 +13,21 @@
 // view.
 package rockstream
 
-import "context"
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/types"
+)
 
 // Options configures an instance.
 type Options struct {
@@ -44,44 +58,196 @@ type Result struct {
 	Tag string
 }
 
-// SplitStatements splits a script into its statements (without trailing
-// semicolons), as psql does, using PostgreSQL's lexer so that semicolons in
-// strings and comments do not split.
-func SplitStatements(script string) ([]string, error) { panic("not yet implemented") }
+// SplitStatements splits a script into its statements, as psql does,
+// using PostgreSQL's lexer so that semicolons in strings and comments do not
+// split. Each statement keeps its terminating semicolon (so that errors at
+// it are reported as PostgreSQL reports them) and loses leading -- comments
+// and whitespace, as psql does; text with no tokens other than comments is
+// dropped. A
+// script the lexer cannot read (an unterminated string) is returned whole,
+// so that running it reports the error.
+func SplitStatements(script string) ([]string, error) {
+	res, err := pg.Scan(script)
+	if err != nil {
+		if s := strings.TrimSpace(script); s != "" {
+			return []string{s}, nil
+		}
+		return nil, nil
+	}
+	var out []string
+	start, comment := -1, -1
+	for _, t := range res.Tokens {
+		switch t.Token {
+		case pg.Token_SQL_COMMENT:
+			continue
+		case pg.Token_C_COMMENT:
+			if start < 0 && comment < 0 {
+				comment = int(t.Start)
+			}
+			continue
+		case pg.Token_ASCII_59:
+			if start >= 0 {
+				out = append(out, script[start:t.End])
+			}
+			start, comment = -1, -1
+			continue
+		}
+		if start < 0 {
+			start = int(t.Start)
+			if comment >= 0 {
+				start = comment
+			}
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.TrimRightFunc(script[start:], unicode.IsSpace))
+	}
+	return out, nil
+}
 
-// DB is an open RockStream instance.
-type DB struct{}
+// DB is an open RockStream instance. It is safe for concurrent use.
+type DB struct {
+	eng *runtime.Engine
+}
 
 // Open opens an instance.
-func Open(opts Options) (*DB, error) { panic("not yet implemented") }
+func Open(opts Options) (*DB, error) {
+	if opts.Storage != "" {
+		return nil, errs.New(errs.FeatureNotSupported, "durable storage is not available yet; leave Storage empty for an in-memory instance")
+	}
+	return &DB{eng: runtime.Open()}, nil
+}
 
 // Close releases the instance.
-func (db *DB) Close() error { panic("not yet implemented") }
+func (db *DB) Close() error { return nil }
 
 // Session returns a new session: a connection's worth of state
 // (transaction block, settings).
-func (db *DB) Session() *Session { panic("not yet implemented") }
+func (db *DB) Session() *Session { return &Session{s: db.eng.NewSession()} }
 
 // Exec runs one or more statements in a fresh session and returns the last
 // one's result. args bind $1, $2, ... (single statement only).
 func (db *DB) Exec(ctx context.Context, sql string, args ...any) (*Result, error) {
-	panic("not yet implemented")
+	s := db.Session()
+	defer s.Close()
+	return s.Exec(ctx, sql, args...)
 }
 
 // Query is Exec for a statement that returns rows.
 func (db *DB) Query(ctx context.Context, sql string, args ...any) (*Result, error) {
-	panic("not yet implemented")
+	res, err := db.Exec(ctx, sql, args...)
+	if err == nil && res.Columns == nil {
+		return nil, fmt.Errorf("rockstream: statement returns no rows (%s)", res.Tag)
+	}
+	return res, err
 }
 
-// Session is one client's sequence of statements.
-type Session struct{}
+// Session is one client's sequence of statements. A Session is not safe
+// for concurrent use; open one per goroutine.
+type Session struct {
+	s *runtime.Session
+}
 
 // Exec runs one statement (or several, separated by semicolons, returning
 // the last result). An error in a transaction block aborts the block, as in
 // PostgreSQL.
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, error) {
-	panic("not yet implemented")
+	params, err := paramTexts(args)
+	if err != nil {
+		return nil, err
+	}
+	stmts := []string{sql}
+	if len(args) == 0 {
+		if stmts, err = SplitStatements(sql); err != nil {
+			return nil, err
+		}
+		if len(stmts) == 0 {
+			return &Result{}, nil
+		}
+	}
+	var res *runtime.Result
+	for _, stmt := range stmts {
+		if res, err = s.s.Exec(ctx, stmt, params); err != nil {
+			return nil, err
+		}
+	}
+	return publicResult(res), nil
 }
 
 // Close ends the session, rolling back an open transaction.
-func (s *Session) Close() error { panic("not yet implemented") }
+func (s *Session) Close() error {
+	s.s.Close()
+	return nil
+}
+
+func publicResult(r *runtime.Result) *Result {
+	out := &Result{Tag: r.Tag}
+	if r.Columns == nil {
+		return out
+	}
+	out.Columns = make([]Column, len(r.Columns))
+	for i, c := range r.Columns {
+		out.Columns[i] = Column{Name: c.Name, TypeName: c.Type.String(), TypeOID: c.Type.OID()}
+	}
+	out.Rows = make([][]*string, len(r.Rows))
+	for i, row := range r.Rows {
+		vals := make([]*string, len(row))
+		for j, v := range row {
+			if !v.IsNull() {
+				s := types.Format(v, r.Columns[j].Type)
+				vals[j] = &s
+			}
+		}
+		out.Rows[i] = vals
+	}
+	return out
+}
+
+// paramTexts renders Go arguments as the text a client would send for
+// them; the engine parses each as the type it infers for its parameter.
+func paramTexts(args []any) ([]*string, error) {
+	out := make([]*string, len(args))
+	for i, a := range args {
+		var s string
+		switch v := a.(type) {
+		case nil:
+			continue
+		case string:
+			s = v
+		case []byte:
+			s = `\x` + hex.EncodeToString(v)
+		case bool:
+			s = strconv.FormatBool(v)
+		case int:
+			s = strconv.FormatInt(int64(v), 10)
+		case int8:
+			s = strconv.FormatInt(int64(v), 10)
+		case int16:
+			s = strconv.FormatInt(int64(v), 10)
+		case int32:
+			s = strconv.FormatInt(int64(v), 10)
+		case int64:
+			s = strconv.FormatInt(v, 10)
+		case uint8:
+			s = strconv.FormatUint(uint64(v), 10)
+		case uint16:
+			s = strconv.FormatUint(uint64(v), 10)
+		case uint32:
+			s = strconv.FormatUint(uint64(v), 10)
+		case uint64:
+			s = strconv.FormatUint(v, 10)
+		case float32:
+			s = strconv.FormatFloat(float64(v), 'g', -1, 32)
+		case float64:
+			s = strconv.FormatFloat(v, 'g', -1, 64)
+		case time.Time:
+			s = v.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
+		case fmt.Stringer:
+			s = v.String()
+		default:
+			return nil, fmt.Errorf("rockstream: unsupported argument type %T for $%d", a, i+1)
+		}
+		out[i] = &s
+	}
+	return out, nil
+}

@@ -32,6 +32,14 @@ const (
 	ActiveTransaction     Code = "RS25001" // 25001
 	NoActiveTransaction   Code = "RS25P01" // 25P01
 	ProgramLimitExceeded  Code = "RS54000" // 54000
+	DuplicateAlias        Code = "RS42712" // 42712
+	IndeterminateDatatype Code = "RS42P18" // 42P18
+	InvalidLimitCount     Code = "RS2201W" // 2201W
+	InvalidOffsetCount    Code = "RS2201X" // 2201X
+	InvalidObjectDef      Code = "RS42P17" // 42P17
+	InvalidTimeZone       Code = "RS22009" // 22009
+	IntervalFieldOverflow Code = "RS22015" // 22015
+	AmbiguousFunction     Code = "RS42725" // 42725
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -65,6 +73,14 @@ var sqlstates = map[Code]string{
 	ActiveTransaction:     "25001",
 	NoActiveTransaction:   "25P01",
 	ProgramLimitExceeded:  "54000",
+	DuplicateAlias:        "42712",
+	IndeterminateDatatype: "42P18",
+	InvalidLimitCount:     "2201W",
+	InvalidOffsetCount:    "2201X",
+	InvalidObjectDef:      "42P17",
+	InvalidTimeZone:       "22009",
+	IntervalFieldOverflow: "22015",
+	AmbiguousFunction:     "42725",
 	Internal:              "XX000",
 }
 

@@ -26,7 +26,11 @@ const (
 // Type is a SQL type with its modifiers.
 type Type struct {
 	ID TypeID
-	// Precision and Scale are NUMERIC's typmod; -1 when unconstrained.
+	// Precision and Scale are NUMERIC's typmod; Precision is -1 when
+	// unconstrained. When Precision is set, Scale is the scale, which may be
+	// negative (NUMERIC(3,-1) rounds to tens, as in PostgreSQL 15). For
+	// TIMESTAMP, TIMESTAMPTZ and INTERVAL, Precision is the number of
+	// fractional-second digits kept (0..6), or -1 for all six.
 	Precision, Scale int32
 	// Length is VARCHAR's maximum length in characters; -1 when unbounded.
 	Length int32

@@ -53,7 +53,9 @@ func MakeFloat4(f float32) Value { return Value{kind: Float4, n: int64(math32bit
 func MakeFloat8(f float64) Value { return Value{kind: Float8, n: int64(math64bits(f))} }
 
 // MakeNumeric returns a NUMERIC value. d must not be modified afterwards.
-func MakeNumeric(d *apd.Decimal) Value { return Value{kind: Numeric, d: d} }
+// A decimal with a positive exponent or a negative zero is replaced by its
+// canonical form (see doc.go), so d's display scale is what Format prints.
+func MakeNumeric(d *apd.Decimal) Value { return Value{kind: Numeric, d: canonical(d)} }
 
 // MakeText returns a TEXT (or VARCHAR) value.
 func MakeText(s string) Value { return Value{kind: Text, s: s} }

@@ -1,0 +1,270 @@
+package diff
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
+)
+
+// builder turns a plan into circuit nodes, inputs first.
+type builder struct {
+	prefix    []byte
+	forQuery  bool
+	nodes     []node
+	relations []string
+}
+
+// stripOrdering removes the Sort and Limit nodes at the top of an ad-hoc
+// query's plan; the caller applies them to the circuit's output.
+func stripOrdering(p plan.Node) plan.Node {
+	for {
+		switch n := p.(type) {
+		case *plan.Sort:
+			p = n.Input
+		case *plan.Limit:
+			p = n.Input
+		default:
+			return p
+		}
+	}
+}
+
+// opPrefix is the state key prefix of the operator that will get the next
+// id: the circuit's prefix and the id, 4 bytes big-endian (fixed width, so
+// no operator's prefix is a prefix of another's).
+func (b *builder) opPrefix() ([]byte, error) {
+	id := len(b.nodes)
+	if id > math.MaxUint32 {
+		return nil, errs.New(errs.ProgramLimitExceeded, "query has too many operators")
+	}
+	return binary.BigEndian.AppendUint32(slices.Clip(b.prefix), uint32(id)), nil
+}
+
+func (b *builder) add(n node) int {
+	b.nodes = append(b.nodes, n)
+	return len(b.nodes) - 1
+}
+
+func (b *builder) build(p plan.Node) (int, error) {
+	switch n := p.(type) {
+	case *plan.Scan:
+		if !slices.Contains(b.relations, n.Relation) {
+			b.relations = append(b.relations, n.Relation)
+		}
+		return b.add(node{rel: n.Relation, explain: "scan " + n.Relation + "  state=none"}), nil
+
+	case *plan.Values:
+		prefix, err := b.opPrefix()
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{
+			op:      ops.NewValues(prefix, n.Rows),
+			explain: fmt.Sprintf("values  rows=%d  state=emitted-flag", len(n.Rows)),
+		}), nil
+
+	case *plan.Filter:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{
+			op:      &ops.Filter{Pred: n.Pred},
+			inputs:  []int{in},
+			explain: "filter " + n.Pred.String() + "  state=none",
+		}), nil
+
+	case *plan.Project:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{
+			op:      &ops.Project{Exprs: n.Exprs},
+			inputs:  []int{in},
+			explain: "project " + exprList(n.Exprs) + "  state=none",
+		}), nil
+
+	case *plan.Join:
+		return b.join(n)
+
+	case *plan.Aggregate:
+		return b.aggregate(n)
+
+	case *plan.Distinct:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return 0, err
+		}
+		prefix, err := b.opPrefix()
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{
+			op:      ops.NewDistinct(prefix),
+			inputs:  []int{in},
+			explain: "distinct  state=counts(row→weight)",
+		}), nil
+
+	case *plan.Union:
+		if len(n.Ins) == 0 {
+			return 0, errs.New(errs.Internal, "UNION without inputs")
+		}
+		var ins []int
+		for _, c := range n.Ins {
+			in, err := b.build(c)
+			if err != nil {
+				return 0, err
+			}
+			ins = append(ins, in)
+		}
+		return b.add(node{op: ops.Union{}, inputs: ins, explain: "union all  state=none"}), nil
+
+	case *plan.Sort:
+		// An unordered multiset: the order of a subquery or a view is not
+		// part of its result.
+		return b.build(n.Input)
+
+	case *plan.Limit:
+		if n.Count < 0 && n.Offset == 0 {
+			return b.build(n.Input) // LIMIT ALL
+		}
+		if b.forQuery {
+			return 0, errs.New(errs.FeatureNotSupported, "LIMIT and OFFSET in a subquery are not supported yet")
+		}
+		return 0, errs.New(errs.FeatureNotSupported, "ORDER BY ... LIMIT in a materialized view is not supported yet")
+	}
+	return 0, errs.Newf(errs.FeatureNotSupported, "plan node %T is not supported in an incremental circuit", p)
+}
+
+var joinKindErrors = map[plan.JoinKind]string{
+	plan.LeftJoin:  "LEFT JOIN is not supported yet",
+	plan.RightJoin: "RIGHT JOIN is not supported yet",
+	plan.FullJoin:  "FULL JOIN is not supported yet",
+	plan.SemiJoin:  "EXISTS and IN (subquery) are not supported yet",
+	plan.AntiJoin:  "NOT EXISTS and NOT IN (subquery) are not supported yet",
+}
+
+func (b *builder) join(n *plan.Join) (int, error) {
+	if n.Kind != plan.InnerJoin {
+		msg, ok := joinKindErrors[n.Kind]
+		if !ok {
+			msg = fmt.Sprintf("join kind %d is not supported", n.Kind)
+		}
+		return 0, errs.New(errs.FeatureNotSupported, msg)
+	}
+	if len(n.LeftKeys) != len(n.RightKeys) || len(n.NullSafe) > len(n.LeftKeys) {
+		return 0, errs.New(errs.Internal, "join keys do not pair up")
+	}
+	left, err := b.build(n.Left)
+	if err != nil {
+		return 0, err
+	}
+	right, err := b.build(n.Right)
+	if err != nil {
+		return 0, err
+	}
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	lw, rw := len(n.Left.Columns()), len(n.Right.Columns())
+	op := ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
+
+	var sb strings.Builder
+	if len(n.LeftKeys) == 0 {
+		sb.WriteString("join cross")
+	} else {
+		sb.WriteString("join inner  on=[")
+		for i := range n.LeftKeys {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			op := " = "
+			if i < len(n.NullSafe) && n.NullSafe[i] {
+				op = " IS NOT DISTINCT FROM "
+			}
+			sb.WriteString(n.LeftKeys[i].String() + op + n.RightKeys[i].String())
+		}
+		sb.WriteString("]")
+	}
+	if n.Residual != nil {
+		sb.WriteString("  residual=" + n.Residual.String())
+	}
+	fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", exprList(n.LeftKeys), exprList(n.RightKeys))
+	return b.add(node{op: op, inputs: []int{left, right}, explain: sb.String()}), nil
+}
+
+func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return 0, err
+	}
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	op, err := ops.NewAggregate(prefix, n.GroupBy, n.Aggs)
+	if err != nil {
+		return 0, err
+	}
+
+	calls := make([]string, len(n.Aggs))
+	for i, c := range n.Aggs {
+		calls[i] = aggString(c)
+	}
+	fields := []string{"count"} // the group's row count
+	for _, s := range op.StateNames() {
+		if !slices.Contains(fields, s) {
+			fields = append(fields, s)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "aggregate  group=%s  aggs=[%s]  state=groups(%s)",
+		exprList(n.GroupBy), strings.Join(calls, ", "), strings.Join(fields, ","))
+	group := make([]string, len(n.GroupBy))
+	for i, g := range n.GroupBy {
+		group[i] = g.String()
+	}
+	for i, c := range n.Aggs {
+		if !op.Arranged(i) {
+			continue
+		}
+		kind := "distinct"
+		if c.Func == "min" || c.Func == "max" {
+			kind = "minmax"
+		}
+		key := strings.Join(append(slices.Clone(group), c.Arg.String()), ", ")
+		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+	}
+	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
+}
+
+func aggString(c plan.AggCall) string {
+	arg := "*"
+	if c.Arg != nil {
+		arg = c.Arg.String()
+		if c.Distinct {
+			arg = "DISTINCT " + arg
+		}
+	}
+	s := c.Func + "(" + arg + ")"
+	if c.Filter != nil {
+		s += " FILTER (WHERE " + c.Filter.String() + ")"
+	}
+	return s
+}
+
+func exprList(es []plan.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,128 @@
+package diff
+
+import (
+	"strings"
+
+	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Circuit is the incremental form of one query. Its operators keep their
+// state in the store passed to Step, under the key prefix given to Build.
+// A Circuit keeps scratch buffers in its operators and is not safe for
+// concurrent use.
+type Circuit struct {
+	// nodes in topological order (every node after its inputs); a node's
+	// index is its operator id.
+	nodes     []node
+	root      int
+	relations []string
+	ins       []zset.Batch // scratch for one node's inputs
+}
+
+// node is one operator of a circuit.
+type node struct {
+	op     ops.Operator // nil for a scan
+	rel    string       // the relation a scan reads
+	inputs []int
+	// explain is the node's EXPLAIN INCREMENTAL line, without indentation.
+	explain string
+}
+
+// Build differentiates p. Every key the circuit's operators write starts
+// with prefix. Constructs outside the supported set fail with 0A000 naming
+// the construct. Sort and Limit are accepted only at the top of p and only
+// when forQuery is true (ad-hoc SELECT); the caller applies them.
+//
+// A Sort anywhere else is dropped: a materialized view, like any
+// subquery result, is an unordered multiset, so ORDER BY without LIMIT
+// does not change it. A Limit anywhere else fails with 0A000 (LIMIT ALL,
+// which changes nothing, is dropped too).
+func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
+	if forQuery {
+		p = stripOrdering(p)
+	}
+	b := &builder{prefix: append([]byte(nil), prefix...), forQuery: forQuery}
+	root, err := b.build(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Circuit{nodes: b.nodes, root: root, relations: b.relations}, nil
+}
+
+// Step feeds one epoch's deltas of the scanned relations (by plan.Scan
+// Relation name; a missing entry is an empty delta) through the circuit,
+// reading and writing operator state in st, and returns the consolidated
+// output delta. On error the caller discards st's writes. The first Step
+// after Build must run even with no input, so that an aggregate without
+// GROUP BY emits its one row.
+//
+// The deltas are not modified; they need not be consolidated.
+func (c *Circuit) Step(st state.Store, deltas map[string]zset.Batch) (zset.Batch, error) {
+	outs := make([]zset.Batch, len(c.nodes))
+	var scans map[string]zset.Batch
+	for i := range c.nodes {
+		n := &c.nodes[i]
+		if n.op == nil {
+			d, ok := scans[n.rel]
+			if !ok {
+				var err error
+				if d, err = consolidated(deltas[n.rel]); err != nil {
+					return nil, err
+				}
+				if scans == nil {
+					scans = make(map[string]zset.Batch)
+				}
+				scans[n.rel] = d
+			}
+			outs[i] = d
+			continue
+		}
+		c.ins = c.ins[:0]
+		for _, j := range n.inputs {
+			c.ins = append(c.ins, outs[j])
+		}
+		out, err := n.op.Step(st, c.ins)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = out
+		for _, j := range n.inputs {
+			outs[j] = nil // consumed: every node has one reader
+		}
+	}
+	clear(c.ins)
+	return outs[c.root], nil
+}
+
+// consolidated returns a consolidated copy of b, leaving b as it was.
+func consolidated(b zset.Batch) (zset.Batch, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return zset.Consolidate(append(zset.Batch(nil), b...))
+}
+
+// Relations returns the names of the relations the circuit scans, each
+// once, in the order the plan first reads them.
+func (c *Circuit) Relations() []string { return append([]string(nil), c.relations...) }
+
+// Explain renders the circuit as an indented tree, one operator per line,
+// with its kind, its key and the kind of state it keeps, for
+// EXPLAIN INCREMENTAL.
+func (c *Circuit) Explain() string {
+	var sb strings.Builder
+	var walk func(i, depth int)
+	walk = func(i, depth int) {
+		sb.WriteString(strings.Repeat("  ", depth))
+		sb.WriteString(c.nodes[i].explain)
+		sb.WriteByte('\n')
+		for _, j := range c.nodes[i].inputs {
+			walk(j, depth+1)
+		}
+	}
+	walk(c.root, 0)
+	return sb.String()
+}

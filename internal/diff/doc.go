@@ -1,0 +1,24 @@
+// Package diff is the differentiation pass: it turns a logical plan into an
+// incremental circuit of operators by the DBSP rules of IVM.md.
+//
+// Each plan node becomes one operator (internal/ops): Scan is the input
+// delta of its relation, Filter and Project are linear, an inner Join is a
+// Join over two arrangements, Aggregate and Distinct keep per-group and
+// per-row state, Union is a sum, and Values emits its rows on the first
+// step. Sort is dropped (a view is an unordered multiset); Sort and Limit at
+// the top of an ad-hoc query are left to the caller.
+//
+// Invariants:
+//   - Operators are numbered in post-order (inputs before the node that
+//     reads them), which is also the order Step runs them in; an operator's
+//     state lives under the circuit's prefix followed by its number, four
+//     bytes big-endian. The same plan always gets the same numbers, so a
+//     circuit rebuilt after a restart finds its state.
+//   - Every batch passed between operators is consolidated; Step's result
+//     is consolidated.
+//   - Incremental equals batch: for any sequence of input deltas, the sum
+//     of Step's outputs equals the output of one Step, on an empty store,
+//     over the sum of the inputs. The property tests check this.
+//   - A plan node the pass cannot maintain exactly fails Build with 0A000;
+//     nothing is maintained approximately.
+package diff

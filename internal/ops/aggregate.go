@@ -1,0 +1,528 @@
+package ops
+
+import (
+	"bytes"
+
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Aggregate groups its input and maintains aggregates per group.
+//
+// State, under the operator's prefix:
+//
+//	'g' | EncodeKey(group values) → EncodeRow(group values, count(*), fields...)
+//
+// holds each live group's row count and each aggregate's algebraic state
+// (counts, exact sums, the current MIN/MAX, true/false counts; see
+// aggSpec.fields). DISTINCT aggregates, MIN and MAX also keep
+//
+//	'a' | aggregate index | EncodeKey(group values) | EncodeKey(value) | 0x01 | EncodeRow(value) → varint(count)
+//
+// so that a value's contribution is added when its count becomes positive
+// and removed when it returns to zero, and so that the extreme after a
+// deletion is the first (MIN) or last (MAX) key of the group. When the
+// group values may be equal yet written differently (NUMERIC 1.0 and
+// 1.00), it also counts each group's representations, to show the
+// smallest present (see class.go):
+//
+//	'r' | EncodeKey(group values) | 0x01 | EncodeRow(group values) → varint(count)
+//
+// Per step, for each group the delta touches: read its state once, fold in
+// the delta's rows, and emit −(group, old aggregates) +(group, new ones)
+// unless they are identical. A group whose row count reaches zero is
+// deleted and only retracted. Without GROUP BY there is exactly one group
+// that never disappears: its row is emitted on the first step, even over
+// empty input, and its state is written then so later steps know.
+type Aggregate struct {
+	groupBy     []plan.Expr
+	aggs        []aggSpec
+	groupPrefix []byte
+	// repPrefix, when the group values can be equal yet written
+	// differently, prefixes the counts of each group's representations.
+	repPrefix []byte
+
+	// Scratch, reused across steps.
+	scratch struct {
+		vals   []types.Value
+		has    []bool
+		keys   []byte
+		ends   []int
+		inputs []aggInput
+		refs   []keyRef
+		sorted []aggInput
+		state  zset.Row
+	}
+	rows   rowAlloc
+	one    [1]types.Value
+	rep    []byte
+	oldRep []byte
+	key2   []byte
+	cls    classScan
+	accs   []accum
+	key    []byte
+	arrKey []byte
+	endKey []byte
+	buf    []byte
+	rowBuf zset.Row
+}
+
+// NewAggregate returns an aggregate keeping its state under prefix. The
+// output columns are the groupBy values, then one per aggregate, typed as
+// PostgreSQL types them (types.AggregateType).
+func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Aggregate, error) {
+	a := &Aggregate{groupBy: groupBy, groupPrefix: withSuffix(prefix, 'g')}
+	for _, g := range groupBy {
+		switch g.Type().ID {
+		case types.Numeric, types.Float4, types.Float8, types.Interval:
+			// Values of these types can be equal yet print differently.
+			a.repPrefix = withSuffix(prefix, 'r')
+		}
+	}
+	off := len(groupBy) + 1
+	for i, c := range aggs {
+		s, err := newAggSpec(c)
+		if err != nil {
+			return nil, err
+		}
+		if s.arranged {
+			s.prefix = aggPrefix(prefix, i)
+		}
+		s.off = off
+		off += s.fields()
+		a.aggs = append(a.aggs, s)
+	}
+	a.accs = make([]accum, len(aggs))
+	a.cls.init()
+	return a, nil
+}
+
+// ResultTypes returns the aggregates' result types, in order.
+func (a *Aggregate) ResultTypes() []types.Type {
+	ts := make([]types.Type, len(a.aggs))
+	for i := range a.aggs {
+		ts[i] = a.aggs[i].result
+	}
+	return ts
+}
+
+// StateNames describes the algebraic state of each aggregate, for EXPLAIN.
+func (a *Aggregate) StateNames() []string {
+	ns := make([]string, len(a.aggs))
+	for i := range a.aggs {
+		ns[i] = a.aggs[i].stateName()
+	}
+	return ns
+}
+
+// Arranged reports whether aggregate i keeps a (group, value) arrangement.
+func (a *Aggregate) Arranged(i int) bool { return a.aggs[i].arranged }
+
+// aggInput is one delta row, evaluated: its group key and the arguments
+// that pass their FILTER and are not NULL.
+type aggInput struct {
+	key    []byte        // EncodeKey(group values)
+	group  []types.Value // group values
+	args   []types.Value // one per aggregate
+	has    []bool        // args[i] counts (FILTER true, non-NULL)
+	weight int64
+}
+
+// Step implements Operator.
+func (a *Aggregate) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+	b := in[0]
+	global := len(a.groupBy) == 0
+	if len(b) == 0 && !global {
+		return nil, nil
+	}
+	inputs, err := a.evaluate(b)
+	if err != nil {
+		return nil, err
+	}
+	groups := 0
+	for i := range inputs {
+		if i == 0 || !bytes.Equal(inputs[i].key, inputs[i-1].key) {
+			groups++
+		}
+	}
+	out := make(zset.Batch, 0, 2*groups+1) // at most −old +new per group
+	if len(inputs) == 0 {
+		// Without GROUP BY the one group must exist after the first step.
+		return a.group(st, nil, nil, out)
+	}
+	for i := 0; i < len(inputs); {
+		n := i + 1
+		for n < len(inputs) && bytes.Equal(inputs[n].key, inputs[i].key) {
+			n++
+		}
+		if out, err = a.group(st, inputs[i].key, inputs[i:n], out); err != nil {
+			return nil, err
+		}
+		i = n
+	}
+	return zset.Consolidate(out)
+}
+
+// evaluate computes every delta row's group key, FILTERs and arguments,
+// and sorts the rows by group key.
+func (a *Aggregate) evaluate(b zset.Batch) ([]aggInput, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	ng, na := len(a.groupBy), len(a.aggs)
+	// Scratch reused from step to step: nothing here outlives the step
+	// (output rows and state copy what they keep).
+	sc := &a.scratch
+	sc.vals = resize(sc.vals, len(b)*(ng+na))
+	sc.has = resize(sc.has, len(b)*na)
+	clear(sc.has)
+	sc.keys = sc.keys[:0]
+	sc.ends = resize(sc.ends, len(b))
+	sc.inputs = resize(sc.inputs, len(b))
+	vals, has, keys, ends, inputs := sc.vals, sc.has, sc.keys, sc.ends, sc.inputs
+	for i, e := range b {
+		in := &inputs[i]
+		in.group = vals[i*(ng+na) : i*(ng+na)+ng : i*(ng+na)+ng]
+		in.args = vals[i*(ng+na)+ng : (i+1)*(ng+na) : (i+1)*(ng+na)]
+		in.has = has[i*na : (i+1)*na : (i+1)*na]
+		in.weight = e.Weight
+		for j, x := range a.groupBy {
+			v, err := x.Eval(e.Row)
+			if err != nil {
+				return nil, err
+			}
+			in.group[j] = v
+		}
+		keys = zset.EncodeKey(keys, in.group...)
+		ends[i] = len(keys)
+		for j := range a.aggs {
+			c := &a.aggs[j].call
+			if c.Filter != nil {
+				ok, err := isTrue(c.Filter, e.Row)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			if c.Arg == nil {
+				in.has[j] = true // count(*)
+				continue
+			}
+			v, err := c.Arg.Eval(e.Row)
+			if err != nil {
+				return nil, err
+			}
+			in.args[j], in.has[j] = v, !v.IsNull()
+		}
+	}
+	sc.keys = keys
+	start := 0
+	for i := range inputs {
+		inputs[i].key = keys[start:ends[i]:ends[i]]
+		start = ends[i]
+	}
+	if ng == 0 {
+		return inputs, nil
+	}
+	// Sort small pointer-free records, then move each row once.
+	sc.refs = resize(sc.refs, len(inputs))
+	start = 0
+	for i := range sc.refs {
+		sc.refs[i] = keyRef{off: uint32(start), end: uint32(ends[i]), idx: int32(i)}
+		start = ends[i]
+	}
+	sortKeyRefs(sc.refs, keys)
+	sc.sorted = resize(sc.sorted, len(inputs))
+	for i, r := range sc.refs {
+		sc.sorted[i] = inputs[r.idx]
+	}
+	return sc.sorted, nil
+}
+
+// resize returns s with length n, reusing its storage when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n, n+n/4)
+}
+
+// group folds one group's delta rows into its state and appends the
+// group's output change to out.
+func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset.Batch) (zset.Batch, error) {
+	global := len(a.groupBy) == 0
+	ng := len(a.groupBy)
+	a.key = append(append(a.key[:0], a.groupPrefix...), gkey...)
+	raw, exists, err := st.Get(a.key)
+	if err != nil || (exists && len(rows) == 0) {
+		return out, err // no input for an existing group: nothing changes
+	}
+	var gvals []types.Value
+	var count int64
+	var old zset.Row
+	if exists {
+		srow, err := zset.DecodeRowAppend(a.scratch.state[:0], raw)
+		if err != nil {
+			return nil, err
+		}
+		a.scratch.state = srow
+		if len(srow) < ng+1 {
+			return nil, corrupt("aggregate group")
+		}
+		gvals, count = srow[:ng], srow[ng].Int()
+		for i := range a.aggs {
+			s := &a.aggs[i]
+			if len(srow) < s.off+s.fields() {
+				return nil, corrupt("aggregate group")
+			}
+			if err := s.load(&a.accs[i], srow[s.off:s.off+s.fields()]); err != nil {
+				return nil, err
+			}
+		}
+		if count > 0 || global {
+			if old, err = a.output(gvals); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for i := range a.accs {
+			a.accs[i].reset()
+		}
+		if len(rows) > 0 {
+			gvals = rows[0].group
+		}
+	}
+
+	for r := range rows {
+		in := &rows[r]
+		if err := addCount(&count, in.weight); err != nil {
+			return nil, err
+		}
+		for i := range a.aggs {
+			if !in.has[i] {
+				continue
+			}
+			s, acc := &a.aggs[i], &a.accs[i]
+			if !s.arranged {
+				if err := s.add(acc, in.args[i], in.weight); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err := a.arrange(st, s, acc, gkey, in.args[i], in.weight); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if count < 0 {
+		return nil, negativeCount("aggregate group")
+	}
+	if a.repPrefix != nil && len(rows) > 0 {
+		if gvals, err = a.representative(st, gkey, rows, gvals); err != nil {
+			return nil, err
+		}
+	}
+	for i := range a.aggs {
+		if s, acc := &a.aggs[i], &a.accs[i]; acc.dirty {
+			if acc.ext, err = a.extreme(st, s, gkey); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	if count == 0 && !global {
+		if exists {
+			if err := st.Delete(a.key); err != nil {
+				return nil, err
+			}
+		}
+		if old != nil {
+			out = append(out, zset.Entry{Row: old, Weight: -1})
+		}
+		return out, nil
+	}
+	cur, err := a.output(gvals)
+	if err != nil {
+		return nil, err
+	}
+	srow := append(append(a.rowBuf[:0], gvals...), i8(count))
+	for i := range a.aggs {
+		srow = a.aggs[i].store(srow, &a.accs[i])
+	}
+	a.rowBuf = srow
+	a.buf = zset.EncodeRow(a.buf[:0], srow)
+	if err := st.Set(a.key, a.buf); err != nil {
+		return nil, err
+	}
+	if old != nil && identicalRows(old, cur) {
+		return out, nil
+	}
+	if old != nil {
+		out = append(out, zset.Entry{Row: old, Weight: -1})
+	}
+	return append(out, zset.Entry{Row: cur, Weight: 1}), nil
+}
+
+// arrange adds w copies of v to an arranged aggregate's counts of
+// (group, value class, representation). For a DISTINCT aggregate, a class
+// whose count becomes positive adds the contribution of its representative
+// (its smallest representation present) once, one whose count returns to
+// zero removes it, and a change of representative swaps the two.
+func (a *Aggregate) arrange(st state.Store, s *aggSpec, acc *accum, gkey []byte, v types.Value, w int64) error {
+	a.arrKey = s.classPrefix(a.arrKey[:0], gkey, v)
+	a.one[0] = v
+	a.rep = zset.EncodeRow(a.rep[:0], a.one[:])
+	if s.fn == fnMin || s.fn == fnMax {
+		acc.dirty = true
+		a.key2 = append(append(a.key2[:0], a.arrKey...), a.rep...)
+		var err error
+		a.buf, err = addWeightAt(st, a.key2, w, a.buf)
+		return err
+	}
+	cls := &a.cls
+	if err := cls.load(st, a.arrKey); err != nil {
+		return err
+	}
+	oldTotal, first, err := cls.summary()
+	if err != nil {
+		return err
+	}
+	a.oldRep = a.oldRep[:0]
+	if oldTotal > 0 {
+		a.oldRep = append(a.oldRep, cls.rep(first)...)
+	}
+	if _, err := cls.add(st, a.arrKey, a.rep, w); err != nil {
+		return err
+	}
+	newTotal, first, err := cls.summary()
+	if err != nil {
+		return err
+	}
+	var newRep []byte
+	if newTotal > 0 {
+		newRep = cls.rep(first)
+	}
+	if oldTotal > 0 && newTotal > 0 && bytes.Equal(a.oldRep, newRep) {
+		return nil
+	}
+	if oldTotal > 0 {
+		old, err := decodeValue(a.oldRep)
+		if err != nil {
+			return err
+		}
+		if err := s.add(acc, old, -1); err != nil {
+			return err
+		}
+	}
+	if newTotal > 0 {
+		if !bytes.Equal(newRep, a.rep) {
+			if v, err = decodeValue(newRep); err != nil {
+				return err
+			}
+		}
+		return s.add(acc, v, 1)
+	}
+	return nil
+}
+
+// representative counts the rows' representations of the group values
+// and returns the smallest one present, the group values the output shows
+// (or cur when the group is gone).
+func (a *Aggregate) representative(st state.Store, gkey []byte, rows []aggInput, cur []types.Value) ([]types.Value, error) {
+	a.key2 = append(append(append(a.key2[:0], a.repPrefix...), gkey...), repSep)
+	cls := &a.cls
+	if err := cls.load(st, a.key2); err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		a.rep = zset.EncodeRow(a.rep[:0], rows[i].group)
+		if _, err := cls.add(st, a.key2, a.rep, rows[i].weight); err != nil {
+			return nil, err
+		}
+	}
+	total, first, err := cls.summary()
+	if err != nil || total <= 0 {
+		return cur, err
+	}
+	return zset.DecodeRow(cls.rep(first))
+}
+
+// decodeValue decodes a one-value row encoding.
+func decodeValue(b []byte) (types.Value, error) {
+	row, err := zset.DecodeRow(b)
+	if err != nil || len(row) != 1 {
+		return types.Null, corrupt("aggregate value")
+	}
+	return row[0], nil
+}
+
+// extreme returns the group's smallest (MIN) or largest (MAX) value with a
+// positive count, or NULL when there is none. Among equal values it takes
+// the first (MIN) or last (MAX) representation by row encoding.
+func (a *Aggregate) extreme(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
+	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	plen := len(a.arrKey)
+	var (
+		res     = types.Null
+		scanErr error
+	)
+	fn := func(k, v []byte) bool {
+		w, _, err := readWeight(v)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if w <= 0 {
+			return true
+		}
+		// k is prefix | gkey | EncodeKey(value) | repSep | EncodeRow(value).
+		_, rest, err := zset.DecodeKeyValue(k[plen:])
+		if err != nil || len(rest) == 0 || rest[0] != repSep {
+			scanErr = corrupt("min/max key")
+			return false
+		}
+		res, scanErr = decodeValue(rest[1:])
+		return false
+	}
+	var err error
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	if s.fn == fnMin {
+		err = st.Scan(a.arrKey, a.endKey, fn)
+	} else {
+		err = st.ScanReverse(a.arrKey, a.endKey, fn)
+	}
+	if err == nil {
+		err = scanErr
+	}
+	return res, err
+}
+
+// output returns the group's output row from the current accumulators.
+func (a *Aggregate) output(gvals []types.Value) (zset.Row, error) {
+	row := a.rows.alloc(len(gvals) + len(a.aggs))
+	copy(row, gvals)
+	for i := range a.aggs {
+		v, err := a.aggs[i].value(&a.accs[i])
+		if err != nil {
+			return nil, err
+		}
+		row[len(gvals)+i] = v
+	}
+	return row, nil
+}
+
+func identicalRows(a, b zset.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !identical(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,60 @@
+// Package ops holds the incremental operators that a circuit (internal/diff)
+// is made of: the linear ones (Filter, Project, Map, Union, Negate), Join,
+// Aggregate, Distinct and the Values source. IVM.md gives the delta rule
+// each one implements.
+//
+// Invariants:
+//   - Purity. An operator is a deterministic function of its state (read
+//     from the state.Store passed to Step, under the key prefix it was
+//     built with) and this epoch's input deltas; it returns the output delta
+//     and leaves its state writes in the store. It never starts goroutines,
+//     reads clocks, sleeps or does I/O of its own. Running it twice from the
+//     same state over the same input gives the same output and writes.
+//   - Consolidated batches. Inputs are consolidated (each row once, sorted
+//     by its key encoding, no zero weight) and outputs are too: an operator
+//     never emits a row with weight 0.
+//   - Inputs are read-only. An operator never modifies an input batch or
+//     its rows (several operators may read the same scan delta); rows are
+//     immutable once in a batch.
+//   - State stays non-negative. For inputs whose accumulated weights are
+//     non-negative (a table is a multiset), every stored weight
+//     (arrangements, distinct counts, group counts) is non-negative after
+//     each step, so a view's contents never hold a negative weight. A count
+//     that would go negative is reported as an internal error.
+//   - Failure is atomic by the caller. When Step returns an error (a
+//     failing expression, an overflow) the operator may have written part
+//     of its state; the caller runs each epoch in a state.Overlay and
+//     discards it.
+//   - State keys. An operator writes only keys that start with its prefix.
+//     Keys use zset.EncodeKey (order-preserving), so a prefix scan visits a
+//     join key's rows or a group's values in order, followed where exact
+//     rows matter by zset.EncodeRow, which keeps every value's exact
+//     representation (a NUMERIC's scale); weights are varints.
+//
+// The key and value layout of every operator's state is specified in
+// state_format.md.
+//
+// Aggregate results have PostgreSQL's types (types.AggregateType) and
+// values. Sums are kept exactly, so an incrementally maintained sum never
+// drifts from the batch sum however rows come and go: integer sums in 128
+// bits, NUMERIC sums as exact decimals (with the scale of the widest value
+// present, so the scale shrinks back when that row leaves, as a batch
+// evaluation would show), and REAL/DOUBLE PRECISION sums as the exact sum of
+// the binary values, rounded once when the result is read, with NaN and
+// ±Infinity counted apart so that they can be deleted again. PostgreSQL adds
+// floats one at a time in scan order instead, so a float SUM or AVG may
+// differ from PostgreSQL's in the last bits (either answer is as exact as
+// the other; ours does not depend on the order of rows). An overflow when
+// the result is read (a float sum beyond DOUBLE PRECISION, an integer sum
+// beyond BIGINT for sum(integer)) fails the step.
+//
+// Rows of a Z-set are identified exactly (NUMERIC 1.0 and 1.00 are two
+// rows), while keyed operators compare values with SQL's =. Where such an
+// operator shows one of several equal values (DISTINCT, group values,
+// MIN/MAX, DISTINCT aggregates) it shows the smallest representation
+// present by row encoding, which depends only on the current contents,
+// so that incremental and batch results are identical (class.go).
+//
+// An operator keeps reusable scratch buffers, so one instance must not be
+// stepped from two goroutines at once.
+package ops

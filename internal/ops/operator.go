@@ -1,0 +1,111 @@
+package ops
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"slices"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Operator is one node of an incremental circuit.
+type Operator interface {
+	// Step consumes this epoch's consolidated input deltas, one per input
+	// in order, reads and writes the operator's state in st, and returns
+	// the consolidated output delta.
+	Step(st state.Store, in []zset.Batch) (zset.Batch, error)
+}
+
+// appendWeight appends w as a varint.
+func appendWeight(dst []byte, w int64) []byte { return binary.AppendVarint(dst, w) }
+
+// readWeight reads a weight written by appendWeight from the front of b.
+func readWeight(b []byte) (int64, []byte, error) {
+	w, n := binary.Varint(b)
+	if n <= 0 {
+		return 0, nil, corrupt("weight")
+	}
+	return w, b[n:], nil
+}
+
+func corrupt(what string) error {
+	return errs.Newf(errs.Internal, "corrupt operator state: bad %s", what)
+}
+
+func negativeCount(what string) error {
+	return errs.Newf(errs.Internal, "%s count went negative: a delta deleted rows that were never inserted", what)
+}
+
+// withSuffix returns prefix followed by suffix, in a new slice.
+func withSuffix(prefix []byte, suffix ...byte) []byte {
+	k := make([]byte, 0, len(prefix)+len(suffix))
+	return append(append(k, prefix...), suffix...)
+}
+
+// addWeightAt adds w to the weight stored under key, deleting the entry
+// when the weight reaches zero. buf is scratch space, returned for reuse.
+func addWeightAt(st state.Store, key []byte, w int64, buf []byte) ([]byte, error) {
+	v, ok, err := st.Get(key)
+	if err != nil {
+		return buf, err
+	}
+	var cur int64
+	if ok {
+		if cur, _, err = readWeight(v); err != nil {
+			return buf, err
+		}
+	}
+	if cur, err = zset.AddWeight(cur, w); err != nil {
+		return buf, err
+	}
+	if cur == 0 {
+		return buf, st.Delete(key)
+	}
+	buf = appendWeight(buf[:0], cur)
+	return buf, st.Set(key, buf)
+}
+
+// keyRef locates one row's encoded key in a shared buffer, for sorting
+// rows by key without moving the rows themselves.
+type keyRef struct {
+	off, end uint32
+	idx      int32 // the row's position in its batch
+}
+
+// sortKeyRefs sorts refs by key, ties in batch order (a stable sort).
+func sortKeyRefs(refs []keyRef, keys []byte) {
+	slices.SortFunc(refs, func(x, y keyRef) int {
+		if c := bytes.Compare(keys[x.off:x.end], keys[y.off:y.end]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.idx, y.idx)
+	})
+}
+
+// rowAlloc hands out rows carved from larger blocks, so that an operator
+// emitting many rows allocates once per block rather than once per row.
+// The rows it returns belong to the caller.
+type rowAlloc struct {
+	block []types.Value
+	pos   int
+}
+
+func (r *rowAlloc) alloc(n int) zset.Row {
+	if len(r.block)-r.pos < n {
+		r.block, r.pos = make([]types.Value, max(256, n)), 0
+	}
+	row := r.block[r.pos : r.pos+n : r.pos+n]
+	r.pos += n
+	return row
+}
+
+// unalloc takes back the row of n values that alloc just returned, which
+// the caller no longer uses, so that the next alloc hands it out again.
+func (r *rowAlloc) unalloc(n int) {
+	r.pos -= n
+	clear(r.block[r.pos : r.pos+n])
+}

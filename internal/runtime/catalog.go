@@ -1,0 +1,135 @@
+package runtime
+
+import (
+	"sort"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// object is one catalog entry: a table, a materialized view or a view.
+type object struct {
+	id   uint64
+	name string
+	kind sql.RelationKind
+	cols []plan.Column
+
+	// Tables.
+	notNull  []bool
+	defaults []plan.Expr // nil entry: DEFAULT NULL
+	pk       []int       // primary-key column indexes; empty when none
+
+	// Views and materialized views.
+	sqlText string   // the defining SELECT, as written
+	query   *pg.Node // the defining SELECT, parsed
+	circuit *diff.Circuit
+	deps    []string // relations the definition names directly
+}
+
+// rowsPrefix is where the object's rows are stored.
+func (o *object) rowsPrefix() []byte {
+	if o.kind == sql.Table {
+		return relPrefix(nsTableRows, o.id)
+	}
+	return relPrefix(nsViewRows, o.id)
+}
+
+// keyOf returns the function that computes a stored row's key.
+func (o *object) keyOf() func(dst, prefix []byte, row zset.Row) []byte {
+	if len(o.pk) == 0 {
+		return rowKey
+	}
+	pk := o.pk
+	return func(dst, prefix []byte, row zset.Row) []byte {
+		dst = append(dst[:0], prefix...)
+		for _, i := range pk {
+			dst = zset.EncodeKey(dst, row[i])
+		}
+		return dst
+	}
+}
+
+func (o *object) kindName() string {
+	switch o.kind {
+	case sql.Table:
+		return "table"
+	case sql.MaterializedView:
+		return "materialized view"
+	}
+	return "view"
+}
+
+// catalog is the set of named objects. It is copied on write: a DDL
+// statement builds a new catalog and installs it on commit, so readers
+// holding the old one are never disturbed.
+type catalog struct {
+	byName map[string]*object
+	nextID uint64
+}
+
+func newCatalog() *catalog {
+	return &catalog{byName: map[string]*object{}, nextID: 1}
+}
+
+func (c *catalog) clone() *catalog {
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID}
+	for k, v := range c.byName {
+		n.byName[k] = v
+	}
+	return n
+}
+
+// normalizeName lower-cases nothing (pg_query already folds unquoted
+// identifiers) but strips the public schema.
+func normalizeName(schema, name string) string {
+	if schema == "" || schema == "public" {
+		return name
+	}
+	return schema + "." + name
+}
+
+func (c *catalog) lookup(name string) *object {
+	return c.byName[strings.TrimPrefix(name, "public.")]
+}
+
+// Relation implements sql.Catalog.
+func (c *catalog) Relation(name string) *sql.Relation {
+	o := c.lookup(name)
+	if o == nil {
+		return nil
+	}
+	return &sql.Relation{Name: o.name, Kind: o.kind, Cols: o.cols, Query: o.query}
+}
+
+// matviewsInOrder returns the materialized views in creation (= dependency)
+// order.
+func (c *catalog) matviewsInOrder() []*object {
+	var out []*object
+	for _, o := range c.byName {
+		if o.kind == sql.MaterializedView {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// dependents returns the objects whose definitions name o directly.
+func (c *catalog) dependents(name string) []*object {
+	var out []*object
+	for _, o := range c.byName {
+		for _, d := range o.deps {
+			if d == name {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}

@@ -1,0 +1,409 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+func checkNewName(cat *catalog, rv *pg.RangeVar) (string, error) {
+	if rv.Schemaname != "" && rv.Schemaname != "public" {
+		return "", errs.Newf(errs.FeatureNotSupported, "schema %q is not supported; only public exists", rv.Schemaname)
+	}
+	if rv.Relpersistence == "t" {
+		return "", errs.New(errs.FeatureNotSupported, "temporary relations are not supported")
+	}
+	name := rv.Relname
+	if cat.lookup(name) != nil {
+		return name, errs.Newf(errs.DuplicateTable, "relation %q already exists", name)
+	}
+	return name, nil
+}
+
+func createTable(cat *catalog, cs *pg.CreateStmt) (*catalog, *Result, error) {
+	name, err := checkNewName(cat, cs.Relation)
+	if err != nil {
+		if cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable {
+			return nil, &Result{Tag: "CREATE TABLE"}, nil
+		}
+		return nil, nil, err
+	}
+	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.Partbound != nil || cs.OfTypename != nil {
+		return nil, nil, errs.New(errs.FeatureNotSupported, "inheritance, partitioning and typed tables are not supported")
+	}
+	o := &object{name: name, kind: sql.Table}
+	var b sql.Binder
+	b.Cat = cat
+	var pkNames []string
+	for _, elt := range cs.TableElts {
+		if c := elt.GetConstraint(); c != nil {
+			names, err := tableConstraint(c)
+			if err != nil {
+				return nil, nil, err
+			}
+			if pkNames != nil && names != nil {
+				return nil, nil, errs.Newf(errs.InvalidColumnRef, "multiple primary keys for table %q are not allowed", name)
+			}
+			if names != nil {
+				pkNames = names
+			}
+			continue
+		}
+		cd := elt.GetColumnDef()
+		if cd == nil {
+			return nil, nil, errs.New(errs.FeatureNotSupported, "this kind of table element is not supported")
+		}
+		for _, c := range o.cols {
+			if c.Name == cd.Colname {
+				return nil, nil, errs.Newf(errs.DuplicateColumn, "column %q specified more than once", cd.Colname)
+			}
+		}
+		t, err := typeOf(cd.TypeName)
+		if err != nil {
+			return nil, nil, err
+		}
+		notNull := cd.IsNotNull
+		var def plan.Expr
+		for _, cn := range cd.Constraints {
+			c := cn.GetConstraint()
+			switch c.Contype {
+			case pg.ConstrType_CONSTR_NOTNULL:
+				notNull = true
+			case pg.ConstrType_CONSTR_NULL:
+			case pg.ConstrType_CONSTR_DEFAULT:
+				e, err := b.Scalar(nil, c.RawExpr)
+				if err != nil {
+					return nil, nil, err
+				}
+				if def, err = sql.Coerce(e, t, cd.Colname); err != nil {
+					return nil, nil, err
+				}
+			case pg.ConstrType_CONSTR_PRIMARY:
+				if pkNames != nil {
+					return nil, nil, errs.Newf(errs.InvalidColumnRef, "multiple primary keys for table %q are not allowed", name)
+				}
+				pkNames = []string{cd.Colname}
+			default:
+				return nil, nil, errs.Newf(errs.FeatureNotSupported, "column constraint %s is not supported", constraintName(c.Contype))
+			}
+		}
+		o.cols = append(o.cols, plan.Column{Name: cd.Colname, Type: t})
+		o.notNull = append(o.notNull, notNull)
+		o.defaults = append(o.defaults, def)
+	}
+	for _, pkn := range pkNames {
+		idx := -1
+		for i, c := range o.cols {
+			if c.Name == pkn {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, nil, errs.Newf(errs.UndefinedColumn, "column %q named in key does not exist", pkn)
+		}
+		for _, j := range o.pk {
+			if j == idx {
+				return nil, nil, errs.Newf(errs.DuplicateColumn, "column %q appears twice in primary key constraint", pkn)
+			}
+		}
+		o.pk = append(o.pk, idx)
+		o.notNull[idx] = true
+	}
+	nc := cat.clone()
+	o.id = nc.nextID
+	nc.nextID++
+	nc.byName[name] = o
+	return nc, &Result{Tag: "CREATE TABLE"}, nil
+}
+
+// tableConstraint returns the primary-key column names of a table
+// constraint, or an error for constraints that are not supported.
+func tableConstraint(c *pg.Constraint) ([]string, error) {
+	if c.Contype != pg.ConstrType_CONSTR_PRIMARY {
+		return nil, errs.Newf(errs.FeatureNotSupported, "table constraint %s is not supported", constraintName(c.Contype))
+	}
+	var names []string
+	for _, k := range c.Keys {
+		names = append(names, k.GetString_().Sval)
+	}
+	return names, nil
+}
+
+func constraintName(t pg.ConstrType) string {
+	switch t {
+	case pg.ConstrType_CONSTR_CHECK:
+		return "CHECK"
+	case pg.ConstrType_CONSTR_UNIQUE:
+		return "UNIQUE"
+	case pg.ConstrType_CONSTR_FOREIGN:
+		return "FOREIGN KEY"
+	case pg.ConstrType_CONSTR_EXCLUSION:
+		return "EXCLUDE"
+	case pg.ConstrType_CONSTR_GENERATED:
+		return "GENERATED"
+	case pg.ConstrType_CONSTR_IDENTITY:
+		return "IDENTITY"
+	}
+	return strings.TrimPrefix(t.String(), "CONSTR_")
+}
+
+// typeOf resolves a column's declared type.
+func typeOf(tn *pg.TypeName) (types.Type, error) {
+	if len(tn.ArrayBounds) > 0 {
+		return types.Type{}, errs.New(errs.FeatureNotSupported, "array types are not supported")
+	}
+	var names []string
+	for _, n := range tn.Names {
+		names = append(names, n.GetString_().Sval)
+	}
+	var mods []int32
+	for _, m := range tn.Typmods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return types.Type{}, errs.New(errs.SyntaxError, "type modifiers must be simple constants")
+		}
+		mods = append(mods, c.GetIval().Ival)
+	}
+	return types.TypeByName(names, mods)
+}
+
+// relationNames returns the relation names a statement refers to, except
+// names of its own CTEs.
+func relationNames(n *pg.Node) []string {
+	seen := map[string]bool{}
+	ctes := map[string]bool{}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case *pg.RangeVar:
+			name := normalizeName(x.Schemaname, x.Relname)
+			if !seen[name] && !ctes[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		case *pg.CommonTableExpr:
+			ctes[x.Ctename] = true
+		}
+	}
+	pgWalk(n, walk)
+	return out
+}
+
+func createView(cat *catalog, text string, vs *pg.ViewStmt) (*catalog, *Result, error) {
+	name, err := checkNewName(cat, vs.View)
+	if err != nil {
+		if vs.Replace {
+			return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE OR REPLACE VIEW is not supported; drop the view and create it again")
+		}
+		return nil, nil, err
+	}
+	if len(vs.Options) > 0 || vs.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION {
+		return nil, nil, errs.New(errs.FeatureNotSupported, "view options are not supported")
+	}
+	b := sql.Binder{Cat: cat}
+	p, err := b.Query(vs.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols, err := viewColumns(p, vs.Aliases)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := &object{name: name, kind: sql.View, cols: cols, sqlText: text, query: vs.Query, deps: relationNames(vs.Query)}
+	if len(vs.Aliases) > 0 {
+		o.query = renameQuery(vs.Query, cols)
+	}
+	nc := cat.clone()
+	o.id = nc.nextID
+	nc.nextID++
+	nc.byName[name] = o
+	return nc, &Result{Tag: "CREATE VIEW"}, nil
+}
+
+// renameQuery wraps a view's query so that its output columns carry the
+// names the view declares: SELECT * FROM (query) AS v(names...).
+func renameQuery(q *pg.Node, cols []plan.Column) *pg.Node {
+	var aliases []*pg.Node
+	for _, c := range cols {
+		aliases = append(aliases, pg.MakeStrNode(c.Name))
+	}
+	sub := &pg.Node{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+		Subquery: q,
+		Alias:    &pg.Alias{Aliasname: "v", Colnames: aliases},
+	}}}
+	star := pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{pg.MakeAStarNode()}, -1), -1)
+	return &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{star},
+		FromClause: []*pg.Node{sub},
+	}}}
+}
+
+// viewColumns returns a view's columns: the query's, renamed by the
+// optional column list, with duplicate names rejected.
+func viewColumns(p plan.Node, aliases []*pg.Node) ([]plan.Column, error) {
+	cols := append([]plan.Column(nil), p.Columns()...)
+	if len(aliases) > len(cols) {
+		return nil, errs.New(errs.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	for i, a := range aliases {
+		cols[i].Name = a.GetString_().Sval
+	}
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.Name] {
+			return nil, errs.Newf(errs.DuplicateColumn, "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Type.ID == types.Unknown {
+			return nil, errs.Newf(errs.FeatureNotSupported, "column %q has no type; cast it", c.Name)
+		}
+	}
+	return cols, nil
+}
+
+func createMatView(st state.Store, cat *catalog, text string, cs *pg.CreateTableAsStmt) (*catalog, *Result, error) {
+	if cs.Objtype != pg.ObjectType_OBJECT_MATVIEW {
+		return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE TABLE AS is not supported; use CREATE MATERIALIZED VIEW")
+	}
+	into := cs.Into
+	name, err := checkNewName(cat, into.Rel)
+	if err != nil {
+		if cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable {
+			return nil, &Result{Tag: "SELECT 0"}, nil
+		}
+		return nil, nil, err
+	}
+	if into.SkipData {
+		return nil, nil, errs.New(errs.FeatureNotSupported, "WITH NO DATA is not supported: a materialized view is always maintained")
+	}
+	b := sql.Binder{Cat: cat}
+	p, err := b.Query(cs.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols, err := viewColumns(p, into.ColNames)
+	if err != nil {
+		return nil, nil, err
+	}
+	nc := cat.clone()
+	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
+		query: cs.Query, deps: relationNames(cs.Query)}
+	nc.nextID++
+	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Backfill: the whole current contents of the inputs are one delta.
+	deltas := map[string]zset.Batch{}
+	for _, r := range o.circuit.Relations() {
+		src := cat.lookup(r)
+		if src == nil {
+			return nil, nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)
+		}
+		if deltas[r], err = readRelation(st, src.rowsPrefix()); err != nil {
+			return nil, nil, err
+		}
+	}
+	out, err := o.circuit.Step(st, deltas)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
+		return nil, nil, err
+	}
+	var n int64
+	for _, e := range out {
+		n += e.Weight
+	}
+	nc.byName[name] = o
+	return nc, &Result{Tag: fmt.Sprintf("SELECT %d", n)}, nil
+}
+
+func drop(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Result, error) {
+	var want []sqlKind
+	var tag string
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE:
+		want, tag = []sqlKind{sql.Table}, "DROP TABLE"
+	case pg.ObjectType_OBJECT_VIEW:
+		want, tag = []sqlKind{sql.View}, "DROP VIEW"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		want, tag = []sqlKind{sql.MaterializedView}, "DROP MATERIALIZED VIEW"
+	default:
+		return nil, nil, errs.Newf(errs.FeatureNotSupported, "DROP %s is not supported", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
+	}
+	nc := cat.clone()
+	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
+	for _, obj := range ds.Objects {
+		var parts []string
+		for _, item := range obj.GetList().Items {
+			parts = append(parts, item.GetString_().Sval)
+		}
+		name := parts[len(parts)-1]
+		if len(parts) > 1 {
+			name = normalizeName(parts[len(parts)-2], name)
+		}
+		o := nc.lookup(name)
+		if o == nil {
+			if ds.MissingOk {
+				continue
+			}
+			return nil, nil, errs.Newf(errs.UndefinedTable, "%s %q does not exist", kindWord(want[0]), name)
+		}
+		if o.kind != want[0] {
+			return nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a %s", name, kindWord(want[0]))
+		}
+		if err := dropObject(st, nc, o, cascade); err != nil {
+			return nil, nil, err
+		}
+	}
+	return nc, &Result{Tag: tag}, nil
+}
+
+type sqlKind = sql.RelationKind
+
+func kindWord(k sql.RelationKind) string {
+	switch k {
+	case sql.Table:
+		return "table"
+	case sql.MaterializedView:
+		return "materialized view"
+	}
+	return "view"
+}
+
+// dropObject removes o and, with cascade, everything that depends on it;
+// without cascade, dependents are an error. State is released.
+func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
+	deps := cat.dependents(o.name)
+	if len(deps) > 0 && !cascade {
+		return errs.Newf(errs.DependentObjects, "cannot drop %s %s because other objects depend on it (%s %s depends on %s %s); use DROP ... CASCADE to drop the dependent objects too",
+			o.kindName(), o.name, deps[0].kindName(), deps[0].name, o.kindName(), o.name)
+	}
+	for _, d := range deps {
+		if cat.byName[d.name] == nil {
+			continue
+		}
+		if err := dropObject(st, cat, d, true); err != nil {
+			return err
+		}
+	}
+	delete(cat.byName, o.name)
+	if o.kind == sql.View {
+		return nil
+	}
+	if err := deletePrefix(st, o.rowsPrefix()); err != nil {
+		return err
+	}
+	return deletePrefix(st, relPrefix(nsOpState, o.id))
+}

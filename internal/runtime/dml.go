@@ -1,0 +1,686 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// targetTable resolves the table a DML statement writes.
+func targetTable(cat *catalog, rv *pg.RangeVar) (*object, error) {
+	name := normalizeName(rv.Schemaname, rv.Relname)
+	o := cat.lookup(name)
+	switch {
+	case o == nil:
+		return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", name)
+	case o.kind == sql.MaterializedView:
+		return nil, errs.Newf(errs.WrongObjectType, "cannot change materialized view %q: it is maintained from its query", name)
+	case o.kind == sql.View:
+		return nil, errs.Newf(errs.WrongObjectType, "cannot change view %q", name)
+	}
+	return o, nil
+}
+
+func aliasOf(rv *pg.RangeVar) string {
+	if rv.Alias != nil {
+		return rv.Alias.Aliasname
+	}
+	return ""
+}
+
+func (o *object) columnIndex(name string) (int, error) {
+	for i, c := range o.cols {
+		if c.Name == name {
+			return i, nil
+		}
+	}
+	return 0, errs.Newf(errs.UndefinedColumn, "column %q of relation %q does not exist", name, o.name)
+}
+
+// checkRow enforces NOT NULL.
+func (o *object) checkRow(row zset.Row) error {
+	for i, nn := range o.notNull {
+		if nn && row[i].IsNull() {
+			return errs.Newf(errs.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", o.cols[i].Name, o.name)
+		}
+	}
+	return nil
+}
+
+func (o *object) uniqueViolation() error {
+	return errs.Newf(errs.UniqueViolation, "duplicate key value violates unique constraint %q", o.name+"_pkey")
+}
+
+// writeTable applies a table delta and propagates it to every view.
+func writeTable(st state.Store, cat *catalog, o *object, delta zset.Batch) error {
+	delta, err := zset.Consolidate(delta)
+	if err != nil || len(delta) == 0 {
+		return err
+	}
+	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
+		return err
+	}
+	return propagate(st, cat, map[string]zset.Batch{o.name: delta})
+}
+
+// returning binds a RETURNING list over the table's scope.
+type returning struct {
+	exprs []plan.Expr
+	cols  []Column
+}
+
+func bindReturning(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (*returning, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	r := &returning{}
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			for i, c := range o.cols {
+				r.exprs = append(r.exprs, &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type})
+				r.cols = append(r.cols, Column{Name: c.Name, Type: c.Type})
+			}
+			continue
+		}
+		e, err := b.Scalar(sc, rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = sql.ColumnName(rt.Val)
+		}
+		r.exprs = append(r.exprs, e)
+		r.cols = append(r.cols, Column{Name: name, Type: e.Type()})
+	}
+	return r, nil
+}
+
+func (r *returning) result(tag string, rows []zset.Row) (*Result, error) {
+	if r == nil {
+		return &Result{Tag: tag}, nil
+	}
+	res := &Result{Columns: r.cols, Tag: tag}
+	for _, row := range rows {
+		out := make(zset.Row, len(r.exprs))
+		for i, e := range r.exprs {
+			v, err := e.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		res.Rows = append(res.Rows, out)
+	}
+	return res, nil
+}
+
+func evalRow(exprs []plan.Expr, row zset.Row) (zset.Row, error) {
+	out := make(zset.Row, len(exprs))
+	for i, e := range exprs {
+		v, err := e.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
+	if ins.WithClause != nil {
+		return nil, errs.New(errs.FeatureNotSupported, "WITH in INSERT is not supported")
+	}
+	var res *Result
+	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+		o, err := targetTable(cat, ins.Relation)
+		if err != nil {
+			return nil, err
+		}
+		r, err := insertRows(st, cat, o, ins, paramText)
+		res = r
+		return nil, err
+	})
+	return res, err
+}
+
+func insertRows(st state.Store, cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
+	targets := make([]int, 0, len(o.cols))
+	if len(ins.Cols) == 0 {
+		for i := range o.cols {
+			targets = append(targets, i)
+		}
+	}
+	for _, c := range ins.Cols {
+		rt := c.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, errs.New(errs.FeatureNotSupported, "INSERT into a subfield or array element is not supported")
+		}
+		i, err := o.columnIndex(rt.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range targets {
+			if t == i {
+				return nil, errs.Newf(errs.DuplicateColumn, "column %q specified more than once", rt.Name)
+			}
+		}
+		targets = append(targets, i)
+	}
+
+	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
+	// DO UPDATE.
+	b := newBinder(cat, paramText)
+	nUser := len(paramText)
+	var conflict *onConflict
+	if oc := ins.OnConflictClause; oc != nil {
+		var err error
+		if conflict, err = bindOnConflict(b, o, aliasOf(ins.Relation), oc, nUser); err != nil {
+			return nil, err
+		}
+	}
+	sc := b.TableScope(o.name, aliasOf(ins.Relation), o.cols)
+	ret, err := bindReturning(b, sc, o, ins.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+
+	// Bind the source rows: one expression per target column, or nil for
+	// DEFAULT.
+	var exprRows [][]plan.Expr
+	var queryRows []zset.Row
+	sel := ins.SelectStmt.GetSelectStmt()
+	switch {
+	case ins.SelectStmt == nil:
+		exprRows = [][]plan.Expr{make([]plan.Expr, len(targets))}
+	case sel != nil && len(sel.ValuesLists) > 0 && sel.SortClause == nil && sel.LimitCount == nil && sel.LimitOffset == nil:
+		for _, l := range sel.ValuesLists {
+			items := l.GetList().Items
+			if len(items) > len(targets) {
+				return nil, errs.New(errs.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			if len(items) < len(targets) {
+				return nil, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			row := make([]plan.Expr, len(targets))
+			for j, it := range items {
+				if it.GetSetToDefault() != nil {
+					continue
+				}
+				e, err := b.Scalar(nil, it)
+				if err != nil {
+					return nil, err
+				}
+				col := o.cols[targets[j]]
+				if row[j], err = b.Assign(e, col.Type, col.Name); err != nil {
+					return nil, err
+				}
+			}
+			exprRows = append(exprRows, row)
+		}
+	default:
+		targetCols := make([]plan.Column, len(targets))
+		for j, t := range targets {
+			targetCols[j] = o.cols[t]
+		}
+		p, err := b.InsertQuery(ins.SelectStmt, targetCols)
+		if err != nil {
+			return nil, err
+		}
+		if err := bindParams(b, paramText); err != nil {
+			return nil, err
+		}
+		src, err := runQuery(st, cat, p)
+		if err != nil {
+			return nil, err
+		}
+		queryRows = src
+	}
+	if err := bindParams(b, paramText); err != nil {
+		return nil, err
+	}
+
+	// Build full rows: defaults, then the targets' values.
+	newRow := func(vals []types.Value) (zset.Row, error) {
+		row := make(zset.Row, len(o.cols))
+		for i, d := range o.defaults {
+			if d != nil {
+				v, err := d.Eval(nil)
+				if err != nil {
+					return nil, err
+				}
+				row[i] = v
+			}
+		}
+		for j, t := range targets {
+			row[t] = vals[j]
+		}
+		return row, o.checkRow(row)
+	}
+	var rows []zset.Row
+	for _, er := range exprRows {
+		vals := make([]types.Value, len(targets))
+		for j, e := range er {
+			if e == nil {
+				if d := o.defaults[targets[j]]; d != nil {
+					v, err := d.Eval(nil)
+					if err != nil {
+						return nil, err
+					}
+					vals[j] = v
+				}
+				continue
+			}
+			v, err := e.Eval(nil)
+			if err != nil {
+				return nil, err
+			}
+			vals[j] = v
+		}
+		row, err := newRow(vals)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	for _, qr := range queryRows {
+		row, err := newRow(qr)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+
+	var delta zset.Batch
+	var affected []zset.Row
+	if len(o.pk) == 0 {
+		if conflict != nil {
+			return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+		}
+		for _, r := range rows {
+			delta = append(delta, zset.Entry{Row: r, Weight: 1})
+		}
+		affected = rows
+	} else {
+		delta, affected, err = insertKeyed(st, o, rows, conflict, b, nUser)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := writeTable(st, cat, o, delta); err != nil {
+		return nil, err
+	}
+	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
+}
+
+// onConflict is a bound ON CONFLICT clause.
+type onConflict struct {
+	doUpdate bool
+	sets     map[int]plan.Expr // column index → new value, over the existing row
+	where    plan.Expr         // nil when none
+}
+
+func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictClause, nUser int) (*onConflict, error) {
+	if len(o.pk) == 0 {
+		return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+	}
+	if inf := oc.Infer; inf != nil {
+		if inf.Conname != "" && inf.Conname != o.name+"_pkey" {
+			return nil, errs.Newf(errs.UndefinedObject, "constraint %q for table %q does not exist", inf.Conname, o.name)
+		}
+		if len(inf.IndexElems) > 0 {
+			match := len(inf.IndexElems) == len(o.pk)
+			for _, ie := range inf.IndexElems {
+				i, err := o.columnIndex(ie.GetIndexElem().Name)
+				if err != nil {
+					return nil, err
+				}
+				found := false
+				for _, k := range o.pk {
+					found = found || k == i
+				}
+				match = match && found
+			}
+			if !match {
+				return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+			}
+		}
+	}
+	c := &onConflict{}
+	if oc.Action != pg.OnConflictAction_ONCONFLICT_UPDATE {
+		return c, nil
+	}
+	if oc.Infer == nil {
+		return nil, errs.New(errs.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+	}
+	c.doUpdate = true
+	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column.
+	for _, col := range o.cols {
+		*b.Params = append(*b.Params, types.Null)
+		b.ParamTypes = append(b.ParamTypes, col.Type)
+	}
+	rewriteExcluded(oc, o, nUser)
+	sc := b.TableScope(o.name, alias, o.cols)
+	sets, err := bindSets(b, sc, o, oc.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	c.sets = sets
+	if oc.WhereClause != nil {
+		if c.where, err = b.Predicate(sc, oc.WhereClause, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// rewriteExcluded replaces references to EXCLUDED.col in an ON CONFLICT
+// clause by parameter references.
+func rewriteExcluded(oc *pg.OnConflictClause, o *object, nUser int) {
+	pgWalk(oc, func(m any) {
+		n, ok := m.(*pg.Node)
+		if !ok {
+			return
+		}
+		cr := n.GetColumnRef()
+		if cr == nil || len(cr.Fields) != 2 || cr.Fields[0].GetString_() == nil || cr.Fields[0].GetString_().Sval != "excluded" {
+			return
+		}
+		s := cr.Fields[1].GetString_()
+		if s == nil {
+			return
+		}
+		for i, c := range o.cols {
+			if c.Name == s.Sval {
+				n.Node = &pg.Node_ParamRef{ParamRef: &pg.ParamRef{Number: int32(nUser + 1 + i), Location: cr.Location}}
+			}
+		}
+	})
+}
+
+// insertKeyed checks primary keys for rows inserted into a keyed table and
+// resolves ON CONFLICT. It returns the table delta and the rows inserted
+// or updated (for RETURNING and the row count).
+func insertKeyed(st state.Store, o *object, rows []zset.Row, c *onConflict, b *sql.Binder, nUser int) (zset.Batch, []zset.Row, error) {
+	keyOf := o.keyOf()
+	prefix := o.rowsPrefix()
+	// current holds the rows this statement has written, by key, so that a
+	// later row of the same statement sees an earlier one.
+	current := map[string]zset.Row{}
+	touched := map[string]bool{}
+	var delta zset.Batch
+	var affected []zset.Row
+	for _, r := range rows {
+		k := string(keyOf(nil, prefix, r))
+		existing, ok := current[k]
+		if !ok {
+			v, found, err := st.Get([]byte(k))
+			if err != nil {
+				return nil, nil, err
+			}
+			if found {
+				e, err := decodeStored(v)
+				if err != nil {
+					return nil, nil, err
+				}
+				existing, ok = e.Row, true
+			}
+		}
+		if !ok {
+			current[k] = r
+			touched[k] = true
+			delta = append(delta, zset.Entry{Row: r, Weight: 1})
+			affected = append(affected, r)
+			continue
+		}
+		switch {
+		case c == nil:
+			return nil, nil, o.uniqueViolation()
+		case !c.doUpdate:
+			continue
+		}
+		if touched[k] {
+			return nil, nil, errs.New(errs.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
+		}
+		for j, v := range r {
+			(*b.Params)[nUser+j] = v
+		}
+		if c.where != nil {
+			ok, err := c.where.Eval(existing)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok.IsNull() || !ok.Bool() {
+				continue
+			}
+		}
+		updated, err := applySets(o, c.sets, existing)
+		if err != nil {
+			return nil, nil, err
+		}
+		if string(keyOf(nil, prefix, updated)) != k {
+			return nil, nil, errs.New(errs.FeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key")
+		}
+		touched[k] = true
+		current[k] = updated
+		delta = append(delta, zset.Entry{Row: existing, Weight: -1}, zset.Entry{Row: updated, Weight: 1})
+		affected = append(affected, updated)
+	}
+	return delta, affected, nil
+}
+
+// bindSets binds UPDATE's SET list: column index → expression over the old
+// row (nil expression for DEFAULT).
+func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (map[int]plan.Expr, error) {
+	sets := map[int]plan.Expr{}
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, errs.New(errs.FeatureNotSupported, "assignment to a subfield or array element is not supported")
+		}
+		if rt.Val.GetMultiAssignRef() != nil {
+			return nil, errs.New(errs.FeatureNotSupported, "multiple-column assignment (a, b) = (...) is not supported")
+		}
+		i, err := o.columnIndex(rt.Name)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := sets[i]; dup {
+			return nil, errs.Newf(errs.SyntaxError, "multiple assignments to same column %q", rt.Name)
+		}
+		if rt.Val.GetSetToDefault() != nil {
+			sets[i] = o.defaults[i]
+			if sets[i] == nil {
+				sets[i] = &plan.Const{Val: types.Null, Typ: o.cols[i].Type}
+			}
+			continue
+		}
+		e, err := b.Scalar(sc, rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		if sets[i], err = b.Assign(e, o.cols[i].Type, o.cols[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error) {
+	row := append(zset.Row(nil), old...)
+	for i, e := range sets {
+		v, err := e.Eval(old)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = v
+	}
+	return row, o.checkRow(row)
+}
+
+// matchRows returns the table's rows for which where is true (all rows
+// when where is nil), with their weights.
+func matchRows(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
+	all, err := readRelation(st, o.rowsPrefix())
+	if err != nil || where == nil {
+		return all, err
+	}
+	var out zset.Batch
+	for _, e := range all {
+		v, err := where.Eval(e.Row)
+		if err != nil {
+			return nil, err
+		}
+		if !v.IsNull() && v.Bool() {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func bindWhere(b *sql.Binder, sc *sql.Scope, n *pg.Node) (plan.Expr, error) {
+	if n == nil {
+		return nil, nil
+	}
+	return b.Predicate(sc, n, "WHERE")
+}
+
+func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText []*string) (*Result, error) {
+	if up.WithClause != nil || len(up.FromClause) > 0 {
+		return nil, errs.New(errs.FeatureNotSupported, "UPDATE with WITH or FROM is not supported")
+	}
+	var res *Result
+	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+		o, err := targetTable(cat, up.Relation)
+		if err != nil {
+			return nil, err
+		}
+		b := newBinder(cat, paramText)
+		sc := b.TableScope(o.name, aliasOf(up.Relation), o.cols)
+		where, err := bindWhere(b, sc, up.WhereClause)
+		if err != nil {
+			return nil, err
+		}
+		sets, err := bindSets(b, sc, o, up.TargetList)
+		if err != nil {
+			return nil, err
+		}
+		ret, err := bindReturning(b, sc, o, up.ReturningList)
+		if err != nil {
+			return nil, err
+		}
+		if err := bindParams(b, paramText); err != nil {
+			return nil, err
+		}
+		matched, err := matchRows(st, o, where)
+		if err != nil {
+			return nil, err
+		}
+		var delta zset.Batch
+		var updated []zset.Row
+		for _, e := range matched {
+			nr, err := applySets(o, sets, e.Row)
+			if err != nil {
+				return nil, err
+			}
+			delta = append(delta, zset.Entry{Row: e.Row, Weight: -e.Weight}, zset.Entry{Row: nr, Weight: e.Weight})
+			for i := int64(0); i < e.Weight; i++ {
+				updated = append(updated, nr)
+			}
+		}
+		if len(o.pk) > 0 {
+			if err := checkKeysAfter(st, o, matched, updated); err != nil {
+				return nil, err
+			}
+		}
+		if err := writeTable(st, cat, o, delta); err != nil {
+			return nil, err
+		}
+		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
+		return nil, err
+	})
+	return res, err
+}
+
+// checkKeysAfter verifies that replacing the removed rows by the added
+// ones leaves every primary key unique.
+func checkKeysAfter(st state.Reader, o *object, removed zset.Batch, added []zset.Row) error {
+	keyOf := o.keyOf()
+	prefix := o.rowsPrefix()
+	gone := map[string]bool{}
+	for _, e := range removed {
+		gone[string(keyOf(nil, prefix, e.Row))] = true
+	}
+	seen := map[string]bool{}
+	for _, r := range added {
+		k := keyOf(nil, prefix, r)
+		if seen[string(k)] {
+			return o.uniqueViolation()
+		}
+		seen[string(k)] = true
+		if gone[string(k)] {
+			continue
+		}
+		_, found, err := st.Get(k)
+		if err != nil {
+			return err
+		}
+		if found {
+			return o.uniqueViolation()
+		}
+	}
+	return nil
+}
+
+func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText []*string) (*Result, error) {
+	if del.WithClause != nil || len(del.UsingClause) > 0 {
+		return nil, errs.New(errs.FeatureNotSupported, "DELETE with WITH or USING is not supported")
+	}
+	var res *Result
+	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+		o, err := targetTable(cat, del.Relation)
+		if err != nil {
+			return nil, err
+		}
+		b := newBinder(cat, paramText)
+		sc := b.TableScope(o.name, aliasOf(del.Relation), o.cols)
+		where, err := bindWhere(b, sc, del.WhereClause)
+		if err != nil {
+			return nil, err
+		}
+		ret, err := bindReturning(b, sc, o, del.ReturningList)
+		if err != nil {
+			return nil, err
+		}
+		if err := bindParams(b, paramText); err != nil {
+			return nil, err
+		}
+		matched, err := matchRows(st, o, where)
+		if err != nil {
+			return nil, err
+		}
+		var delta zset.Batch
+		var deleted []zset.Row
+		for _, e := range matched {
+			delta = append(delta, zset.Entry{Row: e.Row, Weight: -e.Weight})
+			for i := int64(0); i < e.Weight; i++ {
+				deleted = append(deleted, e.Row)
+			}
+		}
+		if err := writeTable(st, cat, o, delta); err != nil {
+			return nil, err
+		}
+		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
+		return nil, err
+	})
+	return res, err
+}

@@ -1,0 +1,26 @@
+// Package runtime executes SQL statements against one RockStream instance:
+// it keeps the catalog, stores table rows and view contents, evaluates DML,
+// and runs every materialized view's circuit for each transaction's changes
+// as one epoch.
+//
+// Invariants:
+//   - One writer at a time. A transaction takes the write token at its first
+//     write (or DDL) and keeps it until COMMIT or ROLLBACK, so writes are
+//     serial and never conflict.
+//   - All changes of a transaction go through an overlay of the committed
+//     store: a statement runs in its own overlay over the transaction's,
+//     which is committed into the transaction's only when the statement
+//     succeeds. COMMIT applies the transaction's overlay to the committed
+//     store in one step under the commit lock and advances the epoch by one
+//     (a transaction that changed nothing takes no epoch),
+//     so readers see either none or all of a transaction, in every view.
+//   - After every statement, each materialized view's stored contents equal
+//     its query evaluated over the current contents of the relations it
+//     reads: view deltas are propagated in creation order, which is a
+//     dependency order because a view can only read relations that existed
+//     before it.
+//   - Stored weights are positive: a table row or view row whose weight
+//     reaches zero is deleted, and a negative weight is an internal error
+//     that fails the statement.
+//   - DDL is not allowed inside a transaction block; it is its own epoch.
+package runtime

@@ -1,0 +1,69 @@
+package runtime
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// explainIncremental shows the circuit that maintains a materialized view,
+// or that would maintain a view defined by a query, one operator per row.
+func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
+	_, cat, done := s.readView()
+	defer done()
+	var c *diff.Circuit
+	switch {
+	case st.Name != "":
+		o := cat.lookup(st.Name)
+		switch {
+		case o == nil:
+			return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", st.Name)
+		case o.kind == sql.Table:
+			return nil, errs.Newf(errs.WrongObjectType, "%q is a table: EXPLAIN INCREMENTAL takes a view or a query", st.Name)
+		case o.kind == sql.MaterializedView:
+			c = o.circuit
+		default:
+			var err error
+			if c, err = explainQuery(cat, o.query, 0); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		tree, err := pg.Parse(st.Query)
+		if err != nil {
+			return nil, errs.WithPosition(parseError(err), 0)
+		}
+		if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+			return nil, errs.New(errs.SyntaxError, "EXPLAIN INCREMENTAL takes a view name or one SELECT")
+		}
+		if c, err = explainQuery(cat, tree.Stmts[0].Stmt, st.QueryOffset); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Columns: []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}}
+	for _, line := range strings.Split(strings.TrimRight(c.Explain(), "\n"), "\n") {
+		res.Rows = append(res.Rows, zset.Row{types.MakeText(line)})
+	}
+	res.Tag = "EXPLAIN"
+	return res, nil
+}
+
+func explainQuery(cat *catalog, q *pg.Node, offset int) (*diff.Circuit, error) {
+	b := sql.Binder{Cat: cat}
+	p, err := b.Query(q)
+	if err != nil {
+		var e *errs.Error
+		if pos := errPosition(err, &e); pos > 0 {
+			return nil, &errs.Error{Code: e.Code, SQLState: e.SQLState, Message: e.Message, Position: pos + offset}
+		}
+		return nil, err
+	}
+	return diff.Build(p, []byte{nsQuery}, false)
+}

@@ -1,0 +1,236 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// binder returns a binder over cat whose parameters are parsed from
+// paramText once their types are known (call bindParams after binding).
+func newBinder(cat *catalog, paramText []*string) *sql.Binder {
+	vals := make([]types.Value, len(paramText))
+	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: make([]types.Type, len(paramText))}
+}
+
+// bindParams parses the parameter texts as the types the binder inferred
+// (text where nothing was inferred).
+func bindParams(b *sql.Binder, paramText []*string) error {
+	for i, p := range paramText {
+		if p == nil {
+			(*b.Params)[i] = types.Null
+			continue
+		}
+		t := b.ParamTypes[i]
+		if t.ID == types.Unknown {
+			t = types.Of(types.Text)
+		}
+		v, err := types.Parse(t, *p)
+		if err != nil {
+			return err
+		}
+		(*b.Params)[i] = v
+	}
+	return nil
+}
+
+func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*string) (*Result, error) {
+	if sel := n.GetSelectStmt(); sel.IntoClause != nil {
+		return nil, errs.New(errs.FeatureNotSupported, "SELECT INTO is not supported; use CREATE MATERIALIZED VIEW")
+	}
+	r, cat, done := s.readView()
+	defer done()
+	b := newBinder(cat, paramText)
+	p, err := b.Query(n)
+	if err != nil {
+		return nil, err
+	}
+	if err := bindParams(b, paramText); err != nil {
+		return nil, err
+	}
+	rows, err := runQuery(r, cat, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Columns: outColumns(p.Columns()), Rows: rows, Tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
+}
+
+// runQuery answers a query plan over the relations in r: the plan's
+// circuit runs once with the relations' whole contents as its input delta;
+// Sort, Limit and the Project between them at the top are applied to the
+// result in order.
+func runQuery(r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
+	switch n := p.(type) {
+	case *plan.Limit:
+		rows, err := runQuery(r, cat, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		off := n.Offset
+		if off > int64(len(rows)) {
+			off = int64(len(rows))
+		}
+		rows = rows[off:]
+		if n.Count >= 0 && n.Count < int64(len(rows)) {
+			rows = rows[:n.Count]
+		}
+		return rows, nil
+	case *plan.Sort:
+		rows, err := runQuery(r, cat, n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return sortRows(rows, n.Keys)
+	case *plan.Project:
+		if hasOrder(n.Input) {
+			rows, err := runQuery(r, cat, n.Input)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]zset.Row, len(rows))
+			for i, row := range rows {
+				o := make(zset.Row, len(n.Exprs))
+				for j, e := range n.Exprs {
+					if o[j], err = e.Eval(row); err != nil {
+						return nil, err
+					}
+				}
+				out[i] = o
+			}
+			return out, nil
+		}
+	}
+	c, err := diff.Build(p, []byte{nsQuery}, true)
+	if err != nil {
+		return nil, err
+	}
+	deltas := map[string]zset.Batch{}
+	for _, name := range c.Relations() {
+		o := cat.lookup(name)
+		if o == nil {
+			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
+		}
+		if deltas[name], err = readRelation(r, o.rowsPrefix()); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.Step(state.NewOverlay(state.NewMemory()), deltas)
+	if err != nil {
+		return nil, err
+	}
+	var rows []zset.Row
+	for _, e := range out {
+		if e.Weight < 0 {
+			return nil, errs.New(errs.Internal, "internal error: query result has a negative weight")
+		}
+		for i := int64(0); i < e.Weight; i++ {
+			rows = append(rows, e.Row)
+		}
+	}
+	return rows, nil
+}
+
+// hasOrder reports whether p's top (through Projects) is a Sort or Limit.
+func hasOrder(p plan.Node) bool {
+	for {
+		switch n := p.(type) {
+		case *plan.Sort, *plan.Limit:
+			return true
+		case *plan.Project:
+			p = n.Input
+		default:
+			return false
+		}
+	}
+}
+
+func sortRows(rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
+	vals := make([][]types.Value, len(rows))
+	for i, row := range rows {
+		vals[i] = make([]types.Value, len(keys))
+		for j, k := range keys {
+			v, err := k.Expr.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			vals[i][j] = v
+		}
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		va, vb := vals[idx[a]], vals[idx[b]]
+		for j, k := range keys {
+			c := compareSort(va[j], vb[j], k)
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	out := make([]zset.Row, len(rows))
+	for i, j := range idx {
+		out[i] = rows[j]
+	}
+	return out, nil
+}
+
+func compareSort(a, b types.Value, k plan.SortKey) int {
+	if a.IsNull() || b.IsNull() {
+		if a.IsNull() == b.IsNull() {
+			return 0
+		}
+		if a.IsNull() == k.NullsFirst {
+			return -1
+		}
+		return 1
+	}
+	c := types.Compare(a, b)
+	if k.Desc {
+		c = -c
+	}
+	return c
+}
+
+// propagate applies table deltas to the stored tables' views: each
+// materialized view, in dependency order, steps its circuit over the deltas
+// of the relations it reads, stores its output delta, and passes it on to
+// the views that read it.
+func propagate(st state.Store, cat *catalog, deltas map[string]zset.Batch) error {
+	for _, v := range cat.matviewsInOrder() {
+		touched := false
+		for _, r := range v.circuit.Relations() {
+			if len(deltas[r]) > 0 {
+				touched = true
+				break
+			}
+		}
+		if !touched {
+			continue
+		}
+		out, err := v.circuit.Step(st, deltas)
+		if err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			continue
+		}
+		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
+			return err
+		}
+		deltas[v.name] = out
+	}
+	return nil
+}

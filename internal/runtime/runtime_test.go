@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// TestScripts runs the scripts in testdata/: each `exec` runs its
+// statements in one session and prints every result; `verify` checks that
+// every materialized view equals its recomputation.
+func TestScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		eng := Open()
+		sessions := map[string]*Session{}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				name := "default"
+				if d.HasArg("session") {
+					d.ScanArgs(t, "session", &name)
+				}
+				s := sessions[name]
+				if s == nil {
+					s = eng.NewSession()
+					sessions[name] = s
+				}
+				return execScript(t, s, d.Input)
+			case "verify":
+				if err := eng.VerifyViews(); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return "ok\n"
+			case "epoch":
+				return fmt.Sprintf("%d\n", eng.Epoch())
+			}
+			t.Fatalf("unknown command %q", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func execScript(t *testing.T, s *Session, script string) string {
+	var b strings.Builder
+	for _, stmt := range splitStatements(t, script) {
+		res, err := s.Exec(context.Background(), stmt, nil)
+		if err != nil {
+			fmt.Fprintf(&b, "error (%s): %s\n", errs.SQLState(err), err)
+			continue
+		}
+		if res.Columns != nil {
+			var names []string
+			for _, c := range res.Columns {
+				names = append(names, c.Name+":"+c.Type.String())
+			}
+			b.WriteString(strings.Join(names, " | ") + "\n")
+			for _, row := range res.Rows {
+				var vals []string
+				for i, v := range row {
+					if v.IsNull() {
+						vals = append(vals, "NULL")
+					} else {
+						vals = append(vals, types.Format(v, res.Columns[i].Type))
+					}
+				}
+				b.WriteString(strings.Join(vals, " | ") + "\n")
+			}
+		}
+		b.WriteString(res.Tag + "\n")
+	}
+	return b.String()
+}
+
+// splitStatements splits on semicolons at line ends, which is all the
+// scripts here need.
+func splitStatements(t *testing.T, script string) []string {
+	var out []string
+	for _, part := range strings.Split(script, ";\n") {
+		part = strings.TrimSuffix(strings.TrimSpace(part), ";")
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

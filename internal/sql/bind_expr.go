@@ -1,0 +1,411 @@
+package sql
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// exprKind is the clause an expression is bound in; it decides whether
+// aggregates are allowed and names the clause in messages.
+type exprKind uint8
+
+const (
+	kindSelect exprKind = iota
+	kindWhere
+	kindJoinOn
+	kindHaving
+	kindGroupBy
+	kindOrderBy
+	kindValues
+	kindLimit
+	kindOffset
+	kindFilter
+	kindAggArg
+	kindScalar
+)
+
+// where names the clause for "... in <where> are not supported" messages.
+func (k exprKind) where() string {
+	switch k {
+	case kindSelect:
+		return "the select list"
+	case kindWhere:
+		return "WHERE"
+	case kindJoinOn:
+		return "JOIN conditions"
+	case kindHaving:
+		return "HAVING"
+	case kindGroupBy:
+		return "GROUP BY"
+	case kindOrderBy:
+		return "ORDER BY"
+	case kindValues:
+		return "VALUES"
+	case kindLimit:
+		return "LIMIT"
+	case kindOffset:
+		return "OFFSET"
+	case kindFilter:
+		return "FILTER"
+	case kindAggArg:
+		return "aggregate arguments"
+	}
+	return "expressions"
+}
+
+// exprCtx binds expressions of one clause over one scope.
+type exprCtx struct {
+	st   *bindState
+	sc   *Scope
+	kind exprKind
+	// aggs collects aggregate calls; nil where aggregates are not allowed.
+	aggs *aggCollector
+}
+
+// in returns a context for another clause over the same scope.
+func (ec *exprCtx) in(kind exprKind, aggs *aggCollector) *exprCtx {
+	return &exprCtx{st: ec.st, sc: ec.sc, kind: kind, aggs: aggs}
+}
+
+// bind binds one expression.
+func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
+	if n == nil || n.Node == nil {
+		return nil, errs.New(errs.Internal, "missing expression")
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return ec.columnRef(x.ColumnRef)
+	case *pg.Node_AConst:
+		return ec.constant(x.AConst)
+	case *pg.Node_ParamRef:
+		return ec.st.param(x.ParamRef.Number, x.ParamRef.Location)
+	case *pg.Node_AExpr:
+		return ec.aExpr(x.AExpr)
+	case *pg.Node_BoolExpr:
+		return ec.boolExpr(x.BoolExpr)
+	case *pg.Node_NullTest:
+		return ec.nullTest(x.NullTest)
+	case *pg.Node_BooleanTest:
+		return ec.booleanTest(x.BooleanTest)
+	case *pg.Node_TypeCast:
+		return ec.typeCast(x.TypeCast)
+	case *pg.Node_FuncCall:
+		return ec.funcCall(x.FuncCall)
+	case *pg.Node_CaseExpr:
+		return ec.caseExpr(x.CaseExpr)
+	case *pg.Node_CoalesceExpr:
+		return ec.coalesce(x.CoalesceExpr)
+	case *pg.Node_MinMaxExpr:
+		return ec.minMax(x.MinMaxExpr)
+	case *pg.Node_SubLink:
+		return nil, notSupported(x.SubLink.Location, "subqueries in %s are not supported yet", ec.kind.where())
+	case *pg.Node_SqlvalueFunction:
+		return nil, sqlValueFunction(x.SqlvalueFunction)
+	case *pg.Node_RowExpr:
+		return nil, notSupported(x.RowExpr.Location, "row constructors are not supported yet")
+	case *pg.Node_AArrayExpr:
+		return nil, notSupported(x.AArrayExpr.Location, "arrays are not supported yet")
+	case *pg.Node_AIndirection:
+		return nil, notSupported(exprLocation(n), "subscripts and field selection are not supported yet")
+	case *pg.Node_CollateClause:
+		return nil, notSupported(x.CollateClause.Location, "COLLATE is not supported yet")
+	case *pg.Node_GroupingFunc:
+		return nil, notSupported(x.GroupingFunc.Location, "GROUPING is not supported yet")
+	case *pg.Node_SetToDefault:
+		return nil, posErr(errs.New(errs.SyntaxError, "DEFAULT is not allowed in this context"), x.SetToDefault.Location)
+	case *pg.Node_XmlExpr, *pg.Node_XmlSerialize:
+		return nil, notSupported(exprLocation(n), "XML functions are not supported")
+	case *pg.Node_JsonObjectConstructor, *pg.Node_JsonArrayConstructor, *pg.Node_JsonArrayQueryConstructor,
+		*pg.Node_JsonObjectAgg, *pg.Node_JsonArrayAgg, *pg.Node_JsonParseExpr, *pg.Node_JsonScalarExpr,
+		*pg.Node_JsonSerializeExpr, *pg.Node_JsonFuncExpr, *pg.Node_JsonIsPredicate:
+		return nil, notSupported(exprLocation(n), "SQL/JSON functions are not supported yet")
+	}
+	return nil, notSupported(exprLocation(n), "expression %s is not supported yet", nodeName(n))
+}
+
+// columnRef resolves a column reference against the scope.
+func (ec *exprCtx) columnRef(c *pg.ColumnRef) (plan.Expr, error) {
+	var names []string
+	for _, f := range c.Fields {
+		if f.GetAStar() != nil {
+			return nil, notSupported(c.Location, "row references (%s) are not supported here", starName(names))
+		}
+		names = append(names, f.GetString_().GetSval())
+	}
+	var e plan.Expr
+	var err error
+	switch len(names) {
+	case 1:
+		e, err = ec.sc.lookupColumn(names[0], c.Location)
+	case 2:
+		e, err = ec.sc.lookupQualified(names[0], names[1], c.Location)
+	case 3:
+		if names[0] != "public" {
+			return nil, posErr(errs.Newf(errs.UndefinedTable,
+				"missing FROM-clause entry for table %q", names[0]+"."+names[1]), c.Location)
+		}
+		e, err = ec.sc.lookupQualified(names[1], names[2], c.Location)
+	case 4:
+		return nil, notSupported(c.Location, "cross-database references are not implemented: %s", strings.Join(names, "."))
+	default:
+		return nil, posErr(errs.Newf(errs.SyntaxError,
+			"improper qualified name (too many dotted names): %s", strings.Join(names, ".")), c.Location)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Each reference gets its own nodes, so that its position is known.
+	return mapColRefs(e, func(r *plan.ColRef) plan.Expr {
+		cp := *r
+		ec.st.locs[&cp] = c.Location
+		return &cp
+	}), nil
+}
+
+func starName(qual []string) string {
+	return strings.Join(append(append([]string(nil), qual...), "*"), ".")
+}
+
+// constant binds a literal as PostgreSQL's make_const types it.
+func (ec *exprCtx) constant(c *pg.A_Const) (plan.Expr, error) {
+	var k *plan.Const
+	switch v := c.Val.(type) {
+	case nil:
+		k = &plan.Const{Val: types.Null, Typ: types.Of(types.Unknown)}
+	case *pg.A_Const_Ival:
+		k = &plan.Const{Val: types.MakeInt(types.Int4, int64(v.Ival.Ival)), Typ: types.Of(types.Int4)}
+	case *pg.A_Const_Fval:
+		var err error
+		if k, err = numberLiteral(v.Fval.Fval); err != nil {
+			return nil, posErr(err, c.Location)
+		}
+	case *pg.A_Const_Boolval:
+		k = &plan.Const{Val: types.MakeBool(v.Boolval.Boolval), Typ: types.Of(types.Bool)}
+	case *pg.A_Const_Sval:
+		k = &plan.Const{Val: types.MakeText(v.Sval.Sval), Typ: types.Of(types.Unknown)}
+	case *pg.A_Const_Bsval:
+		return nil, notSupported(c.Location, "bit string literals are not supported")
+	}
+	if c.Isnull {
+		k = &plan.Const{Val: types.Null, Typ: types.Of(types.Unknown)}
+	}
+	ec.st.locs[k] = c.Location
+	return k, nil
+}
+
+// numberLiteral types a numeric literal that did not fit the parser's
+// 32-bit integers: an integer that fits in 32 or 64 bits is int4 or
+// int8, anything else numeric.
+func numberLiteral(s string) (*plan.Const, error) {
+	clean := strings.ReplaceAll(s, "_", "")
+	digits, neg := clean, false
+	if strings.HasPrefix(digits, "-") {
+		digits, neg = digits[1:], true
+	} else if strings.HasPrefix(digits, "+") {
+		digits = digits[1:]
+	}
+	base := 10
+	if len(digits) > 2 && digits[0] == '0' {
+		switch digits[1] {
+		case 'x', 'X':
+			base = 16
+		case 'o', 'O':
+			base = 8
+		case 'b', 'B':
+			base = 2
+		}
+		if base != 10 {
+			digits = digits[2:]
+		}
+	}
+	if u, err := strconv.ParseUint(digits, base, 64); err == nil {
+		switch {
+		case !neg && u <= 1<<31-1, neg && u <= 1<<31:
+			n := int64(u)
+			if neg {
+				n = -n
+			}
+			return &plan.Const{Val: types.MakeInt(types.Int4, n), Typ: types.Of(types.Int4)}, nil
+		case !neg && u <= 1<<63-1, neg && u <= 1<<63:
+			n := int64(u)
+			if neg {
+				n = -n
+			}
+			return &plan.Const{Val: types.MakeInt(types.Int8, n), Typ: types.Of(types.Int8)}, nil
+		}
+	}
+	if base != 10 {
+		return nil, errs.Newf(errs.FeatureNotSupported, "non-decimal literal %s does not fit in bigint", s)
+	}
+	v, err := types.Parse(types.Of(types.Numeric), clean)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Const{Val: v, Typ: types.Of(types.Numeric)}, nil
+}
+
+// coerce converts e to type to under context c, reporting a failed parse
+// of a literal at the literal's position. errNoCast is returned unchanged.
+func (ec *exprCtx) coerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, error) {
+	out, err := coerceExpr(e, to, c, ec.st.setParamType)
+	loc, ok := ec.st.locs[e]
+	if err != nil && !errors.Is(err, errNoCast) && ok {
+		err = posErr(err, loc)
+	}
+	if err == nil && ok {
+		ec.st.locs[out] = loc
+	}
+	return out, err
+}
+
+// resolveUnknown gives an Unknown-typed literal the type text, as
+// PostgreSQL does where no context decides its type. Parameters stay
+// Unknown (their type must come from somewhere else).
+func (ec *exprCtx) resolveUnknown(e plan.Expr) plan.Expr {
+	if _, ok := e.(*plan.Param); ok || e.Type().ID != types.Unknown {
+		return e
+	}
+	out, err := ec.coerce(e, types.Of(types.Text), implicitCoercion)
+	if err != nil {
+		return e
+	}
+	return out
+}
+
+// resolveOutput is resolveUnknown for an output column: a parameter with
+// no type becomes text too, as PostgreSQL resolves SELECT $1.
+func (ec *exprCtx) resolveOutput(e plan.Expr) plan.Expr {
+	if e.Type().ID != types.Unknown {
+		return e
+	}
+	out, err := ec.coerce(e, types.Of(types.Text), implicitCoercion)
+	if err != nil {
+		return e
+	}
+	return out
+}
+
+// bindBool binds a condition and converts it to boolean; clause names it
+// in the error ("argument of WHERE must be type boolean, not type integer").
+func (ec *exprCtx) bindBool(n *pg.Node, clause string) (plan.Expr, error) {
+	e, err := ec.bind(n)
+	if err != nil {
+		return nil, err
+	}
+	return ec.toBool(e, clause, exprLocation(n))
+}
+
+func (ec *exprCtx) toBool(e plan.Expr, clause string, loc int32) (plan.Expr, error) {
+	if e.Type().ID == types.Bool {
+		return e, nil
+	}
+	out, err := ec.coerce(e, types.Of(types.Bool), implicitCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, posErr(errs.Newf(errs.DatatypeMismatch,
+			"argument of %s must be type boolean, not type %s", clause, e.Type()), loc)
+	}
+	return out, err
+}
+
+// sqlValueFunction rejects CURRENT_DATE and friends: their values depend
+// on when a row is processed, which a maintained view cannot follow.
+func sqlValueFunction(f *pg.SQLValueFunction) error {
+	var name string
+	switch f.Op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		name = "current_date"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		name = "current_time"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		name = "current_timestamp"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		name = "localtime"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		name = "localtimestamp"
+	default:
+		return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
+	}
+	return notSupported(f.Location, "%s is not allowed in a materialized view: it is not deterministic", name)
+}
+
+// exprLocation returns the leftmost statement position of a raw
+// expression, as PostgreSQL's exprLocation does, or -1.
+func exprLocation(n *pg.Node) int32 {
+	if n == nil || n.Node == nil {
+		return -1
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return x.ColumnRef.Location
+	case *pg.Node_AConst:
+		return x.AConst.Location
+	case *pg.Node_ParamRef:
+		return x.ParamRef.Location
+	case *pg.Node_AExpr:
+		return leftmost(x.AExpr.Location, exprLocation(x.AExpr.Lexpr))
+	case *pg.Node_BoolExpr:
+		loc := x.BoolExpr.Location
+		for _, a := range x.BoolExpr.Args {
+			loc = leftmost(loc, exprLocation(a))
+		}
+		return loc
+	case *pg.Node_NullTest:
+		return leftmost(x.NullTest.Location, exprLocation(x.NullTest.Arg))
+	case *pg.Node_BooleanTest:
+		return leftmost(x.BooleanTest.Location, exprLocation(x.BooleanTest.Arg))
+	case *pg.Node_TypeCast:
+		return leftmost(x.TypeCast.Location, exprLocation(x.TypeCast.Arg))
+	case *pg.Node_FuncCall:
+		loc := x.FuncCall.Location
+		for _, a := range x.FuncCall.Args {
+			loc = leftmost(loc, exprLocation(a))
+		}
+		return loc
+	case *pg.Node_CaseExpr:
+		return x.CaseExpr.Location
+	case *pg.Node_CoalesceExpr:
+		return x.CoalesceExpr.Location
+	case *pg.Node_MinMaxExpr:
+		return x.MinMaxExpr.Location
+	case *pg.Node_SubLink:
+		return leftmost(x.SubLink.Location, exprLocation(x.SubLink.Testexpr))
+	case *pg.Node_SqlvalueFunction:
+		return x.SqlvalueFunction.Location
+	case *pg.Node_RowExpr:
+		return x.RowExpr.Location
+	case *pg.Node_AArrayExpr:
+		return x.AArrayExpr.Location
+	case *pg.Node_AIndirection:
+		return exprLocation(x.AIndirection.Arg)
+	case *pg.Node_CollateClause:
+		return leftmost(x.CollateClause.Location, exprLocation(x.CollateClause.Arg))
+	case *pg.Node_GroupingFunc:
+		return x.GroupingFunc.Location
+	case *pg.Node_SetToDefault:
+		return x.SetToDefault.Location
+	case *pg.Node_List:
+		loc := int32(-1)
+		for _, a := range x.List.Items {
+			loc = leftmost(loc, exprLocation(a))
+		}
+		return loc
+	}
+	return -1
+}
+
+func leftmost(a, b int32) int32 {
+	if a < 0 {
+		return b
+	}
+	if b < 0 || a < b {
+		return a
+	}
+	return b
+}

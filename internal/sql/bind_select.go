@@ -1,0 +1,405 @@
+package sql
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+)
+
+// target is one entry of a query's target list. Junk entries are values
+// ORDER BY needs that are not output columns; they always follow the
+// output columns.
+type target struct {
+	expr plan.Expr
+	name string
+	junk bool
+}
+
+// sortItem is one ORDER BY key: a target-list entry and its direction.
+type sortItem struct {
+	idx        int
+	desc       bool
+	nullsFirst bool
+}
+
+// selectStmt binds a simple SELECT in PostgreSQL's order of analysis:
+// FROM, the target list, WHERE, HAVING, ORDER BY, GROUP BY, DISTINCT,
+// LIMIT; then checks grouping and builds the plan.
+func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv) (plan.Node, error) {
+	tree, sc, err := st.fromClause(sel.FromClause, env)
+	if err != nil {
+		return nil, err
+	}
+	aggs := &aggCollector{}
+	ec := &exprCtx{st: st, sc: sc, kind: kindSelect, aggs: aggs}
+	tl, err := st.targetList(ec, sel.TargetList)
+	if err != nil {
+		return nil, err
+	}
+	if opts.resolveUnknowns {
+		for _, t := range tl {
+			t.expr = ec.resolveOutput(t.expr)
+		}
+	}
+	var where, having plan.Expr
+	if sel.WhereClause != nil {
+		if where, err = ec.in(kindWhere, nil).bindBool(sel.WhereClause, "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	if sel.HavingClause != nil {
+		if having, err = ec.in(kindHaving, aggs).bindBool(sel.HavingClause, "HAVING"); err != nil {
+			return nil, err
+		}
+	}
+	if len(sel.WindowClause) > 0 {
+		return nil, notSupported(-1, "window functions are not supported yet")
+	}
+	sorts, err := st.sortClause(ec.in(kindOrderBy, aggs), &tl, sel.SortClause, false)
+	if err != nil {
+		return nil, err
+	}
+	keys, grouped, err := st.groupClause(ec.in(kindGroupBy, nil), tl, sel.GroupClause)
+	if err != nil {
+		return nil, err
+	}
+	distinct, err := st.distinctClause(ec, tl, sorts, sel)
+	if err != nil {
+		return nil, err
+	}
+	grouped = grouped || having != nil || len(aggs.calls) > 0
+
+	node, perm := st.planTree(tree, conjuncts(where))
+	if grouped {
+		agg := &plan.Aggregate{Input: node}
+		for _, k := range keys {
+			agg.GroupBy = append(agg.GroupBy, remapExpr(k, perm))
+			agg.Cols = append(agg.Cols, plan.Column{Name: exprName(k), Type: k.Type()})
+		}
+		for _, c := range aggs.calls {
+			c.Arg = remapOrNil(c.Arg, perm)
+			c.Filter = remapOrNil(c.Filter, perm)
+			agg.Aggs = append(agg.Aggs, c)
+			agg.Cols = append(agg.Cols, plan.Column{Name: aggName(c), Type: c.Type})
+		}
+		for _, t := range tl {
+			if t.expr, err = st.overAggregate(t.expr, keys, agg.Cols); err != nil {
+				return nil, err
+			}
+		}
+		node = agg
+		if having != nil {
+			pred, err := st.overAggregate(having, keys, agg.Cols)
+			if err != nil {
+				return nil, err
+			}
+			node = pushFilter(node, conjuncts(pred))
+		}
+	} else {
+		for _, t := range tl {
+			t.expr = remapExpr(t.expr, perm)
+		}
+	}
+	return st.finishQuery(node, sc, tl, distinct, sorts, sel, opts)
+}
+
+func remapOrNil(e plan.Expr, perm []int) plan.Expr {
+	if e == nil {
+		return nil
+	}
+	return remapExpr(e, perm)
+}
+
+// exprName names an Aggregate's group-key column for plan display.
+func exprName(e plan.Expr) string {
+	if c, ok := e.(*plan.ColRef); ok {
+		return c.Name
+	}
+	return e.String()
+}
+
+// aggName renders an aggregate call for plan display.
+func aggName(c plan.AggCall) string {
+	var b strings.Builder
+	b.WriteString(c.Func + "(")
+	if c.Distinct {
+		b.WriteString("DISTINCT ")
+	}
+	if c.Arg == nil {
+		b.WriteString("*")
+	} else {
+		b.WriteString(c.Arg.String())
+	}
+	b.WriteString(")")
+	if c.Filter != nil {
+		b.WriteString(" FILTER (WHERE " + c.Filter.String() + ")")
+	}
+	return b.String()
+}
+
+// targetList binds the select list, expanding * and t.*.
+func (st *bindState) targetList(ec *exprCtx, items []*pg.Node) ([]*target, error) {
+	var tl []*target
+	for _, n := range items {
+		rt := n.GetResTarget()
+		if rt == nil {
+			return nil, notSupported(-1, "select-list item %s is not supported", nodeName(n))
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			cols, err := starColumns(ec.sc, cr)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cols {
+				e := mapColRefs(c.expr, func(r *plan.ColRef) plan.Expr {
+					cp := *r
+					st.locs[&cp] = cr.Location
+					return &cp
+				})
+				tl = append(tl, &target{expr: e, name: c.name})
+			}
+			continue
+		}
+		e, err := ec.bind(rt.Val)
+		if err != nil {
+			return nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = figureColname(rt.Val)
+		}
+		tl = append(tl, &target{expr: e, name: name})
+	}
+	return tl, nil
+}
+
+// starColumns returns the columns * or t.* stands for.
+func starColumns(sc *Scope, cr *pg.ColumnRef) ([]nsCol, error) {
+	var qual []string
+	for _, f := range cr.Fields[:len(cr.Fields)-1] {
+		qual = append(qual, f.GetString_().GetSval())
+	}
+	switch len(qual) {
+	case 0:
+		if !sc.hasRelations() {
+			return nil, posErr(errs.New(errs.SyntaxError, "SELECT * with no tables specified is not valid"), cr.Location)
+		}
+		return sc.star(), nil
+	case 1:
+		it, err := sc.lookupRelation(qual[0], cr.Location)
+		if err != nil {
+			return nil, err
+		}
+		return it.cols, nil
+	case 2:
+		if qual[0] != "public" {
+			return nil, posErr(errs.Newf(errs.UndefinedTable, "missing FROM-clause entry for table %q",
+				strings.Join(qual, ".")), cr.Location)
+		}
+		it, err := sc.lookupRelation(qual[1], cr.Location)
+		if err != nil {
+			return nil, err
+		}
+		return it.cols, nil
+	}
+	return nil, posErr(errs.Newf(errs.SyntaxError, "improper qualified name (too many dotted names): %s",
+		starName(qual)), cr.Location)
+}
+
+// sortClause binds ORDER BY. A key is an output column (by name or
+// position) or an expression over the input; an expression that is not in
+// the target list is added to it as a junk entry. For a set operation
+// only output columns may be used.
+func (st *bindState) sortClause(ec *exprCtx, tl *[]*target, items []*pg.Node, setOp bool) ([]sortItem, error) {
+	var out []sortItem
+	for _, n := range items {
+		sb := n.GetSortBy()
+		if sb == nil {
+			return nil, notSupported(-1, "ORDER BY item %s is not supported", nodeName(n))
+		}
+		if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+			return nil, notSupported(sb.Location, "ORDER BY ... USING is not supported")
+		}
+		idx, err := st.orderTarget(ec, tl, sb.Node, setOp)
+		if err != nil {
+			return nil, err
+		}
+		t := (*tl)[idx]
+		t.expr = ec.resolveUnknown(t.expr)
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		out = append(out, sortItem{idx: idx, desc: desc, nullsFirst: nullsFirst})
+	}
+	return out, nil
+}
+
+// orderTarget finds (or adds) the target-list entry an ORDER BY item
+// sorts by: SQL92 rules first (an output column's name, a position), then
+// an expression over the input (SQL99).
+func (st *bindState) orderTarget(ec *exprCtx, tl *[]*target, n *pg.Node, setOp bool) (int, error) {
+	loc := exprLocation(n)
+	if name, ok := bareName(n); ok {
+		found := -1
+		for i, t := range *tl {
+			if t.junk || t.name != name {
+				continue
+			}
+			if found >= 0 && !exprEqual((*tl)[found].expr, t.expr) {
+				return 0, posErr(errs.Newf(errs.AmbiguousColumn, "ORDER BY %q is ambiguous", name), loc)
+			}
+			if found < 0 {
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, nil
+		}
+	}
+	if c := n.GetAConst(); c != nil {
+		return position(*tl, c, "ORDER BY")
+	}
+	e, err := ec.bind(n)
+	if err != nil {
+		return 0, err
+	}
+	for i, t := range *tl {
+		if exprEqual(e, t.expr) {
+			return i, nil
+		}
+	}
+	if setOp {
+		return 0, notSupported(loc, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause: only result column names can be used, not expressions or functions")
+	}
+	*tl = append(*tl, &target{expr: e, name: "?column?", junk: true})
+	return len(*tl) - 1, nil
+}
+
+// bareName returns the name of an unqualified column reference.
+func bareName(n *pg.Node) (string, bool) {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return "", false
+	}
+	return cr.Fields[0].GetString_().Sval, true
+}
+
+// position resolves ORDER BY 2 / GROUP BY 2 to the second output column.
+func position(tl []*target, c *pg.A_Const, clause string) (int, error) {
+	iv := c.GetIval()
+	if iv == nil || c.Isnull {
+		return 0, posErr(errs.Newf(errs.SyntaxError, "non-integer constant in %s", clause), c.Location)
+	}
+	n := 0
+	for i, t := range tl {
+		if t.junk {
+			continue
+		}
+		n++
+		if n == int(iv.Ival) {
+			return i, nil
+		}
+	}
+	return 0, posErr(errs.Newf(errs.InvalidColumnRef, "%s position %d is not in select list", clause, iv.Ival), c.Location)
+}
+
+// groupClause binds GROUP BY. A bare name is an input column when one
+// has that name, else an output column's alias; a number is an output
+// column's position; anything else an expression over the input.
+// grouped is true when there is a GROUP BY clause at all (GROUP BY ()
+// groups the whole input).
+func (st *bindState) groupClause(ec *exprCtx, tl []*target, items []*pg.Node) ([]plan.Expr, bool, error) {
+	if len(items) == 0 {
+		return nil, false, nil
+	}
+	var keys []plan.Expr
+	for _, n := range items {
+		if gs := n.GetGroupingSet(); gs != nil {
+			if gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY {
+				continue
+			}
+			return nil, false, notSupported(gs.Location, "ROLLUP, CUBE and GROUPING SETS are not supported yet")
+		}
+		k, err := st.groupKey(ec, tl, n)
+		if err != nil {
+			return nil, false, err
+		}
+		if hasAggRefs(k) {
+			return nil, false, posErr(errs.New(errs.GroupingError, "aggregate functions are not allowed in GROUP BY"), exprLocation(n))
+		}
+		k = ec.resolveUnknown(k)
+		dup := false
+		for _, x := range keys {
+			dup = dup || exprEqual(x, k)
+		}
+		if !dup {
+			keys = append(keys, k)
+		}
+	}
+	return keys, true, nil
+}
+
+func (st *bindState) groupKey(ec *exprCtx, tl []*target, n *pg.Node) (plan.Expr, error) {
+	loc := exprLocation(n)
+	if name, ok := bareName(n); ok {
+		_, err := ec.sc.lookupColumn(name, loc)
+		switch errs.CodeOf(err) {
+		case errs.AmbiguousColumn:
+			return nil, err
+		case errs.UndefinedColumn, errs.FeatureNotSupported:
+			var found *target
+			for _, t := range tl {
+				if t.junk || t.name != name {
+					continue
+				}
+				if found != nil && !exprEqual(found.expr, t.expr) {
+					return nil, posErr(errs.Newf(errs.AmbiguousColumn, "GROUP BY %q is ambiguous", name), loc)
+				}
+				if found == nil {
+					found = t
+				}
+			}
+			if found != nil {
+				found.expr = ec.resolveUnknown(found.expr)
+				return found.expr, nil
+			}
+		}
+	}
+	if c := n.GetAConst(); c != nil {
+		i, err := position(tl, c, "GROUP BY")
+		if err != nil {
+			return nil, err
+		}
+		tl[i].expr = ec.resolveUnknown(tl[i].expr)
+		return tl[i].expr, nil
+	}
+	return ec.bind(n)
+}
+
+// distinctClause checks SELECT DISTINCT: DISTINCT ON is not supported, and
+// ORDER BY may only use output columns.
+func (st *bindState) distinctClause(ec *exprCtx, tl []*target, sorts []sortItem, sel *pg.SelectStmt) (bool, error) {
+	if len(sel.DistinctClause) == 0 {
+		return false, nil
+	}
+	if sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
+		return false, notSupported(exprLocation(sel.DistinctClause[0]), "SELECT DISTINCT ON is not supported yet")
+	}
+	for _, s := range sorts {
+		if tl[s.idx].junk {
+			return false, errs.New(errs.InvalidColumnRef, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+	}
+	for _, t := range tl {
+		t.expr = ec.resolveUnknown(t.expr)
+	}
+	return true, nil
+}

@@ -1,0 +1,235 @@
+package sql
+
+import (
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// Binder binds statements against a catalog. Params, when set, supplies
+// the values of $1..$n; ParamTypes their types (Unknown where not known;
+// the binder fills in the types it infers).
+//
+// Bound plans keep the Params pointer and read the values through it when
+// they run, so it must be set before binding; LIMIT and OFFSET read
+// parameter values at bind time. A Binder is not safe for concurrent use.
+type Binder struct {
+	Cat        Catalog
+	Params     *[]types.Value
+	ParamTypes []types.Type
+}
+
+// bindState is the state of one call into the binder: it is shared by the
+// query, its subqueries, CTEs and expanded views.
+type bindState struct {
+	b *Binder
+	// locs holds the statement position of bound column references,
+	// literals and parameters, for errors found after binding (grouping).
+	locs map[plan.Expr]int32
+	// params holds the parameter nodes bound while their type was Unknown,
+	// by number, so that a type inferred later reaches all of them.
+	params map[int][]*plan.Param
+	// views is the stack of views being expanded, to detect cycles.
+	views []string
+}
+
+// maxViewDepth bounds the nesting of views on views.
+const maxViewDepth = 64
+
+func newBindState(b *Binder) *bindState {
+	return &bindState{b: b, locs: map[plan.Expr]int32{}, params: map[int][]*plan.Param{}}
+}
+
+// Query binds a SelectStmt node (SELECT, VALUES, set operations) into a
+// plan whose Columns() carry the output names PostgreSQL would give
+// (?column? for unnamed expressions). ORDER BY/LIMIT/OFFSET become Sort and
+// Limit at the top of the plan. Anything outside the supported set fails
+// with 0A000 naming the construct.
+//
+// When ORDER BY sorts by values that are not output columns, the Sort
+// (and Limit) run over the output columns plus those hidden ones, and a
+// Project above them drops the hidden columns.
+func (b *Binder) Query(stmt *pg.Node) (plan.Node, error) {
+	sel, err := selectOf(stmt)
+	if err != nil {
+		return nil, err
+	}
+	st := newBindState(b)
+	n, err := st.query(sel, queryOpts{top: true, resolveUnknowns: true}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkParams(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// InsertQuery binds the source of INSERT INTO ... SELECT/VALUES: the
+// query's output columns are converted to the types of targets by
+// assignment rules, as PostgreSQL converts an INSERT's source. Unknown
+// literals in the select list or VALUES are parsed as the target type
+// (INSERT INTO t(d) SELECT '2026-01-02' stores a date). The result has
+// exactly the target columns (their names and types). DEFAULT is not
+// accepted here: the caller binds rows with DEFAULT item by item with
+// Scalar.
+func (b *Binder) InsertQuery(stmt *pg.Node, targets []plan.Column) (plan.Node, error) {
+	sel, err := selectOf(stmt)
+	if err != nil {
+		return nil, err
+	}
+	st := newBindState(b)
+	n, err := st.query(sel, queryOpts{top: true}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := n.Columns()
+	if len(cols) > len(targets) {
+		return nil, errs.New(errs.SyntaxError, "INSERT has more expressions than target columns")
+	}
+	if len(cols) < len(targets) {
+		return nil, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	n, err = st.convertOutputs(n, targets, func(i int, e plan.Expr) (plan.Expr, error) {
+		out, err := assign(e, targets[i].Type, targets[i].Name, st.setParamType)
+		if loc, ok := st.locs[e]; ok && err != nil {
+			err = posErr(err, loc)
+		}
+		return out, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkParams(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Scalar binds a scalar expression over sc (nil: no columns, as in VALUES
+// or DEFAULT). Aggregates and subqueries fail with a clear error.
+//
+// Unknown literals and parameters keep type Unknown, so that the caller
+// can convert them to a target column's type with Coerce or Assign (a
+// RETURNING item converts an Unknown literal to text the same way).
+func (b *Binder) Scalar(sc *Scope, n *pg.Node) (plan.Expr, error) {
+	if sc == nil {
+		sc = emptyScope
+	}
+	st := newBindState(b)
+	ec := &exprCtx{st: st, sc: sc, kind: kindScalar}
+	return ec.bind(n)
+}
+
+// Predicate binds a search condition over sc (the WHERE of UPDATE or
+// DELETE; clause names it in messages) and converts it to boolean, failing
+// with 42804 as PostgreSQL does ("argument of WHERE must be type boolean,
+// not type integer").
+func (b *Binder) Predicate(sc *Scope, n *pg.Node, clause string) (plan.Expr, error) {
+	if sc == nil {
+		sc = emptyScope
+	}
+	st := newBindState(b)
+	ec := &exprCtx{st: st, sc: sc, kind: kindWhere}
+	e, err := ec.bindBool(n, clause)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.checkParams(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// selectOf unwraps a statement node into its SelectStmt.
+func selectOf(stmt *pg.Node) (*pg.SelectStmt, error) {
+	if stmt == nil {
+		return nil, errs.New(errs.Internal, "no statement to bind")
+	}
+	if raw := stmt.GetRawStmt(); raw != nil {
+		stmt = raw.Stmt
+	}
+	if sel := stmt.GetSelectStmt(); sel != nil {
+		return sel, nil
+	}
+	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not a query", nodeName(stmt))
+}
+
+// param binds $n.
+func (st *bindState) param(n int32, loc int32) (plan.Expr, error) {
+	if n <= 0 {
+		return nil, posErr(errs.Newf(errs.UndefinedObject, "there is no parameter $%d", n), loc)
+	}
+	b := st.b
+	for len(b.ParamTypes) < int(n) {
+		b.ParamTypes = append(b.ParamTypes, types.Of(types.Unknown))
+	}
+	t := b.ParamTypes[n-1]
+	p := &plan.Param{N: int(n), Typ: t, Values: b.Params}
+	st.locs[p] = loc
+	if t.ID == types.Unknown {
+		st.params[int(n)] = append(st.params[int(n)], p)
+	}
+	return p, nil
+}
+
+// setParamType records the type inferred for an Unknown-typed parameter
+// and gives it to every node of that parameter bound so far.
+func (st *bindState) setParamType(p *plan.Param, t types.Type) error {
+	b := st.b
+	for len(b.ParamTypes) < p.N {
+		b.ParamTypes = append(b.ParamTypes, types.Of(types.Unknown))
+	}
+	cur := b.ParamTypes[p.N-1]
+	if cur.ID != types.Unknown && cur.ID != t.ID {
+		return posErr(errs.Newf(errs.DatatypeMismatch,
+			"inconsistent types deduced for parameter $%d", p.N), st.locs[p])
+	}
+	b.ParamTypes[p.N-1] = t
+	p.Typ = t
+	for _, q := range st.params[p.N] {
+		q.Typ = t
+	}
+	return nil
+}
+
+// checkParams fails when a parameter's type could not be inferred.
+func (st *bindState) checkParams() error {
+	for n, ps := range st.params {
+		if st.b.ParamTypes[n-1].ID == types.Unknown {
+			return posErr(errs.Newf(errs.IndeterminateDatatype,
+				"could not determine data type of parameter $%d", n), st.locs[ps[0]])
+		}
+	}
+	return nil
+}
+
+// posErr attaches a statement position (a 0-based AST location) to err.
+func posErr(err error, loc int32) error {
+	if loc < 0 {
+		return err
+	}
+	return errs.WithPosition(err, int(loc)+1)
+}
+
+// notSupported returns a 0A000 error naming the construct.
+func notSupported(loc int32, format string, args ...any) error {
+	return posErr(errs.Newf(errs.FeatureNotSupported, format, args...), loc)
+}
+
+// nodeName names a parse node's kind for messages ("RangeFunction").
+func nodeName(n *pg.Node) string {
+	if n == nil || n.Node == nil {
+		return "empty node"
+	}
+	s := fmt.Sprintf("%T", n.Node)
+	const prefix = "*pg_query.Node_"
+	if len(s) > len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):]
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+package sql
+
+import (
+	"errors"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// coercion is how strictly a conversion is allowed, as pg_cast's contexts.
+type coercion uint8
+
+const (
+	implicitCoercion   coercion = iota // operands, CASE, UNION, ...
+	assignmentCoercion                 // INSERT and UPDATE targets
+	explicitCoercion                   // CAST and ::
+)
+
+// errNoCast reports that no cast of the required context exists; callers
+// turn it into the message of their construct.
+var errNoCast = errors.New("no cast")
+
+// paramTyper records the type inferred for an Unknown-typed parameter.
+type paramTyper func(p *plan.Param, t types.Type) error
+
+// constrained reports whether t carries a type modifier (numeric precision,
+// varchar length, fractional-second digits).
+func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 }
+
+// realType reports whether id is a concrete SQL type (operators may name
+// polymorphic pseudo-types for their operands, which take any type).
+func realType(id types.TypeID) bool { return id > types.Unknown && id <= types.Interval }
+
+// coerceExpr converts e to type to under context c, as PostgreSQL's
+// coerce_type and coerce_type_typmod do:
+//   - an Unknown literal is parsed as to at bind time (with to's modifier
+//     applied), a NULL literal simply takes the type;
+//   - an Unknown parameter takes the type (setParam records it);
+//   - the same type needs no conversion, except that assignment and
+//     explicit casts apply a differing type modifier;
+//   - otherwise a cast allowed in context c becomes a plan.Cast.
+//
+// It returns errNoCast when no cast applies; parse errors of literals are
+// returned as they are.
+func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (plan.Expr, error) {
+	from := e.Type()
+	if from.ID == types.Unknown {
+		switch x := e.(type) {
+		case *plan.Const:
+			if x.Val.IsNull() {
+				return &plan.Const{Val: types.Null, Typ: to}, nil
+			}
+			v, err := types.Parse(types.Of(to.ID), x.Val.Str())
+			if err != nil {
+				return nil, err
+			}
+			if constrained(to) {
+				if v, err = types.Cast(v, to, c == explicitCoercion); err != nil {
+					return nil, err
+				}
+			}
+			return &plan.Const{Val: v, Typ: to}, nil
+		case *plan.Param:
+			base := types.Of(to.ID)
+			if setParam != nil {
+				if err := setParam(x, base); err != nil {
+					return nil, err
+				}
+			} else {
+				x.Typ = base
+			}
+			if constrained(to) {
+				return &plan.Cast{Arg: x, Typ: to, Explicit: c == explicitCoercion}, nil
+			}
+			return x, nil
+		}
+	}
+	if from.ID == to.ID {
+		if c != implicitCoercion && constrained(to) && from != to {
+			return castOf(e, to, c == explicitCoercion)
+		}
+		return e, nil
+	}
+	if !castAllowed(from.ID, to.ID, c) {
+		return nil, errNoCast
+	}
+	return castOf(e, to, c == explicitCoercion)
+}
+
+// castOf converts e to type to. A constant is converted now, as
+// PostgreSQL's planner folds casts of constants (so that a plan never
+// converts the same constant once per row).
+func castOf(e plan.Expr, to types.Type, explicit bool) (plan.Expr, error) {
+	if k, ok := e.(*plan.Const); ok {
+		if k.Val.IsNull() {
+			return &plan.Const{Val: types.Null, Typ: to}, nil
+		}
+		v, err := types.Cast(k.Val, to, explicit)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Const{Val: v, Typ: to}, nil
+	}
+	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit}, nil
+}
+
+// castAllowed reports whether a cast from one type to another may be
+// applied in context c.
+func castAllowed(from, to types.TypeID, c coercion) bool {
+	if from == to || from == types.Unknown {
+		return true
+	}
+	k := types.CastContext(from, to)
+	switch c {
+	case implicitCoercion:
+		return k == types.ImplicitCast
+	case assignmentCoercion:
+		return k == types.ImplicitCast || k == types.AssignmentCast
+	}
+	return k != types.NoCast
+}
+
+// Coerce converts e to type to by assignment rules (as INSERT and UPDATE
+// store values): Unknown literals are parsed as to; other types need an
+// assignment or implicit cast, else 42804 naming column.
+//
+// An Unknown-typed parameter takes the type to; Coerce cannot record that
+// in a Binder, so a caller binding parameters uses Binder.Assign instead.
+func Coerce(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
+	return assign(e, to, column, nil)
+}
+
+// Assign is Coerce that also records the type inferred for an
+// Unknown-typed parameter in b.ParamTypes (as INSERT ... VALUES ($1)
+// infers $1 from the target column).
+func (b *Binder) Assign(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
+	st := newBindState(b)
+	out, err := assign(e, to, column, st.setParamType)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func assign(e plan.Expr, to types.Type, column string, setParam paramTyper) (plan.Expr, error) {
+	out, err := coerceExpr(e, to, assignmentCoercion, setParam)
+	if errors.Is(err, errNoCast) {
+		return nil, errs.Newf(errs.DatatypeMismatch,
+			"column %q is of type %s but expression is of type %s", column, to, e.Type())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,94 @@
+// Package ext recognizes RockStream's own statements, which are not
+// PostgreSQL syntax, before the rest of a statement goes to PostgreSQL's
+// parser. The grammar is kept small and is documented in docs/sql.md:
+//
+//	EXPLAIN INCREMENTAL name
+//	EXPLAIN INCREMENTAL query
+//
+// Anything else is not an extension statement and is passed through
+// unchanged.
+package ext
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Kind is the kind of an extension statement.
+type Kind uint8
+
+const (
+	// None: not an extension statement.
+	None Kind = iota
+	// ExplainIncremental: EXPLAIN INCREMENTAL of a view (Name) or a query
+	// (Query).
+	ExplainIncremental
+)
+
+// Statement is a recognized extension statement.
+type Statement struct {
+	Kind Kind
+	// Name is the relation named, lower-cased unless quoted.
+	Name string
+	// Query is the embedded SQL text, for PostgreSQL's parser.
+	Query string
+	// QueryOffset is the byte offset of Query in the original text, so
+	// that error positions can be reported against the whole statement.
+	QueryOffset int
+}
+
+var (
+	explainRe = regexp.MustCompile(`(?is)^(\s*EXPLAIN\s+INCREMENTAL\s+)(.*?)\s*;?\s*$`)
+	identRe   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
+)
+
+// Parse recognizes an extension statement in text.
+func Parse(text string) Statement {
+	m := explainRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return Statement{}
+	}
+	rest := text[m[4]:m[5]]
+	if identRe.MatchString(rest) {
+		return Statement{Kind: ExplainIncremental, Name: identName(rest)}
+	}
+	return Statement{Kind: ExplainIncremental, Query: rest, QueryOffset: m[4]}
+}
+
+// identName folds an identifier as PostgreSQL does: unquoted parts are
+// lower-cased, quoted ones kept with doubled quotes undone. A "public."
+// qualifier is dropped.
+func identName(s string) string {
+	var parts []string
+	for s != "" {
+		var part string
+		if s[0] == '"' {
+			end := 1
+			for end < len(s) {
+				if s[end] == '"' {
+					if end+1 < len(s) && s[end+1] == '"' {
+						end += 2
+						continue
+					}
+					break
+				}
+				end++
+			}
+			part = strings.ReplaceAll(s[1:end], `""`, `"`)
+			s = s[end+1:]
+		} else {
+			i := strings.IndexByte(s, '.')
+			if i < 0 {
+				i = len(s)
+			}
+			part = strings.ToLower(s[:i])
+			s = s[i:]
+		}
+		parts = append(parts, part)
+		s = strings.TrimPrefix(s, ".")
+	}
+	if len(parts) == 2 && parts[0] == "public" {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, ".")
+}

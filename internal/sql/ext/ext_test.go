@@ -1,0 +1,22 @@
+package ext
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Statement
+	}{
+		{"SELECT 1", Statement{}},
+		{"EXPLAIN SELECT 1", Statement{}},
+		{"explain incremental sales", Statement{Kind: ExplainIncremental, Name: "sales"}},
+		{"  EXPLAIN  INCREMENTAL public.Sales ;", Statement{Kind: ExplainIncremental, Name: "sales"}},
+		{`EXPLAIN INCREMENTAL "My ""View"""`, Statement{Kind: ExplainIncremental, Name: `My "View"`}},
+		{"EXPLAIN INCREMENTAL SELECT a FROM t", Statement{Kind: ExplainIncremental, Query: "SELECT a FROM t", QueryOffset: 20}},
+		{"EXPLAIN INCREMENTAL\n  SELECT 1;", Statement{Kind: ExplainIncremental, Query: "SELECT 1", QueryOffset: 22}},
+	} {
+		if got := Parse(tc.in); got != tc.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}

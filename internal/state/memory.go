@@ -1,0 +1,366 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"sync/atomic"
+
+	"github.com/tidwall/btree"
+)
+
+// entry is one key in a tree: a value, or (in an Overlay) a deletion.
+type entry struct {
+	key, value []byte
+	deleted    bool
+}
+
+func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+func newTree() *btree.BTreeG[entry] {
+	// The engine drives a store from one goroutine at a time (the shard
+	// actor), so the tree's own locks would only cost.
+	return btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})
+}
+
+// owned returns an entry holding copies of key and value, both in one
+// allocation.
+func owned(key, value []byte) entry {
+	buf := make([]byte, len(key)+len(value))
+	n := copy(buf, key)
+	copy(buf[n:], value)
+	return entry{key: buf[:n:n], value: buf[n:]}
+}
+
+// errWriteInScan is returned for a write made by a scan callback into the
+// store being scanned.
+var errWriteInScan = errors.New("state: write during a scan of the same store")
+
+// Memory is an in-memory ordered Store (a B-tree). It copies the keys and
+// values it is given; the values it returns are never modified afterwards
+// and stay valid. Any number of goroutines may read a Memory at once while
+// none writes it; a write needs exclusive access, and a Scan callback must
+// not write to the Memory being scanned.
+type Memory struct {
+	tree     *btree.BTreeG[entry]
+	scanning atomic.Int32
+}
+
+// NewMemory returns an empty in-memory Store (an ordered tree).
+func NewMemory() Store { return &Memory{tree: newTree()} }
+
+// Get implements Reader.
+func (m *Memory) Get(key []byte) ([]byte, bool, error) {
+	e, ok := m.tree.Get(entry{key: key})
+	if !ok {
+		return nil, false, nil
+	}
+	return e.value, true, nil
+}
+
+// Set implements Writer.
+func (m *Memory) Set(key, value []byte) error {
+	if m.scanning.Load() > 0 {
+		return errWriteInScan
+	}
+	m.tree.Set(owned(key, value))
+	return nil
+}
+
+// Delete implements Writer.
+func (m *Memory) Delete(key []byte) error {
+	if m.scanning.Load() > 0 {
+		return errWriteInScan
+	}
+	m.tree.Delete(entry{key: key})
+	return nil
+}
+
+// Scan implements Reader.
+func (m *Memory) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
+	m.scanning.Add(1)
+	defer m.scanning.Add(-1)
+	m.tree.Ascend(entry{key: lo}, func(e entry) bool {
+		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+			return false
+		}
+		return fn(e.key, e.value)
+	})
+	return nil
+}
+
+// ScanReverse implements Reader.
+func (m *Memory) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
+	m.scanning.Add(1)
+	defer m.scanning.Add(-1)
+	visit := func(e entry) bool {
+		if bytes.Compare(e.key, lo) < 0 {
+			return false
+		}
+		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+			return true // hi itself: the pivot is inclusive
+		}
+		return fn(e.key, e.value)
+	}
+	if hi == nil {
+		m.tree.Reverse(visit)
+	} else {
+		m.tree.Descend(entry{key: hi}, visit)
+	}
+	return nil
+}
+
+// Len returns the number of keys stored.
+func (m *Memory) Len() int { return m.tree.Len() }
+
+// Overlay is a Store that buffers writes over a parent Store. Reads see
+// the overlay's own writes merged over the parent's contents; Commit
+// applies the writes to the parent, Discard drops them. Overlays nest: the
+// parent may itself be an Overlay. The parent must not be written to
+// while the overlay holds writes, and a Scan callback must not write to the
+// overlay being scanned. An Overlay is not safe for concurrent use.
+type Overlay struct {
+	parent   Store
+	writes   *btree.BTreeG[entry]
+	scanning int
+}
+
+// NewOverlay returns an empty overlay over parent.
+func NewOverlay(parent Store) *Overlay {
+	return &Overlay{parent: parent, writes: newTree()}
+}
+
+// Parent returns the store the overlay writes through to on Commit.
+func (o *Overlay) Parent() Store { return o.parent }
+
+// Len returns the number of buffered writes (sets and deletes).
+func (o *Overlay) Len() int { return o.writes.Len() }
+
+// Get implements Reader.
+func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
+	if e, ok := o.writes.Get(entry{key: key}); ok {
+		if e.deleted {
+			return nil, false, nil
+		}
+		return e.value, true, nil
+	}
+	return o.parent.Get(key)
+}
+
+// Set implements Writer.
+func (o *Overlay) Set(key, value []byte) error {
+	if o.scanning > 0 {
+		return errWriteInScan
+	}
+	o.writes.Set(owned(key, value))
+	return nil
+}
+
+// Delete implements Writer. The deletion hides the parent's value until
+// Commit removes it there.
+func (o *Overlay) Delete(key []byte) error {
+	if o.scanning > 0 {
+		return errWriteInScan
+	}
+	e := owned(key, nil)
+	e.value, e.deleted = nil, true
+	o.writes.Set(e)
+	return nil
+}
+
+// Scan implements Reader: it merges the overlay's writes in [lo, hi) with
+// the parent's keys, the overlay's entry winning on equal keys.
+func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
+	o.scanning++
+	defer func() { o.scanning-- }()
+	if !o.writesIn(lo, hi) {
+		return o.parent.Scan(lo, hi, fn)
+	}
+	it := o.writes.Iter()
+	defer it.Release()
+	own, ok := it.Seek(entry{key: lo}), true
+	ownItem := func() (entry, bool) {
+		if !own {
+			return entry{}, false
+		}
+		e := it.Item()
+		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+			own = false
+			return entry{}, false
+		}
+		return e, true
+	}
+	// emitBefore emits the overlay's entries below key (all when key is
+	// nil) and reports whether the overlay has key itself, positioned on it.
+	emitBefore := func(key []byte) (same bool) {
+		for {
+			e, has := ownItem()
+			if !has {
+				return false
+			}
+			c := -1
+			if key != nil {
+				c = bytes.Compare(e.key, key)
+			}
+			if c == 0 {
+				return true
+			}
+			if c > 0 {
+				return false
+			}
+			if !e.deleted && !fn(e.key, e.value) {
+				ok = false
+				return false
+			}
+			own = it.Next()
+		}
+	}
+	err := o.parent.Scan(lo, hi, func(k, v []byte) bool {
+		if emitBefore(k) {
+			e := it.Item()
+			own = it.Next()
+			if e.deleted {
+				return true
+			}
+			ok = fn(e.key, e.value)
+			return ok
+		}
+		if !ok {
+			return false
+		}
+		ok = fn(k, v)
+		return ok
+	})
+	if err != nil || !ok {
+		return err
+	}
+	emitBefore(nil)
+	return nil
+}
+
+// ScanReverse implements Reader.
+func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
+	o.scanning++
+	defer func() { o.scanning-- }()
+	if !o.writesIn(lo, hi) {
+		return o.parent.ScanReverse(lo, hi, fn)
+	}
+	it := o.writes.Iter()
+	defer it.Release()
+	var own bool
+	if hi == nil {
+		own = it.Last()
+	} else if it.Seek(entry{key: hi}) {
+		own = it.Prev()
+	} else {
+		own = it.Last()
+	}
+	ok := true
+	ownItem := func() (entry, bool) {
+		if !own {
+			return entry{}, false
+		}
+		e := it.Item()
+		if bytes.Compare(e.key, lo) < 0 {
+			own = false
+			return entry{}, false
+		}
+		return e, true
+	}
+	// emitAbove emits the overlay's entries above key (all when key is
+	// nil) and reports whether the overlay has key itself, positioned on it.
+	emitAbove := func(key []byte) (same bool) {
+		for {
+			e, has := ownItem()
+			if !has {
+				return false
+			}
+			c := 1
+			if key != nil {
+				c = bytes.Compare(e.key, key)
+			}
+			if c == 0 {
+				return true
+			}
+			if c < 0 {
+				return false
+			}
+			if !e.deleted && !fn(e.key, e.value) {
+				ok = false
+				return false
+			}
+			own = it.Prev()
+		}
+	}
+	err := o.parent.ScanReverse(lo, hi, func(k, v []byte) bool {
+		if emitAbove(k) {
+			e := it.Item()
+			own = it.Prev()
+			if e.deleted {
+				return true
+			}
+			ok = fn(e.key, e.value)
+			return ok
+		}
+		if !ok {
+			return false
+		}
+		ok = fn(k, v)
+		return ok
+	})
+	if err != nil || !ok {
+		return err
+	}
+	emitAbove(nil)
+	return nil
+}
+
+// writesIn reports whether the overlay holds a write in [lo, hi). Most
+// point lookups and prefix scans during an epoch touch keys the epoch has
+// not written, and then the parent answers alone.
+func (o *Overlay) writesIn(lo, hi []byte) bool {
+	found := false
+	o.writes.Ascend(entry{key: lo}, func(e entry) bool {
+		found = hi == nil || bytes.Compare(e.key, hi) < 0
+		return false
+	})
+	return found
+}
+
+// Commit applies the overlay's writes to its parent, in key order, and
+// empties it. If the parent fails a write, Commit returns the error and
+// the overlay keeps every write; the parent may then hold some of them,
+// so a caller that needs all-or-nothing commits into an Overlay or a
+// batch.
+func (o *Overlay) Commit() error {
+	if m, ok := o.parent.(*Memory); ok && m.scanning.Load() == 0 {
+		// The entries are the overlay's own immutable copies: hand them
+		// over instead of copying them again.
+		o.writes.Scan(func(e entry) bool {
+			if e.deleted {
+				m.tree.Delete(e)
+			} else {
+				m.tree.Set(e)
+			}
+			return true
+		})
+		o.writes.Clear()
+		return nil
+	}
+	var err error
+	o.writes.Scan(func(e entry) bool {
+		if e.deleted {
+			err = o.parent.Delete(e.key)
+		} else {
+			err = o.parent.Set(e.key, e.value)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	o.writes.Clear()
+	return nil
+}
+
+// Discard drops the overlay's writes.
+func (o *Overlay) Discard() { o.writes.Clear() }

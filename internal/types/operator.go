@@ -1,0 +1,434 @@
+package types
+
+import (
+	"github.com/rockstream/rockstream/internal/errs"
+)
+
+// Operator is a resolved binary or unary operator: the argument types its
+// operands must be cast to first, its result type, and how to evaluate it.
+type Operator struct {
+	Name        string
+	Left, Right Type // Left is Unknown-typed for a prefix operator
+	Result      Type
+	// Eval applies the operator to non-NULL operands already of types Left
+	// and Right. Every operator here is strict: a NULL operand gives NULL
+	// without calling Eval.
+	Eval func(a, b Value) (Value, error)
+}
+
+// opDef is one entry of the operator catalog, like a pg_operator row.
+type opDef struct {
+	args   [2]TypeID // left, right; a prefix operator has one argument
+	result TypeID
+	eval   func(a, b Value) (Value, error)
+	// op is shared by every resolution of a non-polymorphic operator.
+	op *Operator
+}
+
+// The catalog: binary and prefix operators by name.
+var (
+	binaryOps = map[string][]*opDef{}
+	prefixOps = map[string][]*opDef{}
+)
+
+func addBinary(name string, l, r, result TypeID, eval func(a, b Value) (Value, error)) {
+	d := &opDef{args: [2]TypeID{l, r}, result: result, eval: eval}
+	if l != anyNonArray && r != anyNonArray {
+		d.op = &Operator{Name: name, Left: Of(l), Right: Of(r), Result: Of(result), Eval: eval}
+	}
+	binaryOps[name] = append(binaryOps[name], d)
+}
+
+func addPrefix(name string, t, result TypeID, eval func(a, b Value) (Value, error)) {
+	d := &opDef{args: [2]TypeID{t}, result: result, eval: eval}
+	d.op = &Operator{Name: name, Left: Of(Unknown), Right: Of(t), Result: Of(result), Eval: eval}
+	prefixOps[name] = append(prefixOps[name], d)
+}
+
+var comparisonNames = [...]string{"=", "<>", "<", "<=", ">", ">="}
+
+// compareOps returns the six comparison operators' evaluators for an
+// ordering function.
+func compareOps(c func(a, b Value) int) [6]func(a, b Value) (Value, error) {
+	return [6]func(a, b Value) (Value, error){
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) == 0), nil },
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) != 0), nil },
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) < 0), nil },
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) <= 0), nil },
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) > 0), nil },
+		func(a, b Value) (Value, error) { return MakeBool(c(a, b) >= 0), nil },
+	}
+}
+
+// Integer comparisons are spelled out so that they compile to a single
+// machine comparison.
+var intCompareOps = [6]func(a, b Value) (Value, error){
+	func(a, b Value) (Value, error) { return MakeBool(a.n == b.n), nil },
+	func(a, b Value) (Value, error) { return MakeBool(a.n != b.n), nil },
+	func(a, b Value) (Value, error) { return MakeBool(a.n < b.n), nil },
+	func(a, b Value) (Value, error) { return MakeBool(a.n <= b.n), nil },
+	func(a, b Value) (Value, error) { return MakeBool(a.n > b.n), nil },
+	func(a, b Value) (Value, error) { return MakeBool(a.n >= b.n), nil },
+}
+
+func addComparisons(l, r TypeID, evals [6]func(a, b Value) (Value, error)) {
+	for i, name := range comparisonNames {
+		addBinary(name, l, r, Bool, evals[i])
+	}
+}
+
+func init() {
+	ints := []TypeID{Int2, Int4, Int8}
+	wider := func(a, b TypeID) TypeID { return max(a, b) } // Int2 < Int4 < Int8
+	for _, l := range ints {
+		for _, r := range ints {
+			k := wider(l, r)
+			addBinary("+", l, r, k, intAdd(k))
+			addBinary("-", l, r, k, intSub(k))
+			addBinary("*", l, r, k, intMul(k))
+			addBinary("/", l, r, k, intDiv(k))
+			addComparisons(l, r, intCompareOps)
+		}
+		addBinary("%", l, l, l, intMod(l))
+		addPrefix("-", l, l, intNeg(l))
+		addPrefix("+", l, l, identity)
+	}
+
+	addBinary("+", Numeric, Numeric, Numeric, numAdd)
+	addBinary("-", Numeric, Numeric, Numeric, numSub)
+	addBinary("*", Numeric, Numeric, Numeric, numMul)
+	addBinary("/", Numeric, Numeric, Numeric, numDiv)
+	addBinary("%", Numeric, Numeric, Numeric, numMod)
+	addPrefix("-", Numeric, Numeric, numNeg)
+	addPrefix("+", Numeric, Numeric, identity)
+
+	floats := []TypeID{Float4, Float8}
+	for _, l := range floats {
+		for _, r := range floats {
+			k := max(l, r)
+			addBinary("+", l, r, k, floatAdd(k))
+			addBinary("-", l, r, k, floatSub(k))
+			addBinary("*", l, r, k, floatMul(k))
+			addBinary("/", l, r, k, floatDiv(k))
+		}
+		addPrefix("-", l, l, floatNeg(l))
+		addPrefix("+", l, l, identity)
+	}
+
+	generic := compareOps(Compare)
+	for _, t := range []TypeID{Bool, Numeric, Text, Bytea, Date, Timestamp, TimestampTZ, Interval} {
+		addComparisons(t, t, generic)
+	}
+	for _, l := range floats {
+		for _, r := range floats {
+			addComparisons(l, r, generic)
+		}
+	}
+	// Cross-type date/time comparisons. With the session time zone UTC, a
+	// TIMESTAMP and a TIMESTAMPTZ with the same microseconds are equal.
+	dateVsTs := compareOps(func(a, b Value) int { return compareDateTimestamp(a.Days(), b.n) })
+	tsVsDate := compareOps(func(a, b Value) int { return -compareDateTimestamp(b.Days(), a.n) })
+	tsVsTs := compareOps(func(a, b Value) int { return cmpInt64(a.n, b.n) })
+	addComparisons(Date, Timestamp, dateVsTs)
+	addComparisons(Date, TimestampTZ, dateVsTs)
+	addComparisons(Timestamp, Date, tsVsDate)
+	addComparisons(TimestampTZ, Date, tsVsDate)
+	addComparisons(Timestamp, TimestampTZ, tsVsTs)
+	addComparisons(TimestampTZ, Timestamp, tsVsTs)
+
+	addBinary("+", Date, Int4, Date, dateAddInt)
+	addBinary("+", Int4, Date, Date, intAddDate)
+	addBinary("-", Date, Int4, Date, dateSubInt)
+	addBinary("-", Date, Date, Int4, dateSubDate)
+	addBinary("+", Date, Interval, Timestamp, dateAddInterval)
+	addBinary("+", Interval, Date, Timestamp, intervalAddDate)
+	addBinary("-", Date, Interval, Timestamp, dateSubInterval)
+	for _, k := range []TypeID{Timestamp, TimestampTZ} {
+		addBinary("+", k, Interval, k, tsAddInterval(k))
+		addBinary("+", Interval, k, k, intervalAddTs(k))
+		addBinary("-", k, Interval, k, tsSubInterval(k))
+		addBinary("-", k, k, Interval, tsSubTs)
+	}
+	addBinary("+", Interval, Interval, Interval, ivAdd)
+	addBinary("-", Interval, Interval, Interval, ivSub)
+	addBinary("*", Interval, Float8, Interval, ivMulFloat)
+	addBinary("*", Float8, Interval, Interval, floatMulIv)
+	addBinary("/", Interval, Float8, Interval, ivDivFloat)
+	addPrefix("-", Interval, Interval, ivNeg)
+
+	addBinary("||", Text, Text, Text, textCat)
+	addBinary("||", anyNonArray, Text, Text, anyTextCat)
+	addBinary("||", Text, anyNonArray, Text, textAnyCat)
+	addBinary("||", Bytea, Bytea, Bytea, byteaCat)
+}
+
+// ResolveBinary picks the operator op ("+", "-", "*", "/", "%", "=", "<>",
+// "<", "<=", ">", ">=", "||") for operand types l and r by PostgreSQL's
+// operator resolution rules (exact match, then implicit casts, then the
+// preferred type of the category; Unknown operands take the other side's
+// type). It fails with 42883 when none applies.
+//
+// The operator's Left and Right are the types to cast the operands to; an
+// operand whose type has the same ID keeps its type (and modifiers), so no
+// cast is needed for it. "!=" is accepted as "<>". The returned Operator
+// may be shared and must not be modified.
+func ResolveBinary(op string, l, r Type) (*Operator, error) {
+	if op == "!=" {
+		op = "<>"
+	}
+	cands := binaryOps[op]
+	in := []TypeID{l.ID, r.ID}
+	d, err := selectOperator(cands, in)
+	if err != nil {
+		return nil, errs.Newf(errs.AmbiguousFunction, "operator is not unique: %s %s %s", l.ID.baseName(), op, r.ID.baseName())
+	}
+	if d == nil {
+		return nil, errs.Newf(errs.UndefinedFunction, "operator does not exist: %s %s %s", l.ID.baseName(), op, r.ID.baseName())
+	}
+	if d.op != nil {
+		keepL := l.ID == d.args[0] && l != d.op.Left
+		keepR := r.ID == d.args[1] && r != d.op.Right
+		if !keepL && !keepR {
+			return d.op, nil
+		}
+		o := *d.op
+		if keepL {
+			o.Left = l
+		}
+		if keepR {
+			o.Right = r
+		}
+		return &o, nil
+	}
+	// text || anynonarray and anynonarray || text: the polymorphic side
+	// keeps the operand's own type.
+	o := &Operator{Name: op, Result: Of(d.result), Eval: d.eval}
+	o.Left, o.Right = opArg(d.args[0], l), opArg(d.args[1], r)
+	if o.Left.ID == Unknown || o.Right.ID == Unknown {
+		return nil, errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
+	}
+	return o, nil
+}
+
+func opArg(arg TypeID, in Type) Type {
+	if arg == anyNonArray || arg == in.ID {
+		return in
+	}
+	return Of(arg)
+}
+
+// ResolveUnary picks the prefix operator op ("-", "+") for type t.
+func ResolveUnary(op string, t Type) (*Operator, error) {
+	cands := prefixOps[op]
+	d, err := selectOperator(cands, []TypeID{t.ID})
+	if err != nil {
+		return nil, errs.Newf(errs.AmbiguousFunction, "operator is not unique: %s %s", op, t.ID.baseName())
+	}
+	if d == nil {
+		return nil, errs.Newf(errs.UndefinedFunction, "operator does not exist: %s %s", op, t.ID.baseName())
+	}
+	if t.ID == d.args[0] && t != d.op.Right {
+		o := *d.op
+		o.Right = t
+		return &o, nil
+	}
+	return d.op, nil
+}
+
+// errAmbiguous marks a resolution with several equally good candidates.
+var errAmbiguous = errs.New(errs.UndefinedFunction, "ambiguous")
+
+// selectOperator resolves an operator or function call over candidate
+// signatures for the input types, as PostgreSQL's oper_select_candidate
+// and func_select_candidate do. It returns nil, nil when no candidate
+// accepts the inputs and errAmbiguous when several do equally well.
+func selectOperator(cands []*opDef, in []TypeID) (*opDef, error) {
+	n := len(in)
+	// An exact match, with an unknown operand taken as the other's type.
+	exact := [2]TypeID{}
+	copy(exact[:], in)
+	if n == 2 {
+		if exact[0] == Unknown && exact[1] != Unknown {
+			exact[0] = exact[1]
+		} else if exact[1] == Unknown && exact[0] != Unknown {
+			exact[1] = exact[0]
+		}
+	}
+	for _, c := range cands {
+		if c.args[0] == exact[0] && (n == 1 || c.args[1] == exact[1]) && c.args[0] != anyNonArray && c.args[1] != anyNonArray {
+			return c, nil
+		}
+	}
+	// Candidates that accept the inputs through implicit coercions.
+	var buf [16]*opDef
+	ok := buf[:0]
+	for _, c := range cands {
+		match := true
+		for i := 0; i < n; i++ {
+			if !implicitlyCoercible(in[i], c.args[i]) {
+				match = false
+				break
+			}
+		}
+		if match {
+			ok = append(ok, c)
+		}
+	}
+	switch len(ok) {
+	case 0:
+		return nil, nil
+	case 1:
+		return ok[0], nil
+	}
+	if c := selectCandidate(ok, in); c != nil {
+		return c, nil
+	}
+	return nil, errAmbiguous
+}
+
+// selectCandidate narrows several applicable candidates down to one, or
+// returns nil when it cannot (func_select_candidate).
+func selectCandidate(cands []*opDef, in []TypeID) *opDef {
+	n := len(in)
+	unknowns := 0
+	for _, t := range in {
+		if t == Unknown {
+			unknowns++
+		}
+	}
+	// keepBest keeps the candidates with the highest score.
+	keepBest := func(cs []*opDef, score func(*opDef) int) []*opDef {
+		best := -1
+		var out []*opDef
+		for _, c := range cs {
+			s := score(c)
+			switch {
+			case s > best:
+				best = s
+				out = append(out[:0], c)
+			case s == best:
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	// 1. Most exact matches on the known inputs.
+	cands = keepBest(cands, func(c *opDef) int {
+		m := 0
+		for i := 0; i < n; i++ {
+			if in[i] != Unknown && c.args[i] == in[i] {
+				m++
+			}
+		}
+		return m
+	})
+	if len(cands) == 1 {
+		return cands[0]
+	}
+	// 2. Most exact-or-preferred types at the positions needing coercion.
+	cands = keepBest(cands, func(c *opDef) int {
+		m := 0
+		for i := 0; i < n; i++ {
+			if in[i] == Unknown {
+				continue
+			}
+			if c.args[i] == in[i] || (c.args[i].preferred() && c.args[i].category() == in[i].category()) {
+				m++
+			}
+		}
+		return m
+	})
+	if len(cands) == 1 {
+		return cands[0]
+	}
+	if unknowns == 0 {
+		return nil
+	}
+	// 3. Resolve unknown inputs by the categories the candidates accept
+	// there: string wins; otherwise all candidates must agree.
+	slotCat := make([]category, n)
+	slotPreferred := make([]bool, n)
+	resolved := true
+	for i := 0; i < n && resolved; i++ {
+		if in[i] != Unknown {
+			continue
+		}
+		var cat category
+		pref, conflict := false, false
+		for _, c := range cands {
+			cc := c.args[i].category()
+			cp := c.args[i].preferred()
+			switch {
+			case cat == 0:
+				cat, pref = cc, cp
+			case cc == cat:
+				pref = pref || cp
+			case cc == catString:
+				cat, pref = cc, cp
+			default:
+				conflict = true
+			}
+		}
+		if conflict && cat != catString {
+			resolved = false
+			break
+		}
+		slotCat[i], slotPreferred[i] = cat, pref
+	}
+	if resolved {
+		var kept []*opDef
+		for _, c := range cands {
+			keep := true
+			for i := 0; i < n; i++ {
+				if in[i] != Unknown {
+					continue
+				}
+				if c.args[i].category() != slotCat[i] || (slotPreferred[i] && !c.args[i].preferred()) {
+					keep = false
+					break
+				}
+			}
+			if keep {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 1 {
+			return kept[0]
+		}
+		if len(kept) > 0 {
+			cands = kept
+		}
+	}
+	// 4. If the known inputs all have one type, assume the unknowns have it
+	// too and see whether exactly one candidate accepts that.
+	if unknowns < n {
+		known := Unknown
+		for _, t := range in {
+			if t == Unknown {
+				continue
+			}
+			if known != Unknown && t != known {
+				return nil
+			}
+			known = t
+		}
+		var found *opDef
+		for _, c := range cands {
+			okAll := true
+			for i := 0; i < n; i++ {
+				if !implicitlyCoercible(known, c.args[i]) {
+					okAll = false
+					break
+				}
+			}
+			if okAll {
+				if found != nil {
+					return nil
+				}
+				found = c
+			}
+		}
+		return found
+	}
+	return nil
+}

@@ -1,0 +1,381 @@
+package zset
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// Row tag bytes, one before every value in EncodeRow's format. The values
+// are part of the on-disk format (docs/format/rows.md): never renumber; add
+// new kinds at the end.
+const (
+	rowTagNull byte = iota
+	rowTagFalse
+	rowTagTrue
+	rowTagInt2
+	rowTagInt4
+	rowTagInt8
+	rowTagNumeric
+	rowTagFloat4
+	rowTagFloat8
+	rowTagText
+	rowTagBytea
+	rowTagDate
+	rowTagTimestamp
+	rowTagTimestampTZ
+	rowTagInterval
+)
+
+// Numeric header bits in EncodeRow's format.
+const (
+	rowNumFormMask  = 0x03 // apd.Form: Finite, Infinite, NaNSignaling, NaN
+	rowNumNegative  = 0x04
+	rowNumBigCoeff  = 0x08 // coefficient as length-prefixed big-endian bytes, not a uvarint
+	rowNumKnownBits = rowNumFormMask | rowNumNegative | rowNumBigCoeff
+)
+
+// EncodeRow appends a compact, non-order-preserving encoding of row to dst
+// (for state values).
+//
+// Decoding gives back exactly the values encoded: kind, numeric scale and
+// sign, float bits (including -0; a REAL signaling NaN comes back quieted,
+// as the float64 round trip of types.Value.Float does), interval fields.
+func EncodeRow(dst []byte, row Row) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(row)))
+	for _, v := range row {
+		dst = appendRowValue(dst, v)
+	}
+	return dst
+}
+
+func appendRowValue(dst []byte, v types.Value) []byte {
+	switch v.Kind() {
+	case types.KindNull:
+		return append(dst, rowTagNull)
+	case types.Bool:
+		if v.Bool() {
+			return append(dst, rowTagTrue)
+		}
+		return append(dst, rowTagFalse)
+	case types.Int2:
+		return binary.AppendVarint(append(dst, rowTagInt2), v.Int())
+	case types.Int4:
+		return binary.AppendVarint(append(dst, rowTagInt4), v.Int())
+	case types.Int8:
+		return binary.AppendVarint(append(dst, rowTagInt8), v.Int())
+	case types.Float4:
+		return binary.LittleEndian.AppendUint32(append(dst, rowTagFloat4), math.Float32bits(float32(v.Float())))
+	case types.Float8:
+		return binary.LittleEndian.AppendUint64(append(dst, rowTagFloat8), math.Float64bits(v.Float()))
+	case types.Numeric:
+		return appendRowNumeric(append(dst, rowTagNumeric), v.Decimal())
+	case types.Text:
+		s := v.Str()
+		return append(binary.AppendUvarint(append(dst, rowTagText), uint64(len(s))), s...)
+	case types.Bytea:
+		s := v.Str()
+		return append(binary.AppendUvarint(append(dst, rowTagBytea), uint64(len(s))), s...)
+	case types.Date:
+		return binary.AppendVarint(append(dst, rowTagDate), int64(v.Days()))
+	case types.Timestamp:
+		return binary.AppendVarint(append(dst, rowTagTimestamp), v.Micros())
+	case types.TimestampTZ:
+		return binary.AppendVarint(append(dst, rowTagTimestampTZ), v.Micros())
+	case types.Interval:
+		iv := v.Interval()
+		dst = binary.AppendVarint(append(dst, rowTagInterval), int64(iv.Months))
+		dst = binary.AppendVarint(dst, int64(iv.Days))
+		return binary.AppendVarint(dst, iv.Micros)
+	}
+	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a row", v.Kind()))
+}
+
+// appendRowNumeric appends a header byte (form, sign, coefficient format),
+// the exponent as a zigzag varint and the coefficient: a uvarint when it
+// fits in 64 bits, else its length and big-endian bytes.
+func appendRowNumeric(dst []byte, d *apd.Decimal) []byte {
+	h := byte(d.Form) & rowNumFormMask
+	if d.Negative {
+		h |= rowNumNegative
+	}
+	small := d.Coeff.IsUint64()
+	if !small {
+		h |= rowNumBigCoeff
+	}
+	dst = append(dst, h)
+	dst = binary.AppendVarint(dst, int64(d.Exponent))
+	if small {
+		return binary.AppendUvarint(dst, d.Coeff.Uint64())
+	}
+	b := d.Coeff.Bytes()
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+// DecodeRow decodes a row encoded by EncodeRow.
+func DecodeRow(b []byte) (Row, error) {
+	return DecodeRowAppend(nil, b)
+}
+
+// DecodeRowAppend decodes a row encoded by EncodeRow, appending its values
+// to dst (pass a reused row's [:0] to avoid allocating one per row). The
+// text values of one row share one copy of b's bytes. On error it returns
+// dst as it was.
+func DecodeRowAppend(dst Row, b []byte) (Row, error) {
+	start := len(dst)
+	d := rowDecoder{b: b}
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(b)) {
+		// Every value takes at least one byte.
+		d.fail("value count exceeds row length")
+	}
+	if d.err != nil {
+		return dst, d.err
+	}
+	dst = growRow(dst, int(n))
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		dst = append(dst, d.value())
+	}
+	if d.err == nil && d.pos != len(b) {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		clear(dst[start:])
+		return dst[:start], d.err
+	}
+	return dst, nil
+}
+
+func growRow(r Row, n int) Row {
+	if cap(r)-len(r) >= n {
+		return r
+	}
+	return append(make(Row, 0, len(r)+n), r...)
+}
+
+// rowDecoder reads EncodeRow's format with a sticky error: after the first
+// failure every read returns a zero value and err stays set.
+type rowDecoder struct {
+	b   []byte
+	pos int
+	// str is b as a string, made on the first text value so that all the
+	// row's strings share one allocation.
+	str string
+	err error
+}
+
+func (d *rowDecoder) fail(what string) {
+	if d.err == nil {
+		d.err = errs.Newf(errs.Internal, "corrupt row encoding at byte %d: %s", d.pos, what)
+	}
+}
+
+func (d *rowDecoder) byte() byte {
+	if d.err != nil || d.pos >= len(d.b) {
+		d.fail("truncated")
+		return 0
+	}
+	c := d.b[d.pos]
+	d.pos++
+	return c
+}
+
+func (d *rowDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	u, n := binary.Uvarint(d.b[d.pos:])
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.pos += n
+	return u
+}
+
+func (d *rowDecoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(d.b[d.pos:])
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.pos += n
+	return x
+}
+
+// varintRange reads a varint that must lie in [lo, hi].
+func (d *rowDecoder) varintRange(lo, hi int64) int64 {
+	x := d.varint()
+	if x < lo || x > hi {
+		d.fail("value out of range for its type")
+		return 0
+	}
+	return x
+}
+
+// bytes returns the next n bytes, or nil after a failure.
+func (d *rowDecoder) bytes(n uint64) []byte {
+	if d.err != nil || n > uint64(len(d.b)-d.pos) {
+		d.fail("truncated")
+		return nil
+	}
+	s := d.b[d.pos : d.pos+int(n)]
+	d.pos += int(n)
+	return s
+}
+
+// string returns the next n bytes as a substring of the row's one string.
+func (d *rowDecoder) string(n uint64) string {
+	start := d.pos
+	if d.bytes(n) == nil || n == 0 {
+		return ""
+	}
+	if d.str == "" {
+		d.str = string(d.b)
+	}
+	return d.str[start : start+int(n)]
+}
+
+func (d *rowDecoder) value() types.Value {
+	switch tag := d.byte(); tag {
+	case rowTagNull:
+		return types.Null
+	case rowTagFalse, rowTagTrue:
+		return types.MakeBool(tag == rowTagTrue)
+	case rowTagInt2:
+		return types.MakeInt(types.Int2, d.varintRange(math.MinInt16, math.MaxInt16))
+	case rowTagInt4:
+		return types.MakeInt(types.Int4, d.varintRange(math.MinInt32, math.MaxInt32))
+	case rowTagInt8:
+		return types.MakeInt(types.Int8, d.varint())
+	case rowTagFloat4:
+		if b := d.bytes(4); b != nil {
+			return types.MakeFloat4(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		}
+	case rowTagFloat8:
+		if b := d.bytes(8); b != nil {
+			return types.MakeFloat8(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		}
+	case rowTagNumeric:
+		if dec := d.numeric(); dec != nil {
+			return types.MakeNumeric(dec)
+		}
+	case rowTagText:
+		s := d.string(d.uvarint())
+		if d.err == nil {
+			return types.MakeText(s)
+		}
+	case rowTagBytea:
+		if b := d.bytes(d.uvarint()); d.err == nil {
+			return types.MakeBytea(b) // MakeBytea copies
+		}
+	case rowTagDate:
+		return types.MakeDate(int32(d.varintRange(math.MinInt32, math.MaxInt32)))
+	case rowTagTimestamp:
+		return types.MakeTimestamp(d.varint())
+	case rowTagTimestampTZ:
+		return types.MakeTimestampTZ(d.varint())
+	case rowTagInterval:
+		months := d.varintRange(math.MinInt32, math.MaxInt32)
+		days := d.varintRange(math.MinInt32, math.MaxInt32)
+		micros := d.varint()
+		return types.MakeInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: micros})
+	default:
+		d.pos--
+		d.fail(fmt.Sprintf("unknown tag %d", tag))
+	}
+	return types.Null
+}
+
+func (d *rowDecoder) numeric() *apd.Decimal {
+	h := d.byte()
+	if h&^rowNumKnownBits != 0 {
+		d.fail("bad numeric header")
+	}
+	exp := d.varintRange(math.MinInt32, math.MaxInt32)
+	dec := &apd.Decimal{
+		Form:     apd.Form(h & rowNumFormMask),
+		Negative: h&rowNumNegative != 0,
+		Exponent: int32(exp),
+	}
+	if h&rowNumBigCoeff != 0 {
+		if b := d.bytes(d.uvarint()); b != nil {
+			dec.Coeff.SetBytes(b)
+		}
+	} else {
+		dec.Coeff.SetUint64(d.uvarint())
+	}
+	if d.err != nil {
+		return nil
+	}
+	return dec
+}
+
+// hasKeyLossyValue reports whether row holds a value of a kind whose key
+// encodes its equality class rather than its exact representation: floats
+// (-0, NaN payloads), numerics (scale) and intervals (months/days split).
+func hasKeyLossyValue(row Row) bool {
+	for _, v := range row {
+		switch v.Kind() {
+		case types.Float4, types.Float8, types.Numeric, types.Interval:
+			return true
+		}
+	}
+	return false
+}
+
+// identicalRows reports whether a and b hold the same values written the
+// same way: whether EncodeRow encodes them to the same bytes.
+func identicalRows(a, b Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !identicalValues(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// identicalValues reports whether x and y have the same kind and exact
+// representation (float bits, numeric form, sign, exponent and
+// coefficient, interval fields).
+func identicalValues(x, y types.Value) bool {
+	if x.Kind() != y.Kind() {
+		return false
+	}
+	switch x.Kind() {
+	case types.KindNull:
+		return true
+	case types.Bool:
+		return x.Bool() == y.Bool()
+	case types.Int2, types.Int4, types.Int8:
+		return x.Int() == y.Int()
+	case types.Float4:
+		return math.Float32bits(float32(x.Float())) == math.Float32bits(float32(y.Float()))
+	case types.Float8:
+		return math.Float64bits(x.Float()) == math.Float64bits(y.Float())
+	case types.Numeric:
+		p, q := x.Decimal(), y.Decimal()
+		return p.Form == q.Form && p.Negative == q.Negative && p.Exponent == q.Exponent &&
+			p.Coeff.Cmp(&q.Coeff) == 0
+	case types.Text, types.Bytea:
+		return x.Str() == y.Str()
+	case types.Date:
+		return x.Days() == y.Days()
+	case types.Timestamp, types.TimestampTZ:
+		return x.Micros() == y.Micros()
+	case types.Interval:
+		return x.Interval() == y.Interval()
+	}
+	return false
+}
