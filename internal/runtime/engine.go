@@ -160,12 +160,15 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		if s.txn != nil {
-			// PostgreSQL warns and carries on.
-			return &Result{Tag: "BEGIN"}, nil
+		tag := "BEGIN"
+		if t.Kind == pg.TransactionStmtKind_TRANS_STMT_START {
+			tag = "START TRANSACTION"
 		}
-		s.txn = &txn{block: true}
-		return &Result{Tag: "BEGIN"}, nil
+		if s.txn == nil {
+			// Inside a block PostgreSQL warns and carries on.
+			s.txn = &txn{block: true}
+		}
+		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if s.txn == nil {
 			return &Result{Tag: "COMMIT"}, nil
