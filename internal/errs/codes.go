@@ -40,6 +40,11 @@ const (
 	InvalidTimeZone       Code = "RS22009" // 22009
 	IntervalFieldOverflow Code = "RS22015" // 22015
 	AmbiguousFunction     Code = "RS42725" // 42725
+	SubstringError        Code = "RS22011" // 22011
+	InvalidEscapeSequence Code = "RS22025" // 22025
+	InvalidArgumentForLog Code = "RS2201E" // 2201E
+	InvalidArgumentForPow Code = "RS2201F" // 2201F
+	InvalidWidthBucket    Code = "RS2201G" // 2201G
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -81,6 +86,11 @@ var sqlstates = map[Code]string{
 	InvalidTimeZone:       "22009",
 	IntervalFieldOverflow: "22015",
 	AmbiguousFunction:     "42725",
+	SubstringError:        "22011",
+	InvalidEscapeSequence: "22025",
+	InvalidArgumentForLog: "2201E",
+	InvalidArgumentForPow: "2201F",
+	InvalidWidthBucket:    "2201G",
 	Internal:              "XX000",
 }
 
