@@ -14,16 +14,16 @@ import (
 // bool_and under its standard name).
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"bool_and": true, "bool_or": true, "every": true,
+	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
+	"stddev": true, "stddev_pop": true, "stddev_samp": true,
+	"variance": true, "var_pop": true, "var_samp": true,
 }
 
 // otherAggregates are PostgreSQL aggregates the engine does not maintain
 // yet.
 var otherAggregates = map[string]bool{
-	"array_agg": true, "string_agg": true, "json_agg": true, "jsonb_agg": true,
+	"array_agg": true, "json_agg": true, "jsonb_agg": true,
 	"json_object_agg": true, "jsonb_object_agg": true, "xmlagg": true,
-	"stddev": true, "stddev_pop": true, "stddev_samp": true,
-	"variance": true, "var_pop": true, "var_samp": true,
 	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"corr": true, "covar_pop": true, "covar_samp": true,
 	"regr_avgx": true, "regr_avgy": true, "regr_count": true, "regr_intercept": true,
@@ -99,7 +99,7 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		case windowFunctions[name]:
 			return nil, notSupported(f.Location, "window functions are not supported yet")
 		case otherAggregates[name]:
-			return nil, notSupported(f.Location, "aggregate function %s() is not supported yet", name)
+			return nil, notSupported(f.Location, "%s", aggRejection(name))
 		case volatileFunctions[name]:
 			return nil, notSupported(f.Location, "function %s() is not allowed in a materialized view: it is not deterministic", name)
 		}

@@ -391,18 +391,33 @@ func numericSqrt(a []Value) (Value, error) {
 	w, _ := nbaseLead(d)
 	sweight := 2*w + 1
 	rscale := clampScale(max(numericMinSigDigits-sweight, int64(decScale(d))))
-	// sqrt(C×10^-s)×10^r = sqrt(C×10^(2r-s)), with 2r-s >= 0 since r >= s.
-	n := new(apd.BigInt).Mul(&d.Coeff, pow10(int64(2*rscale-decScale(d))))
-	q := new(apd.BigInt).Sqrt(n)
-	// Round half up: q+1 when (q+1/2)² <= n, i.e. (2q+1)² <= 4n.
+	return MakeNumeric(NumericSqrt(d, rscale)), nil
+}
+
+// NumericSqrt returns the square root of a finite non-negative decimal,
+// correctly rounded (half away from zero) to rscale digits after the
+// point.
+func NumericSqrt(d *apd.Decimal, rscale int32) *apd.Decimal {
+	d = canonical(d)
+	// sqrt(C×10^-s)×10^r = sqrt(C×10^(2r-s)) = sqrt(n / den).
+	n, den := new(apd.BigInt).Set(&d.Coeff), apd.NewBigInt(1)
+	if k := int64(2*rscale - decScale(d)); k >= 0 {
+		n.Mul(n, pow10(k))
+	} else {
+		den = pow10(-k)
+	}
+	// floor(sqrt(n/den)) = floor(sqrt(floor(n/den))).
+	q := new(apd.BigInt).Sqrt(new(apd.BigInt).Quo(n, den))
+	// Round half up: q+1 when (q+1/2)² <= n/den, i.e. (2q+1)²×den <= 4n.
 	t := new(apd.BigInt).Lsh(q, 1)
 	t.Add(t, apd.NewBigInt(1))
 	t.Mul(t, t)
+	t.Mul(t, den)
 	n4 := new(apd.BigInt).Lsh(n, 2)
 	if t.Cmp(n4) <= 0 {
 		q.Add(q, apd.NewBigInt(1))
 	}
-	return MakeNumeric(newDec(false, q, rscale)), nil
+	return newDec(false, q, rscale)
 }
 
 // decContext returns an apd context computing with p significant digits
