@@ -246,3 +246,9 @@ func deleteRange(st state.Store, lo, hi []byte) error {
 	return nil
 }
 
+
+// Frontier returns the last committed epoch recorded in a store.
+func Frontier(r state.Reader) (uint64, error) {
+	epoch, _, err := readUint64(r, metaFrontier)
+	return epoch, err
+}
