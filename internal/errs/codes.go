@@ -40,6 +40,9 @@ const (
 	InvalidTimeZone       Code = "RS22009" // 22009
 	IntervalFieldOverflow Code = "RS22015" // 22015
 	AmbiguousFunction     Code = "RS42725" // 42725
+	AdminShutdown         Code = "RS57P01" // 57P01
+	IOError               Code = "RS58030" // 58030
+	DataCorrupted         Code = "RSXX001" // XX001
 	SubstringError        Code = "RS22011" // 22011
 	InvalidEscapeSequence Code = "RS22025" // 22025
 	InvalidArgumentForLog Code = "RS2201E" // 2201E
@@ -86,6 +89,9 @@ var sqlstates = map[Code]string{
 	InvalidTimeZone:       "22009",
 	IntervalFieldOverflow: "22015",
 	AmbiguousFunction:     "42725",
+	AdminShutdown:         "57P01",
+	IOError:               "58030",
+	DataCorrupted:         "XX001",
 	SubstringError:        "22011",
 	InvalidEscapeSequence: "22025",
 	InvalidArgumentForLog: "2201E",

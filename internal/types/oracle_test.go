@@ -295,15 +295,9 @@ func (o *oracle) check(t *testing.T, e ex) {
 // sameResult compares results; for errors, the SQLSTATE and message.
 func sameResult(got, want pgResult) bool {
 	if want.sqlstate != "" || got.sqlstate != "" {
-		return got.sqlstate == sqlstateHere(want.sqlstate) && got.msg == want.msg
+		return got.sqlstate == want.sqlstate && got.msg == want.msg
 	}
 	return got == want
-}
-
-// sqlstateHere maps PostgreSQL SQLSTATEs that RockStream's error table
-// has no code for to the code used in their place.
-func sqlstateHere(s string) string {
-	return s
 }
 
 // u is an untyped literal, l a typed one, n a typed NULL.
