@@ -57,8 +57,8 @@ var volatileFunctions = map[string]bool{
 var knownFunctions = map[string]bool{
 	"width_bucket": true, "gcd": true, "lcm": true,
 	"sin": true, "cos": true, "tan": true, "sha256": true,
-	"to_char": true, "to_number": true, "to_date": true, "to_timestamp": true,
-	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
+	"to_number": true,
+	"format":    true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
 	"encode": true, "decode": true, "timezone": true, "generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,

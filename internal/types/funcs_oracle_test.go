@@ -399,3 +399,119 @@ func mustInt(s string) int64 {
 	}
 	return n
 }
+
+func TestOracleToChar(t *testing.T) {
+	formats := []string{"YYYY-MM-DD HH24:MI:SS.US", "TZ|tz|OF|TZH|TZM", "Day, DD Month YYYY", "FMDay, FMDD FMMonth",
+		"DDth DDTH ddth Dth FMDDth FMDth HH24th MIth SSth", "HH12:MI AM a.m. PM p.m. HH", "Y,YYY YYY YY Y IYYY IYY IY I IW ID IDDD",
+		"CC J Q RM rm FMRM W WW D DDD", `"quoted YYYY" \"x\" YYYY "a\"b" "\\"`, "SSSS SSSSS MS FF1 FF2 FF3 FF4 FF5 FF6",
+		"Mon mon MON Dy dy DY", "yyyy-mm-dd hh:mi:ss pm", "FMHH FMMI FMSS FMMS FMUS FMHH24 FMMM FMYYYY FMYYY FMYY",
+		"BC AD b.c. a.d. A.D. B.C. bc ad", "Yyyy mONTH", `xYYYYx%\\`, "TMMonth TMDay tmmonth", "SP FX fx",
+		"FMCC FMWW FMIW FMDDD FMIDDD FMJ", "HH24MISS", "YYYYMMDD", "DD/MM/YY", "Month-Mon-MM", "FMMonthFMDD",
+		"é YYYY ü", "IYYY-IW-ID", "DAY DY day dy", "FM", "FMx", "YYYY-MM-DDTHH24:MI:SSZ", ""}
+	stamps := []string{"2020-03-07 15:04:05.123456", "2020-12-31 00:00:00", "2021-01-03 12:00:00.5",
+		"0044-03-15 01:00 BC", "0001-01-01 00:00", "0001-12-31 23:59:59.999999 BC", "1999-01-01 11:11:11",
+		"2012-11-11 12:12:12", "2013-02-02 22:22:22", "10000-01-01 00:00", "0099-06-06 06:06:06 BC",
+		"2022-01-01 00:00", "infinity", "-infinity", "2008-12-29 00:00"}
+	var cases []ex
+	for _, f := range formats {
+		for _, s := range stamps {
+			cases = append(cases, fn("to_char", ts(s), txt(f)), fn("to_char", tz(s+"+00"), txt(f)))
+		}
+		cases = append(cases, fn("to_char", dt("2020-03-07"), txt(f)))
+	}
+	cases = append(cases, fn("to_char", ts("2020-01-01"), n("text")), fn("to_char", u("2020-01-01"), u("YYYY")))
+	checkAll(t, cases)
+}
+
+func TestOracleToDate(t *testing.T) {
+	pairs := [][2]string{
+		{"2020-03-07", "YYYY-MM-DD"}, {"2020-3-7", "YYYY-MM-DD"}, {"20200307", "YYYYMMDD"}, {"2020 03 07", "YYYY MM DD"},
+		{"07/03/2020", "DD/MM/YYYY"}, {"7/3/20", "DD/MM/YY"}, {"07 Mar 2020", "DD Mon YYYY"}, {"07 march 2020", "DD Month YYYY"},
+		{"March 7, 2020", "Month DD, YYYY"}, {"Saturday 07 March 2020", "Day DD Month YYYY"}, {"2020-03-07 15:04:05", "YYYY-MM-DD HH24:MI:SS"},
+		{"2020-03-07 03:04:05 PM", "YYYY-MM-DD HH12:MI:SS AM"}, {"2020-03-07 12:04:05 AM", "YYYY-MM-DD HH:MI:SS PM"},
+		{"2020-03-07 13:04:05 PM", "YYYY-MM-DD HH12:MI:SS PM"}, {"2020-03-07 03:04:05 p.m.", "YYYY-MM-DD HH:MI:SS A.M."},
+		{"2020-03-07 15:04:05.123", "YYYY-MM-DD HH24:MI:SS.MS"}, {"2020-03-07 15:04:05.5", "YYYY-MM-DD HH24:MI:SS.MS"},
+		{"2020-03-07 15:04:05.123456", "YYYY-MM-DD HH24:MI:SS.US"}, {"2020-03-07 15:04:05.12", "YYYY-MM-DD HH24:MI:SS.US"},
+		{"2020-03-07 15:04:05.1234567", "YYYY-MM-DD HH24:MI:SS.US"}, {"2020-03-07 15:04:05.123", "YYYY-MM-DD HH24:MI:SS.FF3"},
+		{"2020-067", "YYYY-DDD"}, {"2020-366", "YYYY-DDD"}, {"2021-366", "YYYY-DDD"}, {"067", "DDD"},
+		{"2020-W10-6", "IYYY-\"W\"IW-ID"}, {"2020 10 6", "IYYY IW ID"}, {"2020 10", "IYYY IW"}, {"2020-100", "IYYY-IDDD"},
+		{"2020 10 6", "YYYY IW ID"}, {"2458916", "J"}, {"21 20", "CC YY"}, {"21", "CC"}, {"-21 20", "CC YY"},
+		{"0044 BC", "YYYY BC"}, {"0044-03-15 B.C.", "YYYY-MM-DD B.C."}, {"44 bc", "YYYY AD"}, {"2020 AD", "YYYY AD"},
+		{"2,020", "Y,YYY"}, {"20", "YY"}, {"70", "YY"}, {"69", "YY"}, {"519", "YYY"}, {"520", "YYY"}, {"5", "Y"},
+		{"XII", "RM"}, {"iv 2020", "rm YYYY"}, {"2020 2", "YYYY W"}, {"2020 10", "YYYY WW"}, {"2020 2", "YYYY Q"},
+		{"54245", "SSSS"}, {"2020-02-30", "YYYY-MM-DD"}, {"2020-13-01", "YYYY-MM-DD"}, {"02-30", "MM-DD"},
+		{"2020-03-07 24:00:00", "YYYY-MM-DD HH24:MI:SS"}, {"2020-03-07 23:60", "YYYY-MM-DD HH24:MI"},
+		{"2020-03-07 00:00 AM", "YYYY-MM-DD HH:MI AM"}, {"2020-03-07", "YYYY-MM-DD HH24"}, {"2020", "YYYY-MM-DD"},
+		{"abc", "YYYY"}, {"2020-ab-07", "YYYY-MM-DD"}, {"2020-03-07", "YYYY-MMDD"}, {"2020-03", "YYYY-MM-DD"},
+		{"2020-03-07", "FXYYYY-MM-DD"}, {"2020 -03-07", "FXYYYY-MM-DD"}, {"2020  03  07", "YYYY MM DD"},
+		{"  2020-03-07", "YYYY-MM-DD"}, {"2020/03/07", "YYYY-MM-DD"}, {"2020-03-07", "YYYY/MM/DD"}, {"2020x03x07", "YYYYxMMxDD"},
+		{"2020-03-07", "YYYY-FMMM-FMDD"}, {"2020-3-7", "FMYYYY-FMMM-FMDD"}, {"20200307", "FMYYYYMMDD"},
+		{"2020 March Mar", "YYYY Month Mon"}, {"2020 March Apr", "YYYY Month Mon"}, {"2020 Foo", "YYYY Month"},
+		{"2020-03-07 10:00 +05", "YYYY-MM-DD HH24:MI TZH"}, {"2020-03-07 10:00 -05:30", "YYYY-MM-DD HH24:MI TZH:TZM"},
+		{"2020-03-07 10:00-05", "YYYY-MM-DD HH24:MITZH"}, {"2020-03-07 10:00 UTC", "YYYY-MM-DD HH24:MI TZ"},
+		{"10:00", "HH24:MI"}, {"12 PM", "HH PM"}, {"0 PM", "HH PM"}, {"7th March 2020", "DDth Month YYYY"},
+		{"2020-03-07T10:00:00", "YYYY-MM-DD\"T\"HH24:MI:SS"}, {"2020-03-07 10:00:00", "YYYY-MM-DD\"T\"HH24:MI:SS"},
+		{"99999999999", "YYYY"}, {"2020-03-07", "YYYY-MM-DD YYYY"}, {"2020 2021", "YYYY YYYY"}, {"", "YYYY"},
+		{"2020-03-07", ""}, {"5874898-01-01", "YYYY-MM-DD"}, {"4714-11-23 BC", "YYYY-MM-DD BC"}, {"4714-11-24 BC", "YYYY-MM-DD BC"},
+		{"294247-01-09", "YYYY-MM-DD"}, {"Sat 2020", "Dy YYYY"}, {"2020 Mon 10 6", "IYYY Dy IW ID"},
+	}
+	var cases []ex
+	for _, p := range pairs {
+		cases = append(cases, fn("to_date", txt(p[0]), txt(p[1])), fn("to_timestamp", txt(p[0]), txt(p[1])))
+	}
+	for _, x := range []string{"0", "1583580245.5", "-1", "1e10", "-2e11", "-3e11", "9.3e12", "NaN", "Infinity", "-Infinity",
+		"0.0000005", "1583580245.1234567"} {
+		cases = append(cases, fn("to_timestamp", f8(x)))
+	}
+	cases = append(cases, fn("to_timestamp", i4(86400)), fn("to_timestamp", u("86400")), fn("to_date", u("2020"), u("YYYY")))
+	checkAll(t, cases)
+}
+
+func TestOracleToCharNumber(t *testing.T) {
+	formats := []string{"999", "9.99", "FM999.99", "000.00", "S999", "999MI", "999PR", "RN", "FMRN", "rn", "9.99EEEE",
+		"L999", "D99", "9,999", "SG999", "PL999", "99th", "99TH", "99V99", "FM9.9", "9990.999", "FM9990.999", "FM0009",
+		"999D99", "9G999G999", "S9999.99", "9999.99S", "FMS999", "MI999.9", "999.9PL", "FMPR999", "PR999.99",
+		"99.99EEEE", "EEEE", "9.9999999999EEEE", "FM999,999,999.00", "\"Total:\" 999", "$999.99", "99 99",
+		"0.00", ".99", "9.", "FM9.", "FM.99", "0099", "9990", "V99", "999V9", "9.9.9", "S9S", "9PR9", "EEEE9",
+		"FMEEEE", "SGS9", "999999999999999999999", "FM00000000000000000000.00000000000000000009", "B999", "C999", ""}
+	values := []ex{num("0"), num("0.5"), num("-12.345"), num("1234.5678"), num("-0.001"), num("999.995"), num("1e20"),
+		num("12345678901234567890.123"), num("NaN"), num("Infinity"), num("-Infinity"), num("3999"), num("4000"), num("7"),
+		num("11"), num("112"), num("0.0001"), f8("0"), f8("1.5"), f8("-12.345"), f8("1234.5678"), f8("1e300"),
+		f8("NaN"), f8("Infinity"), f8("-Infinity"), f8("0.125"), f8("2.5"), f4("1.5"), f4("-12.34"), f4("123456.7"),
+		i4(0), i4(7), i4(-12), i4(1234567), i4(2147483647), i8(-9223372036854775807), i8(42), i8(5000), i2(11)}
+	var cases []ex
+	for _, f := range formats {
+		for _, v := range values {
+			cases = append(cases, fn("to_char", v, txt(f)))
+		}
+	}
+	cases = append(cases, fn("to_char", u("1"), u("9")), fn("to_char", i4(5), n("text")))
+	checkAll(t, cases)
+}
+
+// TestOracleToCharRandom compares to_char over random templates and
+// values.
+func TestOracleToCharRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(randomSeed, 11))
+	numParts := []string{"9", "9", "9", "0", "0", ".", ",", "G", "D", "FM", "S", "MI", "PL", "SG", "PR", "L", "V", "th", "x", " "}
+	dtParts := []string{"YYYY", "MM", "DD", "HH24", "HH12", "MI", "SS", "MS", "US", "Month", "MON", "Dy", "AM", "p.m.",
+		"FM", "TH", "th", "-", ":", " ", "/", "IYYY", "IW", "ID", "DDD", "J", "Q", "CC", "W", "WW", "\"lit\"", "Y,YYY", "RM", "SSSS"}
+	var cases []ex
+	for i := 0; i < randomRounds; i++ {
+		var nf, df strings.Builder
+		for k := 0; k < 2+rng.IntN(8); k++ {
+			nf.WriteString(numParts[rng.IntN(len(numParts))])
+			df.WriteString(dtParts[rng.IntN(len(dtParts))])
+		}
+		x := strconv.FormatFloat(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(8)-3)), 'f', rng.IntN(5), 64)
+		cases = append(cases, fn("to_char", num(x), txt(nf.String())), fn("to_char", f8(x), txt(nf.String())),
+			fn("to_char", i4(int64(rng.IntN(200000)-100000)), txt(nf.String())))
+		stamp := string(AppendTimestamp(nil, rng.Int64N(200*365*microsPerDay)-100*365*microsPerDay, false))
+		cases = append(cases, fn("to_char", ts(stamp), txt(df.String())))
+		out := ours(t, fn("to_char", ts(stamp), txt(df.String())))
+		if out.sqlstate == "" && !out.null {
+			cases = append(cases, fn("to_timestamp", txt(out.text), txt(df.String())))
+		}
+	}
+	checkAll(t, cases)
+}
