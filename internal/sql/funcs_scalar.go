@@ -147,7 +147,29 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		}
 		out[i] = c
 	}
-	return &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}, true, nil
+	call := &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}
+	if f.Immutable {
+		return foldConstant(call), true, nil
+	}
+	return call, true, nil
+}
+
+// foldConstant computes a call of an immutable function over constants
+// once, at bind time, as PostgreSQL's planner does (like_escape of a
+// constant pattern, for instance). A call that fails is left as it is, so
+// that its error is raised where PostgreSQL raises it: when a row
+// evaluates it.
+func foldConstant(f *plan.Func) plan.Expr {
+	for _, a := range f.Args {
+		if _, ok := a.(*plan.Const); !ok {
+			return f
+		}
+	}
+	v, err := f.Eval(nil)
+	if err != nil {
+		return f
+	}
+	return &plan.Const{Val: v, Typ: f.Typ}
 }
 
 // concat binds concat(...) and concat_ws(sep, ...), whose arguments after

@@ -30,6 +30,12 @@ type Function struct {
 	NonStrict bool
 	// Eval computes the result from arguments of types Args.
 	Eval func(args []Value) (Value, error)
+	// Immutable is PostgreSQL's volatility class 'i': the result depends
+	// on the arguments alone, so a call over constants may be computed
+	// once. (Stable functions, such as to_char, also depend on session
+	// settings; RockStream's are fixed, but PostgreSQL does not fold them
+	// and neither does the binder.)
+	Immutable bool
 }
 
 // funcDef is one pg_proc entry.
@@ -41,6 +47,9 @@ type funcDef struct {
 	// unsupported, when set, is the reason the overload exists in
 	// PostgreSQL but is rejected here (regular-expression substring).
 	unsupported string
+	// stable marks PostgreSQL's volatility class 's' (the others here are
+	// immutable).
+	stable bool
 }
 
 // functions maps a function name to its overloads.
@@ -147,7 +156,7 @@ func ResolveFunction(display, name string, args []Type) (*Function, error) {
 	if d.eval == nil {
 		return nil, errs.Newf(errs.FeatureNotSupported, "function %s(%s) is not supported: its argument types are not supported", display, idList(d.args))
 	}
-	f := &Function{Name: name, Result: Of(d.result), NonStrict: d.nonStrict, Eval: d.eval}
+	f := &Function{Name: name, Result: Of(d.result), NonStrict: d.nonStrict, Eval: d.eval, Immutable: !d.stable}
 	f.Args = make([]Type, len(d.args))
 	for i, t := range d.args {
 		if args[i].ID == t {
