@@ -55,7 +55,6 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"width_bucket": true, "gcd": true, "lcm": true,
 	"sin": true, "cos": true, "tan": true, "sha256": true,
 	"to_number": true,
 	"format":    true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,

@@ -515,3 +515,36 @@ func TestOracleToCharRandom(t *testing.T) {
 	}
 	checkAll(t, cases)
 }
+
+func TestOracleMiscFunctions(t *testing.T) {
+	var cases []ex
+	ints := []int64{0, 1, -1, 12, -18, 7, 2147483647, -2147483648}
+	for _, x := range ints {
+		for _, y := range ints {
+			cases = append(cases, fn("gcd", i4(x), i4(y)), fn("lcm", i4(x), i4(y)), fn("gcd", i8(x*3), i8(y)), fn("lcm", i8(x), i8(y*5)))
+		}
+	}
+	cases = append(cases, fn("gcd", i8(-9223372036854775808), i8(0)), fn("gcd", i8(-9223372036854775808), i8(-9223372036854775808)),
+		fn("lcm", i8(9223372036854775807), i8(2)))
+	nums := []ex{num("0"), num("12"), num("-18"), num("0.5"), num("0.75"), num("1.25"), num("NaN"), num("Infinity"), num("1e30"), num("3.00")}
+	for _, x := range nums {
+		for _, y := range nums {
+			cases = append(cases, fn("gcd", x, y), fn("lcm", x, y))
+		}
+	}
+	for _, args := range [][4]string{{"5.35", "0.024", "10.06", "5"}, {"-1", "0", "10", "5"}, {"10", "0", "10", "5"}, {"9.99", "0", "10", "5"},
+		{"0", "0", "10", "5"}, {"5", "10", "0", "5"}, {"10", "10", "0", "5"}, {"0", "10", "0", "5"}, {"5", "0", "0", "5"},
+		{"5", "0", "10", "0"}, {"5", "0", "10", "-1"}, {"NaN", "0", "10", "5"}, {"5", "0", "Infinity", "5"}, {"Infinity", "0", "10", "5"},
+		{"-Infinity", "0", "10", "5"}, {"5", "0", "10", "2147483647"}, {"20", "0", "10", "2147483647"}, {"1e308", "-1e308", "1.7e308", "10"},
+		{"0.3", "0.1", "0.7", "3"}, {"2", "1", "3", "1000000000"}} {
+		count, _ := strconv.ParseInt(args[3], 10, 64)
+		cases = append(cases, fn("width_bucket", f8(args[0]), f8(args[1]), f8(args[2]), i4(count)))
+		if !strings.Contains(args[0]+args[1]+args[2], "e308") {
+			cases = append(cases, fn("width_bucket", num(args[0]), num(args[1]), num(args[2]), i4(count)))
+		}
+	}
+	cases = append(cases, fn("width_bucket", i4(5), i4(0), i4(10), i4(5)), fn("width_bucket", u("5"), u("0"), u("10"), u("5")),
+		fn("date", ts("2020-01-01 10:00")), fn("date", tz("2020-01-01 23:00+05")), fn("date", u("2020-01-01 10:00")),
+		fn("date", ts("infinity")), fn("date", dt("2020-01-01")))
+	checkAll(t, cases)
+}
