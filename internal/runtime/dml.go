@@ -68,6 +68,13 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
 		return err
 	}
+	if w.deferViews {
+		if w.pending == nil {
+			w.pending = map[string]zset.Batch{}
+		}
+		w.pending[o.name] = append(w.pending[o.name], delta...)
+		return nil
+	}
 	return propagate(st, w, map[string]zset.Batch{o.name: delta})
 }
 
@@ -140,6 +147,9 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 	if ins.WithClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
+	// An INSERT ... SELECT reads relations, so in a transaction block the
+	// block's changes must reach its views first.
+	readsRelations := ins.SelectStmt != nil && len(ins.SelectStmt.GetSelectStmt().GetValuesLists()) == 0
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
@@ -150,7 +160,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		r, err := insertRows(st, w, o, ins, paramText)
 		res = r
 		return nil, err
-	})
+	}, readsRelations)
 	return res, err
 }
 
@@ -610,7 +620,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
 		return nil, err
-	})
+	}, false)
 	return res, err
 }
 
@@ -685,6 +695,6 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
 		return nil, err
-	})
+	}, false)
 	return res, err
 }

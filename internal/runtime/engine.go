@@ -101,7 +101,13 @@ func (e *Engine) Close() error {
 	e.writeToken <- struct{}{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.mu.store.Close()
+	// A clean shutdown writes out what is held in memory, so that the next
+	// start-up has no log to replay.
+	var ferr error
+	if f, ok := e.mu.store.(interface{ Flush() error }); ok && e.mu.failed == nil {
+		ferr = f.Flush()
+	}
+	return errors.Join(ferr, e.mu.store.Close())
 }
 
 // Epoch returns the last committed epoch.
@@ -129,6 +135,9 @@ type Result struct {
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// settings holds the values SET in this session; others have their
+	// defaults.
+	settings map[string]string
 }
 
 // txnState says where a transaction block stands.
@@ -148,6 +157,10 @@ type txn struct {
 	// token is taken.
 	w *epochWrite
 }
+
+// stateOK reports whether statements may run: outside a block, or in one
+// that has not failed.
+func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
 func (e *Engine) NewSession() *Session { return &Session{eng: e} }
@@ -201,6 +214,10 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	switch {
 	case n.GetTransactionStmt() != nil:
 		return s.execTransaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil && s.txn.stateOK():
+		return s.execSet(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
+		return s.execShow(n.GetVariableShowStmt())
 	}
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -284,6 +301,10 @@ func (s *Session) commit() error {
 	}
 	s.txn.w = nil
 	defer func() { <-s.eng.writeToken }()
+	if err := w.flush(); err != nil {
+		w.ov.Discard()
+		return err
+	}
 	return s.eng.commitEpoch(w)
 }
 
@@ -299,20 +320,30 @@ func (s *Session) rollback() {
 // readView returns the store and catalog a read in this session sees: the
 // transaction's own writes when it has any, else the committed state, and
 // a function to call when the read is done.
-func (s *Session) readView() (state.Reader, *catalog, func()) {
+//
+// Inside a transaction block that has written, the block's changes are
+// first carried through its materialized views, so that the read sees
+// them; a view whose query fails on the block's current state fails the
+// read, as reading a view does in PostgreSQL.
+func (s *Session) readView() (state.Reader, *catalog, func(), error) {
 	if s.txn != nil && s.txn.w != nil {
-		return s.txn.w.ov, s.txn.w.cat, func() {}
+		if err := s.txn.w.flush(); err != nil {
+			return nil, nil, nil, err
+		}
+		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
 	}
 	s.eng.mu.RLock()
-	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock
+	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock, nil
 }
 
 // writeStatement runs fn, a statement's writes, in a statement overlay
 // whose writes are kept only when fn succeeds. Inside a transaction block
-// the overlay sits over the block's epoch; outside one, the statement goes
-// to the group committer and shares an epoch with other sessions'
+// the overlay sits over the block's epoch, and the block's changes reach
+// its materialized views at COMMIT (or before a read of them: readsViews
+// says the statement reads relations); outside one, the statement goes to
+// the group committer and shares an epoch with other sessions'
 // statements, and writeStatement returns when that epoch is durable.
-func (s *Session) writeStatement(ctx context.Context, fn writeFunc) error {
+func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
 	if !s.txn.block {
 		return s.eng.submit(ctx, fn)
 	}
@@ -322,6 +353,11 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc) error {
 			return err
 		}
 		s.txn.w = w
+	}
+	if readsViews {
+		if err := s.txn.w.flush(); err != nil {
+			return err
+		}
 	}
 	return s.txn.w.run(fn)
 }
@@ -363,15 +399,26 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 	if s.txn.block {
 		return nil, errs.New(errs.FeatureNotSupported, "DDL inside a transaction block is not supported; run it outside BEGIN ... COMMIT")
 	}
+	opID := s.Setting("rockstream.operation_id")
+	delete(s.settings, "rockstream.operation_id")
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		if opID != "" {
+			if tag, done, err := operationDone(st, opID); err != nil || done {
+				res = &Result{Tag: tag}
+				return nil, err
+			}
+		}
 		c, r, err := fn(st, w)
 		if err == nil && c != nil {
 			err = persistCatalog(st, w.cat, c)
 		}
+		if err == nil && opID != "" {
+			err = recordOperation(st, opID, r.Tag)
+		}
 		res = r
 		return c, err
-	})
+	}, false)
 	return res, err
 }
 
