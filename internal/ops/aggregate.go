@@ -23,9 +23,14 @@ import (
 //
 // so that a value's contribution is added when its count becomes positive
 // and removed when it returns to zero, and so that the extreme after a
-// deletion is the first (MIN) or last (MAX) key of the group. When the
-// group values may be equal yet written differently (NUMERIC 1.0 and
-// 1.00), it also counts each group's representations, to show the
+// deletion is the first (MIN) or last (MAX) key of the group. string_agg
+// arranges its rows in result order under the same prefix
+// (aggordered.go):
+//
+//	'a' | aggregate index | EncodeKey(group values) | sort key → varint(count)
+//
+// When the group values may be equal yet written differently (NUMERIC 1.0
+// and 1.00), it also counts each group's representations, to show the
 // smallest present (see class.go):
 //
 //	'r' | EncodeKey(group values) | 0x01 | EncodeRow(group values) → varint(count)

@@ -521,6 +521,9 @@ func (g *gen) aggCall(sc []expr) expr {
 	if g.chance(20) {
 		filter = " FILTER (WHERE " + g.pred(sc, 1) + ")"
 	}
+	if g.chance(15) {
+		return g.funcAgg(sc, filter)
+	}
 	switch g.intn(0, 7, "aggregate") {
 	case 0:
 		return expr{"count(*)" + filter, tBigint}
@@ -594,6 +597,11 @@ func (g *gen) exprOf(sc []expr, want sqlType, depth int) expr {
 			return expr{g.literal(tNumeric), tNumeric}
 		}
 		return expr{g.typedLiteral(want), want}
+	}
+	if g.chance(20) {
+		if e, ok := g.funcExpr(sc, want, depth); ok {
+			return e
+		}
 	}
 	sub := func() expr { return g.exprOf(sc, want, depth-1) }
 	switch want {

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -547,4 +548,29 @@ func TestOracleMiscFunctions(t *testing.T) {
 		fn("date", ts("2020-01-01 10:00")), fn("date", tz("2020-01-01 23:00+05")), fn("date", u("2020-01-01 10:00")),
 		fn("date", ts("infinity")), fn("date", dt("2020-01-01")))
 	checkAll(t, cases)
+}
+
+// TestOracleCaseMapping compares lower, upper and initcap over every
+// Unicode character up to U+2FFFF with PostgreSQL's (C.UTF-8 locale).
+func TestOracleCaseMapping(t *testing.T) {
+	o := newOracle(t)
+	for lo := 1; lo < 0x30000; lo += 4096 {
+		chars := fmt.Sprintf("(SELECT string_agg(chr(i), '' ORDER BY i) FROM generate_series(%d, %d) i WHERE i < 55296 OR i > 57343)", lo, lo+4095)
+		res, err := o.exec("SELECT " + chars + ", lower(" + chars + "), upper(" + chars + "), initcap(" + chars + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := res[0].Rows[0]
+		src := MakeText(string(row[0]))
+		for k, f := range []func([]Value) (Value, error){textLower, textUpper, textInitcap} {
+			got, _ := f([]Value{src})
+			want := []rune(string(row[k+1]))
+			for i, r := range []rune(got.s) {
+				if i >= len(want) || r != want[i] {
+					t.Errorf("%s(U+%04X...): got U+%04X, want %q", []string{"lower", "upper", "initcap"}[k], []rune(src.s)[i], r, string(want[min(i, len(want)-1)]))
+					break
+				}
+			}
+		}
+	}
 }

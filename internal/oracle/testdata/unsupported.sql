@@ -35,7 +35,9 @@ CREATE MATERIALIZED VIEW v_topk AS SELECT a FROM t ORDER BY a LIMIT 1;
 CREATE MATERIALIZED VIEW v_recursive AS
 WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r;
 --! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_string_agg AS SELECT string_agg(b, ',' ORDER BY b) AS bs FROM t;
+CREATE MATERIALIZED VIEW v_array_agg AS SELECT array_agg(b ORDER BY b) AS bs FROM t;
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW v_regex AS SELECT substring(b FROM '[a-z]+') AS word FROM t;
 
 -- Statements outside the supported set.
 BEGIN;
