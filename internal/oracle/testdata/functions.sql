@@ -55,12 +55,25 @@ CREATE MATERIALIZED VIEW stats AS
 CREATE MATERIALIZED VIEW totals AS
   SELECT count(*) AS n, var_pop(salary) AS vp, stddev_samp(salary) AS sd, var_samp(id) AS vi FROM people;
 
+-- Functions in GROUP BY, HAVING, join conditions, and ORDER BY inside
+-- aggregates whose result does not depend on it.
+CREATE TABLE cities (name text, country text);
+INSERT INTO cities VALUES ('PARIS', 'FR'), ('lyon', 'FR'), ('Oslo', 'NO');
+
+CREATE MATERIALIZED VIEW by_country AS
+  SELECT c.country, upper(left(p.city, 1)) AS initial, count(*) AS n, sum(p.salary ORDER BY p.id) AS total,
+         max(length(p.name) ORDER BY p.name) AS longest
+  FROM people p JOIN cities c ON lower(p.city) = lower(c.name) AND c.name ILIKE '%' || left(p.city, 2) || '%'
+  GROUP BY c.country, upper(left(p.city, 1))
+  HAVING count(*) >= 1 AND coalesce(stddev_pop(p.salary), 0) >= 0;
+
 INSERT INTO people VALUES
   (5, 'Émile Zola', 'emile@EXAMPLE.com', 'Paris', '1840-04-02', 9999.99, 0, '2026-01-31 12:00:00', '2026-01-31 12:00:00+00'),
   (6, 'Zoë', 'z@x.y', 'LYON', '2024-02-29', 12.34, 100, '2026-01-01 00:00:00', '2026-01-01 00:00:00+00');
 
 UPDATE people SET name = 'Ann Smith-Jones', salary = salary + 100 WHERE id = 1;
 UPDATE people SET city = 'Paris' WHERE id = 3;
+UPDATE cities SET name = 'Lyon' WHERE country = 'FR' AND name LIKE 'l%';
 UPDATE people SET seen = seen + interval '40 days', born = born + 365 WHERE id IN (2, 6);
 DELETE FROM people WHERE id = 4;
 
