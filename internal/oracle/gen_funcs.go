@@ -4,6 +4,12 @@ package oracle
 // workloads: string, numeric and date functions, LIKE/ILIKE, string_agg
 // and the variance family. As everywhere in the generator, no call can
 // fail on the values the workloads hold.
+//
+// Numeric results keep the scales the workloads' values already have (0
+// for integers, 2 for numeric(8,2)): a group key or DISTINCT value that is
+// equal under = but written with another scale (0 and 0.00) shows the
+// scale of whichever row PostgreSQL happens to read first, which no
+// engine can reproduce.
 
 // funcExpr returns a function call of class want over sc, or false when
 // it has none for that class.
@@ -17,13 +23,13 @@ func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 			return expr{"abs(" + a.sql + ")", a.typ}, true
 		case 1:
 			a := sub(tInt)
-			return expr{"round((" + a.sql + ")::numeric / 3, " + pick(g, []string{"0", "1", "2", "-1"}) + ")", tNumeric}, true
+			return expr{"round((" + a.sql + ")::numeric / 3, 2)", tNumeric}, true
 		case 2:
 			a := sub(tInt)
 			return expr{"mod(" + a.sql + ", 3)", a.typ}, true
 		case 3:
 			a := sub(tInt)
-			return expr{pick(g, []string{"ceil", "floor", "trunc"}) + "((" + a.sql + ")::numeric / 4)", tNumeric}, true
+			return expr{pick(g, []string{"ceil", "floor", "trunc"}) + "((" + a.sql + ")::numeric / 4)::int", tInt}, true
 		case 4:
 			t := sub(tText)
 			return expr{pick(g, []string{"length", "octet_length", "ascii"}) + "(" + t.sql + ")", tInt}, true
@@ -32,7 +38,7 @@ func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 			return expr{"strpos(" + t.sql + ", 'b')", tInt}, true
 		default:
 			d := sub(tDate)
-			return expr{"extract(" + pick(g, []string{"day", "dow", "week", "year", "epoch"}) + " FROM " + d.sql + ")", tNumeric}, true
+			return expr{"extract(" + pick(g, []string{"day", "dow", "week", "year", "epoch"}) + " FROM " + d.sql + ")::bigint", tBigint}, true
 		}
 	case tText:
 		t := sub(tText)
