@@ -35,6 +35,12 @@ type bindState struct {
 	params map[int][]*plan.Param
 	// views is the stack of views being expanded, to detect cycles.
 	views []string
+	// outer is the name space of the queries around the subquery being
+	// bound (nil outside subqueries in expressions).
+	outer *outerScope
+	// noSubLinks, when set, refuses subqueries in expressions with this
+	// message.
+	noSubLinks string
 }
 
 // maxViewDepth bounds the nesting of views on views.
@@ -134,6 +140,7 @@ func (b *Binder) Predicate(sc *Scope, n *pg.Node, clause string) (plan.Expr, err
 		sc = emptyScope
 	}
 	st := newBindState(b)
+	st.noSubLinks = "subqueries in the WHERE clause of UPDATE and DELETE are not supported yet"
 	ec := &exprCtx{st: st, sc: sc, kind: kindWhere}
 	e, err := ec.bindBool(n, clause)
 	if err != nil {
