@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -26,11 +25,15 @@ import (
 // SQLSTATE and change nothing; PostgreSQL's transaction is then rolled
 // back too.
 
-// joinSchema is the tables every case starts from: small key domains so
-// that keys collide, and NULLs.
-const joinSchema = `CREATE TABLE a (k int, x int);
-CREATE TABLE b (k int, y int);
-CREATE TABLE c (k int, z text)`
+// joinTables are the tables of the join cases: small domains, so that
+// keys collide, and NULLs.
+var joinTables = []oracleTable{
+	{"a", []oracleColumn{{"k", "int", intDomain}, {"x", "int", intDomain}}},
+	{"b", []oracleColumn{{"k", "int", intDomain}, {"y", "int", intDomain}}},
+	{"c", []oracleColumn{{"k", "int", intDomain}, {"z", "text", []string{"'p'", "'q'", "'r'"}}}},
+}
+
+var intDomain = []string{"0", "1", "2", "3"}
 
 // joinViews are the view queries the random test maintains.
 var joinViews = []string{
@@ -114,14 +117,37 @@ var joinSteps = [][]string{
 }
 
 func TestJoinsMatchPostgres(t *testing.T) {
-	runJoinOracle(t, joinViews, 150, false)
+	runOracle(t, oracleCase{tables: joinTables, views: joinViews, steps: joinSteps, random: 150})
 }
 
 func TestScalarSubqueriesMatchPostgres(t *testing.T) {
-	runJoinOracle(t, singleRowViews, 100, true)
+	runOracle(t, oracleCase{tables: joinTables, views: singleRowViews, steps: joinSteps, random: 100, failing: true})
 }
 
-func runJoinOracle(t *testing.T, views []string, steps int, failing bool) {
+// oracleCase is a schema, views over it, scripted transactions and a
+// number of random ones.
+type oracleCase struct {
+	tables []oracleTable
+	views  []string
+	steps  [][]string
+	random int
+	// failing views may fail to compute: they are read after every
+	// statement, not only at the end of each transaction.
+	failing bool
+}
+
+// oracleTable is a table and the values its random rows take.
+type oracleTable struct {
+	name string
+	cols []oracleColumn
+}
+
+type oracleColumn struct {
+	name, typ string
+	domain    []string // SQL literals; NULL is added
+}
+
+func runOracle(t *testing.T, c oracleCase) {
 	ctx := context.Background()
 	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, "joins"))
 	if err != nil {
@@ -133,11 +159,15 @@ func runJoinOracle(t *testing.T, views []string, steps int, failing bool) {
 		t.Fatal(err)
 	}
 	s := Open().NewSession()
-	for _, stmt := range strings.Split(joinSchema, ";\n") {
-		mustBoth(t, s, pgc, stmt)
+	for _, tb := range c.tables {
+		var cols []string
+		for _, col := range tb.cols {
+			cols = append(cols, col.name+" "+col.typ)
+		}
+		mustBoth(t, s, pgc, "CREATE TABLE "+tb.name+" ("+strings.Join(cols, ", ")+")")
 	}
 	var names []string
-	for i, q := range views {
+	for i, q := range c.views {
 		name := fmt.Sprintf("v%d", i)
 		if _, err := s.Exec(ctx, "CREATE MATERIALIZED VIEW "+name+" AS "+q, nil); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -147,23 +177,23 @@ func runJoinOracle(t *testing.T, views []string, steps int, failing bool) {
 		}
 		names = append(names, name)
 	}
-	o := &joinOracle{t: t, s: s, pg: pgc, views: names, queries: views, failing: failing}
-	for _, step := range joinSteps {
+	o := &joinOracle{t: t, s: s, pg: pgc, views: names, queries: c.views, failing: c.failing}
+	for _, step := range c.steps {
 		o.step(step)
 	}
-	rng := rand.New(rand.NewPCG(1, uint64(len(views))))
+	rng := rand.New(rand.NewPCG(1, uint64(len(c.views))))
+	steps := c.random
 	if testing.Short() {
-		steps = 30
+		steps /= 5
 	}
 	for i := 0; i < steps; i++ {
 		var step []string
 		for n := 1 + rng.IntN(3); n > 0; n-- {
-			step = append(step, randomDML(rng))
+			step = append(step, randomDML(rng, c.tables))
 		}
 		o.step(step)
 	}
-	t.Logf("%d transactions, %d failed with 21000 on both sides", len(joinSteps)+steps, o.failed)
-
+	t.Logf("%d transactions, %d failed with 21000 on both sides", len(c.steps)+steps, o.failed)
 }
 
 type joinOracle struct {
@@ -172,8 +202,6 @@ type joinOracle struct {
 	pg      *pgconn.PgConn
 	views   []string
 	queries []string
-	// failing views may fail to compute: they are read after every
-	// statement, not only at the end of each transaction.
 	failing bool
 	failed  int
 	steps   int
@@ -310,37 +338,37 @@ func sqlState(err error) string {
 	return ""
 }
 
-// randomDML returns an insert, delete or update of a, b or c over small
-// domains, with NULLs.
-func randomDML(rng *rand.Rand) string {
-	table := []string{"a", "b", "c"}[rng.IntN(3)]
-	cols := map[string][2]string{"a": {"k", "x"}, "b": {"k", "y"}, "c": {"k", "z"}}[table]
-	val := func(col string) string {
-		switch {
-		case rng.IntN(6) == 0:
+// randomDML returns an insert, delete or update of one of tables, with
+// values from the columns' domains and NULLs.
+func randomDML(rng *rand.Rand, tables []oracleTable) string {
+	tb := tables[rng.IntN(len(tables))]
+	val := func(c oracleColumn) string {
+		if rng.IntN(8) == 0 {
 			return "NULL"
-		case col == "z":
-			return []string{"'p'", "'q'", "'r'"}[rng.IntN(3)]
 		}
-		return strconv.Itoa(rng.IntN(4))
+		return c.domain[rng.IntN(len(c.domain))]
 	}
 	cond := func() string {
-		col := cols[rng.IntN(2)]
-		if v := val(col); v != "NULL" {
-			return col + " = " + v
+		c := tb.cols[rng.IntN(len(tb.cols))]
+		if v := val(c); v != "NULL" {
+			return c.name + " = " + v
 		}
-		return col + " IS NULL"
+		return c.name + " IS NULL"
 	}
 	switch n := rng.IntN(10); {
 	case n < 5:
 		var rows []string
 		for i := rng.IntN(3); i >= 0; i-- {
-			rows = append(rows, "("+val(cols[0])+", "+val(cols[1])+")")
+			var vals []string
+			for _, c := range tb.cols {
+				vals = append(vals, val(c))
+			}
+			rows = append(rows, "("+strings.Join(vals, ", ")+")")
 		}
-		return "INSERT INTO " + table + " VALUES " + strings.Join(rows, ", ")
+		return "INSERT INTO " + tb.name + " VALUES " + strings.Join(rows, ", ")
 	case n < 7:
-		return "DELETE FROM " + table + " WHERE " + cond()
+		return "DELETE FROM " + tb.name + " WHERE " + cond()
 	}
-	col := cols[rng.IntN(2)]
-	return "UPDATE " + table + " SET " + col + " = " + val(col) + " WHERE " + cond()
+	c := tb.cols[rng.IntN(len(tb.cols))]
+	return "UPDATE " + tb.name + " SET " + c.name + " = " + val(c) + " WHERE " + cond()
 }

@@ -484,8 +484,74 @@ func (lp *linkPlanner) join(l *subLink, semi bool) error {
 			j.Test = probeTest(t, width)
 		}
 	}
-	lp.node = j
+	lp.node = sinkSemiJoin(j)
 	return nil
+}
+
+// sinkSemiJoin moves a semi- or anti-join down to the input of the joins
+// below it that has every column it reads, as a filter would move: it
+// keeps or drops the same rows there, and arranges narrower rows.
+func sinkSemiJoin(j *plan.Join) plan.Node {
+	width := len(j.Left.Columns())
+	reads := func(lo, hi int) bool {
+		for _, e := range append([]plan.Expr{j.Residual, j.Test}, j.LeftKeys...) {
+			for _, c := range colRefIndexes(e) {
+				if c < width && (c < lo || c >= hi) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	switch in := j.Left.(type) {
+	case *plan.Filter:
+		below := *j
+		below.Left = in.Input
+		return &plan.Filter{Input: sinkSemiJoin(&below), Pred: in.Pred}
+	case *plan.Join:
+		lw := len(in.Left.Columns())
+		out := *in
+		switch {
+		case in.Kind != plan.InnerJoin && in.Kind != plan.LeftJoin && in.Kind != plan.RightJoin:
+		case in.Kind != plan.RightJoin && reads(0, lw):
+			// Right's columns leave the row: the subquery's move down.
+			rw := width - lw
+			below := *j
+			below.Left = in.Left
+			below.Cols = in.Left.Columns()
+			shift := func(e plan.Expr) plan.Expr {
+				return mapColRefs(e, func(c *plan.ColRef) plan.Expr {
+					if c.Index < width {
+						return c
+					}
+					return &plan.ColRef{Index: c.Index - rw, Name: c.Name, Typ: c.Typ}
+				})
+			}
+			below.Residual, below.Test = shiftOrNil(below.Residual, shift), shiftOrNil(below.Test, shift)
+			out.Left = sinkSemiJoin(&below)
+			return &out
+		case in.Kind != plan.LeftJoin && reads(lw, width):
+			below := *j
+			below.Left = in.Right
+			below.Cols = in.Right.Columns()
+			below.LeftKeys = nil
+			for _, k := range j.LeftKeys {
+				below.LeftKeys = append(below.LeftKeys, shiftExpr(k, -lw))
+			}
+			below.Residual, below.Test = shiftOrNil(j.Residual, func(e plan.Expr) plan.Expr { return shiftExpr(e, -lw) }),
+				shiftOrNil(j.Test, func(e plan.Expr) plan.Expr { return shiftExpr(e, -lw) })
+			out.Right = sinkSemiJoin(&below)
+			return &out
+		}
+	}
+	return j
+}
+
+func shiftOrNil(e plan.Expr, f func(plan.Expr) plan.Expr) plan.Expr {
+	if e == nil {
+		return nil
+	}
+	return f(e)
 }
 
 // correlate adds the subquery's correlation conditions to j.
