@@ -114,6 +114,10 @@ var joinSteps = [][]string{
 	{"DELETE FROM c WHERE k = 3 AND z = 's'", "UPDATE b SET y = 3 WHERE y IS NULL"},
 	{"DELETE FROM a", "DELETE FROM b"},
 	{"INSERT INTO a VALUES (1, 1), (2, 2)", "INSERT INTO b VALUES (1, NULL)"},
+	// UPDATE and DELETE with subqueries in WHERE.
+	{"INSERT INTO a VALUES (3, 3), (NULL, 3)", "INSERT INTO c VALUES (2, 'p'), (2, 'q')"},
+	{"DELETE FROM a WHERE k IN (SELECT k FROM c WHERE z = 'q')", "UPDATE b SET y = 2 WHERE EXISTS (SELECT 1 FROM a WHERE a.k = b.k)"},
+	{"UPDATE a SET x = x + 1 WHERE x NOT IN (SELECT y FROM b)", "DELETE FROM c WHERE k < (SELECT max(k) FROM a)"},
 }
 
 func TestJoinsMatchPostgres(t *testing.T) {
@@ -354,6 +358,33 @@ func randomDML(rng *rand.Rand, tables []oracleTable) string {
 			return c.name + " = " + v
 		}
 		return c.name + " IS NULL"
+	}
+	if rng.IntN(8) == 0 {
+		// A condition with a subquery on another table's column of the
+		// same type.
+		other := tables[rng.IntN(len(tables))]
+		c := tb.cols[rng.IntN(len(tb.cols))]
+		var same []oracleColumn
+		for _, oc := range other.cols {
+			if oc.typ == c.typ {
+				same = append(same, oc)
+			}
+		}
+		if len(same) > 0 {
+			oc := same[rng.IntN(len(same))]
+			where := tb.name + "." + c.name + " IN (SELECT o." + oc.name + " FROM " + other.name + " o)"
+			switch rng.IntN(3) {
+			case 1:
+				where = tb.name + "." + c.name + " NOT IN (SELECT o." + oc.name + " FROM " + other.name + " o WHERE o." + oc.name + " IS NOT NULL)"
+			case 2:
+				where = "NOT EXISTS (SELECT 1 FROM " + other.name + " o WHERE o." + oc.name + " = " + tb.name + "." + c.name + ")"
+			}
+			if rng.IntN(2) == 0 {
+				return "DELETE FROM " + tb.name + " WHERE " + where
+			}
+			u := tb.cols[rng.IntN(len(tb.cols))]
+			return "UPDATE " + tb.name + " SET " + u.name + " = " + val(u) + " WHERE " + where
+		}
 	}
 	switch n := rng.IntN(10); {
 	case n < 5:

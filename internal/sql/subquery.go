@@ -142,6 +142,7 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
 	if msg := ec.st.noSubLinks; msg != "" {
+		ec.st.sawSubLink = true
 		return nil, notSupported(loc, "%s", msg)
 	}
 	switch ec.kind {
@@ -479,7 +480,9 @@ func (lp *linkPlanner) join(l *subLink, semi bool) error {
 			t = &plan.Not{Arg: t}
 		}
 		if semi {
-			addJoinCond(j, t, width)
+			for _, c := range conjuncts(t) {
+				addJoinCond(j, c, width)
+			}
 		} else {
 			j.Test = probeTest(t, width)
 		}
