@@ -219,7 +219,7 @@ func (st *bindState) finishSubquery(node plan.Node, sc *Scope, tl []*target, dis
 	if err != nil {
 		return nil, err
 	}
-	if count >= 0 || offset > 0 {
+	if (count >= 0 || offset > 0) && !(sub.exists && count != 0 && offset == 0) {
 		return nil, notSupported(exprLocation(sel.LimitCount), "LIMIT and OFFSET are not supported in subqueries yet")
 	}
 	sub.values = sub.values[:0]

@@ -119,6 +119,9 @@ type subquery struct {
 	// conditions other than inner = outer: the rows matching one outer
 	// row are not distinct by the select list alone.
 	distinctResidual bool
+	// exists is set for the subquery of EXISTS, which only counts rows:
+	// a LIMIT of at least one row changes nothing.
+	exists bool
 }
 
 // outerReference makes the reference, from the subquery being bound, to
@@ -167,7 +170,7 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	default:
 		return nil, notSupported(loc, "this kind of subquery is not supported")
 	}
-	sub, err := ec.subquery(sl.Subselect)
+	sub, err := ec.subquery(sl.Subselect, kind == linkExists)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +249,7 @@ func (ec *exprCtx) subTest(sl *pg.SubLink, sub *subquery) (plan.Expr, error) {
 
 // subquery binds the query of a subquery in an expression, with ec's
 // scope as its outer scope.
-func (ec *exprCtx) subquery(n *pg.Node) (*subquery, error) {
+func (ec *exprCtx) subquery(n *pg.Node, exists bool) (*subquery, error) {
 	sel := n.GetSelectStmt()
 	if sel == nil {
 		return nil, notSupported(-1, "this subquery is not supported")
@@ -255,7 +258,7 @@ func (ec *exprCtx) subquery(n *pg.Node) (*subquery, error) {
 	saved := st.outer
 	st.outer = &outerScope{sc: ec.sc, parent: saved}
 	defer func() { st.outer = saved }()
-	sub := &subquery{}
+	sub := &subquery{exists: exists}
 	if _, err := st.query(sel, queryOpts{resolveUnknowns: true, sub: sub}, ec.env); err != nil {
 		return nil, err
 	}
