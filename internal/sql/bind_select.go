@@ -83,36 +83,18 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			return nil, err
 		}
 	}
-	var plain, links []plan.Expr
-	for _, c := range conj {
-		if hasSubLinks(c) {
-			links = append(links, c)
-		} else {
-			plain = append(plain, c)
-		}
-	}
+	plain, links := splitSubLinks(conj)
 	node, perm := st.planTree(tree, plain)
-	remap := func(e plan.Expr) (plan.Expr, error) { return remapExpr(e, perm), nil }
-	if len(links) > 0 {
-		lp := newLinkPlanner(st, node, remap)
-		if err := lp.filter(links); err != nil {
-			return nil, err
-		}
-		node = lp.node
+	outer := func(e plan.Expr) (plan.Expr, error) { return remapExpr(e, perm), nil }
+	if node, err = st.linkFilter(node, links, outer); err != nil {
+		return nil, err
 	}
-	outer := remap
 	if grouped {
 		// A correlated subquery's inner sides of its equalities are more
 		// group keys, ahead of its own.
-		var corrKeys []plan.Expr
-		var rebuild []func(plan.Expr) plan.Expr
-		for _, c := range corr {
-			inner, rb, ok := correlationKey(c)
-			if !ok {
-				return nil, notSupported(-1, "a subquery with aggregates or GROUP BY may refer to the query around it only in conditions inner = outer")
-			}
-			corrKeys = append(corrKeys, inner)
-			rebuild = append(rebuild, rb)
+		corrKeys, rebuild, err := correlationKeys(corr)
+		if err != nil {
+			return nil, err
 		}
 		if len(corr) > 0 && having != nil && !userGrouped {
 			return nil, notSupported(-1, "HAVING in a correlated subquery without GROUP BY is not supported yet")
@@ -130,55 +112,21 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			agg.Cols = append(agg.Cols, plan.Column{Name: aggName(c), Type: c.Type})
 		}
 		if len(corrKeys) > 0 {
-			// Grouping is checked against the query's own keys.
-			own := agg.Cols[len(corrKeys):]
-			for _, t := range tl {
-				if hasOuterRefs(t.expr) {
-					return nil, notSupported(-1, "correlated references in the select list of a subquery with aggregates are not supported")
-				}
-				if _, err := st.overAggregate(t.expr, keys, own); err != nil {
-					return nil, err
-				}
-			}
-			if having != nil {
-				if _, err := st.overAggregate(having, keys, own); err != nil {
-					return nil, err
-				}
-			}
-			if !userGrouped {
-				for _, t := range tl {
-					if !t.junk {
-						opts.sub.empty = append(opts.sub.empty, emptyAggregates(t.expr, aggs.calls))
-					}
-				}
-			}
-			for i, rb := range rebuild {
-				c := agg.Cols[i]
-				opts.sub.conds = append(opts.sub.conds, rb(&plan.ColRef{Index: i, Name: c.Name, Typ: c.Type}))
+			if err := st.groupedCorrelation(opts.sub, agg, rebuild, keys, tl, having, aggs.calls, userGrouped); err != nil {
+				return nil, err
 			}
 		}
 		outer = func(e plan.Expr) (plan.Expr, error) { return st.overAggregate(e, allKeys, agg.Cols) }
 		node = agg
 		if having != nil {
-			var plainHaving, linkHaving []plan.Expr
-			for _, c := range conjuncts(having) {
-				if hasSubLinks(c) {
-					linkHaving = append(linkHaving, c)
-					continue
-				}
-				pred, err := outer(c)
-				if err != nil {
+			plainHaving, linkHaving := splitSubLinks(conjuncts(having))
+			for i, c := range plainHaving {
+				if plainHaving[i], err = outer(c); err != nil {
 					return nil, err
 				}
-				plainHaving = append(plainHaving, pred)
 			}
-			node = pushFilter(node, plainHaving)
-			if len(linkHaving) > 0 {
-				lp := newLinkPlanner(st, node, outer)
-				if err := lp.filter(linkHaving); err != nil {
-					return nil, err
-				}
-				node = lp.node
+			if node, err = st.linkFilter(pushFilter(node, plainHaving), linkHaving, outer); err != nil {
+				return nil, err
 			}
 		}
 	} else if opts.sub != nil {

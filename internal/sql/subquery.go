@@ -313,6 +313,83 @@ func splitCorrelated(conj []plan.Expr) (local, corr []plan.Expr, err error) {
 	return local, corr, nil
 }
 
+// splitSubLinks separates the conjuncts that hold subqueries from the
+// others.
+func splitSubLinks(conj []plan.Expr) (plain, links []plan.Expr) {
+	for _, c := range conj {
+		if hasSubLinks(c) {
+			links = append(links, c)
+		} else {
+			plain = append(plain, c)
+		}
+	}
+	return plain, links
+}
+
+// linkFilter applies conditions holding subqueries (over the query's
+// bound row, mapped to node's row by outer) to node.
+func (st *bindState) linkFilter(node plan.Node, links []plan.Expr, outer func(plan.Expr) (plan.Expr, error)) (plan.Node, error) {
+	if len(links) == 0 {
+		return node, nil
+	}
+	lp := newLinkPlanner(st, node, outer)
+	if err := lp.filter(links); err != nil {
+		return nil, err
+	}
+	return lp.node, nil
+}
+
+// correlationKeys splits the correlation conditions of an aggregating
+// subquery into their inner sides, which become group keys, and the
+// functions that rebuild each condition over its key's column.
+func correlationKeys(corr []plan.Expr) ([]plan.Expr, []func(plan.Expr) plan.Expr, error) {
+	var keys []plan.Expr
+	var rebuild []func(plan.Expr) plan.Expr
+	for _, c := range corr {
+		inner, rb, ok := correlationKey(c)
+		if !ok {
+			return nil, nil, notSupported(-1, "a subquery with aggregates or GROUP BY may refer to the query around it only in conditions inner = outer")
+		}
+		keys = append(keys, inner)
+		rebuild = append(rebuild, rb)
+	}
+	return keys, rebuild, nil
+}
+
+// groupedCorrelation completes an aggregating correlated subquery whose
+// Aggregate agg groups by its correlation keys (the first len(rebuild)
+// group keys) and then by its own keys: it checks grouping against its own
+// keys only, rebuilds the correlation conditions over the key columns and,
+// without GROUP BY, records the select list's value over an empty group.
+func (st *bindState) groupedCorrelation(sub *subquery, agg *plan.Aggregate, rebuild []func(plan.Expr) plan.Expr, keys []plan.Expr, tl []*target, having plan.Expr, calls []plan.AggCall, grouped bool) error {
+	own := agg.Cols[len(rebuild):]
+	for _, t := range tl {
+		if hasOuterRefs(t.expr) {
+			return notSupported(-1, "correlated references in the select list of a subquery with aggregates are not supported")
+		}
+		if _, err := st.overAggregate(t.expr, keys, own); err != nil {
+			return err
+		}
+	}
+	if having != nil {
+		if _, err := st.overAggregate(having, keys, own); err != nil {
+			return err
+		}
+	}
+	if !grouped {
+		for _, t := range tl {
+			if !t.junk {
+				sub.empty = append(sub.empty, emptyAggregates(t.expr, calls))
+			}
+		}
+	}
+	for i, rb := range rebuild {
+		c := agg.Cols[i]
+		sub.conds = append(sub.conds, rb(&plan.ColRef{Index: i, Name: c.Name, Typ: c.Type}))
+	}
+	return nil
+}
+
 // correlationKey splits a correlation condition of an aggregating
 // subquery, which must be inner = outer (either way round), into its inner
 // side (over the subquery's FROM row) and the condition rebuilt over a
