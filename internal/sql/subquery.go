@@ -108,10 +108,13 @@ type subquery struct {
 	values []plan.Expr // the select list; may hold outerRefs
 	// conds are the correlation conditions, over node's row and outerRefs.
 	conds []plan.Expr
-	// empty, when not nil, is the select list of an aggregate without
-	// GROUP BY over an empty group: the value when the outer row has no
-	// group (its aggregates over no rows, e.g. count(*) = 0).
-	empty []plan.Expr
+	// implicitGroup is set for a correlated subquery with aggregates and
+	// no GROUP BY: it returns one row for every outer row, over an empty
+	// group when the outer row has none. empty, when not nil, is then
+	// its select list over an empty group (count(*) is 0); when nil, its
+	// select list over NULLs for every aggregate gives that value.
+	implicitGroup bool
+	empty         []plan.Expr
 	// correlated is set when a name of the subquery resolved in the
 	// query around it.
 	correlated bool
@@ -175,7 +178,7 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 		return nil, err
 	}
 	l := &subLink{kind: kind, sub: sub, typ: types.Of(types.Bool), loc: loc}
-	if sub.empty != nil && kind != linkScalar {
+	if sub.implicitGroup && kind != linkScalar {
 		return nil, notSupported(loc, "EXISTS, IN, ANY and ALL over a correlated subquery with aggregates and no GROUP BY are not supported")
 	}
 	switch kind {
@@ -377,8 +380,20 @@ func (st *bindState) groupedCorrelation(sub *subquery, agg *plan.Aggregate, rebu
 		}
 	}
 	if !grouped {
+		// Over an empty group every aggregate but count is NULL, as in
+		// a row the left join pads with NULLs: only a count needs the
+		// empty group's value spelled out.
+		sub.implicitGroup = true
+		counts := false
 		for _, t := range tl {
-			if !t.junk {
+			walk(t.expr, func(x plan.Expr) {
+				if a, ok := x.(*aggRef); ok && calls[a.idx].Func == "count" {
+					counts = true
+				}
+			})
+		}
+		for _, t := range tl {
+			if counts && !t.junk {
 				sub.empty = append(sub.empty, emptyAggregates(t.expr, calls))
 			}
 		}
@@ -665,7 +680,7 @@ func (lp *linkPlanner) value(l *subLink) (plan.Expr, error) {
 		// missing row when the value could not.
 		one := len(l.sub.conds) == 0 && exactlyOneRow(l.sub.node)
 		_, bare := l.sub.values[0].(*plan.ColRef)
-		needMarker := !one && (!bare || l.sub.empty != nil)
+		needMarker := !one && (l.sub.empty != nil || (!bare && !l.sub.implicitGroup))
 		right, sub := prune(l.sub, true, needMarker)
 		j := newJoin(plan.InnerJoin, lp.node, right)
 		if !one {
@@ -774,7 +789,7 @@ func prune(sub *subquery, values, marker bool) (plan.Node, *subquery) {
 		exprs = append(exprs, &plan.Const{Val: types.MakeBool(true), Typ: types.Of(types.Bool)})
 		out = append(out, plan.Column{Name: "?marker?", Type: types.Of(types.Bool)})
 	}
-	p := &subquery{node: project(sub.node, exprs, out), empty: sub.empty}
+	p := &subquery{node: project(sub.node, exprs, out), empty: sub.empty, implicitGroup: sub.implicitGroup}
 	for _, c := range sub.conds {
 		p.conds = append(p.conds, remapExpr(c, perm))
 	}
