@@ -437,7 +437,7 @@ func (j *SemiJoin) stepKeyed(st state.Store, out zset.Batch, key []byte, da, db 
 	if newTot < 0 || newNulls < 0 {
 		return nil, negativeCount("semi-join")
 	}
-	if db != nil {
+	if len(db) > 0 {
 		if newTot == 0 {
 			err = st.Delete(cKey)
 		} else {

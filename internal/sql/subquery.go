@@ -115,9 +115,6 @@ type subquery struct {
 	// select list over NULLs for every aggregate gives that value.
 	implicitGroup bool
 	empty         []plan.Expr
-	// correlated is set when a name of the subquery resolved in the
-	// query around it.
-	correlated bool
 	// distinctResidual is set for SELECT DISTINCT with correlation
 	// conditions other than inner = outer: the rows matching one outer
 	// row are not distinct by the select list alone.
@@ -138,7 +135,6 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 	case ec.sub == nil:
 		return nil, notSupported(loc, "a correlated reference to %s inside a subquery in FROM, a set operation, VALUES or WITH is not supported", name)
 	}
-	ec.sub.correlated = true
 	r := &outerRef{expr: e}
 	ec.st.locs[r] = loc
 	return r, nil
@@ -537,21 +533,29 @@ func (lp *linkPlanner) outerOf(r *outerRef) (plan.Expr, error) {
 	return e, err
 }
 
-// testExpr maps an ANY/ALL comparison to an expression over the row of
-// the join of node (width columns) with the subquery.
-func (lp *linkPlanner) testExpr(l *subLink, width int) (plan.Expr, error) {
+// test maps l's ANY/ALL comparison to an expression over the row of the
+// join of node (width columns) with sub, l's subquery as joined: for ALL
+// the negated comparison, whose ANY is the negation of ALL.
+func (lp *linkPlanner) test(l *subLink, sub *subquery, width int) (plan.Expr, error) {
 	t, err := lp.outer(l.test)
 	if err != nil {
 		return nil, err
 	}
-	return transform(t, func(x plan.Expr) (plan.Expr, bool, error) {
+	t, err = transform(t, func(x plan.Expr) (plan.Expr, bool, error) {
 		c, ok := x.(*subCol)
 		if !ok {
 			return nil, false, nil
 		}
-		v, err := lp.innerExpr(l.sub.values[c.idx], width)
+		v, err := lp.innerExpr(sub.values[c.idx], width)
 		return v, true, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	if l.kind == linkAll {
+		t = &plan.Not{Arg: t}
+	}
+	return t, nil
 }
 
 // join adds a semi-join (semi) or anti-join of node with l's subquery.
@@ -567,12 +571,9 @@ func (lp *linkPlanner) join(l *subLink, semi bool) error {
 		return err
 	}
 	if l.kind != linkExists {
-		t, err := lp.testExpr(&subLink{kind: l.kind, sub: sub, test: l.test}, width)
+		t, err := lp.test(l, sub, width)
 		if err != nil {
 			return err
-		}
-		if l.kind == linkAll {
-			t = &plan.Not{Arg: t}
 		}
 		if semi {
 			for _, c := range conjuncts(t) {
@@ -713,12 +714,9 @@ func (lp *linkPlanner) value(l *subLink) (plan.Expr, error) {
 			return nil, err
 		}
 		if l.kind != linkExists {
-			t, err := lp.testExpr(&subLink{kind: l.kind, sub: sub, test: l.test}, width)
+			t, err := lp.test(l, sub, width)
 			if err != nil {
 				return nil, err
-			}
-			if l.kind == linkAll {
-				t = &plan.Not{Arg: t}
 			}
 			j.Test = probeTest(t, width)
 		}
