@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -542,21 +543,21 @@ func (j *SemiJoin) applyYs(st state.Store, key []byte) error {
 	if len(j.ys) == 0 {
 		return nil
 	}
-	// Merge equal values (the delta is sorted by row, not by y).
-	ys := j.ys
-	for i := 0; i < len(ys); i++ {
-		for k := i + 1; k < len(ys); {
-			if bytes.Equal(ys[i].y, ys[k].y) {
-				d, err := zset.AddWeight(ys[i].d, ys[k].d)
-				if err != nil {
-					return err
-				}
-				ys[i].d = d
-				ys = append(ys[:k], ys[k+1:]...)
-				continue
-			}
-			k++
+	// Sort by value (the delta is sorted by row) and merge equal values,
+	// so that probeCount can search them.
+	slices.SortFunc(j.ys, func(a, b yChange) int { return bytes.Compare(a.y, b.y) })
+	ys := j.ys[:1]
+	for _, y := range j.ys[1:] {
+		last := &ys[len(ys)-1]
+		if !bytes.Equal(last.y, y.y) {
+			ys = append(ys, y)
+			continue
 		}
+		d, err := zset.AddWeight(last.d, y.d)
+		if err != nil {
+			return err
+		}
+		last.d = d
 	}
 	j.ys = ys
 	for i := range ys {
@@ -594,10 +595,8 @@ func (j *SemiJoin) applyYs(st state.Store, key []byte) error {
 // probeCount returns the old and new count of right rows of key whose y
 // equals the probe value x (EncodeKey(x), not NULL).
 func (j *SemiJoin) probeCount(st state.Reader, key, x []byte) (old, new int64, err error) {
-	for i := range j.ys {
-		if bytes.Equal(j.ys[i].y, x) {
-			return j.ys[i].old, j.ys[i].new, nil
-		}
+	if i, ok := slices.BinarySearchFunc(j.ys, x, func(y yChange, x []byte) int { return bytes.Compare(y.y, x) }); ok {
+		return j.ys[i].old, j.ys[i].new, nil
 	}
 	if j.probeCache.x != nil && bytes.Equal(j.probeCache.x, x) {
 		return j.probeCache.old, j.probeCache.new, nil
