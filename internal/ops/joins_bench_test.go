@@ -10,10 +10,12 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// benchJoinDeltas runs op as BenchmarkJoinDelta runs the inner join: both
-// inputs hold 10k keys, one row each; iterations alternately insert and
-// delete 1k rows on input side (0 left, 1 right), each matching one row.
-func benchJoinDeltas(b *testing.B, op Operator, side int) {
+// benchJoinDeltas measures a two-input operator whose inputs hold 10k
+// keys, one row each, receiving 1k-row deltas on input side (0 left, 1
+// right), each row matching one row of the other input. Iterations
+// alternately insert and delete the delta, so state stays the same size.
+// check, when not nil, checks each step's output against its delta.
+func benchJoinDeltas(b *testing.B, op Operator, side int, check func(out, delta zset.Batch) error) {
 	const keys, batch = 10_000, 1_000
 	rng := rand.New(rand.NewPCG(3, 4))
 	st := state.NewMemory()
@@ -45,8 +47,14 @@ func benchJoinDeltas(b *testing.B, op Operator, side int) {
 			in = []zset.Batch{nil, d}
 		}
 		ov := state.NewOverlay(st)
-		if _, err := op.Step(ov, in); err != nil {
+		out, err := op.Step(ov, in)
+		if err != nil {
 			b.Fatal(err)
+		}
+		if check != nil {
+			if err := check(out, d); err != nil {
+				b.Fatal(err)
+			}
 		}
 		if err := ov.Commit(); err != nil {
 			b.Fatal(err)
@@ -66,7 +74,7 @@ func BenchmarkOuterJoinDelta(b *testing.B) {
 		side int
 	}{{"preserved", 0}, {"other", 1}} {
 		b.Run(side.name, func(b *testing.B) {
-			benchJoinDeltas(b, NewOuterJoin([]byte("oj/"), plan.LeftJoin, benchKey, benchKey, nil, nil, 2, 2, false), side.side)
+			benchJoinDeltas(b, NewOuterJoin([]byte("oj/"), plan.LeftJoin, benchKey, benchKey, nil, nil, 2, 2, false), side.side, nil)
 		})
 	}
 }
@@ -89,7 +97,7 @@ func BenchmarkSemiJoinDelta(b *testing.B) {
 		{"not-exists-residual/right", plan.AntiJoin, residual, 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			benchJoinDeltas(b, NewSemiJoin([]byte("sj/"), c.kind, benchKey, benchKey, nil, c.residual, nil, 2, 2), c.side)
+			benchJoinDeltas(b, NewSemiJoin([]byte("sj/"), c.kind, benchKey, benchKey, nil, c.residual, nil, 2, 2), c.side, nil)
 		})
 	}
 }

@@ -291,6 +291,29 @@ func deltaIndexes(es []sideEntry, dst []int) []int {
 	return dst
 }
 
+// forEachChangedPair calls fn(i, k) for every pair of entries as[i],
+// bs[k] of one key in which a row changed: each changed left entry with
+// every right entry, each unchanged one with the changed right entries
+// (bDelta, from deltaIndexes). Pairs of unchanged rows change nothing.
+func forEachChangedPair(as, bs []sideEntry, bDelta []int, fn func(i, k int) error) error {
+	for i := range as {
+		if as[i].dW != 0 {
+			for k := range bs {
+				if err := fn(i, k); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for _, k := range bDelta {
+			if err := fn(i, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // sumWeights adds ws with overflow checks.
 func sumWeights(ws ...int64) (int64, error) {
 	var s int64

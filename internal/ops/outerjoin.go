@@ -161,23 +161,13 @@ func (j *OuterJoin) stepKey(st state.Store, out zset.Batch, key []byte, da, db [
 	clear(j.bCnt)
 	j.bDelta = deltaIndexes(bs, j.bDelta[:0])
 
-	// Every pair with a changed row: changed left rows against all right
-	// rows, unchanged left rows against changed right rows.
-	for i := range as {
-		a := &as[i]
-		if a.dW != 0 {
-			for k := range bs {
-				if out, err = j.pair(out, a, &bs[k], &j.aCnt[i], &j.bCnt[k]); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		for _, k := range j.bDelta {
-			if out, err = j.pair(out, a, &bs[k], &j.aCnt[i], &j.bCnt[k]); err != nil {
-				return nil, err
-			}
-		}
+	err = forEachChangedPair(as, bs, j.bDelta, func(i, k int) error {
+		var err error
+		out, err = j.pair(out, &as[i], &bs[k], &j.aCnt[i], &j.bCnt[k])
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	if out, err = j.finish(st, out, key, j.left, as, j.aCnt, j.preserveLeft, true); err != nil {

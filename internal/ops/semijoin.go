@@ -272,21 +272,9 @@ func (j *SemiJoin) stepRows(st state.Store, out zset.Batch, key []byte, da, db [
 	j.aCnt = resize(j.aCnt, len(as))
 	clear(j.aCnt)
 	j.bDelta = deltaIndexes(bs, j.bDelta[:0])
-	for i := range as {
-		a := &as[i]
-		if a.dW != 0 {
-			for k := range bs {
-				if err := j.pair(a, &bs[k], &j.aCnt[i]); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		for _, k := range j.bDelta {
-			if err := j.pair(a, &bs[k], &j.aCnt[i]); err != nil {
-				return nil, err
-			}
-		}
+	err = forEachChangedPair(as, bs, j.bDelta, func(i, k int) error { return j.pair(&as[i], &bs[k], &j.aCnt[i]) })
+	if err != nil {
+		return nil, err
 	}
 	for i := range as {
 		a, c := &as[i], &j.aCnt[i]
