@@ -291,6 +291,29 @@ func deltaIndexes(es []sideEntry, dst []int) []int {
 	return dst
 }
 
+// keyPairs is both inputs arranged by key, as the row-by-row joins keep
+// them, with one key's entries loaded for a step.
+type keyPairs struct {
+	left, right *arrangement
+	as, bs      []sideEntry // the key's entries of each input
+	bDelta      []int       // the positions in bs of changed entries
+}
+
+// load reads one key's entries: each input in full where the other
+// changed (its rows pair with the other's changes), else only its own
+// changed rows.
+func (p *keyPairs) load(st state.Reader, key []byte, da, db []keyedRow) error {
+	var err error
+	if p.as, err = p.left.load(st, key, da, len(db) > 0, p.as[:0]); err != nil {
+		return err
+	}
+	if p.bs, err = p.right.load(st, key, db, len(da) > 0, p.bs[:0]); err != nil {
+		return err
+	}
+	p.bDelta = deltaIndexes(p.bs, p.bDelta[:0])
+	return nil
+}
+
 // forEachChangedPair calls fn(i, k) for every pair of entries as[i],
 // bs[k] of one key in which a row changed: each changed left entry with
 // every right entry, each unchanged one with the changed right entries

@@ -47,13 +47,10 @@ type OuterJoin struct {
 	preserveLeft          bool
 	preserveRight         bool
 	singleMatch           bool
-	left, right           *arrangement
+	keyPairs
 
 	// Scratch, reused across steps.
-	as, bs       []sideEntry
 	aCnt, bCnt   []pairCounts
-	aDelta       []int
-	bDelta       []int
 	rows         rowAlloc
 	nullsOfLeft  zset.Row
 	nullsOfRight zset.Row
@@ -145,13 +142,7 @@ func (j *OuterJoin) join(l, r zset.Row) zset.Row {
 
 // stepKey applies one join key's deltas da (left) and db (right).
 func (j *OuterJoin) stepKey(st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
-	var err error
-	// A stored input is read in full where the other input changed: its
-	// rows pair with the other's changes.
-	if j.as, err = j.left.load(st, key, da, len(db) > 0, j.as[:0]); err != nil {
-		return nil, err
-	}
-	if j.bs, err = j.right.load(st, key, db, len(da) > 0, j.bs[:0]); err != nil {
+	if err := j.load(st, key, da, db); err != nil {
 		return nil, err
 	}
 	as, bs := j.as, j.bs
@@ -159,9 +150,7 @@ func (j *OuterJoin) stepKey(st state.Store, out zset.Batch, key []byte, da, db [
 	j.bCnt = resize(j.bCnt, len(bs))
 	clear(j.aCnt)
 	clear(j.bCnt)
-	j.bDelta = deltaIndexes(bs, j.bDelta[:0])
-
-	err = forEachChangedPair(as, bs, j.bDelta, func(i, k int) error {
+	err := forEachChangedPair(as, bs, j.bDelta, func(i, k int) error {
 		var err error
 		out, err = j.pair(out, &as[i], &bs[k], &j.aCnt[i], &j.bCnt[k])
 		return err

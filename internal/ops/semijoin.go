@@ -82,12 +82,10 @@ type SemiJoin struct {
 	vPrefix        []byte
 
 	// Row mode.
-	left, right *arrangement
+	keyPairs
 
 	// Scratch, reused across steps.
-	as, bs     []sideEntry
 	aCnt       []markCounts
-	bDelta     []int
 	pairRow    zset.Row
 	rows       rowAlloc
 	keyBuf     []byte
@@ -261,18 +259,13 @@ func (j *SemiJoin) marked(row zset.Row, m mark) zset.Row {
 
 // stepRows applies one key's deltas in row mode.
 func (j *SemiJoin) stepRows(st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
-	var err error
-	if j.as, err = j.left.load(st, key, da, len(db) > 0, j.as[:0]); err != nil {
-		return nil, err
-	}
-	if j.bs, err = j.right.load(st, key, db, len(da) > 0, j.bs[:0]); err != nil {
+	if err := j.load(st, key, da, db); err != nil {
 		return nil, err
 	}
 	as, bs := j.as, j.bs
 	j.aCnt = resize(j.aCnt, len(as))
 	clear(j.aCnt)
-	j.bDelta = deltaIndexes(bs, j.bDelta[:0])
-	err = forEachChangedPair(as, bs, j.bDelta, func(i, k int) error { return j.pair(&as[i], &bs[k], &j.aCnt[i]) })
+	err := forEachChangedPair(as, bs, j.bDelta, func(i, k int) error { return j.pair(&as[i], &bs[k], &j.aCnt[i]) })
 	if err != nil {
 		return nil, err
 	}
