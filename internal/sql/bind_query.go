@@ -22,6 +22,10 @@ type queryOpts struct {
 	// PostgreSQL does for every SELECT except set-operation branches and
 	// INSERT sources, whose context decides the type.
 	resolveUnknowns bool
+	// sub, for the query of a subquery in an expression, receives the
+	// bound subquery (its plan, select list and correlation) instead of
+	// a plan with the select list projected.
+	sub *subquery
 }
 
 // query binds any SelectStmt.
@@ -38,14 +42,25 @@ func (st *bindState) query(sel *pg.SelectStmt, opts queryOpts, env *cteEnv) (pla
 	if len(sel.LockingClause) > 0 {
 		return nil, notSupported(-1, "SELECT FOR UPDATE/SHARE is not supported")
 	}
-	switch sel.Op {
-	case pg.SetOperation_SETOP_UNION, pg.SetOperation_SETOP_INTERSECT, pg.SetOperation_SETOP_EXCEPT:
-		return st.setOperation(sel, opts, env)
+	var node plan.Node
+	var err error
+	sub := opts.sub
+	switch {
+	case sel.Op == pg.SetOperation_SETOP_UNION || sel.Op == pg.SetOperation_SETOP_INTERSECT || sel.Op == pg.SetOperation_SETOP_EXCEPT:
+		opts.sub = nil
+		node, err = st.setOperation(sel, opts, env)
+	case len(sel.ValuesLists) > 0:
+		opts.sub = nil
+		node, err = st.valuesStmt(sel, opts, env)
+	default:
+		return st.selectStmt(sel, opts, env)
 	}
-	if len(sel.ValuesLists) > 0 {
-		return st.valuesStmt(sel, opts, env)
+	if err == nil && sub != nil {
+		// Not correlated (its references out were refused): the plan's
+		// columns are the subquery's.
+		fillSubquery(sub, node)
 	}
-	return st.selectStmt(sel, opts, env)
+	return node, err
 }
 
 // finishQuery puts a target list over input and adds DISTINCT, ORDER BY

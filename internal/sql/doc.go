@@ -35,6 +35,9 @@
 //     pushed to the inputs they read, conditions on group keys below the
 //     Aggregate), and a group of inner joins is ordered so that each join
 //     has an equality key when the query has one.
+//   - Subqueries in expressions (EXISTS, IN, ANY/ALL, scalar subqueries)
+//     are decorrelated into joins (subquery.go): no plan holds a subquery
+//     or a reference to an enclosing query's row.
 //   - Inline views and WITH queries are expanded at every reference;
 //     tables and materialized views are plan.Scan nodes named as the
 //     catalog names them.
