@@ -162,7 +162,7 @@ func runOracle(t *testing.T, c oracleCase) {
 	if _, err := pgc.Exec(ctx, "SET jit = off; SET max_parallel_workers_per_gather = 0").ReadAll(); err != nil {
 		t.Fatal(err)
 	}
-	s := Open().NewSession()
+	s := OpenMemory().NewSession()
 	for _, tb := range c.tables {
 		var cols []string
 		for _, col := range tb.cols {
@@ -228,9 +228,10 @@ func (o *joinOracle) step(stmts []string) {
 			queries = append(queries, q)
 		}
 	}
-	// Views are maintained statement by statement: a statement after
-	// which PostgreSQL cannot compute a view (it computes views when they
-	// are read) fails here, and so does its transaction.
+	// Inside a block, views catch up with the block's changes when they
+	// are read: a statement after which PostgreSQL cannot compute a view
+	// (it computes views when they are read) makes reading the view fail
+	// here too, and the transaction is rolled back.
 	var ourErr, pgErr error
 	var want [][]string
 	for i, stmt := range stmts {
@@ -248,6 +249,14 @@ func (o *joinOracle) step(stmts []string) {
 		}
 		if want, pgErr = o.theirs(queries); pgErr != nil {
 			pgErr = fmt.Errorf("after %s: %w", stmt, pgErr)
+		}
+		if ourErr == nil && o.failing {
+			for _, q := range queries {
+				if _, err := o.s.Exec(ctx, q, nil); err != nil {
+					ourErr = fmt.Errorf("reading %s after %s: %w", q, stmt, err)
+					break
+				}
+			}
 		}
 		if ourErr != nil || pgErr != nil {
 			break
