@@ -40,6 +40,10 @@ const (
 	InvalidTimeZone       Code = "RS22009" // 22009
 	IntervalFieldOverflow Code = "RS22015" // 22015
 	AmbiguousFunction     Code = "RS42725" // 42725
+	WindowingError        Code = "RS42P20" // 42P20
+	InvalidWindowFrame    Code = "RS22013" // 22013
+	InvalidNtileArgument  Code = "RS22014" // 22014
+	InvalidNthArgument    Code = "RS22016" // 22016
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -81,6 +85,10 @@ var sqlstates = map[Code]string{
 	InvalidTimeZone:       "22009",
 	IntervalFieldOverflow: "22015",
 	AmbiguousFunction:     "42725",
+	WindowingError:        "42P20",
+	InvalidWindowFrame:    "22013",
+	InvalidNtileArgument:  "22014",
+	InvalidNthArgument:    "22016",
 	Internal:              "XX000",
 }
 

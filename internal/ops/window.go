@@ -1,0 +1,229 @@
+package ops
+
+import (
+	"bytes"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Window computes window functions (plan.Window): each input row goes out
+// with one more column per function.
+//
+// State: the input in a sorted arrangement (sorted.go) by partition, ORDER
+// BY keys and whole row, under the operator's prefix. Rows equal on every
+// ORDER BY key (peers) are ordered by their whole row, so row_number and
+// ROWS frames are functions of the input, never of arrival order.
+//
+// Per step, for each partition the delta touches (and no other): read the
+// partition, merge the delta into it in memory, evaluate every function
+// over the old and the new partition, and emit −old +new for the rows
+// whose outputs differ; then write the delta to the arrangement. Frames
+// slide: an invertible aggregate (count, sum, avg, bool_and, bool_or) adds
+// each row once as it enters the frame and removes it once as it leaves,
+// min and max use a sparse table of range extremes, so a partition of n
+// rows costs O(n log n) whatever the frames.
+type Window struct {
+	arr sortedArrangement
+	fns []windowFn
+
+	// Scratch, reused across steps.
+	delta   sortedDelta
+	buf     []byte
+	entries []sortedEntry
+	oldList []listEntry
+	newList []listEntry
+	old     windowPartition
+	new     windowPartition
+	rows    rowAlloc
+}
+
+// NewWindow returns a Window keeping its arrangement under prefix.
+func NewWindow(prefix []byte, partitionBy []plan.Expr, orderBy []plan.SortKey, funcs []plan.WindowFunc) (*Window, error) {
+	w := &Window{arr: newSortedArrangement(withSuffix(prefix), partitionBy, orderBy)}
+	for _, f := range funcs {
+		fn, err := newWindowFn(f)
+		if err != nil {
+			return nil, err
+		}
+		w.fns = append(w.fns, fn)
+	}
+	return w, nil
+}
+
+// Step implements Operator.
+func (w *Window) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+	if len(in[0]) == 0 {
+		return nil, nil
+	}
+	if err := w.delta.load(&w.arr, in[0]); err != nil {
+		return nil, err
+	}
+	var out zset.Batch
+	err := w.delta.partitions(func(part []byte, rows []sortedDeltaEntry) error {
+		var err error
+		out, err = w.partition(st, part, rows, out)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return zset.Consolidate(out)
+}
+
+func (w *Window) partition(st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
+	var err error
+	w.buf, w.entries, _, err = w.arr.scanPartition(st, part, -1, w.buf[:0], w.entries[:0])
+	if err != nil {
+		return nil, err
+	}
+	w.oldList = w.oldList[:0]
+	for _, e := range w.entries {
+		w.oldList = append(w.oldList, listEntry{key: w.buf[e.off:e.end], layout: e.layout, weight: e.weight})
+	}
+	w.newList = mergeDelta(w.newList[:0], w.oldList, &w.delta, rows, true)
+	for i := range rows {
+		r := &rows[i]
+		if err := w.arr.add(st, w.delta.key(r), r.layout, r.weight); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.old.load(w.oldList); err != nil {
+		return nil, err
+	}
+	if err := w.new.load(w.newList); err != nil {
+		return nil, err
+	}
+	if err := w.old.evaluate(w.fns); err != nil {
+		return nil, err
+	}
+	if err := w.new.evaluate(w.fns); err != nil {
+		return nil, err
+	}
+	return w.emit(out), nil
+}
+
+// emit appends −old +new for the positions whose row or outputs differ.
+// Both partitions list their rows in arrangement order, so a merge by key
+// pairs a row's copies in the old partition with its copies in the new.
+func (w *Window) emit(out zset.Batch) zset.Batch {
+	o, n := &w.old, &w.new
+	i, j := 0, 0
+	for i < o.n || j < n.n {
+		var c int
+		switch {
+		case i >= o.n:
+			c = 1
+		case j >= n.n:
+			c = -1
+		default:
+			c = bytes.Compare(o.key(i), n.key(j))
+		}
+		switch {
+		case c < 0:
+			out = append(out, zset.Entry{Row: w.output(o, i), Weight: -1})
+			i++
+		case c > 0:
+			out = append(out, zset.Entry{Row: w.output(n, j), Weight: 1})
+			j++
+		default:
+			if !o.sameOutputs(i, n, j) {
+				out = append(out, zset.Entry{Row: w.output(o, i), Weight: -1},
+					zset.Entry{Row: w.output(n, j), Weight: 1})
+			}
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// output returns position i's input row followed by its function values.
+func (w *Window) output(p *windowPartition, i int) zset.Row {
+	in := p.rows[i]
+	row := w.rows.alloc(len(in) + len(w.fns))
+	copy(row, in)
+	for f := range w.fns {
+		row[len(in)+f] = p.vals[f][i]
+	}
+	return row
+}
+
+// windowPartition is one partition, old or new, laid out by position: a
+// row with weight w takes w consecutive positions.
+type windowPartition struct {
+	list  []listEntry
+	n     int
+	entry []int      // position → index in list
+	rows  []zset.Row // position → row (copies share one)
+	// Peer groups: group[i] is position i's group, groupStart[g] the first
+	// position of group g; groupStart has one more entry, n.
+	group      []int
+	groupStart []int
+	vals       [][]types.Value // function → position → value
+	decoded    []types.Value   // the rows' values, back to back
+	spans      []int           // list index → end of its row in decoded
+}
+
+func (p *windowPartition) key(i int) []byte { return p.list[p.entry[i]].key }
+
+// load lays out list's rows by position and finds the peer groups.
+func (p *windowPartition) load(list []listEntry) error {
+	p.list = list
+	p.entry, p.rows, p.group, p.groupStart = p.entry[:0], p.rows[:0], p.group[:0], p.groupStart[:0]
+	p.decoded, p.spans = p.decoded[:0], p.spans[:0]
+	var prevSort []byte
+	for idx, e := range list {
+		if e.weight < 0 {
+			return negativeCount("arranged row")
+		}
+		if e.weight == 0 {
+			p.spans = append(p.spans, len(p.decoded))
+			continue
+		}
+		if int64(len(p.entry))+e.weight > 1<<31 {
+			return errs.New(errs.ProgramLimitExceeded, "window partition has too many rows")
+		}
+		var err error
+		if p.decoded, err = zset.DecodeRowAppend(p.decoded, e.layout.row(e.key)); err != nil {
+			return err
+		}
+		p.spans = append(p.spans, len(p.decoded))
+		sortKey := e.key[e.layout.partLen:e.layout.sortEnd]
+		if len(p.groupStart) == 0 || !bytes.Equal(sortKey, prevSort) {
+			p.groupStart = append(p.groupStart, len(p.entry))
+		}
+		prevSort = sortKey
+		for k := int64(0); k < e.weight; k++ {
+			p.entry = append(p.entry, idx)
+			p.rows = append(p.rows, nil)
+			p.group = append(p.group, len(p.groupStart)-1)
+		}
+	}
+	p.n = len(p.entry)
+	p.groupStart = append(p.groupStart, p.n)
+	// Rows are sliced out of decoded once it stops growing.
+	for i := 0; i < p.n; i++ {
+		idx := p.entry[i]
+		start := 0
+		if idx > 0 {
+			start = p.spans[idx-1]
+		}
+		end := p.spans[idx]
+		p.rows[i] = zset.Row(p.decoded[start:end:end])
+	}
+	return nil
+}
+
+// sameOutputs reports whether position i of p and position j of q have
+// identical function values.
+func (p *windowPartition) sameOutputs(i int, q *windowPartition, j int) bool {
+	for f := range p.vals {
+		if !identical(p.vals[f][i], q.vals[f][j]) {
+			return false
+		}
+	}
+	return true
+}
