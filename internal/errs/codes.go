@@ -44,6 +44,7 @@ const (
 	InvalidWindowFrame    Code = "RS22013" // 22013
 	InvalidNtileArgument  Code = "RS22014" // 22014
 	InvalidNthArgument    Code = "RS22016" // 22016
+	NullValueNotAllowed   Code = "RS22004" // 22004
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -89,6 +90,7 @@ var sqlstates = map[Code]string{
 	InvalidWindowFrame:    "22013",
 	InvalidNtileArgument:  "22014",
 	InvalidNthArgument:    "22016",
+	NullValueNotAllowed:   "22004",
 	Internal:              "XX000",
 }
 

@@ -35,6 +35,9 @@ type bindState struct {
 	params map[int][]*plan.Param
 	// views is the stack of views being expanded, to detect cycles.
 	views []string
+	// wins collects the window function calls of the query level whose
+	// select list and ORDER BY are being bound (nil elsewhere).
+	wins *winCollector
 }
 
 // maxViewDepth bounds the nesting of views on views.
