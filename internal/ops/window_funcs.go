@@ -413,13 +413,23 @@ func (p *windowPartition) aggregate(f *windowFn, out []types.Value) error {
 	return nil
 }
 
-// arguments evaluates an aggregate's argument at every position; has
-// reports the positions that count (FILTER true and, unless count(*), a
-// non-NULL argument).
+// arguments evaluates an aggregate's argument at the positions some frame
+// holds (as PostgreSQL, which evaluates it only for rows it aggregates, so
+// that a row no frame reaches cannot fail the query); has reports the
+// positions that count (FILTER true and, unless count(*), a non-NULL
+// argument).
 func (p *windowPartition) arguments(f *windowFn) ([]types.Value, []bool, error) {
 	args := make([]types.Value, p.n)
 	has := make([]bool, p.n)
-	for i, row := range p.rows {
+	if p.n == 0 {
+		return args, has, nil
+	}
+	// Frame bounds never decrease, so the frames together span the first
+	// frame's start to the last frame's end.
+	lo, _ := p.frame(&f.call.Frame, 0)
+	_, hi := p.frame(&f.call.Frame, p.n-1)
+	for i := lo; i < hi; i++ {
+		row := p.rows[i]
 		if f.call.Filter != nil {
 			ok, err := isTrue(f.call.Filter, row)
 			if err != nil {
