@@ -242,6 +242,15 @@ func windowCall(lx *lexer, ep *exprParser) (plan.WindowFunc, error) {
 		if f.Frame.End, err = frameBound(lx); err != nil {
 			return f, err
 		}
+		if mode == plan.FrameRange {
+			// RANGE offsets are values (integers here).
+			for _, b := range []*plan.FrameBound{&f.Frame.Start, &f.Frame.End} {
+				if b.Kind == plan.OffsetPreceding || b.Kind == plan.OffsetFollowing {
+					b.Value, b.ValueType = types.MakeInt(types.Int4, b.Offset), types.Of(types.Int4)
+					b.Offset = 0
+				}
+			}
+		}
 		if lx.accept("exclude") {
 			switch lx.next() {
 			case "current":

@@ -75,7 +75,7 @@ func (g *planGen) window(t *rapid.T, in plan.Node) plan.Node {
 	w.Cols = append([]plan.Column(nil), cols...)
 	nums := colsOf(cols, types.Int4, types.Int8, types.Numeric)
 	for i, n := 0, rapid.IntRange(1, 3).Draw(t, "nfuncs"); i < n; i++ {
-		f := plan.WindowFunc{Frame: g.frame(t, len(w.OrderBy) > 0)}
+		f := plan.WindowFunc{Frame: g.frame(t, w.OrderBy)}
 		anyCol := col(cols, rapid.IntRange(0, len(cols)-1).Draw(t, "arg"))
 		switch fn := rapid.SampledFrom([]string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
 			"lag", "lead", "first_value", "last_value", "nth_value", "count", "sum", "avg", "min", "max"}).Draw(t, "wfunc"); fn {
@@ -123,23 +123,43 @@ func (g *planGen) window(t *rapid.T, in plan.Node) plan.Node {
 	return w
 }
 
-func (g *planGen) frame(t *rapid.T, ordered bool) plan.Frame {
+func (g *planGen) frame(t *rapid.T, order []plan.SortKey) plan.Frame {
 	if rapid.IntRange(0, 2).Draw(t, "defaultframe") == 0 {
 		return plan.DefaultFrame
 	}
 	modes := []plan.FrameMode{plan.FrameRows, plan.FrameRange}
-	if ordered {
+	if len(order) > 0 {
 		modes = append(modes, plan.FrameGroups)
 	}
 	fr := plan.Frame{Mode: rapid.SampledFrom(modes).Draw(t, "mode")}
+	// RANGE offsets need one numeric ORDER BY key.
+	rangeKey := types.Unknown
+	if len(order) == 1 {
+		switch id := order[0].Expr.Type().ID; id {
+		case types.Int4, types.Int8, types.Numeric:
+			rangeKey = id
+		}
+	}
 	bound := func(label string, kinds []plan.BoundKind) plan.FrameBound {
 		b := plan.FrameBound{Kind: rapid.SampledFrom(kinds).Draw(t, label)}
 		if b.Kind == plan.OffsetPreceding || b.Kind == plan.OffsetFollowing {
-			b.Offset = int64(rapid.IntRange(0, 2).Draw(t, label+"off"))
+			n := int64(rapid.IntRange(0, 2).Draw(t, label+"off"))
+			switch {
+			case fr.Mode != plan.FrameRange:
+				b.Offset = n
+			case rangeKey == types.Numeric:
+				v, err := types.Parse(types.Of(types.Numeric), rapid.SampledFrom([]string{"0", "0.75", "1", "1.50", "2"}).Draw(t, label+"num"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Value, b.ValueType = v, types.Of(types.Numeric)
+			default:
+				b.Value, b.ValueType = types.MakeInt(types.Int8, n), types.Of(types.Int8)
+			}
 		}
 		return b
 	}
-	offsets := fr.Mode != plan.FrameRange
+	offsets := fr.Mode != plan.FrameRange || rangeKey != types.Unknown
 	startKinds := []plan.BoundKind{plan.UnboundedPreceding, plan.CurrentRow}
 	endKinds := []plan.BoundKind{plan.CurrentRow, plan.UnboundedFollowing}
 	if offsets {

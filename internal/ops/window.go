@@ -49,6 +49,18 @@ func NewWindow(prefix []byte, partitionBy []plan.Expr, orderBy []plan.SortKey, f
 		if err != nil {
 			return nil, err
 		}
+		if hasRangeOffset(&f.Frame) && fn.call.UsesFrame() {
+			if len(orderBy) != 1 {
+				return nil, errs.New(errs.Internal, "a RANGE frame with an offset needs exactly one ORDER BY key")
+			}
+			off := f.Frame.Start.ValueType
+			if !isOffset(f.Frame.Start.Kind) {
+				off = f.Frame.End.ValueType
+			}
+			if fn.rangeKey, err = newRangeKey(orderBy[0], off); err != nil {
+				return nil, err
+			}
+		}
 		w.fns = append(w.fns, fn)
 	}
 	return w, nil
@@ -162,9 +174,13 @@ type windowPartition struct {
 	// position of group g; groupStart has one more entry, n.
 	group      []int
 	groupStart []int
-	vals       [][]types.Value // function → position → value
-	decoded    []types.Value   // the rows' values, back to back
-	spans      []int           // list index → end of its row in decoded
+	// rangeS and rangeT are the frame bounds of the RANGE frame rangeFor
+	// (a function's frame with offsets), by position.
+	rangeFor       *plan.Frame
+	rangeS, rangeT []int
+	vals           [][]types.Value // function → position → value
+	decoded        []types.Value   // the rows' values, back to back
+	spans          []int           // list index → end of its row in decoded
 }
 
 func (p *windowPartition) key(i int) []byte { return p.list[p.entry[i]].key }

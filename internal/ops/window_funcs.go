@@ -43,6 +43,8 @@ type windowFn struct {
 	call plan.WindowFunc
 	kind windowKind
 	agg  aggSpec // wfAggregate
+	// rangeKey is set for a RANGE frame with offsets.
+	rangeKey *rangeKey
 }
 
 func newWindowFn(call plan.WindowFunc) (windowFn, error) {
@@ -87,6 +89,13 @@ func i8v(n int) types.Value { return types.MakeInt(types.Int8, int64(n)) }
 
 func (p *windowPartition) evalFn(f *windowFn, out []types.Value) error {
 	n := p.n
+	p.rangeFor = nil
+	if f.rangeKey != nil && f.call.UsesFrame() {
+		if err := p.rangeFrames(&f.call.Frame, f.rangeKey); err != nil {
+			return err
+		}
+		p.rangeFor = &f.call.Frame
+	}
 	switch f.kind {
 	case wfRowNumber:
 		for i := range out {
@@ -204,6 +213,17 @@ func (p *windowPartition) lagLead(f *windowFn, out []types.Value) error {
 // frame returns the frame of position i as [s, t): the rows the frame's
 // bounds reach, before any exclusion. Both ends never decrease as i grows.
 func (p *windowPartition) frame(fr *plan.Frame, i int) (s, t int) {
+	if p.rangeFor == fr {
+		s, t = p.rangeS[i], p.rangeT[i]
+	} else {
+		s, t = p.frameBounds(fr, i)
+	}
+	return s, max(s, t)
+}
+
+// frameBounds computes the frame of position i for bounds that count rows
+// or peer groups (RANGE offsets are rangeFrames').
+func (p *windowPartition) frameBounds(fr *plan.Frame, i int) (s, t int) {
 	g := p.group[i]
 	groups := len(p.groupStart) - 1
 	switch fr.Start.Kind {
@@ -255,7 +275,7 @@ func (p *windowPartition) frame(fr *plan.Frame, i int) (s, t int) {
 	default:
 		t = p.n
 	}
-	return s, max(s, t)
+	return s, t
 }
 
 // excluded returns the positions of [s, t) that the frame's exclusion

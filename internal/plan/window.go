@@ -32,12 +32,17 @@ const (
 	UnboundedFollowing
 )
 
-// FrameBound is one end of a window frame. Offset counts rows (ROWS) or
-// peer groups (GROUPS) for OffsetPreceding and OffsetFollowing; it is
-// non-negative.
+// FrameBound is one end of a window frame. For OffsetPreceding and
+// OffsetFollowing, Offset counts rows (ROWS) or peer groups (GROUPS) and is
+// non-negative; in RANGE mode Value is the distance from the current row's
+// ORDER BY value instead (of the key's type, or an interval for dates,
+// timestamps and intervals), also non-negative.
 type FrameBound struct {
 	Kind   BoundKind
 	Offset int64
+	Value  types.Value
+	// ValueType is Value's type, for display.
+	ValueType types.Type
 }
 
 // FrameExclusion is a frame's EXCLUDE option.
@@ -156,11 +161,19 @@ func (b FrameBound) String() string {
 	case UnboundedPreceding:
 		return "UNBOUNDED PRECEDING"
 	case OffsetPreceding:
-		return fmt.Sprintf("%d PRECEDING", b.Offset)
+		return b.offsetString() + " PRECEDING"
 	case CurrentRow:
 		return "CURRENT ROW"
 	case OffsetFollowing:
-		return fmt.Sprintf("%d FOLLOWING", b.Offset)
+		return b.offsetString() + " FOLLOWING"
 	}
 	return "UNBOUNDED FOLLOWING"
+}
+
+func (b FrameBound) offsetString() string {
+	if b.ValueType.ID == types.Unknown {
+		return fmt.Sprint(b.Offset)
+	}
+	c := Const{Val: b.Value, Typ: b.ValueType}
+	return c.String()
 }

@@ -169,7 +169,7 @@ func (ec *exprCtx) windowDef(wc *winCollector, d *pg.WindowDef) (spec winSpec, f
 	}
 	if d.FrameOptions&frameNonDefault != 0 {
 		hasFrame = true
-		if frame, err = ec.frame(d, len(spec.order)); err != nil {
+		if frame, err = ec.frame(d, spec.order); err != nil {
 			return spec, frame, false, false, err
 		}
 	}
@@ -198,9 +198,10 @@ const (
 	frameExcludeTies        = 0x20000
 )
 
-// frame binds a window definition's frame clause; orderKeys is the number
-// of ORDER BY keys of the window.
-func (ec *exprCtx) frame(d *pg.WindowDef, orderKeys int) (plan.Frame, error) {
+// frame binds a window definition's frame clause; order is the window's
+// ORDER BY.
+func (ec *exprCtx) frame(d *pg.WindowDef, order []plan.SortKey) (plan.Frame, error) {
+	orderKeys := len(order)
 	opts := d.FrameOptions
 	fr := plan.Frame{Mode: plan.FrameRange}
 	mode := "RANGE"
@@ -211,12 +212,9 @@ func (ec *exprCtx) frame(d *pg.WindowDef, orderKeys int) (plan.Frame, error) {
 		fr.Mode, mode = plan.FrameGroups, "GROUPS"
 	}
 	offsets := opts&(frameStartOffsetPrec|frameEndOffsetPrec|frameStartOffsetFoll|frameEndOffsetFoll) != 0
-	if fr.Mode == plan.FrameRange && offsets {
-		if orderKeys != 1 {
-			return fr, posErr(errs.New(errs.WindowingError,
-				"RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"), d.Location)
-		}
-		return fr, notSupported(d.Location, "RANGE with offset PRECEDING/FOLLOWING is not supported yet")
+	if fr.Mode == plan.FrameRange && offsets && orderKeys != 1 {
+		return fr, posErr(errs.New(errs.WindowingError,
+			"RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"), d.Location)
 	}
 	if fr.Mode == plan.FrameGroups && orderKeys == 0 {
 		return fr, posErr(errs.New(errs.WindowingError, "GROUPS mode requires an ORDER BY clause"), d.Location)
@@ -235,6 +233,10 @@ func (ec *exprCtx) frame(d *pg.WindowDef, orderKeys int) (plan.Frame, error) {
 			kind = plan.OffsetFollowing
 		} else if opts&offPrec == 0 {
 			return plan.FrameBound{}, errs.Newf(errs.Internal, "window frame %s bound is missing", which)
+		}
+		if fr.Mode == plan.FrameRange {
+			v, t, err := ec.rangeOffset(off, order[0].Expr.Type(), d.Location)
+			return plan.FrameBound{Kind: kind, Value: v, ValueType: t}, err
 		}
 		n, err := ec.frameOffset(off, mode, which)
 		return plan.FrameBound{Kind: kind, Offset: n}, err
@@ -338,34 +340,11 @@ func (ec *exprCtx) windowCall(f *pg.FuncCall, schema, name string) (plan.Expr, e
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
 	}
 
-	wc.nestArgs++
-	args := make([]plan.Expr, len(f.Args))
-	locs := make([]int32, len(f.Args))
-	ac := ec.in(kindSelect, ec.aggs)
-	for i, a := range f.Args {
-		if a.GetNamedArgExpr() != nil {
-			wc.nestArgs--
-			return nil, notSupported(f.Location, "named function arguments are not supported yet")
-		}
-		e, err := ac.bind(a)
-		if err != nil {
-			wc.nestArgs--
-			return nil, err
-		}
-		args[i], locs[i] = e, exprLocation(a)
+	args, locs, filter, err := ec.windowArgs(wc, f)
+	if err != nil {
+		return nil, err
 	}
-	var filter plan.Expr
-	if f.AggFilter != nil {
-		var err error
-		if filter, err = ec.in(kindFilter, nil).bindBool(f.AggFilter, "FILTER"); err != nil {
-			wc.nestArgs--
-			return nil, err
-		}
-	}
-	wc.nestArgs--
-
 	fn := plan.WindowFunc{Func: name, Filter: filter}
-	var err error
 	if isAgg {
 		err = ec.windowAggregate(&fn, f, args)
 	} else {
@@ -381,6 +360,31 @@ func (ec *exprCtx) windowCall(f *pg.FuncCall, schema, name string) (plan.Expr, e
 	}
 	fn.Frame = frame
 	return &winRef{idx: wc.add(fn, spec), typ: fn.Type, name: name}, nil
+}
+
+// windowArgs binds a window function's arguments and FILTER, where
+// aggregates of the query level may appear but window functions may not.
+func (ec *exprCtx) windowArgs(wc *winCollector, f *pg.FuncCall) (args []plan.Expr, locs []int32, filter plan.Expr, err error) {
+	wc.nestArgs++
+	defer func() { wc.nestArgs-- }()
+	args = make([]plan.Expr, len(f.Args))
+	locs = make([]int32, len(f.Args))
+	ac := ec.in(kindSelect, ec.aggs)
+	for i, a := range f.Args {
+		if a.GetNamedArgExpr() != nil {
+			return nil, nil, nil, notSupported(f.Location, "named function arguments are not supported yet")
+		}
+		if args[i], err = ac.bind(a); err != nil {
+			return nil, nil, nil, err
+		}
+		locs[i] = exprLocation(a)
+	}
+	if f.AggFilter != nil {
+		if filter, err = ec.in(kindFilter, nil).bindBool(f.AggFilter, "FILTER"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return args, locs, filter, nil
 }
 
 // over binds an OVER clause to a window spec (an index into wc.specs) and
@@ -643,15 +647,4 @@ func (st *bindState) planWindows(node plan.Node, wc *winCollector, tl []*target,
 		})
 	}
 	return node, nil
-}
-
-// hasWinRefs reports whether e contains a window function call.
-func hasWinRefs(e plan.Expr) bool {
-	found := false
-	walk(e, func(x plan.Expr) {
-		if _, ok := x.(*winRef); ok {
-			found = true
-		}
-	})
-	return found
 }
