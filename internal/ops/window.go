@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -109,21 +110,33 @@ func (w *Window) partition(st state.Store, part []byte, rows []sortedDeltaEntry,
 	if err := w.new.load(w.newList); err != nil {
 		return nil, err
 	}
-	if err := w.old.evaluate(w.fns); err != nil {
+	// The partitions agree on their rows before the first delta row; the
+	// outputs that depend on those rows alone are the same in both and are
+	// neither computed nor compared.
+	from := w.old.firstAffected(w.fns, w.old.positionOf(w.delta.key(&rows[0])))
+	if err := w.old.evaluate(w.fns, from); err != nil {
 		return nil, err
 	}
-	if err := w.new.evaluate(w.fns); err != nil {
+	if err := w.new.evaluate(w.fns, from); err != nil {
 		return nil, err
 	}
-	return w.emit(out), nil
+	return w.emit(out, from)
 }
 
-// emit appends −old +new for the positions whose row or outputs differ.
-// Both partitions list their rows in arrangement order, so a merge by key
-// pairs a row's copies in the old partition with its copies in the new.
-func (w *Window) emit(out zset.Batch) zset.Batch {
+// emit appends −old +new for the positions from from on whose row or
+// outputs differ. Both partitions list their rows in arrangement order, so
+// a merge by key pairs a row's copies in the old partition with its copies
+// in the new.
+func (w *Window) emit(out zset.Batch, from int) (zset.Batch, error) {
 	o, n := &w.old, &w.new
-	i, j := 0, 0
+	i, j := from, from
+	add := func(p *windowPartition, i int, weight int64) error {
+		row, err := w.output(p, i)
+		if err == nil {
+			out = append(out, zset.Entry{Row: row, Weight: weight})
+		}
+		return err
+	}
 	for i < o.n || j < n.n {
 		var c int
 		switch {
@@ -134,42 +147,51 @@ func (w *Window) emit(out zset.Batch) zset.Batch {
 		default:
 			c = bytes.Compare(o.key(i), n.key(j))
 		}
+		var err error
 		switch {
 		case c < 0:
-			out = append(out, zset.Entry{Row: w.output(o, i), Weight: -1})
+			err = add(o, i, -1)
 			i++
 		case c > 0:
-			out = append(out, zset.Entry{Row: w.output(n, j), Weight: 1})
+			err = add(n, j, 1)
 			j++
 		default:
 			if !o.sameOutputs(i, n, j) {
-				out = append(out, zset.Entry{Row: w.output(o, i), Weight: -1},
-					zset.Entry{Row: w.output(n, j), Weight: 1})
+				if err = add(o, i, -1); err == nil {
+					err = add(n, j, 1)
+				}
 			}
 			i, j = i+1, j+1
 		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // output returns position i's input row followed by its function values.
-func (w *Window) output(p *windowPartition, i int) zset.Row {
-	in := p.rows[i]
+func (w *Window) output(p *windowPartition, i int) (zset.Row, error) {
+	in, err := p.row(i)
+	if err != nil {
+		return nil, err
+	}
 	row := w.rows.alloc(len(in) + len(w.fns))
 	copy(row, in)
 	for f := range w.fns {
 		row[len(in)+f] = p.vals[f][i]
 	}
-	return row
+	return row, nil
 }
 
 // windowPartition is one partition, old or new, laid out by position: a
-// row with weight w takes w consecutive positions.
+// row with weight w takes w consecutive positions. Rows are decoded when
+// first read.
 type windowPartition struct {
 	list  []listEntry
 	n     int
 	entry []int      // position → index in list
-	rows  []zset.Row // position → row (copies share one)
+	rows  []zset.Row // list index → row, once decoded
 	// Peer groups: group[i] is position i's group, groupStart[g] the first
 	// position of group g; groupStart has one more entry, n.
 	group      []int
@@ -178,35 +200,53 @@ type windowPartition struct {
 	// (a function's frame with offsets), by position.
 	rangeFor       *plan.Frame
 	rangeS, rangeT []int
-	vals           [][]types.Value // function → position → value
-	decoded        []types.Value   // the rows' values, back to back
-	spans          []int           // list index → end of its row in decoded
+	vals           [][]types.Value // function → position → value (from the first affected position)
+	decoded        []types.Value   // the decoded rows' values, back to back
 }
 
 func (p *windowPartition) key(i int) []byte { return p.list[p.entry[i]].key }
 
+// row returns the row at position i.
+func (p *windowPartition) row(i int) (zset.Row, error) {
+	idx := p.entry[i]
+	if r := p.rows[idx]; r != nil {
+		return r, nil
+	}
+	e := p.list[idx]
+	start := len(p.decoded)
+	var err error
+	// Earlier rows keep pointing into the array they were decoded into if
+	// this append moves decoded.
+	if p.decoded, err = zset.DecodeRowAppend(p.decoded, e.layout.row(e.key)); err != nil {
+		return nil, err
+	}
+	r := zset.Row(p.decoded[start:len(p.decoded):len(p.decoded)])
+	p.rows[idx] = r
+	return r, nil
+}
+
+// positionOf returns the number of positions whose key sorts before key.
+func (p *windowPartition) positionOf(key []byte) int {
+	return sort.Search(p.n, func(i int) bool { return bytes.Compare(p.key(i), key) >= 0 })
+}
+
 // load lays out list's rows by position and finds the peer groups.
 func (p *windowPartition) load(list []listEntry) error {
 	p.list = list
-	p.entry, p.rows, p.group, p.groupStart = p.entry[:0], p.rows[:0], p.group[:0], p.groupStart[:0]
-	p.decoded, p.spans = p.decoded[:0], p.spans[:0]
+	p.entry, p.group, p.groupStart, p.decoded = p.entry[:0], p.group[:0], p.groupStart[:0], p.decoded[:0]
+	p.rows = resize(p.rows, len(list))
+	clear(p.rows)
 	var prevSort []byte
 	for idx, e := range list {
 		if e.weight < 0 {
 			return negativeCount("arranged row")
 		}
 		if e.weight == 0 {
-			p.spans = append(p.spans, len(p.decoded))
 			continue
 		}
 		if int64(len(p.entry))+e.weight > 1<<31 {
 			return errs.New(errs.ProgramLimitExceeded, "window partition has too many rows")
 		}
-		var err error
-		if p.decoded, err = zset.DecodeRowAppend(p.decoded, e.layout.row(e.key)); err != nil {
-			return err
-		}
-		p.spans = append(p.spans, len(p.decoded))
 		sortKey := e.key[e.layout.partLen:e.layout.sortEnd]
 		if len(p.groupStart) == 0 || !bytes.Equal(sortKey, prevSort) {
 			p.groupStart = append(p.groupStart, len(p.entry))
@@ -214,22 +254,11 @@ func (p *windowPartition) load(list []listEntry) error {
 		prevSort = sortKey
 		for k := int64(0); k < e.weight; k++ {
 			p.entry = append(p.entry, idx)
-			p.rows = append(p.rows, nil)
 			p.group = append(p.group, len(p.groupStart)-1)
 		}
 	}
 	p.n = len(p.entry)
 	p.groupStart = append(p.groupStart, p.n)
-	// Rows are sliced out of decoded once it stops growing.
-	for i := 0; i < p.n; i++ {
-		idx := p.entry[i]
-		start := 0
-		if idx > 0 {
-			start = p.spans[idx-1]
-		}
-		end := p.spans[idx]
-		p.rows[i] = zset.Row(p.decoded[start:end:end])
-	}
 	return nil
 }
 

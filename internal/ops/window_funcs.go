@@ -2,7 +2,9 @@ package ops
 
 import (
 	"bytes"
+	"math"
 	"math/bits"
+	"sort"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -70,24 +72,104 @@ func newWindowFn(call plan.WindowFunc) (windowFn, error) {
 	return f, nil
 }
 
-// evaluate computes every function's value at every position.
-func (p *windowPartition) evaluate(fns []windowFn) error {
+// evaluate computes every function's value at every position from from
+// on.
+func (p *windowPartition) evaluate(fns []windowFn, from int) error {
 	for len(p.vals) < len(fns) {
 		p.vals = append(p.vals, nil)
 	}
 	p.vals = p.vals[:len(fns)]
 	for f := range fns {
 		p.vals[f] = resize(p.vals[f], p.n)
-		if err := p.evalFn(&fns[f], p.vals[f]); err != nil {
+		if err := p.evalFn(&fns[f], p.vals[f], min(from, p.n)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// dependsOnAll stands for a position past every row: the output depends on
+// the whole partition (its size, or rows up to its end).
+const dependsOnAll = math.MaxInt
+
+// firstAffected returns the first position whose output may differ once
+// the rows from position changed on change: the outputs before it depend
+// only on the rows before changed, which the old and the new partition
+// share. p is the old partition.
+func (p *windowPartition) firstAffected(fns []windowFn, changed int) int {
+	from := changed
+	for f := range fns {
+		fn := &fns[f]
+		// The last position an output depends on never decreases with the
+		// position.
+		i := sort.Search(from, func(i int) bool { return p.lastDependency(fn, i) >= changed })
+		from = min(from, i)
+	}
+	return from
+}
+
+// lastDependency returns the last position whose row the output of f at
+// position i depends on (counting the row that ends a peer group, which
+// says where the group ends), or dependsOnAll.
+func (p *windowPartition) lastDependency(f *windowFn, i int) int {
+	g := p.group[i]
+	groups := len(p.groupStart) - 1
+	// groupEnd is the first position after group g: reading it tells that
+	// the group ends; the last group ends with the partition.
+	groupEnd := func(g int) int {
+		if g+1 >= groups {
+			return dependsOnAll
+		}
+		return p.groupStart[g+1]
+	}
+	switch f.kind {
+	case wfRowNumber, wfRank, wfDenseRank:
+		return i
+	case wfPercentRank, wfCumeDist, wfNtile:
+		return dependsOnAll
+	case wfLag, wfLead:
+		k, ok := f.call.Args[1].(*plan.Const)
+		if !ok || k.Val.IsNull() {
+			return dependsOnAll
+		}
+		off := int(k.Val.Int())
+		if f.kind == wfLag {
+			off = -off
+		}
+		return max(i, i+off)
+	}
+	fr := &f.call.Frame
+	if hasRangeOffset(fr) {
+		return dependsOnAll
+	}
+	d := i
+	switch fr.End.Kind {
+	case plan.UnboundedFollowing:
+		return dependsOnAll
+	case plan.OffsetFollowing:
+		if fr.Mode == plan.FrameGroups {
+			if int64(g)+fr.End.Offset+1 >= int64(groups) {
+				return dependsOnAll
+			}
+			d = p.groupStart[g+int(fr.End.Offset)+1]
+		} else {
+			d = int(min(satAdd(int64(i), fr.End.Offset), math.MaxInt32))
+		}
+	case plan.CurrentRow:
+		if fr.Mode != plan.FrameRows {
+			d = max(d, groupEnd(g))
+		}
+	}
+	if fr.Exclude == plan.ExcludeGroup || fr.Exclude == plan.ExcludeTies {
+		d = max(d, groupEnd(g))
+	}
+	return d
+}
+
 func i8v(n int) types.Value { return types.MakeInt(types.Int8, int64(n)) }
 
-func (p *windowPartition) evalFn(f *windowFn, out []types.Value) error {
+// evalFn computes f's value at the positions from from on into out.
+func (p *windowPartition) evalFn(f *windowFn, out []types.Value, from int) error {
 	n := p.n
 	p.rangeFor = nil
 	if f.rangeKey != nil && f.call.UsesFrame() {
@@ -98,19 +180,19 @@ func (p *windowPartition) evalFn(f *windowFn, out []types.Value) error {
 	}
 	switch f.kind {
 	case wfRowNumber:
-		for i := range out {
+		for i := from; i < n; i++ {
 			out[i] = i8v(i + 1)
 		}
 	case wfRank:
-		for i := range out {
+		for i := from; i < n; i++ {
 			out[i] = i8v(p.groupStart[p.group[i]] + 1)
 		}
 	case wfDenseRank:
-		for i := range out {
+		for i := from; i < n; i++ {
 			out[i] = i8v(p.group[i] + 1)
 		}
 	case wfPercentRank:
-		for i := range out {
+		for i := from; i < n; i++ {
 			r := 0.0
 			if n > 1 {
 				r = float64(p.groupStart[p.group[i]]) / float64(n-1)
@@ -118,19 +200,19 @@ func (p *windowPartition) evalFn(f *windowFn, out []types.Value) error {
 			out[i] = types.MakeFloat8(r)
 		}
 	case wfCumeDist:
-		for i := range out {
+		for i := from; i < n; i++ {
 			out[i] = types.MakeFloat8(float64(p.groupStart[p.group[i]+1]) / float64(n))
 		}
 	case wfNtile:
-		return p.ntile(f, out)
+		return p.ntile(f, out) // depends on the partition's size: from is 0
 	case wfLag, wfLead:
-		return p.lagLead(f, out)
+		return p.lagLead(f, out, from)
 	case wfFirstValue, wfLastValue, wfNthValue:
-		return p.frameValue(f, out)
+		return p.frameValue(f, out, from)
 	case wfMin, wfMax:
-		return p.extreme(f, out)
+		return p.extreme(f, out, from)
 	default:
-		return p.aggregate(f, out)
+		return p.aggregate(f, out, from)
 	}
 	return nil
 }
@@ -142,7 +224,11 @@ func (p *windowPartition) ntile(f *windowFn, out []types.Value) error {
 	if p.n == 0 {
 		return nil
 	}
-	v, err := f.call.Args[0].Eval(p.rows[0])
+	first, err := p.row(0)
+	if err != nil {
+		return err
+	}
+	v, err := f.call.Args[0].Eval(first)
 	if err != nil {
 		return err
 	}
@@ -183,10 +269,14 @@ func (p *windowPartition) ntile(f *windowFn, out []types.Value) error {
 // lagLead evaluates lag(value, offset, default) and lead(...): the value
 // at offset rows before (after) the current row in the partition, else the
 // default evaluated at the current row; a NULL offset gives NULL.
-func (p *windowPartition) lagLead(f *windowFn, out []types.Value) error {
+func (p *windowPartition) lagLead(f *windowFn, out []types.Value, from int) error {
 	val, off, def := f.call.Args[0], f.call.Args[1], f.call.Args[2]
-	for i := range out {
-		o, err := off.Eval(p.rows[i])
+	for i := from; i < p.n; i++ {
+		cur, err := p.row(i)
+		if err != nil {
+			return err
+		}
+		o, err := off.Eval(cur)
 		if err != nil {
 			return err
 		}
@@ -199,9 +289,12 @@ func (p *windowPartition) lagLead(f *windowFn, out []types.Value) error {
 			t = int64(i) + o.Int()
 		}
 		if t >= 0 && t < int64(p.n) {
-			out[i], err = val.Eval(p.rows[t])
+			var target zset.Row
+			if target, err = p.row(int(t)); err == nil {
+				out[i], err = val.Eval(target)
+			}
 		} else {
-			out[i], err = def.Eval(p.rows[i])
+			out[i], err = def.Eval(cur)
 		}
 		if err != nil {
 			return err
@@ -319,10 +412,10 @@ func (p *windowPartition) ranges(fr *plan.Frame, i int, dst [][2]int) [][2]int {
 }
 
 // frameValue evaluates first_value, last_value and nth_value.
-func (p *windowPartition) frameValue(f *windowFn, out []types.Value) error {
+func (p *windowPartition) frameValue(f *windowFn, out []types.Value, from int) error {
 	fr := &f.call.Frame
 	var rs [][2]int
-	for i := range out {
+	for i := from; i < p.n; i++ {
 		rs = p.ranges(fr, i, rs)
 		pos := -1
 		switch f.kind {
@@ -335,7 +428,11 @@ func (p *windowPartition) frameValue(f *windowFn, out []types.Value) error {
 				pos = rs[len(rs)-1][1] - 1
 			}
 		default:
-			nv, err := f.call.Args[1].Eval(p.rows[i])
+			cur, err := p.row(i)
+			if err != nil {
+				return err
+			}
+			nv, err := f.call.Args[1].Eval(cur)
 			if err != nil {
 				return err
 			}
@@ -360,7 +457,11 @@ func (p *windowPartition) frameValue(f *windowFn, out []types.Value) error {
 			out[i] = types.Null
 			continue
 		}
-		v, err := f.call.Args[0].Eval(p.rows[pos])
+		row, err := p.row(pos)
+		if err != nil {
+			return err
+		}
+		v, err := f.call.Args[0].Eval(row)
 		if err != nil {
 			return err
 		}
@@ -372,8 +473,8 @@ func (p *windowPartition) frameValue(f *windowFn, out []types.Value) error {
 // aggregate evaluates an invertible aggregate over each position's frame,
 // sliding: a row is added when it enters the frame and removed when it
 // leaves. Excluded rows are removed for the one position and added back.
-func (p *windowPartition) aggregate(f *windowFn, out []types.Value) error {
-	args, has, err := p.arguments(f)
+func (p *windowPartition) aggregate(f *windowFn, out []types.Value, from int) error {
+	args, has, err := p.arguments(f, from)
 	if err != nil {
 		return err
 	}
@@ -388,7 +489,7 @@ func (p *windowPartition) aggregate(f *windowFn, out []types.Value) error {
 	}
 	fr := &f.call.Frame
 	as, ae := 0, 0
-	for i := range out {
+	for i := from; i < p.n; i++ {
 		s, t := p.frame(fr, i)
 		if s >= ae {
 			for k := as; k < ae; k++ {
@@ -438,18 +539,21 @@ func (p *windowPartition) aggregate(f *windowFn, out []types.Value) error {
 // that a row no frame reaches cannot fail the query); has reports the
 // positions that count (FILTER true and, unless count(*), a non-NULL
 // argument).
-func (p *windowPartition) arguments(f *windowFn) ([]types.Value, []bool, error) {
+func (p *windowPartition) arguments(f *windowFn, from int) ([]types.Value, []bool, error) {
 	args := make([]types.Value, p.n)
 	has := make([]bool, p.n)
-	if p.n == 0 {
+	if from >= p.n {
 		return args, has, nil
 	}
-	// Frame bounds never decrease, so the frames together span the first
-	// frame's start to the last frame's end.
-	lo, _ := p.frame(&f.call.Frame, 0)
+	// Frame bounds never decrease, so the frames from position from on
+	// together span its frame's start to the last frame's end.
+	lo, _ := p.frame(&f.call.Frame, from)
 	_, hi := p.frame(&f.call.Frame, p.n-1)
 	for i := lo; i < hi; i++ {
-		row := p.rows[i]
+		row, err := p.row(i)
+		if err != nil {
+			return nil, nil, err
+		}
 		if f.call.Filter != nil {
 			ok, err := isTrue(f.call.Filter, row)
 			if err != nil {
@@ -477,11 +581,16 @@ func (p *windowPartition) arguments(f *windowFn) ([]types.Value, []bool, error) 
 // from it, so any range is two lookups. Among equal values, min shows the
 // smallest representation by row encoding and max the largest, as the
 // grouped aggregate does.
-func (p *windowPartition) extreme(f *windowFn, out []types.Value) error {
-	args, has, err := p.arguments(f)
+func (p *windowPartition) extreme(f *windowFn, out []types.Value, from int) error {
+	if from >= p.n {
+		return nil
+	}
+	args, has, err := p.arguments(f, from)
 	if err != nil {
 		return err
 	}
+	// The table covers the positions from the first frame's start on.
+	base, _ := p.frame(&f.call.Frame, from)
 	isMax := f.kind == wfMax
 	var e1, e2 []byte
 	better := func(a, b int) int { // the better of positions a and b (-1: none)
@@ -502,12 +611,12 @@ func (p *windowPartition) extreme(f *windowFn, out []types.Value) error {
 		}
 		return b
 	}
-	n := p.n
+	n := p.n - base
 	levels := [][]int{make([]int, n)}
 	for i := range n {
 		levels[0][i] = -1
-		if has[i] {
-			levels[0][i] = i
+		if has[base+i] {
+			levels[0][i] = base + i
 		}
 	}
 	for l := 1; 1<<l <= n; l++ {
@@ -518,13 +627,13 @@ func (p *windowPartition) extreme(f *windowFn, out []types.Value) error {
 		}
 		levels = append(levels, cur)
 	}
-	query := func(a, b int) int { // best in [a, b), a < b
+	query := func(a, b int) int { // best in [a, b), base <= a < b
 		l := bits.Len(uint(b-a)) - 1
-		return better(levels[l][a], levels[l][b-(1<<l)])
+		return better(levels[l][a-base], levels[l][b-base-(1<<l)])
 	}
 	fr := &f.call.Frame
 	var rs [][2]int
-	for i := range out {
+	for i := from; i < p.n; i++ {
 		rs = p.ranges(fr, i, rs)
 		best := -1
 		for _, r := range rs {

@@ -173,7 +173,11 @@ func numericInRange(val, base, off *apd.Decimal, sub, less bool) (bool, error) {
 func (p *windowPartition) rangeFrames(fr *plan.Frame, rk *rangeKey) error {
 	n := p.n
 	keys := make([]types.Value, n)
-	for i, row := range p.rows {
+	for i := range n {
+		row, err := p.row(i)
+		if err != nil {
+			return err
+		}
 		v, err := rk.key.Expr.Eval(row)
 		if err != nil {
 			return err
