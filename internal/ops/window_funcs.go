@@ -159,6 +159,12 @@ func (p *windowPartition) lastDependency(f *windowFn, i int) int {
 		if fr.Mode != plan.FrameRows {
 			d = max(d, groupEnd(g))
 		}
+	case plan.OffsetPreceding:
+		// The end of group g-k is before position i, except for 0
+		// PRECEDING, the current group's end.
+		if fr.Mode == plan.FrameGroups && fr.End.Offset == 0 {
+			d = max(d, groupEnd(g))
+		}
 	}
 	if fr.Exclude == plan.ExcludeGroup || fr.Exclude == plan.ExcludeTies {
 		d = max(d, groupEnd(g))
