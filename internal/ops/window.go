@@ -22,11 +22,15 @@ import (
 // Per step, for each partition the delta touches (and no other): read the
 // partition, merge the delta into it in memory, evaluate every function
 // over the old and the new partition, and emit −old +new for the rows
-// whose outputs differ; then write the delta to the arrangement. Frames
-// slide: an invertible aggregate (count, sum, avg, bool_and, bool_or) adds
-// each row once as it enters the frame and removes it once as it leaves,
-// min and max use a sparse table of range extremes, so a partition of n
-// rows costs O(n log n) whatever the frames.
+// whose outputs differ; then write the delta to the arrangement. Both
+// partitions share their rows before the first delta row, so evaluation
+// starts at the first position whose output can depend on a changed row
+// (firstAffected: for a running aggregate or a ROWS frame ending at the
+// current row, the first changed row itself), and rows are decoded only
+// when read. Frames slide: an invertible aggregate (count, sum, avg,
+// bool_and, bool_or) adds each row once as it enters the frame and removes
+// it once as it leaves, min and max use a sparse table of range extremes,
+// so a partition of n rows costs O(n log n) whatever the frames.
 type Window struct {
 	arr sortedArrangement
 	fns []windowFn
