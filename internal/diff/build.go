@@ -132,13 +132,13 @@ func (b *builder) build(p plan.Node) (int, error) {
 		return b.build(n.Input)
 
 	case *plan.Limit:
-		if n.Count < 0 && n.Offset == 0 {
-			return b.build(n.Input) // LIMIT ALL
-		}
-		if b.forQuery {
-			return 0, errs.New(errs.FeatureNotSupported, "LIMIT and OFFSET in a subquery are not supported yet")
-		}
-		return 0, errs.New(errs.FeatureNotSupported, "ORDER BY ... LIMIT in a materialized view is not supported yet")
+		return b.limit(n)
+	case *plan.TopK:
+		return b.topK(n)
+	case *plan.SetOp:
+		return b.setOp(n)
+	case *plan.Window:
+		return b.window(n)
 	}
 	return 0, errs.Newf(errs.FeatureNotSupported, "plan node %T is not supported in an incremental circuit", p)
 }

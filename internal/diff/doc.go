@@ -4,9 +4,12 @@
 // Each plan node becomes one operator (internal/ops): Scan is the input
 // delta of its relation, Filter and Project are linear, an inner Join is a
 // Join over two arrangements, an outer join an OuterJoin, a semi-, anti- or
-// mark join a SemiJoin, Aggregate and Distinct keep per-group and per-row
-// state, Union is a sum, and Values emits its rows on the first step. Sort is dropped (a view is an unordered multiset); Sort and Limit at
-// the top of an ad-hoc query are left to the caller.
+// mark join a SemiJoin, Aggregate, Distinct and SetOp keep per-group and
+// per-row state, TopK and Window keep a sorted arrangement, Union is a sum,
+// and Values emits its rows on the first step. Sort alone is dropped (a
+// view is an unordered multiset); a Limit (over a Sort or not) is the TopK
+// it computes; Sort and Limit at the top of an ad-hoc query are left to the
+// caller.
 //
 // Invariants:
 //   - Operators are numbered in post-order (inputs before the node that

@@ -89,6 +89,9 @@ func needInputs(children []plan.Node, n int) error {
 func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error) {
 	kind, args, _ := strings.Cut(text, " ")
 	lx := &lexer{toks: tokenize(args)}
+	if n, ok, err := pp.buildOrdered(kind, lx, children); ok {
+		return n, err
+	}
 	switch kind {
 	case "scan":
 		cols, ok := pp.tables[strings.TrimSpace(args)]

@@ -43,6 +43,11 @@ const (
 	AdminShutdown         Code = "RS57P01" // 57P01
 	IOError               Code = "RS58030" // 58030
 	DataCorrupted         Code = "RSXX001" // XX001
+	WindowingError        Code = "RS42P20" // 42P20
+	InvalidWindowFrame    Code = "RS22013" // 22013
+	InvalidNtileArgument  Code = "RS22014" // 22014
+	InvalidNthArgument    Code = "RS22016" // 22016
+	NullValueNotAllowed   Code = "RS22004" // 22004
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -87,6 +92,11 @@ var sqlstates = map[Code]string{
 	AdminShutdown:         "57P01",
 	IOError:               "58030",
 	DataCorrupted:         "XX001",
+	WindowingError:        "42P20",
+	InvalidWindowFrame:    "22013",
+	InvalidNtileArgument:  "22014",
+	InvalidNthArgument:    "22016",
+	NullValueNotAllowed:   "22004",
 	Internal:              "XX000",
 }
 

@@ -1,7 +1,8 @@
 // Package ops holds the incremental operators that a circuit (internal/diff)
 // is made of: the linear ones (Filter, Project, Map, Union, Negate), Join,
-// OuterJoin, SemiJoin (semi-, anti- and mark joins), Aggregate, Distinct
-// and the Values source. IVM.md gives the delta rule each one implements.
+// OuterJoin, SemiJoin (semi-, anti- and mark joins), Aggregate, Distinct,
+// SetOp (INTERSECT, EXCEPT), TopK, Window and the Values source. IVM.md
+// gives the delta rule each one implements.
 //
 // Invariants:
 //   - Purity. An operator is a deterministic function of its state (read

@@ -33,6 +33,13 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if err != nil {
 		return nil, err
 	}
+	wins, err := st.windowClause(sel.WindowClause)
+	if err != nil {
+		return nil, err
+	}
+	outerWins := st.wins
+	st.wins = wins
+	defer func() { st.wins = outerWins }()
 	aggs := &aggCollector{}
 	ec := &exprCtx{st: st, sc: sc, kind: kindSelect, aggs: aggs, env: env, sub: opts.sub}
 	tl, err := st.targetList(ec, sel.TargetList)
@@ -55,9 +62,6 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			return nil, err
 		}
 	}
-	if len(sel.WindowClause) > 0 {
-		return nil, notSupported(-1, "window functions are not supported yet")
-	}
 	sorts, err := st.sortClause(ec.in(kindOrderBy, aggs), &tl, sel.SortClause, false)
 	if err != nil {
 		return nil, err
@@ -66,8 +70,15 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if err != nil {
 		return nil, err
 	}
+	distinctOn, err := st.distinctOnClause(ec, &tl, sorts, sel)
+	if err != nil {
+		return nil, err
+	}
 	distinct, err := st.distinctClause(ec, tl, sorts, sel)
 	if err != nil {
+		return nil, err
+	}
+	if err := ec.bindNamedWindows(wins); err != nil {
 		return nil, err
 	}
 	userGrouped := grouped
@@ -152,6 +163,10 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if lp != nil {
 		node = lp.node
 	}
+	if node, err = st.planWindows(node, wins, tl, outer); err != nil {
+		return nil, err
+	}
+	node = applyDistinctOn(node, tl, distinctOn, sorts)
 	if opts.sub != nil {
 		return st.finishSubquery(node, sc, tl, distinct, sel, opts.sub)
 	}
@@ -492,14 +507,11 @@ func (st *bindState) groupKey(ec *exprCtx, tl []*target, n *pg.Node) (plan.Expr,
 	return ec.bind(n)
 }
 
-// distinctClause checks SELECT DISTINCT: DISTINCT ON is not supported, and
+// distinctClause checks SELECT DISTINCT (DISTINCT ON is distinctOnClause's):
 // ORDER BY may only use output columns.
 func (st *bindState) distinctClause(ec *exprCtx, tl []*target, sorts []sortItem, sel *pg.SelectStmt) (bool, error) {
-	if len(sel.DistinctClause) == 0 {
+	if len(sel.DistinctClause) == 0 || isDistinctOn(sel) {
 		return false, nil
-	}
-	if sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
-		return false, notSupported(exprLocation(sel.DistinctClause[0]), "SELECT DISTINCT ON is not supported yet")
 	}
 	for _, s := range sorts {
 		if tl[s.idx].junk {

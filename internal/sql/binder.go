@@ -42,6 +42,9 @@ type bindState struct {
 	// message; sawSubLink records that one was refused.
 	noSubLinks string
 	sawSubLink bool
+	// wins collects the window function calls of the query level whose
+	// select list and ORDER BY are being bound (nil elsewhere).
+	wins *winCollector
 }
 
 // maxViewDepth bounds the nesting of views on views.

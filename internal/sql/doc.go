@@ -28,7 +28,13 @@
 //   - Sort and Limit appear only at the top, for the statement's own
 //     ORDER BY/LIMIT/OFFSET; a Project above them may drop hidden sort
 //     columns. Inside subqueries, views and WITH queries ORDER BY is
-//     checked and dropped (a relation has no order) and LIMIT is rejected.
+//     checked and dropped (a relation has no order), unless LIMIT or
+//     OFFSET picks rows by it: then they are a TopK. DISTINCT ON is a TopK
+//     of one row per group, and a filter bounding ROW_NUMBER() by constants
+//     turns its Window into a TopK with row numbers.
+//   - Window functions are computed by Window nodes (one per distinct
+//     PARTITION BY and ORDER BY) above the FROM clause or the Aggregate,
+//     below DISTINCT, ORDER BY and LIMIT.
 //   - Join keys pair expressions of the same type; the left key reads the
 //     left input's row and the right key the right input's. Filters sit as
 //     low as their columns allow (WHERE and inner-join ON conditions are

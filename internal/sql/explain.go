@@ -86,7 +86,9 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 	case *plan.Limit:
 		fmt.Fprintf(b, "Limit count=%d offset=%d", x.Count, x.Offset)
 	default:
-		fmt.Fprintf(b, "%T", n)
+		if !formatOrdered(b, n) {
+			fmt.Fprintf(b, "%T", n)
+		}
 	}
 	b.WriteString("\n")
 	for _, in := range n.Inputs() {

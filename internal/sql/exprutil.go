@@ -186,6 +186,9 @@ func exprEqual(a, b plan.Expr) bool {
 	case *aggRef:
 		y, ok := b.(*aggRef)
 		return ok && x.idx == y.idx
+	case *winRef:
+		y, ok := b.(*winRef)
+		return ok && x.idx == y.idx
 	case *plan.Const:
 		y, ok := b.(*plan.Const)
 		return ok && x.Typ == y.Typ && sameValue(x.Val, y.Val)
