@@ -332,7 +332,7 @@ func (g *gen) query(depth int) (string, []column) {
 	if g.chance(40) {
 		return g.aggregate(from, sc)
 	}
-	return g.projection(from, sc, nil)
+	return g.projection(from, sc)
 }
 
 // from returns a FROM clause (with its join conditions) and the columns
@@ -397,59 +397,118 @@ func (g *gen) from(depth int) (string, []expr) {
 	return clause.String(), sc
 }
 
-// projection returns SELECT [DISTINCT] exprs FROM from [WHERE]. When want
-// is not nil, the select list has one expression of each wanted type's
-// class (for the second branch of a UNION).
-func (g *gen) projection(from string, sc []expr, want []sqlType) (string, []column) {
+// selectBlock is a generated SELECT without aggregates, kept in parts so
+// that a UNION can adjust its select list before it is rendered.
+type selectBlock struct {
+	distinct bool
+	items    []expr
+	from     string
+	where    string
+}
+
+// sql renders the block, casting the select list to types where given
+// (nil: as generated).
+func (b selectBlock) sql(types []sqlType) string {
+	items := make([]string, len(b.items))
+	for i, e := range b.items {
+		if types != nil {
+			e = dedupSafe(expr{e.sql, types[i]})
+		} else if b.distinct {
+			e = dedupSafe(e)
+		}
+		items[i] = fmt.Sprintf("%s AS x%d", e.sql, i+1)
+	}
+	var w strings.Builder
+	w.WriteString("SELECT ")
+	if b.distinct {
+		w.WriteString("DISTINCT ")
+	}
+	fmt.Fprintf(&w, "%s FROM %s", strings.Join(items, ", "), b.from)
+	if b.where != "" {
+		fmt.Fprintf(&w, " WHERE %s", b.where)
+	}
+	return w.String()
+}
+
+// columns returns the block's output columns.
+func (b selectBlock) columns() []column {
+	cols := make([]column, len(b.items))
+	for i, e := range b.items {
+		cols[i] = column{fmt.Sprintf("x%d", i+1), e.typ}
+	}
+	return cols
+}
+
+// dedupSafe returns e ready for a place where equal values merge
+// (DISTINCT, UNION, GROUP BY, min and max). Equal numerics can differ in
+// scale (0 and 0.00 print differently), and which one such a merge keeps
+// is up to the implementation, so numerics get one scale there.
+func dedupSafe(e expr) expr {
+	if e.typ != tNumeric {
+		return e
+	}
+	return expr{"CAST(" + e.sql + " AS numeric(20,4))", tNumeric}
+}
+
+// selectBlock returns a projection over from. When want is not nil, the
+// select list has one expression of each wanted type's class (for the
+// second branch of a UNION).
+func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	n := len(want)
 	if want == nil {
 		n = g.intn(1, 4, "select list")
 	}
-	items := make([]string, n)
-	cols := make([]column, n)
-	for i := range items {
-		var e expr
+	b := selectBlock{from: from, items: make([]expr, n)}
+	for i := range b.items {
 		if want == nil {
-			e = g.anyExpr(sc, 2)
+			b.items[i] = g.anyExpr(sc, 2)
 		} else {
-			e = g.exprOf(sc, want[i].class(), 2)
+			b.items[i] = g.exprOf(sc, want[i].class(), 2)
 		}
-		name := fmt.Sprintf("x%d", i+1)
-		items[i] = e.sql + " AS " + name
-		cols[i] = column{name, e.typ}
 	}
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if g.chance(15) {
-		b.WriteString("DISTINCT ")
-	}
-	fmt.Fprintf(&b, "%s FROM %s", strings.Join(items, ", "), from)
+	b.distinct = g.chance(15)
 	if g.chance(50) {
-		fmt.Fprintf(&b, " WHERE %s", g.pred(sc, 2))
+		b.where = g.pred(sc, 2)
 	}
-	return b.String(), cols
+	return b
 }
 
-// union returns two projections joined by UNION or UNION ALL.
+// projection returns SELECT [DISTINCT] exprs FROM from [WHERE].
+func (g *gen) projection(from string, sc []expr) (string, []column) {
+	b := g.selectBlock(from, sc, nil)
+	return b.sql(nil), b.columns()
+}
+
+// union returns two projections joined by UNION or UNION ALL. Where a
+// column merges equal values (UNION, or DISTINCT in a branch), both
+// branches cast it to the column's common type, with one numeric scale.
 func (g *gen) union(depth int) (string, []column) {
 	from, sc := g.from(depth)
-	left, cols := g.projection(from, sc, nil)
+	left := g.selectBlock(from, sc, nil)
+	cols := left.columns()
 	want := make([]sqlType, len(cols))
 	for i, c := range cols {
 		want[i] = c.typ
 	}
 	from2, sc2 := g.from(depth)
-	right, cols2 := g.projection(from2, sc2, want)
-	for i := range cols {
+	right := g.selectBlock(from2, sc2, want)
+	for i, c := range right.columns() {
 		if cols[i].typ.class() == tInt {
-			cols[i].typ = widen(cols[i].typ, cols2[i].typ)
+			cols[i].typ = widen(cols[i].typ, c.typ)
 		}
 	}
 	op := "UNION ALL"
 	if g.chance(40) {
 		op = "UNION"
 	}
-	return left + " " + op + " " + right, cols
+	var types []sqlType
+	if op == "UNION" || left.distinct || right.distinct {
+		types = make([]sqlType, len(cols))
+		for i, c := range cols {
+			types[i] = c.typ
+		}
+	}
+	return left.sql(types) + " " + op + " " + right.sql(types), cols
 }
 
 // aggregate returns a grouped (or global) aggregate query.
@@ -466,6 +525,7 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 				e = k
 			}
 		}
+		e = dedupSafe(e)
 		name := fmt.Sprintf("g%d", i)
 		items = append(items, e.sql+" AS "+name)
 		keys = append(keys, e)
@@ -554,6 +614,7 @@ func (g *gen) aggCall(sc []expr) expr {
 		if g.chance(50) {
 			fn = "max"
 		}
+		e = dedupSafe(e)
 		return expr{fn + "(" + e.sql + ")" + filter, e.typ}
 	default:
 		e := g.exprOf(sc, tBool, 1)
