@@ -281,7 +281,15 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		if c.Func == "min" || c.Func == "max" {
 			kind = "minmax"
 		}
-		key := strings.Join(append(slices.Clone(group), c.Arg.String()), ", ")
+		keyExprs := append(slices.Clone(group), c.Arg.String())
+		if c.Func == "string_agg" {
+			kind, keyExprs = "ordered", slices.Clone(group)
+			for _, k := range c.Order {
+				keyExprs = append(keyExprs, k.Expr.String())
+			}
+			keyExprs = append(keyExprs, c.Arg.String(), c.More[0].String())
+		}
+		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
 	}
 	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
@@ -290,7 +298,7 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 func aggString(c plan.AggCall) string {
 	arg := "*"
 	if c.Arg != nil {
-		arg = c.Arg.String()
+		arg = c.Arg.String() + c.ExtrasString()
 		if c.Distinct {
 			arg = "DISTINCT " + arg
 		}
