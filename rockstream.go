@@ -16,7 +16,10 @@ package rockstream
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,16 +27,29 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/storage"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
 // Options configures an instance.
 type Options struct {
 	// Storage is the directory of a durable instance; empty means in
-	// memory.
+	// memory. A durable instance recovers its tables and views from the
+	// directory when opened, without recomputing the views.
 	Storage string
+	// Relaxed skips the fsync of each epoch. A crash may then lose the
+	// last epochs acknowledged; use it for benchmarks only.
+	Relaxed bool
+	// CacheBytes bounds the storage's block cache, the in-memory working
+	// set of a durable instance; 0 means 256 MiB.
+	CacheBytes int64
+	// ChangeLogRetention is how many epochs of view changes are kept for
+	// AS OF EPOCH reads; 0 means 100,000.
+	ChangeLogRetention uint64
+	// Logger receives the storage's log; nil logs warnings and errors to
+	// standard error.
+	Logger *slog.Logger
 }
 
 // Column describes one result column.
@@ -112,14 +128,45 @@ type DB struct {
 
 // Open opens an instance.
 func Open(opts Options) (*DB, error) {
-	if opts.Storage != "" {
-		return nil, errs.New(errs.FeatureNotSupported, "durable storage is not available yet; leave Storage empty for an in-memory instance")
+	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention}
+	if opts.Storage == "" {
+		eng, err := runtime.Open(runtime.NewMemoryStore(), ropts)
+		return &DB{eng: eng}, err
 	}
-	return &DB{eng: runtime.Open()}, nil
+	durability := storage.Sync
+	if opts.Relaxed {
+		durability = storage.Relaxed
+	}
+	cache := opts.CacheBytes
+	if cache == 0 {
+		cache = 256 << 20
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := runtime.Open(st, ropts)
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	return &DB{eng: eng}, nil
 }
 
-// Close releases the instance.
-func (db *DB) Close() error { return nil }
+// Close releases the instance. A durable instance's committed state is
+// already on disk; Close waits for writes in flight.
+func (db *DB) Close() error { return db.eng.Close() }
+
+// Epoch returns the last committed epoch.
+func (db *DB) Epoch() uint64 { return db.eng.Epoch() }
+
+// VerifyViews checks that every materialized view equals its query
+// recomputed from scratch, and returns an error naming the first that
+// does not.
+func (db *DB) VerifyViews() error { return db.eng.VerifyViews() }
 
 // Session returns a new session: a connection's worth of state
 // (transaction block, settings).

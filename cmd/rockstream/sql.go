@@ -43,12 +43,13 @@ func (f *sourceFlag) Set(v string) error {
 
 func newSQLCommand() *cobra.Command {
 	var (
-		csv     bool
-		storage string
-		sources []sourceArg
+		csv        bool
+		storage    string
+		durability string
+		sources    []sourceArg
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--csv] [-c SQL]... [-f FILE]... [--storage DIR]",
+		Use:   "sql [--csv] [-c SQL]... [-f FILE]... [--storage DIR [--durability sync|relaxed]]",
 		Short: "Run SQL statements and print their results as psql does",
 		Long: `Run SQL statements against an embedded RockStream instance and print
 their results exactly as psql -q prints them for PostgreSQL.
@@ -67,9 +68,11 @@ excerpt when the error points into the statement) and execution continues
 with the next statement.
 
 Without --storage the instance lives in memory and is gone when the
-command ends. --storage DIR asks for an instance whose data is kept in DIR;
-the engine does not offer durable storage yet, so the command then exits
-with status 2.
+command ends. With --storage DIR its data is kept in DIR: the first run
+creates it, later runs recover the tables and views from it (without
+recomputing the views) and continue. Every transaction is durable when its
+statement returns; --durability relaxed skips the fsync of each epoch, so a
+crash may lose the last transactions — for benchmarks only.
 
 Exit status: 0 if every statement succeeded, 1 if any statement failed,
 2 if the command could not run (bad flags, unreadable file, storage that
@@ -93,7 +96,15 @@ cannot be opened).`,
 			if csv {
 				format = writeCSV
 			}
-			return runSQL(cmd.Context(), storage, scripts, format, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts := rockstream.Options{Storage: storage}
+			switch durability {
+			case "sync":
+			case "relaxed":
+				opts.Relaxed = true
+			default:
+				return usageError{fmt.Errorf("--durability must be sync or relaxed, not %q", durability)}
+			}
+			return runSQL(cmd.Context(), opts, scripts, format, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -102,6 +113,7 @@ cannot be opened).`,
 	f.VarP(&sourceFlag{kind: "file", sources: &sources}, "file", "f", "run the statements in `FILE`; - is standard input (repeatable)")
 	f.BoolVar(&csv, "csv", false, "print results as CSV, as psql --csv does")
 	f.StringVar(&storage, "storage", "", "keep the instance's data in `DIR` (default: in memory)")
+	f.StringVar(&durability, "durability", "sync", "`sync` (fsync every epoch) or relaxed (for benchmarks: a crash may lose recent epochs)")
 	return cmd
 }
 
@@ -143,9 +155,9 @@ func joinClose(err *error, close func() error) {
 
 // runSQL runs the scripts in one session of an instance opened on storage,
 // printing each result with format to stdout and each error to stderr.
-func runSQL(ctx context.Context, storage string, scripts []script,
+func runSQL(ctx context.Context, opts rockstream.Options, scripts []script,
 	format func(io.Writer, *rockstream.Result) error, stdout, stderr io.Writer) (err error) {
-	db, err := rockstream.Open(rockstream.Options{Storage: storage})
+	db, err := rockstream.Open(opts)
 	if err != nil {
 		return usageError{fmt.Errorf("opening the instance: %w", err)}
 	}

@@ -40,6 +40,9 @@ const (
 	InvalidTimeZone       Code = "RS22009" // 22009
 	IntervalFieldOverflow Code = "RS22015" // 22015
 	AmbiguousFunction     Code = "RS42725" // 42725
+	AdminShutdown         Code = "RS57P01" // 57P01
+	IOError               Code = "RS58030" // 58030
+	DataCorrupted         Code = "RSXX001" // XX001
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -81,6 +84,9 @@ var sqlstates = map[Code]string{
 	InvalidTimeZone:       "22009",
 	IntervalFieldOverflow: "22015",
 	AmbiguousFunction:     "42725",
+	AdminShutdown:         "57P01",
+	IOError:               "58030",
+	DataCorrupted:         "XX001",
 	Internal:              "XX000",
 }
 

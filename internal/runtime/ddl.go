@@ -29,7 +29,7 @@ func checkNewName(cat *catalog, rv *pg.RangeVar) (string, error) {
 	return name, nil
 }
 
-func createTable(cat *catalog, cs *pg.CreateStmt) (*catalog, *Result, error) {
+func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*catalog, *Result, error) {
 	name, err := checkNewName(cat, cs.Relation)
 	if err != nil {
 		if cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable {
@@ -40,7 +40,7 @@ func createTable(cat *catalog, cs *pg.CreateStmt) (*catalog, *Result, error) {
 	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.Partbound != nil || cs.OfTypename != nil {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "inheritance, partitioning and typed tables are not supported")
 	}
-	o := &object{name: name, kind: sql.Table}
+	o := &object{name: name, kind: sql.Table, sqlText: text}
 	var b sql.Binder
 	b.Cat = cat
 	var pkNames []string
@@ -199,7 +199,7 @@ func relationNames(n *pg.Node) []string {
 	return out
 }
 
-func createView(cat *catalog, text string, vs *pg.ViewStmt) (*catalog, *Result, error) {
+func createView(_ state.Store, cat *catalog, text string, vs *pg.ViewStmt) (*catalog, *Result, error) {
 	name, err := checkNewName(cat, vs.View)
 	if err != nil {
 		if vs.Replace {
@@ -271,7 +271,11 @@ func viewColumns(p plan.Node, aliases []*pg.Node) ([]plan.Column, error) {
 	return cols, nil
 }
 
-func createMatView(st state.Store, cat *catalog, text string, cs *pg.CreateTableAsStmt) (*catalog, *Result, error) {
+// createMatView creates a materialized view and backfills it: the whole
+// current contents of its inputs are its first delta. When recovering, the
+// view's state is already stored and only its circuit is rebuilt.
+func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool) (*catalog, *Result, error) {
+	cat := w.cat
 	if cs.Objtype != pg.ObjectType_OBJECT_MATVIEW {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE TABLE AS is not supported; use CREATE MATERIALIZED VIEW")
 	}
@@ -303,7 +307,10 @@ func createMatView(st state.Store, cat *catalog, text string, cs *pg.CreateTable
 	if err != nil {
 		return nil, nil, err
 	}
-	// Backfill: the whole current contents of the inputs are one delta.
+	if recovering {
+		nc.byName[name] = o
+		return nc, nil, nil
+	}
 	deltas := map[string]zset.Batch{}
 	for _, r := range o.circuit.Relations() {
 		src := cat.lookup(r)
@@ -319,6 +326,9 @@ func createMatView(st state.Store, cat *catalog, text string, cs *pg.CreateTable
 		return nil, nil, err
 	}
 	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
+		return nil, nil, err
+	}
+	if err := logChanges(st, w, o.id, out); err != nil {
 		return nil, nil, err
 	}
 	var n int64
@@ -402,8 +412,10 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	if o.kind == sql.View {
 		return nil
 	}
-	if err := deletePrefix(st, o.rowsPrefix()); err != nil {
-		return err
+	for _, p := range [][]byte{o.rowsPrefix(), relPrefix(nsOpState, o.id), relPrefix(nsChangeLog, o.id)} {
+		if err := deletePrefix(st, p); err != nil {
+			return err
+		}
 	}
-	return deletePrefix(st, relPrefix(nsOpState, o.id))
+	return nil
 }

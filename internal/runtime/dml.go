@@ -60,7 +60,7 @@ func (o *object) uniqueViolation() error {
 }
 
 // writeTable applies a table delta and propagates it to every view.
-func writeTable(st state.Store, cat *catalog, o *object, delta zset.Batch) error {
+func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	delta, err := zset.Consolidate(delta)
 	if err != nil || len(delta) == 0 {
 		return err
@@ -68,7 +68,7 @@ func writeTable(st state.Store, cat *catalog, o *object, delta zset.Batch) error
 	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
 		return err
 	}
-	return propagate(st, cat, map[string]zset.Batch{o.name: delta})
+	return propagate(st, w, map[string]zset.Batch{o.name: delta})
 }
 
 // returning binds a RETURNING list over the table's scope.
@@ -141,19 +141,21 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		return nil, errs.New(errs.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
 	var res *Result
-	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		cat := w.cat
 		o, err := targetTable(cat, ins.Relation)
 		if err != nil {
 			return nil, err
 		}
-		r, err := insertRows(st, cat, o, ins, paramText)
+		r, err := insertRows(st, w, o, ins, paramText)
 		res = r
 		return nil, err
 	})
 	return res, err
 }
 
-func insertRows(st state.Store, cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
+func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
+	cat := w.cat
 	targets := make([]int, 0, len(o.cols))
 	if len(ins.Cols) == 0 {
 		for i := range o.cols {
@@ -316,7 +318,7 @@ func insertRows(st state.Store, cat *catalog, o *object, ins *pg.InsertStmt, par
 			return nil, err
 		}
 	}
-	if err := writeTable(st, cat, o, delta); err != nil {
+	if err := writeTable(st, w, o, delta); err != nil {
 		return nil, err
 	}
 	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
@@ -559,7 +561,8 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		return nil, errs.New(errs.FeatureNotSupported, "UPDATE with WITH or FROM is not supported")
 	}
 	var res *Result
-	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		cat := w.cat
 		o, err := targetTable(cat, up.Relation)
 		if err != nil {
 			return nil, err
@@ -602,7 +605,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 				return nil, err
 			}
 		}
-		if err := writeTable(st, cat, o, delta); err != nil {
+		if err := writeTable(st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
@@ -646,7 +649,8 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		return nil, errs.New(errs.FeatureNotSupported, "DELETE with WITH or USING is not supported")
 	}
 	var res *Result
-	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
+	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		cat := w.cat
 		o, err := targetTable(cat, del.Relation)
 		if err != nil {
 			return nil, err
@@ -676,7 +680,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 				deleted = append(deleted, e.Row)
 			}
 		}
-		if err := writeTable(st, cat, o, delta); err != nil {
+		if err := writeTable(st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)

@@ -19,25 +19,89 @@ import (
 
 // Engine is one RockStream instance.
 type Engine struct {
-	// writeToken is held by the one transaction allowed to write.
+	opts Options
+
+	// writeToken is held by whoever may write: the group committer while it
+	// runs an epoch, or a transaction block from its first write to its end.
 	writeToken chan struct{}
+	// queue holds autocommit writes waiting for the group committer.
+	queue chan *writeRequest
+	// stop ends the group committer; stopped is closed when it has ended.
+	stop, stopped chan struct{}
 
 	// mu guards the committed state: readers hold it shared for the whole
-	// read; a commit holds it exclusively while it applies a transaction.
+	// read; a commit holds it exclusively while it applies an epoch.
 	mu struct {
 		sync.RWMutex
-		store state.Store
+		store Store
 		cat   *catalog
 		epoch uint64
+		// failed is set when a commit failed in a way that leaves the
+		// store's state unknown; every later write fails with it.
+		failed error
 	}
 }
 
-// Open returns an empty in-memory engine.
-func Open() *Engine {
-	e := &Engine{writeToken: make(chan struct{}, 1)}
-	e.mu.store = state.NewMemory()
-	e.mu.cat = newCatalog()
+// Options tunes an engine.
+type Options struct {
+	// ChangeLogRetention is how many epochs of view changes are kept for
+	// AS OF EPOCH reads and subscribers; 0 means DefaultChangeLogRetention.
+	ChangeLogRetention uint64
+	// MaxGroup bounds how many autocommit statements share one epoch; 0
+	// means 256.
+	MaxGroup int
+}
+
+// DefaultChangeLogRetention is the change-log horizon in epochs.
+const DefaultChangeLogRetention = 100_000
+
+// OpenMemory returns an empty in-memory engine.
+func OpenMemory() *Engine {
+	e, err := Open(NewMemoryStore(), Options{})
+	if err != nil {
+		// An empty memory store holds nothing that can fail to load.
+		panic(err)
+	}
 	return e
+}
+
+// Open starts an engine on store, recovering the catalog and the last
+// committed epoch it holds. Views are not recomputed: their state is in
+// the store.
+func Open(store Store, opts Options) (*Engine, error) {
+	if opts.ChangeLogRetention == 0 {
+		opts.ChangeLogRetention = DefaultChangeLogRetention
+	}
+	if opts.MaxGroup <= 0 {
+		opts.MaxGroup = 256
+	}
+	e := &Engine{
+		opts:       opts,
+		writeToken: make(chan struct{}, 1),
+		queue:      make(chan *writeRequest, 1024),
+		stop:       make(chan struct{}),
+		stopped:    make(chan struct{}),
+	}
+	cat, epoch, err := recoverCatalog(store)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.store = store
+	e.mu.cat = cat
+	e.mu.epoch = epoch
+	go e.runCommitter()
+	return e, nil
+}
+
+// Close stops the engine after the writes in flight and closes its store.
+// Sessions must not be used afterwards.
+func (e *Engine) Close() error {
+	close(e.stop)
+	<-e.stopped
+	e.writeToken <- struct{}{}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mu.store.Close()
 }
 
 // Epoch returns the last committed epoch.
@@ -80,10 +144,9 @@ const (
 type txn struct {
 	state txnState
 	block bool // an explicit BEGIN ... COMMIT
-	// ov holds the transaction's writes; nil until the first write, when
-	// the write token is taken.
-	ov  *state.Overlay
-	cat *catalog // the catalog the transaction sees
+	// w holds a block's writes; nil until its first write, when the write
+	// token is taken.
+	w *epochWrite
 }
 
 // NewSession returns a session of e.
@@ -106,6 +169,9 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+		if st.Kind == ext.AsOfEpoch {
+			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
 		}
 		return s.explainIncremental(st)
 	}
@@ -209,55 +275,24 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 	return "this transaction statement"
 }
 
-// beginWrite takes the write token for the session's transaction and
-// returns its overlay.
-func (s *Session) beginWrite(ctx context.Context) (*state.Overlay, error) {
-	if s.txn.ov != nil {
-		return s.txn.ov, nil
-	}
-	select {
-	case s.eng.writeToken <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// With the token held nothing else commits, so the committed store and
-	// catalog are stable until this transaction ends.
-	s.eng.mu.RLock()
-	s.txn.ov = state.NewOverlay(s.eng.mu.store)
-	if s.txn.cat == nil {
-		s.txn.cat = s.eng.mu.cat
-	}
-	s.eng.mu.RUnlock()
-	return s.txn.ov, nil
-}
-
+// commit ends the session's transaction block, committing its writes as
+// one epoch.
 func (s *Session) commit() error {
-	t := s.txn
-	if t.ov == nil {
+	w := s.txn.w
+	if w == nil {
 		return nil
 	}
+	s.txn.w = nil
 	defer func() { <-s.eng.writeToken }()
-	s.eng.mu.Lock()
-	defer s.eng.mu.Unlock()
-	if t.ov.Len() == 0 && t.cat == s.eng.mu.cat {
-		// Nothing changed: no epoch.
-		return nil
-	}
-	if err := t.ov.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	s.eng.mu.cat = t.cat
-	s.eng.mu.epoch++
-	return nil
+	return s.eng.commitEpoch(w)
 }
 
 func (s *Session) rollback() {
-	t := s.txn
-	if t.ov == nil {
+	if s.txn.w == nil {
 		return
 	}
-	t.ov.Discard()
-	t.ov = nil
+	s.txn.w.ov.Discard()
+	s.txn.w = nil
 	<-s.eng.writeToken
 }
 
@@ -265,33 +300,30 @@ func (s *Session) rollback() {
 // transaction's own writes when it has any, else the committed state, and
 // a function to call when the read is done.
 func (s *Session) readView() (state.Reader, *catalog, func()) {
-	if s.txn != nil && s.txn.ov != nil {
-		return s.txn.ov, s.txn.cat, func() {}
+	if s.txn != nil && s.txn.w != nil {
+		return s.txn.w.ov, s.txn.w.cat, func() {}
 	}
 	s.eng.mu.RLock()
 	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock
 }
 
-// writeStatement runs fn in a statement overlay over the transaction's,
-// keeping its writes only when fn succeeds.
-func (s *Session) writeStatement(ctx context.Context, fn func(st state.Store, cat *catalog) (*catalog, error)) error {
-	tov, err := s.beginWrite(ctx)
-	if err != nil {
-		return err
+// writeStatement runs fn, a statement's writes, in a statement overlay
+// whose writes are kept only when fn succeeds. Inside a transaction block
+// the overlay sits over the block's epoch; outside one, the statement goes
+// to the group committer and shares an epoch with other sessions'
+// statements, and writeStatement returns when that epoch is durable.
+func (s *Session) writeStatement(ctx context.Context, fn writeFunc) error {
+	if !s.txn.block {
+		return s.eng.submit(ctx, fn)
 	}
-	sov := state.NewOverlay(tov)
-	cat, err := fn(sov, s.txn.cat)
-	if err != nil {
-		sov.Discard()
-		return err
+	if s.txn.w == nil {
+		w, err := s.eng.beginBlock(ctx)
+		if err != nil {
+			return err
+		}
+		s.txn.w = w
 	}
-	if err := sov.Commit(); err != nil {
-		return err
-	}
-	if cat != nil {
-		s.txn.cat = cat
-	}
-	return nil
+	return s.txn.w.run(fn)
 }
 
 func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
@@ -305,20 +337,20 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetDeleteStmt() != nil:
 		return s.execDelete(ctx, n.GetDeleteStmt(), paramText)
 	case n.GetCreateStmt() != nil:
-		return s.ddl(ctx, func(st state.Store, cat *catalog) (*catalog, *Result, error) {
-			return createTable(cat, n.GetCreateStmt())
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return createTable(st, w.cat, text, n.GetCreateStmt())
 		})
 	case n.GetCreateTableAsStmt() != nil:
-		return s.ddl(ctx, func(st state.Store, cat *catalog) (*catalog, *Result, error) {
-			return createMatView(st, cat, text, n.GetCreateTableAsStmt())
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return createMatView(st, w, text, n.GetCreateTableAsStmt(), false)
 		})
 	case n.GetViewStmt() != nil:
-		return s.ddl(ctx, func(st state.Store, cat *catalog) (*catalog, *Result, error) {
-			return createView(cat, text, n.GetViewStmt())
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return createView(st, w.cat, text, n.GetViewStmt())
 		})
 	case n.GetDropStmt() != nil:
-		return s.ddl(ctx, func(st state.Store, cat *catalog) (*catalog, *Result, error) {
-			return drop(st, cat, n.GetDropStmt())
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return drop(st, w.cat, n.GetDropStmt())
 		})
 	case n.GetExplainStmt() != nil:
 		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
@@ -327,13 +359,16 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 }
 
 // ddl runs a catalog change as its own transaction.
-func (s *Session) ddl(ctx context.Context, fn func(st state.Store, cat *catalog) (*catalog, *Result, error)) (*Result, error) {
+func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite) (*catalog, *Result, error)) (*Result, error) {
 	if s.txn.block {
 		return nil, errs.New(errs.FeatureNotSupported, "DDL inside a transaction block is not supported; run it outside BEGIN ... COMMIT")
 	}
 	var res *Result
-	err := s.writeStatement(ctx, func(st state.Store, cat *catalog) (*catalog, error) {
-		c, r, err := fn(st, cat)
+	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		c, r, err := fn(st, w)
+		if err == nil && c != nil {
+			err = persistCatalog(st, w.cat, c)
+		}
 		res = r
 		return c, err
 	})

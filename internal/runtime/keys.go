@@ -116,17 +116,5 @@ func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst,
 
 // deletePrefix removes every key under prefix.
 func deletePrefix(st state.Store, prefix []byte) error {
-	var keys [][]byte
-	if err := st.Scan(prefix, state.PrefixEnd(prefix), func(k, _ []byte) bool {
-		keys = append(keys, append([]byte(nil), k...))
-		return true
-	}); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := st.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deleteRange(st, prefix, state.PrefixEnd(prefix))
 }

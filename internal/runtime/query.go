@@ -70,9 +70,16 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 // Sort, Limit and the Project between them at the top are applied to the
 // result in order.
 func runQuery(r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
+	return runQueryAt(r, cat, p, 0)
+}
+
+// runQueryAt is runQuery reading materialized views as of epoch asOf
+// (0: their current contents). Tables have no history, so a query at an
+// epoch may read views only.
+func runQueryAt(r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.Row, error) {
 	switch n := p.(type) {
 	case *plan.Limit:
-		rows, err := runQuery(r, cat, n.Input)
+		rows, err := runQueryAt(r, cat, n.Input, asOf)
 		if err != nil {
 			return nil, err
 		}
@@ -86,14 +93,14 @@ func runQuery(r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
 		}
 		return rows, nil
 	case *plan.Sort:
-		rows, err := runQuery(r, cat, n.Input)
+		rows, err := runQueryAt(r, cat, n.Input, asOf)
 		if err != nil {
 			return nil, err
 		}
 		return sortRows(rows, n.Keys)
 	case *plan.Project:
 		if hasOrder(n.Input) {
-			rows, err := runQuery(r, cat, n.Input)
+			rows, err := runQueryAt(r, cat, n.Input, asOf)
 			if err != nil {
 				return nil, err
 			}
@@ -120,7 +127,7 @@ func runQuery(r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
 		if o == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
 		}
-		if deltas[name], err = readRelation(r, o.rowsPrefix()); err != nil {
+		if deltas[name], err = relationAt(r, o, asOf); err != nil {
 			return nil, err
 		}
 	}
@@ -208,8 +215,8 @@ func compareSort(a, b types.Value, k plan.SortKey) int {
 // materialized view, in dependency order, steps its circuit over the deltas
 // of the relations it reads, stores its output delta, and passes it on to
 // the views that read it.
-func propagate(st state.Store, cat *catalog, deltas map[string]zset.Batch) error {
-	for _, v := range cat.matviewsInOrder() {
+func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
+	for _, v := range w.cat.matviewsInOrder() {
 		touched := false
 		for _, r := range v.circuit.Relations() {
 			if len(deltas[r]) > 0 {
@@ -228,6 +235,9 @@ func propagate(st state.Store, cat *catalog, deltas map[string]zset.Batch) error
 			continue
 		}
 		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
+			return err
+		}
+		if err := logChanges(st, w, v.id, out); err != nil {
 			return err
 		}
 		deltas[v.name] = out

@@ -17,7 +17,7 @@ import (
 // every materialized view equals its recomputation.
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		eng := Open()
+		eng := OpenMemory()
 		sessions := map[string]*Session{}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {

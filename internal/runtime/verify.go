@@ -14,6 +14,10 @@ import (
 func (e *Engine) VerifyViews() error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	return e.verifyViewsLocked()
+}
+
+func (e *Engine) verifyViewsLocked() error {
 	for _, v := range e.mu.cat.matviewsInOrder() {
 		b := sql.Binder{Cat: e.mu.cat}
 		p, err := b.Query(v.query)

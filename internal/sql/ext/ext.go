@@ -4,6 +4,7 @@
 //
 //	EXPLAIN INCREMENTAL name
 //	EXPLAIN INCREMENTAL query
+//	query AS OF EPOCH n
 //
 // Anything else is not an extension statement and is passed through
 // unchanged.
@@ -11,6 +12,7 @@ package ext
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +25,8 @@ const (
 	// ExplainIncremental: EXPLAIN INCREMENTAL of a view (Name) or a query
 	// (Query).
 	ExplainIncremental
+	// AsOfEpoch: a SELECT (Query) read as of epoch Epoch.
+	AsOfEpoch
 )
 
 // Statement is a recognized extension statement.
@@ -35,10 +39,13 @@ type Statement struct {
 	// QueryOffset is the byte offset of Query in the original text, so
 	// that error positions can be reported against the whole statement.
 	QueryOffset int
+	// Epoch is the epoch of AS OF EPOCH.
+	Epoch uint64
 }
 
 var (
 	explainRe = regexp.MustCompile(`(?is)^(\s*EXPLAIN\s+INCREMENTAL\s+)(.*?)\s*;?\s*$`)
+	asOfRe    = regexp.MustCompile(`(?is)^\s*(.*?\S)\s+AS\s+OF\s+EPOCH\s+([0-9]+)\s*;?\s*$`)
 	identRe   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
 )
 
@@ -46,7 +53,7 @@ var (
 func Parse(text string) Statement {
 	m := explainRe.FindStringSubmatchIndex(text)
 	if m == nil {
-		return Statement{}
+		return parseAsOf(text)
 	}
 	rest := text[m[4]:m[5]]
 	if identRe.MatchString(rest) {
@@ -91,4 +98,16 @@ func identName(s string) string {
 		parts = parts[1:]
 	}
 	return strings.Join(parts, ".")
+}
+
+func parseAsOf(text string) Statement {
+	m := asOfRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return Statement{}
+	}
+	epoch, err := strconv.ParseUint(text[m[4]:m[5]], 10, 64)
+	if err != nil {
+		return Statement{}
+	}
+	return Statement{Kind: AsOfEpoch, Query: text[m[2]:m[3]], QueryOffset: m[2], Epoch: epoch}
 }

@@ -14,6 +14,9 @@ func TestParse(t *testing.T) {
 		{`EXPLAIN INCREMENTAL "My ""View"""`, Statement{Kind: ExplainIncremental, Name: `My "View"`}},
 		{"EXPLAIN INCREMENTAL SELECT a FROM t", Statement{Kind: ExplainIncremental, Query: "SELECT a FROM t", QueryOffset: 20}},
 		{"EXPLAIN INCREMENTAL\n  SELECT 1;", Statement{Kind: ExplainIncremental, Query: "SELECT 1", QueryOffset: 22}},
+		{"SELECT * FROM v AS OF EPOCH 12;", Statement{Kind: AsOfEpoch, Query: "SELECT * FROM v", Epoch: 12}},
+		{" select a as of from v as of epoch 3", Statement{Kind: AsOfEpoch, Query: "select a as of from v", QueryOffset: 1, Epoch: 3}},
+		{"SELECT 'AS OF EPOCH 3'", Statement{}},
 	} {
 		if got := Parse(tc.in); got != tc.want {
 			t.Errorf("Parse(%q) = %+v, want %+v", tc.in, got, tc.want)

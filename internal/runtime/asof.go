@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Change is one row of a view's change log: at Epoch, Row's count in the
+// view changed by Weight.
+type Change struct {
+	Epoch  uint64
+	Row    zset.Row
+	Weight int64
+}
+
+// readChanges returns the change-log entries of object id with epoch in
+// (after, upTo], in epoch order.
+func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
+	prefix := relPrefix(nsChangeLog, id)
+	lo := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), after+1)
+	hi := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), upTo+1)
+	var out []Change
+	var derr error
+	err := r.Scan(lo, hi, func(k, v []byte) bool {
+		e, err := decodeStored(v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		out = append(out, Change{Epoch: binary.BigEndian.Uint64(k[len(prefix):]), Row: e.Row, Weight: e.Weight})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}
+
+// relationAt returns a relation's contents as of epoch asOf (0: now): a
+// view's current contents minus the changes logged after asOf.
+func relationAt(r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
+	cur, err := readRelation(r, o.rowsPrefix())
+	if err != nil || asOf == 0 {
+		return cur, err
+	}
+	if o.kind != sql.MaterializedView {
+		return nil, errs.Newf(errs.FeatureNotSupported, "AS OF EPOCH reads materialized views only; %s %q keeps no history", o.kindName(), o.name)
+	}
+	later, err := readChanges(r, o.id, asOf, ^uint64(0)-1)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range later {
+		cur = append(cur, zset.Entry{Row: c.Row, Weight: -c.Weight})
+	}
+	return zset.Consolidate(cur)
+}
+
+// checkAsOf fails unless epoch is within the change-log horizon.
+func (e *Engine) checkAsOf(epoch, frontier uint64) error {
+	if epoch > frontier {
+		return errs.Newf(errs.InvalidParameterValue, "epoch %d is not committed yet; the frontier is %d", epoch, frontier)
+	}
+	if oldest := e.oldestRetained(frontier); epoch < oldest {
+		return errs.Newf(errs.InvalidParameterValue, "epoch %d is older than the change-log horizon (oldest readable epoch is %d)", epoch, oldest)
+	}
+	return nil
+}
+
+// execSelectAsOf answers a SELECT over materialized views as they were at
+// an epoch.
+func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64, paramText []*string) (*Result, error) {
+	tree, err := pg.Parse(query)
+	if err != nil {
+		return nil, parseError(err)
+	}
+	if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+		return nil, errs.New(errs.SyntaxError, "AS OF EPOCH follows one SELECT")
+	}
+	if s.txn != nil && s.txn.w != nil {
+		return nil, errs.New(errs.FeatureNotSupported, "AS OF EPOCH is not available in a transaction that has written")
+	}
+	s.eng.mu.RLock()
+	defer s.eng.mu.RUnlock()
+	if err := s.eng.checkAsOf(epoch, s.eng.mu.epoch); err != nil {
+		return nil, err
+	}
+	cat := s.eng.mu.cat
+	b := newBinder(cat, paramText)
+	p, err := b.Query(tree.Stmts[0].Stmt)
+	if err != nil {
+		return nil, err
+	}
+	if err := bindParams(b, paramText); err != nil {
+		return nil, err
+	}
+	rows, err := runQueryAt(s.eng.mu.store, cat, p, epoch)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Columns: outColumns(p.Columns()), Rows: rows, Tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
+}
+
+// Changes returns the changes of materialized view name committed after
+// epoch after, in epoch order, and the frontier they run up to. It fails
+// when after is older than the change-log horizon.
+func (e *Engine) Changes(name string, after uint64) ([]Change, uint64, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	o := e.mu.cat.lookup(name)
+	if o == nil || o.kind != sql.MaterializedView {
+		return nil, 0, errs.Newf(errs.UndefinedTable, "materialized view %q does not exist", name)
+	}
+	frontier := e.mu.epoch
+	if after < frontier {
+		if err := e.checkAsOf(after, frontier); err != nil {
+			return nil, 0, err
+		}
+	}
+	ch, err := readChanges(e.mu.store, o.id, after, frontier)
+	return ch, frontier, err
+}

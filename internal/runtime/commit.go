@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+)
+
+// writeFunc is one statement's writes: it runs against st (an overlay of
+// the epoch being built) and returns the catalog after the statement, or
+// nil when the statement left the catalog alone.
+type writeFunc func(st state.Store, w *epochWrite) (*catalog, error)
+
+// epochWrite is an epoch being built: its number, the overlay holding its
+// writes over the committed store, the catalog as of its last statement,
+// and the next change-log sequence number of each view it changed.
+type epochWrite struct {
+	epoch  uint64
+	ov     *state.Overlay
+	cat    *catalog
+	logSeq map[uint64]uint64
+}
+
+// run applies one statement to the epoch, keeping its writes only when it
+// succeeds.
+func (w *epochWrite) run(fn writeFunc) error {
+	sov := state.NewOverlay(w.ov)
+	cat, err := fn(sov, w)
+	if err != nil {
+		sov.Discard()
+		return err
+	}
+	if err := sov.Commit(); err != nil {
+		return err
+	}
+	if cat != nil {
+		w.cat = cat
+	}
+	return nil
+}
+
+// beginEpochLocked starts an epoch over the committed state. The caller
+// holds the write token, so nothing else commits until the epoch ends.
+func (e *Engine) beginEpoch() (*epochWrite, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.mu.failed != nil {
+		return nil, e.mu.failed
+	}
+	return &epochWrite{
+		epoch:  e.mu.epoch + 1,
+		ov:     state.NewOverlay(e.mu.store),
+		cat:    e.mu.cat,
+		logSeq: map[uint64]uint64{},
+	}, nil
+}
+
+// beginBlock takes the write token for a transaction block and starts its
+// epoch.
+func (e *Engine) beginBlock(ctx context.Context) (*epochWrite, error) {
+	select {
+	case e.writeToken <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	w, err := e.beginEpoch()
+	if err != nil {
+		<-e.writeToken
+	}
+	return w, err
+}
+
+// commitEpoch makes an epoch durable and visible: its writes, the frontier
+// and the catalog revision go to the store as one atomic commit, and only
+// then do readers see the new catalog and epoch. An epoch that changed
+// nothing is dropped. The caller holds the write token.
+func (e *Engine) commitEpoch(w *epochWrite) error {
+	if w.ov.Len() == 0 && w.cat == e.mu.cat {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.mu.failed != nil {
+		w.ov.Discard()
+		return e.mu.failed
+	}
+	if err := writeFrontier(w.ov, w.epoch, w.cat); err != nil {
+		w.ov.Discard()
+		return err
+	}
+	if w.epoch%trimEvery == 0 {
+		if err := trimChangeLogs(w.ov, w.cat, w.epoch, e.opts.ChangeLogRetention); err != nil {
+			w.ov.Discard()
+			return err
+		}
+	}
+	if err := w.ov.Commit(); err != nil {
+		e.mu.store.Abort()
+		return e.failCommit(err)
+	}
+	if err := e.mu.store.Commit(); err != nil {
+		return e.failCommit(err)
+	}
+	e.mu.cat = w.cat
+	e.mu.epoch = w.epoch
+	return nil
+}
+
+// failCommit reports a failed commit. The store dropped the epoch's
+// writes, but after a failed sync the durable state is unknown until the
+// store is reopened, so the engine refuses further writes.
+func (e *Engine) failCommit(err error) error {
+	e.mu.failed = errs.Newf(errs.IOError, "the storage failed to commit epoch %d and the engine accepts no more writes; restart to recover from the last durable epoch: %v", e.mu.epoch+1, err)
+	return fmt.Errorf("commit failed, nothing of the transaction was applied: %w", err)
+}
+
+// writeRequest is an autocommit statement waiting for the group committer.
+type writeRequest struct {
+	ctx  context.Context
+	fn   writeFunc
+	done chan error
+}
+
+// submit runs an autocommit statement through the group committer and
+// returns once the epoch holding it is durable (or the statement failed).
+func (e *Engine) submit(ctx context.Context, fn writeFunc) error {
+	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case e.queue <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.stop:
+		return errs.New(errs.AdminShutdown, "the engine is shutting down")
+	}
+	// Once queued the statement may run at any moment, so its outcome is
+	// awaited even if ctx ends: returning early would leave the caller not
+	// knowing whether it committed.
+	return <-r.done
+}
+
+// runCommitter is the group committer: it takes the autocommit statements
+// waiting in the queue, runs each in turn against one epoch (a failed
+// statement is dropped alone), commits the epoch once, and answers all of
+// them.
+func (e *Engine) runCommitter() {
+	defer close(e.stopped)
+	for {
+		var first *writeRequest
+		select {
+		case first = <-e.queue:
+		case <-e.stop:
+			e.drainQueue()
+			return
+		}
+		e.writeToken <- struct{}{}
+		batch := []*writeRequest{first}
+	more:
+		for len(batch) < e.opts.MaxGroup {
+			select {
+			case r := <-e.queue:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		e.runGroup(batch)
+		<-e.writeToken
+	}
+}
+
+func (e *Engine) runGroup(batch []*writeRequest) {
+	w, err := e.beginEpoch()
+	if err != nil {
+		for _, r := range batch {
+			r.done <- err
+		}
+		return
+	}
+	results := make([]error, len(batch))
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		results[i] = w.run(r.fn)
+	}
+	err = e.commitEpoch(w)
+	for i, r := range batch {
+		if results[i] == nil {
+			results[i] = err
+		}
+		r.done <- results[i]
+	}
+}
+
+// drainQueue fails the statements still queued at shutdown.
+func (e *Engine) drainQueue() {
+	for {
+		select {
+		case r := <-e.queue:
+			r.done <- errs.New(errs.AdminShutdown, "the engine is shutting down")
+		default:
+			return
+		}
+	}
+}

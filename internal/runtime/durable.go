@@ -1,0 +1,254 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/storage"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Durable key namespaces, beside those of keys.go. See
+// docs/format/storage.md.
+const (
+	nsCatalog   byte = 0x00 // 0x00 | id (8 bytes BE) → catalog record
+	nsMeta      byte = 0x04 // 0x04 | name → value
+	nsChangeLog byte = 0x05 // 0x05 | id uvarint | epoch (8 bytes BE) | seq (8 bytes BE) → weight | row
+)
+
+// Metadata keys.
+var (
+	metaFrontier = []byte{nsMeta, 'f', 'r', 'o', 'n', 't', 'i', 'e', 'r'}
+	metaNextID   = []byte{nsMeta, 'n', 'e', 'x', 't', '_', 'i', 'd'}
+)
+
+// catalogRecordKind and catalogRecordVersion tag catalog records in their
+// checksummed envelope.
+const (
+	catalogRecordKind    byte   = 'C'
+	catalogRecordVersion uint16 = 1
+)
+
+// catalogRecord is the durable form of one object: its defining statement,
+// replayed at start-up. Replaying statements in id order rebuilds exactly
+// the catalog that was committed, because each definition may only name
+// objects with smaller ids.
+type catalogRecord struct {
+	ID   uint64 `json:"id"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	SQL  string `json:"sql"`
+}
+
+func catalogKey(id uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{nsCatalog}, id)
+}
+
+// persistCatalog writes the records of objects created between old and
+// next and deletes those of objects dropped.
+func persistCatalog(st state.Store, old, next *catalog) error {
+	for name, o := range next.byName {
+		if old.byName[name] == o {
+			continue
+		}
+		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText})
+		if err != nil {
+			return err
+		}
+		if err := st.Set(catalogKey(o.id), storage.EncodeRecord(catalogRecordKind, catalogRecordVersion, payload)); err != nil {
+			return err
+		}
+	}
+	for name, o := range old.byName {
+		if next.byName[name] != o {
+			if err := st.Delete(catalogKey(o.id)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFrontier records the epoch being committed and the catalog's next
+// object id.
+func writeFrontier(st state.Store, epoch uint64, cat *catalog) error {
+	if err := st.Set(metaFrontier, binary.BigEndian.AppendUint64(nil, epoch)); err != nil {
+		return err
+	}
+	return st.Set(metaNextID, binary.BigEndian.AppendUint64(nil, cat.nextID))
+}
+
+func readUint64(r state.Reader, key []byte) (uint64, bool, error) {
+	v, ok, err := r.Get(key)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	if len(v) != 8 {
+		return 0, false, errs.Newf(errs.DataCorrupted, "metadata %q is %d bytes, want 8; the store is damaged: restore it from a checkpoint", key[1:], len(v))
+	}
+	return binary.BigEndian.Uint64(v), true, nil
+}
+
+// recoverCatalog rebuilds the catalog from the records in the store and
+// returns it with the last committed epoch.
+func recoverCatalog(st Store) (*catalog, uint64, error) {
+	epoch, _, err := readUint64(st, metaFrontier)
+	if err != nil {
+		return nil, 0, err
+	}
+	var recs []catalogRecord
+	var rerr error
+	err = st.Scan([]byte{nsCatalog}, []byte{nsCatalog + 1}, func(k, v []byte) bool {
+		kind, version, payload, err := storage.DecodeRecord(v)
+		if err != nil {
+			rerr = fmt.Errorf("catalog record %x: %w", k, err)
+			return false
+		}
+		if kind != catalogRecordKind || version != catalogRecordVersion {
+			rerr = errs.Newf(errs.DataCorrupted, "catalog record %x has kind %q version %d, which this build does not read", k, kind, version)
+			return false
+		}
+		var rec catalogRecord
+		if err := json.Unmarshal(payload, &rec); err != nil {
+			rerr = errs.Newf(errs.DataCorrupted, "catalog record %x does not decode: %v", k, err)
+			return false
+		}
+		recs = append(recs, rec)
+		return true
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	cat := newCatalog()
+	// Replayed definitions write nothing that is kept: their state is
+	// already in the store.
+	scratch := state.NewOverlay(st)
+	defer scratch.Discard()
+	for _, rec := range recs {
+		cat.nextID = rec.ID
+		next, err := replay(scratch, cat, rec)
+		if err != nil {
+			return nil, 0, fmt.Errorf("recovering %s %s (id %d): %w", rec.Kind, rec.Name, rec.ID, err)
+		}
+		if next.lookup(rec.Name) == nil || next.lookup(rec.Name).id != rec.ID {
+			return nil, 0, errs.Newf(errs.DataCorrupted, "recovering %s %s: its definition did not recreate it with id %d", rec.Kind, rec.Name, rec.ID)
+		}
+		cat = next
+	}
+	nextID, ok, err := readUint64(st, metaNextID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ok && nextID > cat.nextID {
+		cat.nextID = nextID
+	}
+	return cat, epoch, nil
+}
+
+// replay re-runs one object's defining statement against cat.
+func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
+	tree, err := pg.Parse(rec.SQL)
+	if err != nil {
+		return nil, errs.Newf(errs.DataCorrupted, "definition does not parse: %v", err)
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, errs.New(errs.DataCorrupted, "definition is not one statement")
+	}
+	n := tree.Stmts[0].Stmt
+	var next *catalog
+	switch {
+	case n.GetCreateStmt() != nil:
+		next, _, err = createTable(st, cat, rec.SQL, n.GetCreateStmt())
+	case n.GetViewStmt() != nil:
+		next, _, err = createView(st, cat, rec.SQL, n.GetViewStmt())
+	case n.GetCreateTableAsStmt() != nil:
+		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}}
+		next, _, err = createMatView(st, w, rec.SQL, n.GetCreateTableAsStmt(), true)
+	default:
+		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
+	}
+	return next, err
+}
+
+// logChanges appends a view's delta to its change log at the epoch being
+// built.
+func logChanges(st state.Store, w *epochWrite, id uint64, delta zset.Batch) error {
+	prefix := relPrefix(nsChangeLog, id)
+	prefix = binary.BigEndian.AppendUint64(prefix, w.epoch)
+	var k, v []byte
+	seq := w.logSeq[id]
+	for _, e := range delta {
+		k = binary.BigEndian.AppendUint64(append(k[:0], prefix...), seq)
+		seq++
+		v = encodeStored(v, e.Weight, e.Row)
+		if err := st.Set(k, v); err != nil {
+			return err
+		}
+	}
+	w.logSeq[id] = seq
+	return nil
+}
+
+// trimEvery is how often (in epochs) change logs are trimmed to the
+// retention horizon.
+const trimEvery = 64
+
+// trimChangeLogs deletes change-log entries older than the retention
+// horizon.
+func trimChangeLogs(st state.Store, cat *catalog, epoch, retention uint64) error {
+	if epoch <= retention {
+		return nil
+	}
+	horizon := epoch - retention
+	for _, v := range cat.matviewsInOrder() {
+		lo := relPrefix(nsChangeLog, v.id)
+		hi := binary.BigEndian.AppendUint64(append([]byte(nil), lo...), horizon)
+		if err := deleteRange(st, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oldestRetained returns the oldest epoch whose changes are still in the
+// change logs.
+func (e *Engine) oldestRetained(epoch uint64) uint64 {
+	if epoch <= e.opts.ChangeLogRetention {
+		return 0
+	}
+	return epoch - e.opts.ChangeLogRetention - epoch%trimEvery
+}
+
+// deleteRange removes every key in [lo, hi).
+func deleteRange(st state.Store, lo, hi []byte) error {
+	var keys [][]byte
+	if err := st.Scan(lo, hi, func(k, _ []byte) bool {
+		keys = append(keys, append([]byte(nil), k...))
+		return true
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := st.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+
+// Frontier returns the last committed epoch recorded in a store.
+func Frontier(r state.Reader) (uint64, error) {
+	epoch, _, err := readUint64(r, metaFrontier)
+	return epoch, err
+}

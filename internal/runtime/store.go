@@ -1,0 +1,26 @@
+package runtime
+
+import "github.com/rockstream/rockstream/internal/state"
+
+// Store is the committed state an engine runs on. Writes made between
+// Commit calls are pending: Commit makes them durable and visible
+// atomically, Abort drops them.
+type Store interface {
+	state.Store
+	Commit() error
+	Abort()
+	Close() error
+}
+
+// memoryStore is a Store in memory: writes apply at once, so Commit has
+// nothing left to do.
+type memoryStore struct {
+	state.Store
+}
+
+// NewMemoryStore returns an empty in-memory Store.
+func NewMemoryStore() Store { return memoryStore{state.NewMemory()} }
+
+func (memoryStore) Commit() error { return nil }
+func (memoryStore) Abort()        {}
+func (memoryStore) Close() error  { return nil }

@@ -1,0 +1,129 @@
+package storage
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+)
+
+// benchKey writes the key of row i of relation rel: a namespace byte, the
+// relation, the row number, like the engine's row keys.
+func benchKey(dst []byte, rel, i uint64) []byte {
+	dst = append(dst[:0], 0x01)
+	dst = binary.AppendUvarint(dst, rel)
+	return binary.BigEndian.AppendUint64(dst, i)
+}
+
+func openBench(b *testing.B, dur Durability) *DB {
+	b.Helper()
+	db, err := Open(Options{Dir: filepath.Join(b.TempDir(), "db"), Durability: dur, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// BenchmarkCommit commits epochs of 1,000 small writes (11-byte keys,
+// 32-byte values) to a database on disk. One op is one epoch.
+func BenchmarkCommit(b *testing.B) {
+	for _, dur := range []Durability{Sync, Relaxed} {
+		b.Run(dur.String(), func(b *testing.B) {
+			db := openBench(b, dur)
+			var key []byte
+			val := make([]byte, 32)
+			var n uint64
+			for b.Loop() {
+				for range 1000 {
+					key = benchKey(key, 7, n%1_000_000)
+					binary.BigEndian.PutUint64(val, n)
+					n++
+					if err := db.Set(key, val); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := db.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "writes/s")
+		})
+	}
+}
+
+// fillBench commits n rows of relation 7 and flushes them to tables.
+func fillBench(b *testing.B, db *DB, n uint64) {
+	b.Helper()
+	var key []byte
+	val := make([]byte, 32)
+	for i := range n {
+		key = benchKey(key, 7, i)
+		binary.BigEndian.PutUint64(val, i)
+		if err := db.Set(key, val); err != nil {
+			b.Fatal(err)
+		}
+		if i%10_000 == 9_999 {
+			if err := db.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := db.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.Flush(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+const benchRows = 200_000
+
+// BenchmarkGet reads random present keys from 200,000 rows in tables (the
+// block cache warm after the first reads).
+func BenchmarkGet(b *testing.B) {
+	db := openBench(b, Relaxed)
+	fillBench(b, db, benchRows)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var key []byte
+	for b.Loop() {
+		key = benchKey(key, 7, rng.Uint64N(benchRows))
+		if _, ok, err := db.Get(key); err != nil || !ok {
+			b.Fatalf("Get: %v %v", ok, err)
+		}
+	}
+}
+
+// BenchmarkGetAbsent probes keys that are not there, the common case of
+// an arrangement lookup; bloom filters answer most of them.
+func BenchmarkGetAbsent(b *testing.B) {
+	db := openBench(b, Relaxed)
+	fillBench(b, db, benchRows)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var key []byte
+	for b.Loop() {
+		key = benchKey(key, 8, rng.Uint64N(benchRows))
+		if _, ok, err := db.Get(key); err != nil || ok {
+			b.Fatalf("Get: %v %v", ok, err)
+		}
+	}
+}
+
+// BenchmarkScanPrefix scans 100 consecutive rows at a random place: a
+// prefix scan of one group of an arrangement.
+func BenchmarkScanPrefix(b *testing.B) {
+	db := openBench(b, Relaxed)
+	fillBench(b, db, benchRows)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var lo, hi []byte
+	for b.Loop() {
+		start := rng.Uint64N(benchRows - 100)
+		lo = benchKey(lo, 7, start)
+		hi = benchKey(hi, 7, start+100)
+		n := 0
+		if err := db.Scan(lo, hi, func(k, v []byte) bool { n++; return true }); err != nil || n != 100 {
+			b.Fatalf("Scan: %d rows, %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*100/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,703 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+)
+
+// FormatMajorVersion is the Pebble on-disk format every database is
+// created with (and an older one is upgraded to). It is set explicitly:
+// Pebble's default is its oldest format, which lacks checksummed table
+// footers and write-ahead-log sync markers, both of which fail-closed
+// start-up relies on. Raising it is a one-way on-disk migration.
+const FormatMajorVersion = pebble.FormatValueSeparation
+
+// DefaultCacheBytes is the block cache size when Options.CacheBytes is 0.
+const DefaultCacheBytes = 64 << 20
+
+// Durability says when Commit returns relative to the disk.
+type Durability uint8
+
+const (
+	// Sync makes Commit fsync the write-ahead log before it returns: a
+	// committed batch survives a machine crash.
+	Sync Durability = iota
+	// Relaxed skips the fsync. Commits stay atomic and ordered, but a crash
+	// can lose the most recent committed batches (whole batches, never part
+	// of one), and an I/O error can surface on a later Commit than the one
+	// whose data it lost. For benchmarks and tests only.
+	Relaxed
+)
+
+func (d Durability) String() string {
+	if d == Relaxed {
+		return "relaxed"
+	}
+	return "sync"
+}
+
+// Options configures Open.
+type Options struct {
+	// Dir is the database directory. It is created when missing.
+	Dir string
+	// FS is the file system; nil means the operating system's. Tests pass
+	// vfs.NewMem() or a fault-injecting wrapper.
+	FS vfs.FS
+	// Durability is Sync (the default) or Relaxed.
+	Durability Durability
+	// CacheBytes bounds the block cache, the part of the data kept in
+	// memory; 0 means DefaultCacheBytes.
+	CacheBytes int64
+	// Logger receives Pebble's log lines and storage events; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// VerifyChecksums makes Open read every block of every table and check
+	// its checksum, instead of only each table's footer and properties.
+	// Its cost grows with the size of the database.
+	VerifyChecksums bool
+
+	// disableCompactions turns off background compactions, so that tests
+	// see exactly the tables their flushes made.
+	disableCompactions bool
+}
+
+// DB is a Pebble database behind the state.Store interface. Reads see
+// committed data; writes are pending until Commit (see the package
+// documentation).
+//
+// Reads, Snapshot and Metrics are safe for concurrent use, also while
+// another goroutine writes or commits. Writes and Commit are safe for
+// concurrent use too, but the pending batch is shared: one writer (the
+// shard's actor) is expected, and concurrent commits apply in the order
+// they reach Pebble. Close must not run concurrently with other methods.
+type DB struct {
+	db        *pebble.DB
+	dir       string
+	fs        vfs.FS
+	writeOpts *pebble.WriteOptions
+	log       *slog.Logger
+
+	closed atomic.Bool
+	// failed is the error that stopped the DB, set once.
+	failed atomic.Pointer[codedError]
+	// lastCorrupt is the path of the last file Pebble found corrupted,
+	// named in read errors.
+	lastCorrupt atomic.Pointer[string]
+
+	// checkpointMu serializes CreateCheckpoint calls on this DB.
+	checkpointMu sync.Mutex
+
+	mu struct {
+		sync.Mutex
+		// pending holds the writes since the last Commit or Abort; nil
+		// when there are none.
+		pending *pebble.Batch
+		// snapshots are the open snapshots, closed by Close.
+		snapshots map[*Snapshot]struct{}
+		// digests caches the SHA-256 of immutable files (tables), by name,
+		// for checkpoints.
+		digests map[string]fileDigest
+	}
+}
+
+var _ state.Store = (*DB)(nil)
+
+// Open opens (creating when missing) the database in opts.Dir. It refuses
+// a directory whose files fail Pebble's checks or the footer and
+// properties check of every table (all blocks with VerifyChecksums), and
+// one holding an interrupted restore; those errors carry
+// errs.DataCorrupted and name the file.
+func Open(opts Options) (*DB, error) {
+	if opts.Dir == "" {
+		return nil, errs.New(errs.Internal, "storage: no database directory given")
+	}
+	fs := opts.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "storage", "dir", opts.Dir)
+	if _, err := fs.Stat(fs.PathJoin(opts.Dir, restoreMarker)); err == nil {
+		return nil, errs.Newf(errs.DataCorrupted,
+			"storage: %s holds an interrupted checkpoint restore (%s is present); delete the directory and run the restore again",
+			opts.Dir, restoreMarker)
+	}
+	cacheBytes := opts.CacheBytes
+	if cacheBytes <= 0 {
+		cacheBytes = DefaultCacheBytes
+	}
+	cache := pebble.NewCache(cacheBytes)
+	defer cache.Unref()
+
+	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync}
+	if opts.Durability == Relaxed {
+		d.writeOpts = pebble.NoSync
+	}
+	popts := &pebble.Options{
+		FS:                 fs,
+		Cache:              cache,
+		FormatMajorVersion: FormatMajorVersion,
+		Merger:             weightMerger,
+		Logger:             pebbleLogger{log},
+		EventListener: &pebble.EventListener{
+			BackgroundError: func(err error) {
+				log.Error("storage background error", "err", err)
+			},
+			DataCorruption: func(info pebble.DataCorruptionInfo) {
+				path := info.Path
+				d.lastCorrupt.Store(&path)
+				log.Error("storage found corrupted data", "file", info.Path, "err", info.Details)
+			},
+			DiskSlow: func(info pebble.DiskSlowInfo) {
+				log.Warn("storage disk is slow", "info", info.String())
+			},
+		},
+	}
+	popts.DisableAutomaticCompactions = opts.disableCompactions
+	for i := range popts.Levels {
+		// Point reads of keys that are absent (most probes of an
+		// arrangement) skip a table on its bloom filter.
+		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	if err := ratchetFormat(opts.Dir, fs, popts); err != nil {
+		return nil, openError(opts.Dir, err)
+	}
+	pdb, err := openPebble(opts.Dir, popts)
+	if err != nil {
+		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
+	}
+	d.db = pdb
+	d.mu.snapshots = map[*Snapshot]struct{}{}
+	d.mu.digests = map[string]fileDigest{}
+	if err := d.checkTables(opts.VerifyChecksums); err != nil {
+		return nil, errors.Join(err, d.closePebble())
+	}
+	d.removeCheckpointScratch()
+	log.Debug("storage opened", "durability", opts.Durability.String(), "cache_bytes", cacheBytes)
+	return d, nil
+}
+
+// ratchetFormat opens and closes a database that is new or in an older
+// format, so that the database is at FormatMajorVersion before it is
+// opened for use. Pebble creates the write-ahead log of an open before it
+// raises the format, so without this the first log of a new database
+// would lack the sync markers that tell a damaged log record from a torn
+// write: damage there would silently end recovery early instead of
+// failing Open.
+func ratchetFormat(dir string, fs vfs.FS, opts *pebble.Options) error {
+	desc, err := pebble.Peek(dir, fs)
+	if err == nil && desc.Exists && desc.FormatMajorVersion >= FormatMajorVersion {
+		return nil
+	}
+	db, err := openPebble(dir, opts.Clone())
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+// openPebble is pebble.Open with Pebble's fatal errors turned into errors.
+func openPebble(dir string, opts *pebble.Options) (db *pebble.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(fatalError)
+			if !ok {
+				panic(r)
+			}
+			db, err = nil, f
+		}
+	}()
+	return pebble.Open(dir, opts)
+}
+
+// openError classifies an error from pebble.Open.
+func openError(dir string, err error) error {
+	if isDamage(err) {
+		return corrupted(err, "storage: cannot open %s: its files failed Pebble's checks", dir)
+	}
+	return wrapf(errs.IOError, err, "storage: cannot open %s", dir)
+}
+
+// withWALNames adds the names of the write-ahead log files to an error
+// from replaying them, which Pebble does not name.
+func withWALNames(fs vfs.FS, dir string, err error) error {
+	if !strings.Contains(err.Error(), "replaying WAL") {
+		return err
+	}
+	names, lerr := fs.List(dir)
+	if lerr != nil {
+		return err
+	}
+	var logs []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".log") {
+			logs = append(logs, n)
+		}
+	}
+	slices.Sort(logs)
+	return fmt.Errorf("write-ahead log (%s): %w", strings.Join(logs, ", "), err)
+}
+
+// isDamage reports whether an error from opening or reading a database
+// says that its files are damaged (as opposed to, say, a permission
+// problem or a lock held by another process).
+func isDamage(err error) bool {
+	if pebble.IsCorruptionError(err) {
+		return true
+	}
+	msg := err.Error()
+	// Pebble's consistency check on open reports tables the MANIFEST names
+	// that are missing or have the wrong size without a corruption marker.
+	for _, s := range []string{"object size mismatch", "no such file or directory", "file does not exist"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTables opens every live table, which reads and checks its footer
+// and properties block, or with all set reads every block of every table
+// and checks its checksum.
+func (d *DB) checkTables(all bool) error {
+	if all {
+		if err := d.Verify(); err != nil {
+			return err
+		}
+		return nil
+	}
+	if _, err := d.db.SSTables(pebble.WithProperties()); err != nil {
+		return d.damaged("opening the tables", err)
+	}
+	return nil
+}
+
+// Verify reads every block of every table and checks its checksum, and
+// checks that the keys of every level are in order: the full check
+// `rockstream doctor` runs. It returns errs.DataCorrupted naming the
+// damaged file.
+func (d *DB) Verify() error {
+	if err := d.readable(); err != nil {
+		return err
+	}
+	if err := d.db.CheckLevels(nil); err != nil {
+		return d.damaged("verifying every table", err)
+	}
+	return nil
+}
+
+// damaged returns the error for a failure found while doing op: damage
+// (DataCorrupted, naming the file when Pebble reported which) or an I/O
+// error.
+func (d *DB) damaged(op string, err error) error {
+	if !isDamage(err) {
+		return wrapf(errs.IOError, err, "storage: %s in %s failed", op, d.dir)
+	}
+	where := d.dir
+	if p := d.lastCorrupt.Load(); p != nil {
+		where = *p
+	}
+	return corrupted(err, "storage: damaged data in %s (found while %s)", where, op)
+}
+
+// Dir returns the database directory.
+func (d *DB) Dir() string { return d.dir }
+
+// Err returns the error that stopped the DB after a failed commit, or nil.
+func (d *DB) Err() error {
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
+	return nil
+}
+
+// readable returns the error a read must fail with, or nil.
+func (d *DB) readable() error {
+	if d.closed.Load() {
+		return ErrClosed
+	}
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
+	return nil
+}
+
+// Get implements state.Reader. The returned value is a copy and stays
+// valid.
+func (d *DB) Get(key []byte) ([]byte, bool, error) {
+	if err := d.readable(); err != nil {
+		return nil, false, err
+	}
+	return d.get(d.db, key)
+}
+
+// Scan implements state.Reader. One Scan reads one point in time: a commit
+// that lands during it is not seen.
+func (d *DB) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
+	if err := d.readable(); err != nil {
+		return err
+	}
+	return d.scan(d.db, lo, hi, false, fn)
+}
+
+// ScanReverse implements state.Reader.
+func (d *DB) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
+	if err := d.readable(); err != nil {
+		return err
+	}
+	return d.scan(d.db, lo, hi, true, fn)
+}
+
+// pebbleReader is what a DB and a Snapshot read through.
+type pebbleReader interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
+}
+
+func (d *DB) get(r pebbleReader, key []byte) ([]byte, bool, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, d.damaged("reading a key", err)
+	}
+	out := append(make([]byte, 0, len(v)), v...)
+	if err := closer.Close(); err != nil {
+		return nil, false, d.damaged("reading a key", err)
+	}
+	return out, true, nil
+}
+
+func (d *DB) scan(r pebbleReader, lo, hi []byte, reverse bool, fn func(key, value []byte) bool) (err error) {
+	if hi != nil && bytes.Compare(lo, hi) >= 0 {
+		return nil
+	}
+	if len(lo) == 0 {
+		// The empty key is the smallest; no lower bound says the same, and
+		// Pebble's invariant checks (race builds) index an empty seek key.
+		lo = nil
+	}
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return d.damaged("scanning", err)
+	}
+	defer func() {
+		if cerr := it.Close(); cerr != nil && err == nil {
+			err = d.damaged("scanning", cerr)
+		}
+	}()
+	var ok bool
+	if reverse {
+		ok = it.Last()
+	} else {
+		ok = it.First()
+	}
+	for ; ok; ok = d.step(it, reverse) {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return d.damaged("scanning", err)
+		}
+		k := it.Key()
+		if k == nil {
+			// Pebble returns the empty key as nil; callers (state.Overlay's
+			// merge among them) may take a nil key to mean "no key".
+			k = emptyKey
+		}
+		if !fn(k, v) {
+			return nil
+		}
+	}
+	if err := it.Error(); err != nil {
+		return d.damaged("scanning", err)
+	}
+	return nil
+}
+
+var emptyKey = []byte{}
+
+func (d *DB) step(it *pebble.Iterator, reverse bool) bool {
+	if reverse {
+		return it.Prev()
+	}
+	return it.Next()
+}
+
+// writable returns the error a write must fail with, or nil.
+func (d *DB) writable() error { return d.readable() }
+
+// batchLocked returns the pending batch, creating it. d.mu must be held.
+func (d *DB) batchLocked() *pebble.Batch {
+	if d.mu.pending == nil {
+		d.mu.pending = d.db.NewBatch()
+	}
+	return d.mu.pending
+}
+
+// write adds one operation to the pending batch.
+func (d *DB) write(op func(b *pebble.Batch) error) error {
+	if err := d.writable(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := op(d.batchLocked()); err != nil {
+		return wrapf(errs.Internal, err, "storage: adding a write to the pending batch")
+	}
+	return nil
+}
+
+// Set implements state.Writer: it adds a write to the pending batch,
+// copying key and value.
+func (d *DB) Set(key, value []byte) error {
+	return d.write(func(b *pebble.Batch) error { return b.Set(key, value, nil) })
+}
+
+// Delete implements state.Writer: it adds a deletion to the pending batch.
+func (d *DB) Delete(key []byte) error {
+	return d.write(func(b *pebble.Batch) error { return b.Delete(key, nil) })
+}
+
+// DeleteRange adds the deletion of every key in [lo, hi) to the pending
+// batch: dropping a view's state or trimming a change log costs one write
+// however many keys it covers. hi must not be nil.
+func (d *DB) DeleteRange(lo, hi []byte) error {
+	if hi == nil {
+		return errs.New(errs.Internal, "storage: DeleteRange needs an upper bound")
+	}
+	if bytes.Compare(lo, hi) >= 0 {
+		return nil
+	}
+	return d.write(func(b *pebble.Batch) error { return b.DeleteRange(lo, hi, nil) })
+}
+
+// Merge adds a weight merge to the pending batch: operand is a signed
+// varint weight followed by a payload, and after Commit the key's value is
+// its previous weight plus the operand's, followed by the operand's
+// payload (see MergerName). A key whose weights sum to zero keeps a value
+// of weight zero until it is deleted.
+func (d *DB) Merge(key, operand []byte) error {
+	return d.write(func(b *pebble.Batch) error { return b.Merge(key, operand, nil) })
+}
+
+// Pending returns the number of writes in the pending batch.
+func (d *DB) Pending() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.mu.pending == nil {
+		return 0
+	}
+	return int(d.mu.pending.Count())
+}
+
+// Commit applies the pending batch atomically and, with Sync durability,
+// makes it durable before returning. An empty batch is a no-op. On error
+// the batch is dropped; if the error came from Pebble's commit pipeline
+// (a failed write-ahead-log write or fsync) the DB is stopped: every later
+// call but Close returns the same error, which wraps ErrFailed, and only a
+// restart recovers, from the last durable state.
+func (d *DB) Commit() error {
+	if err := d.writable(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	b := d.mu.pending
+	d.mu.pending = nil
+	d.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	n := b.Count()
+	fatal, err := d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
+	if err == nil {
+		return b.Close()
+	}
+	if !fatal {
+		_ = b.Close()
+		return wrapf(errs.IOError, err, "storage: commit of %d writes to %s failed; nothing was applied", n, d.dir)
+	}
+	// The batch stays with Pebble's broken commit pipeline; it is not
+	// closed or reused.
+	return d.stop(fmt.Sprintf("commit of %d writes", n), err)
+}
+
+// guard runs fn, turning Pebble's fatal path (see pebbleLogger.Fatalf)
+// into an error and reporting whether it was taken.
+func (d *DB) guard(fn func() error) (fatal bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(fatalError)
+			if !ok {
+				panic(r)
+			}
+			fatal, err = true, f
+		}
+	}()
+	return false, fn()
+}
+
+// stop records that the DB can no longer be used because op failed with
+// cause, and returns the error every later call returns.
+func (d *DB) stop(op string, cause error) error {
+	e := &codedError{
+		err: errs.Newf(errs.IOError,
+			"storage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
+			op, d.dir, causeText(cause)).(*errs.Error),
+		cause: cause,
+		extra: ErrFailed,
+	}
+	if d.failed.CompareAndSwap(nil, e) {
+		d.log.Error("storage failed; database stopped", "op", op, "err", cause)
+	}
+	return d.failed.Load()
+}
+
+// syncLog makes everything committed so far durable, which with Relaxed
+// durability is also where a failed log write from an earlier Commit
+// comes to light (and stops the DB).
+func (d *DB) syncLog() error {
+	fatal, err := d.guard(func() error { return d.db.LogData(nil, pebble.Sync) })
+	if fatal {
+		return d.stop("syncing the write-ahead log", err)
+	}
+	if err != nil {
+		return wrapf(errs.IOError, err, "storage: syncing the write-ahead log of %s", d.dir)
+	}
+	return nil
+}
+
+// Abort drops the pending batch.
+func (d *DB) Abort() {
+	d.mu.Lock()
+	b := d.mu.pending
+	d.mu.pending = nil
+	d.mu.Unlock()
+	if b != nil {
+		_ = b.Close()
+	}
+}
+
+// Flush makes everything committed durable and writes the data held in
+// memory (the memtable) to tables. Commit does not need it for durability;
+// checkpoints call it so that the data they upload is in immutable tables.
+func (d *DB) Flush() error {
+	if err := d.writable(); err != nil {
+		return err
+	}
+	// Sync first: Pebble cannot rotate a log whose writes failed (it ends
+	// the process), and a flush rotates the log.
+	if err := d.syncLog(); err != nil {
+		return err
+	}
+	fatal, err := d.guard(d.db.Flush)
+	if fatal {
+		return d.stop("flushing", err)
+	}
+	if err != nil {
+		return wrapf(errs.IOError, err, "storage: flushing %s", d.dir)
+	}
+	return nil
+}
+
+// Close drops the pending batch, closes open snapshots and closes the
+// database. Committed data is already durable (with Sync durability).
+// Closing twice is a no-op.
+func (d *DB) Close() error {
+	if !d.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	d.mu.Lock()
+	b := d.mu.pending
+	d.mu.pending = nil
+	snaps := d.mu.snapshots
+	d.mu.snapshots = nil
+	d.mu.Unlock()
+	if b != nil && d.failed.Load() == nil {
+		_ = b.Close()
+	}
+	var errList []error
+	for s := range snaps {
+		errList = append(errList, s.release())
+	}
+	errList = append(errList, d.closePebble())
+	return errors.Join(errList...)
+}
+
+// closePebble closes the Pebble database. After a failed commit Pebble's
+// commit pipeline is broken and Close may report the same failure again,
+// or hit Pebble's fatal path; the files hold what was durable either way.
+func (d *DB) closePebble() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(fatalError)
+			if !ok {
+				panic(r)
+			}
+			err = f
+		}
+	}()
+	if err := d.db.Close(); err != nil {
+		if d.failed.Load() != nil {
+			d.log.Warn("storage closed after a failed commit", "err", err)
+			return nil
+		}
+		return wrapf(errs.IOError, err, "storage: closing %s", d.dir)
+	}
+	return nil
+}
+
+// Metrics is a summary of a DB's size and cache behaviour.
+type Metrics struct {
+	// DiskBytes is the space the database's files take, obsolete files
+	// not yet deleted included.
+	DiskBytes uint64
+	// Tables is the number of live tables (SST files).
+	Tables int64
+	// CacheBytes is the memory the block cache holds; CacheHits and
+	// CacheMisses count block lookups since Open.
+	CacheBytes  int64
+	CacheHits   int64
+	CacheMisses int64
+	// MemTableBytes is the memory of committed data not yet flushed.
+	MemTableBytes uint64
+}
+
+// Metrics returns the DB's current metrics.
+func (d *DB) Metrics() Metrics {
+	if d.closed.Load() {
+		return Metrics{}
+	}
+	m := d.db.Metrics()
+	var tables int64
+	for _, l := range m.Levels {
+		tables += l.TablesCount
+	}
+	return Metrics{
+		DiskBytes:     m.DiskSpaceUsage(),
+		Tables:        tables,
+		CacheBytes:    m.BlockCache.Size,
+		CacheHits:     m.BlockCache.Hits,
+		CacheMisses:   m.BlockCache.Misses,
+		MemTableBytes: m.MemTable.Size,
+	}
+}
+
+// String describes the DB for logs.
+func (d *DB) String() string { return fmt.Sprintf("storage.DB(%s)", d.dir) }

@@ -1,0 +1,35 @@
+// Package storage is RockStream's durable state store: one Pebble database
+// per shard behind the state.Store interface, checksummed records for the
+// catalog, and incremental checkpoints to object storage.
+//
+// Invariants:
+//
+//   - Reads see committed data only. Get, Scan and ScanReverse read what the
+//     last successful Commit left; a single Scan reads one consistent point
+//     in time. A Snapshot pins one point in time across many reads.
+//   - Writes are pending until Commit. Set, Delete, DeleteRange and Merge go
+//     into one pending batch that no read sees. Commit applies the whole
+//     batch atomically (and, with Sync durability, fsyncs the write-ahead
+//     log before returning); Abort drops it. After a crash the database
+//     holds every batch whose Commit returned nil (with Sync durability)
+//     and never part of a batch.
+//   - A failed commit stops the database. When Commit returns an error the
+//     pending batch is gone, and every later call except Close fails with
+//     an error wrapping ErrFailed: Pebble's commit pipeline cannot continue
+//     after a write-ahead-log failure, and the failed batch may be visible
+//     in memory though not durable. Restarting (Close, then Open) recovers
+//     the last durable state.
+//   - Fail closed. Open refuses a directory whose files fail Pebble's checks
+//     (MANIFEST and WAL checksums, missing or truncated tables, unreadable
+//     table footers) and one left by an interrupted restore; a read of a
+//     block whose checksum fails returns an error, never data. Such errors
+//     carry errs.DataCorrupted and name the file. Records (EncodeRecord) and
+//     checkpoint files (RestoreCheckpoint) carry checksums that are
+//     verified before their contents are used.
+//   - Names fixed on disk never change: the merge operator is MergerName and
+//     the Pebble format major version is FormatMajorVersion.
+//
+// The key layout the engine stores in a DB is specified in
+// docs/format/storage.md, with the record envelope and the checkpoint
+// bucket layout.
+package storage
