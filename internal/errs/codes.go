@@ -43,6 +43,7 @@ const (
 	AdminShutdown         Code = "RS57P01" // 57P01
 	IOError               Code = "RS58030" // 58030
 	DataCorrupted         Code = "RSXX001" // XX001
+	InvalidRecursion      Code = "RS42P19" // 42P19
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -87,6 +88,7 @@ var sqlstates = map[Code]string{
 	AdminShutdown:         "57P01",
 	IOError:               "58030",
 	DataCorrupted:         "XX001",
+	InvalidRecursion:      "42P19",
 	Internal:              "XX000",
 }
 

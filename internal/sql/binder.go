@@ -35,6 +35,9 @@ type bindState struct {
 	params map[int][]*plan.Param
 	// views is the stack of views being expanded, to detect cycles.
 	views []string
+	// recursions numbers the recursive queries bound, to pair each with
+	// its working table.
+	recursions int
 }
 
 // maxViewDepth bounds the nesting of views on views.
