@@ -70,6 +70,9 @@ func (o *object) kindName() string {
 type catalog struct {
 	byName map[string]*object
 	nextID uint64
+	// revision counts catalog changes; it only grows, and every DDL that
+	// commits advances it by one.
+	revision uint64
 }
 
 func newCatalog() *catalog {
@@ -77,7 +80,7 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID}
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1}
 	for k, v := range c.byName {
 		n.byName[k] = v
 	}

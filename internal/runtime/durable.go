@@ -26,6 +26,7 @@ const (
 var (
 	metaFrontier = []byte{nsMeta, 'f', 'r', 'o', 'n', 't', 'i', 'e', 'r'}
 	metaNextID   = []byte{nsMeta, 'n', 'e', 'x', 't', '_', 'i', 'd'}
+	metaRevision = []byte{nsMeta, 'r', 'e', 'v', 'i', 's', 'i', 'o', 'n'}
 )
 
 // catalogRecordKind and catalogRecordVersion tag catalog records in their
@@ -75,10 +76,32 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 	return nil
 }
 
-// writeFrontier records the epoch being committed and the catalog's next
-// object id.
+// operationKey is where a DDL operation id's outcome is kept.
+func operationKey(id string) []byte {
+	return append([]byte{nsMeta, 'o', 'p', '/'}, id...)
+}
+
+// operationDone reports whether the DDL with operation id already
+// committed, and its command tag.
+func operationDone(r state.Reader, id string) (string, bool, error) {
+	v, ok, err := r.Get(operationKey(id))
+	return string(v), ok, err
+}
+
+// recordOperation remembers that the DDL with operation id committed, in
+// the same epoch, so that a client retrying it after losing the answer
+// gets the same answer instead of a duplicate object or an error.
+func recordOperation(st state.Store, id, tag string) error {
+	return st.Set(operationKey(id), []byte(tag))
+}
+
+// writeFrontier records the epoch being committed, the catalog's revision
+// and its next object id.
 func writeFrontier(st state.Store, epoch uint64, cat *catalog) error {
 	if err := st.Set(metaFrontier, binary.BigEndian.AppendUint64(nil, epoch)); err != nil {
+		return err
+	}
+	if err := st.Set(metaRevision, binary.BigEndian.AppendUint64(nil, cat.revision)); err != nil {
 		return err
 	}
 	return st.Set(metaNextID, binary.BigEndian.AppendUint64(nil, cat.nextID))
@@ -151,6 +174,9 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 	}
 	if ok && nextID > cat.nextID {
 		cat.nextID = nextID
+	}
+	if cat.revision, _, err = readUint64(st, metaRevision); err != nil {
+		return nil, 0, err
 	}
 	return cat, epoch, nil
 }
@@ -245,7 +271,6 @@ func deleteRange(st state.Store, lo, hi []byte) error {
 	}
 	return nil
 }
-
 
 // Frontier returns the last committed epoch recorded in a store.
 func Frontier(r state.Reader) (uint64, error) {

@@ -101,7 +101,13 @@ func (e *Engine) Close() error {
 	e.writeToken <- struct{}{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.mu.store.Close()
+	// A clean shutdown writes out what is held in memory, so that the next
+	// start-up has no log to replay.
+	var ferr error
+	if f, ok := e.mu.store.(interface{ Flush() error }); ok && e.mu.failed == nil {
+		ferr = f.Flush()
+	}
+	return errors.Join(ferr, e.mu.store.Close())
 }
 
 // Epoch returns the last committed epoch.
@@ -129,6 +135,9 @@ type Result struct {
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// settings holds the values SET in this session; others have their
+	// defaults.
+	settings map[string]string
 }
 
 // txnState says where a transaction block stands.
@@ -148,6 +157,10 @@ type txn struct {
 	// token is taken.
 	w *epochWrite
 }
+
+// stateOK reports whether statements may run: outside a block, or in one
+// that has not failed.
+func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
 func (e *Engine) NewSession() *Session { return &Session{eng: e} }
@@ -201,6 +214,10 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	switch {
 	case n.GetTransactionStmt() != nil:
 		return s.execTransaction(n.GetTransactionStmt())
+	case n.GetVariableSetStmt() != nil && s.txn.stateOK():
+		return s.execSet(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
+		return s.execShow(n.GetVariableShowStmt())
 	}
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -363,11 +380,22 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 	if s.txn.block {
 		return nil, errs.New(errs.FeatureNotSupported, "DDL inside a transaction block is not supported; run it outside BEGIN ... COMMIT")
 	}
+	opID := s.Setting("rockstream.operation_id")
+	delete(s.settings, "rockstream.operation_id")
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		if opID != "" {
+			if tag, done, err := operationDone(st, opID); err != nil || done {
+				res = &Result{Tag: tag}
+				return nil, err
+			}
+		}
 		c, r, err := fn(st, w)
 		if err == nil && c != nil {
 			err = persistCatalog(st, w.cat, c)
+		}
+		if err == nil && opID != "" {
+			err = recordOperation(st, opID, r.Tag)
 		}
 		res = r
 		return c, err

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
@@ -142,4 +143,42 @@ func formatRows(res *Result) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestOperationIDs retries a DDL statement with the same operation id, as
+// a client does when the answer to the first attempt was lost: the retry
+// answers as the first did and creates nothing twice, and the catalog
+// revision advances once per committed DDL, across a reopen.
+func TestOperationIDs(t *testing.T) {
+	ctx := context.Background()
+	st := NewMemoryStore()
+	e, _ := Open(st, Options{})
+	s := e.NewSession()
+	for i := 0; i < 2; i++ {
+		if _, err := s.Exec(ctx, "SET rockstream.operation_id = 'op-1'", nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Exec(ctx, "CREATE TABLE t (a int)", nil)
+		if err != nil || res.Tag != "CREATE TABLE" {
+			t.Fatalf("attempt %d: %v %v", i, res, err)
+		}
+	}
+	if _, err := s.Exec(ctx, "CREATE TABLE t (a int)", nil); errs.SQLState(err) != "42P07" {
+		t.Fatalf("the same DDL without an operation id: %v", err)
+	}
+	e.mu.RLock()
+	rev := e.mu.cat.revision
+	e.mu.RUnlock()
+	if rev != 1 {
+		t.Fatalf("revision = %d, want 1", rev)
+	}
+	e.Close()
+	e2, err := Open(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if e2.mu.cat.revision != 1 {
+		t.Fatalf("revision after reopen = %d, want 1", e2.mu.cat.revision)
+	}
 }

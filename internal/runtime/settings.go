@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// setting is a session setting: its default and whether a value is
+// acceptable.
+type setting struct {
+	def   string
+	check func(v string) error
+}
+
+func only(allowed ...string) func(string) error {
+	return func(v string) error {
+		for _, a := range allowed {
+			if strings.EqualFold(v, a) {
+				return nil
+			}
+		}
+		return errs.Newf(errs.FeatureNotSupported, "only %s is supported", strings.Join(allowed, ", "))
+	}
+}
+
+func anyValue(string) error { return nil }
+
+// settings are the session settings RockStream knows. PostgreSQL's
+// settings that clients set on connect are accepted with the values
+// RockStream implements; rockstream.* are RockStream's own.
+var settings = map[string]setting{
+	"client_encoding":                     {"UTF8", only("UTF8", "UTF-8", "unicode")},
+	"datestyle":                           {"ISO, MDY", only("ISO, MDY", "ISO", "ISO,MDY")},
+	"timezone":                            {"UTC", only("UTC", "Etc/UTC", "GMT", "Z")},
+	"intervalstyle":                       {"postgres", only("postgres")},
+	"extra_float_digits":                  {"1", anyValue},
+	"application_name":                    {"", anyValue},
+	"search_path":                         {`"$user", public`, anyValue},
+	"standard_conforming_strings":         {"on", only("on")},
+	"client_min_messages":                 {"notice", anyValue},
+	"statement_timeout":                   {"0", anyValue},
+	"lock_timeout":                        {"0", anyValue},
+	"idle_in_transaction_session_timeout": {"0", anyValue},
+	"default_transaction_isolation":       {"serializable", anyValue},
+	"transaction_isolation":               {"serializable", anyValue},
+	"rockstream.operation_id":             {"", anyValue},
+}
+
+// execSet runs SET, RESET and SET ... TO DEFAULT.
+func (s *Session) execSet(v *pg.VariableSetStmt) (*Result, error) {
+	name := strings.ToLower(v.Name)
+	switch v.Kind {
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		s.settings = nil
+		return &Result{Tag: "RESET"}, nil
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION ISOLATION LEVEL ... and friends: writing
+		// transactions are serializable whatever is asked.
+		return &Result{Tag: "SET"}, nil
+	}
+	def, ok := settings[name]
+	if !ok {
+		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
+	}
+	if v.Kind == pg.VariableSetKind_VAR_RESET || v.Kind == pg.VariableSetKind_VAR_SET_DEFAULT {
+		delete(s.settings, name)
+		if v.Kind == pg.VariableSetKind_VAR_RESET {
+			return &Result{Tag: "RESET"}, nil
+		}
+		return &Result{Tag: "SET"}, nil
+	}
+	if v.Kind != pg.VariableSetKind_VAR_SET_VALUE {
+		return nil, errs.Newf(errs.FeatureNotSupported, "this form of SET %s is not supported", v.Name)
+	}
+	var parts []string
+	for _, a := range v.Args {
+		c := a.GetAConst()
+		if c == nil {
+			return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", v.Name)
+		}
+		switch {
+		case c.GetSval() != nil:
+			parts = append(parts, c.GetSval().Sval)
+		case c.GetIval() != nil:
+			parts = append(parts, strconv.FormatInt(int64(c.GetIval().Ival), 10))
+		case c.GetFval() != nil:
+			parts = append(parts, c.GetFval().Fval)
+		case c.GetBoolval() != nil:
+			parts = append(parts, strconv.FormatBool(c.GetBoolval().Boolval))
+		default:
+			return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", v.Name)
+		}
+	}
+	val := strings.Join(parts, ", ")
+	if err := def.check(val); err != nil {
+		return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q: %v", v.Name, val, err)
+	}
+	if s.settings == nil {
+		s.settings = map[string]string{}
+	}
+	s.settings[name] = val
+	return &Result{Tag: "SET"}, nil
+}
+
+// Setting returns the session's value of a setting.
+func (s *Session) Setting(name string) string {
+	name = strings.ToLower(name)
+	if v, ok := s.settings[name]; ok {
+		return v
+	}
+	return settings[name].def
+}
+
+func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
+	name := strings.ToLower(v.Name)
+	if _, ok := settings[name]; !ok {
+		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
+	}
+	return &Result{
+		Columns: []Column{{Name: name, Type: types.Of(types.Text)}},
+		Rows:    []zset.Row{{types.MakeText(s.Setting(name))}},
+		Tag:     "SHOW",
+	}, nil
+}
