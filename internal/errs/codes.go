@@ -44,6 +44,7 @@ const (
 	IOError               Code = "RS58030" // 58030
 	DataCorrupted         Code = "RSXX001" // XX001
 	InvalidRecursion      Code = "RS42P19" // 42P19
+	PrerequisiteState     Code = "RS55000" // 55000
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -89,6 +90,7 @@ var sqlstates = map[Code]string{
 	IOError:               "58030",
 	DataCorrupted:         "XX001",
 	InvalidRecursion:      "42P19",
+	PrerequisiteState:     "55000",
 	Internal:              "XX000",
 }
 

@@ -67,10 +67,10 @@ func BodyPrefix(prefix []byte) []byte { return withSuffix(prefix, 'b') }
 
 // iterationLimit is the error of a recursive query that does not converge
 // within its iteration limit.
-func iterationLimit(spec FixpointSpec) error {
+func iterationLimit(spec FixpointSpec, hint string) error {
 	return errs.Newf(errs.ProgramLimitExceeded,
-		"recursive query %q did not reach a fixpoint within %d iterations (rockstream.max_recursion_iterations); a UNION ALL recursion over cyclic data never ends",
-		spec.Name, spec.MaxIterations)
+		"recursive query %q did not reach a fixpoint within %d iterations (rockstream.max_recursion_iterations): %s",
+		spec.Name, spec.MaxIterations, hint)
 }
 
 // sideDeltas returns the side inputs' deltas by relation name, keeping
@@ -165,7 +165,7 @@ func (f *bagFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 			return nil, err
 		}
 		if len(next) > 0 && k > int64(f.spec.MaxIterations) {
-			return nil, iterationLimit(f.spec)
+			return nil, iterationLimit(f.spec, "the recursion is deeper than that (a UNION ALL recursion over cyclic data never ends)")
 		}
 		for _, e := range next {
 			total = append(total, zset.Entry{Row: e.Row[: len(e.Row)-1 : len(e.Row)-1], Weight: e.Weight})

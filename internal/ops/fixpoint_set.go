@@ -137,7 +137,7 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 	}
 	for iter := 1; len(entered) > 0; iter++ {
 		if iter > f.spec.MaxIterations {
-			return nil, iterationLimit(f.spec)
+			return nil, iterationLimit(f.spec, "the recursive term still derives new rows (or the recursion is deeper than that)")
 		}
 		add := make(zset.Batch, len(entered))
 		for i, x := range entered {
