@@ -22,7 +22,8 @@ func newDoctorCommand() *cobra.Command {
 and checks it: every file's checksums as the store opens, every catalog
 record's checksum and definition, that no change-log entry is newer than
 the committed frontier, and that no stored data belongs to an object the
-catalog does not know. With --deep it also recomputes every materialized
+catalog does not know. With --deep it also reads every block of
+every table file to check its checksum, and recomputes every materialized
 view from its tables and compares.
 
 It prints a report and exits 0 when the store is healthy, 1 when it found a
@@ -36,7 +37,10 @@ the damaged file). Stop the server using DIR first.`,
 				return usageError{fmt.Errorf("--storage DIR is required")}
 			}
 			out := cmd.OutOrStdout()
-			st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLogger()})
+			// --deep reads every block of every table file as the store
+			// opens, so that damage in data no query happens to touch is
+			// found too.
+			st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLogger(), VerifyChecksums: deep})
 			if err != nil {
 				return usageError{fmt.Errorf("cannot open %s: %w", dir, err)}
 			}

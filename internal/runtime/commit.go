@@ -6,6 +6,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // writeFunc is one statement's writes: it runs against st (an overlay of
@@ -16,11 +17,49 @@ type writeFunc func(st state.Store, w *epochWrite) (*catalog, error)
 // epochWrite is an epoch being built: its number, the overlay holding its
 // writes over the committed store, the catalog as of its last statement,
 // and the next change-log sequence number of each view it changed.
+//
+// A transaction block defers its views: its table changes collect in
+// pending and reach the materialized views in one step at COMMIT (or
+// before a read), so that the views see only the block's net change and a
+// state in the middle of the block that a view's query could not evaluate
+// is no error when the block repairs it before COMMIT.
 type epochWrite struct {
 	epoch  uint64
 	ov     *state.Overlay
 	cat    *catalog
 	logSeq map[uint64]uint64
+
+	deferViews bool
+	pending    map[string]zset.Batch
+}
+
+// flush carries the block's pending table changes through its views.
+// When a view fails, nothing of the flush is kept and the changes stay
+// pending.
+func (w *epochWrite) flush() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	deltas := make(map[string]zset.Batch, len(w.pending))
+	for name, d := range w.pending {
+		c, err := zset.Consolidate(d)
+		if err != nil {
+			return err
+		}
+		if len(c) > 0 {
+			deltas[name] = c
+		}
+	}
+	sub := state.NewOverlay(w.ov)
+	if err := propagate(sub, w, deltas); err != nil {
+		sub.Discard()
+		return err
+	}
+	if err := sub.Commit(); err != nil {
+		return err
+	}
+	w.pending = nil
+	return nil
 }
 
 // run applies one statement to the epoch, keeping its writes only when it
@@ -68,8 +107,10 @@ func (e *Engine) beginBlock(ctx context.Context) (*epochWrite, error) {
 	w, err := e.beginEpoch()
 	if err != nil {
 		<-e.writeToken
+		return nil, err
 	}
-	return w, err
+	w.deferViews = true
+	return w, nil
 }
 
 // commitEpoch makes an epoch durable and visible: its writes, the frontier

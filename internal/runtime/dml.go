@@ -73,10 +73,17 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
 		return err
 	}
-	if err := propagate(st, w, map[string]zset.Batch{o.name: delta}); err != nil {
+	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
 	}
-	return advanceWatermark(st, w, o, delta)
+	if w.deferViews {
+		if w.pending == nil {
+			w.pending = map[string]zset.Batch{}
+		}
+		w.pending[o.name] = append(w.pending[o.name], delta...)
+		return nil
+	}
+	return propagate(st, w, map[string]zset.Batch{o.name: delta})
 }
 
 // returning binds a RETURNING list over the table's scope.
@@ -148,6 +155,9 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 	if ins.WithClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "WITH in INSERT is not supported")
 	}
+	// An INSERT ... SELECT reads relations, so in a transaction block the
+	// block's changes must reach its views first.
+	readsRelations := ins.SelectStmt != nil && len(ins.SelectStmt.GetSelectStmt().GetValuesLists()) == 0
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
@@ -158,7 +168,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		r, err := insertRows(st, w, o, ins, paramText)
 		res = r
 		return nil, err
-	})
+	}, readsRelations)
 	return res, err
 }
 
@@ -621,7 +631,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
 		return nil, err
-	})
+	}, false)
 	return res, err
 }
 
@@ -696,6 +706,6 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
 		return nil, err
-	})
+	}, false)
 	return res, err
 }

@@ -14,9 +14,10 @@
 //     store in one step under the commit lock and advances the epoch by one
 //     (a transaction that changed nothing takes no epoch),
 //     so readers see either none or all of a transaction, in every view.
-//   - After every statement, each materialized view's stored contents equal
-//     its query evaluated over the current contents of the relations it
-//     reads: view deltas are propagated in creation order, which is a
+//   - After every committed epoch, each materialized view's stored contents
+//     equal its query evaluated over the current contents of the relations
+//     it reads (inside a transaction block, views catch up with the block's
+//     table changes before any read and at COMMIT): view deltas are propagated in creation order, which is a
 //     dependency order because a view can only read relations that existed
 //     before it.
 //   - Stored weights are positive: a table row or view row whose weight

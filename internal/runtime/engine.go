@@ -301,6 +301,10 @@ func (s *Session) commit() error {
 	}
 	s.txn.w = nil
 	defer func() { <-s.eng.writeToken }()
+	if err := w.flush(); err != nil {
+		w.ov.Discard()
+		return err
+	}
 	return s.eng.commitEpoch(w)
 }
 
@@ -316,20 +320,30 @@ func (s *Session) rollback() {
 // readView returns the store and catalog a read in this session sees: the
 // transaction's own writes when it has any, else the committed state, and
 // a function to call when the read is done.
-func (s *Session) readView() (state.Reader, *catalog, func()) {
+//
+// Inside a transaction block that has written, the block's changes are
+// first carried through its materialized views, so that the read sees
+// them; a view whose query fails on the block's current state fails the
+// read, as reading a view does in PostgreSQL.
+func (s *Session) readView() (state.Reader, *catalog, func(), error) {
 	if s.txn != nil && s.txn.w != nil {
-		return s.txn.w.ov, s.txn.w.cat, func() {}
+		if err := s.txn.w.flush(); err != nil {
+			return nil, nil, nil, err
+		}
+		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
 	}
 	s.eng.mu.RLock()
-	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock
+	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock, nil
 }
 
 // writeStatement runs fn, a statement's writes, in a statement overlay
 // whose writes are kept only when fn succeeds. Inside a transaction block
-// the overlay sits over the block's epoch; outside one, the statement goes
-// to the group committer and shares an epoch with other sessions'
+// the overlay sits over the block's epoch, and the block's changes reach
+// its materialized views at COMMIT (or before a read of them: readsViews
+// says the statement reads relations); outside one, the statement goes to
+// the group committer and shares an epoch with other sessions'
 // statements, and writeStatement returns when that epoch is durable.
-func (s *Session) writeStatement(ctx context.Context, fn writeFunc) error {
+func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
 	if !s.txn.block {
 		return s.eng.submit(ctx, fn)
 	}
@@ -339,6 +353,11 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc) error {
 			return err
 		}
 		s.txn.w = w
+	}
+	if readsViews {
+		if err := s.txn.w.flush(); err != nil {
+			return err
+		}
 	}
 	return s.txn.w.run(fn)
 }
@@ -399,7 +418,7 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 		}
 		res = r
 		return c, err
-	})
+	}, false)
 	return res, err
 }
 

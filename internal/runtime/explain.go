@@ -16,7 +16,10 @@ import (
 // explainIncremental shows the circuit that maintains a materialized view,
 // or that would maintain a view defined by a query, one operator per row.
 func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
-	_, cat, done := s.readView()
+	_, cat, done, err := s.readView()
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	var c *diff.Circuit
 	switch {

@@ -245,9 +245,8 @@ func checkFinal(st state.Reader, o *object, delta zset.Batch) error {
 }
 
 // advanceWatermark moves the table's watermark past the rows a statement
-// wrote and lets every materialized view reading the table release the
-// state of windows that closed.
-func advanceWatermark(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+// wrote.
+func advanceWatermark(st state.Store, o *object, delta zset.Batch) error {
 	l := o.lateness
 	if l == nil {
 		return nil
@@ -266,16 +265,33 @@ func advanceWatermark(st state.Store, w *epochWrite, o *object, delta zset.Batch
 	if s.maxTime == before {
 		return nil
 	}
-	if err := writeLateness(st, o.id, s); err != nil {
-		return err
-	}
-	wm, err := l.watermark(s)
-	if err != nil {
-		return err
-	}
-	for _, v := range w.cat.matviewsInOrder() {
-		if err := v.circuit.ReleaseClosedWindows(st, o.name, l.col, wm); err != nil {
+	return writeLateness(st, o.id, s)
+}
+
+// releaseClosedWindows lets every materialized view release the state of
+// the windows closed by the watermarks of the tables in deltas. It runs
+// after the views have taken the deltas in: a window's state goes only
+// once every admitted row has reached it (in a transaction block the
+// views take the block's changes at COMMIT, after its statements have
+// moved the watermark).
+func releaseClosedWindows(st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
+	for name := range deltas {
+		o := w.cat.lookup(name)
+		if o == nil || o.lateness == nil {
+			continue
+		}
+		s, err := readLateness(st, o.id)
+		if err != nil {
 			return err
+		}
+		wm, err := o.lateness.watermark(s)
+		if err != nil || wm.IsNull() {
+			return err
+		}
+		for _, v := range w.cat.matviewsInOrder() {
+			if err := v.circuit.ReleaseClosedWindows(st, o.name, o.lateness.col, wm); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -48,7 +48,10 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if sel := n.GetSelectStmt(); sel.IntoClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "SELECT INTO is not supported; use CREATE MATERIALIZED VIEW")
 	}
-	r, cat, done := s.readView()
+	r, cat, done, err := s.readView()
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	b := newBinder(cat, paramText)
 	p, err := b.Query(n)
@@ -243,5 +246,5 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 		}
 		deltas[v.name] = out
 	}
-	return nil
+	return releaseClosedWindows(st, w, deltas)
 }

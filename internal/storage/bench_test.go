@@ -52,7 +52,9 @@ func BenchmarkCommit(b *testing.B) {
 	}
 }
 
-// fillBench commits n rows of relation 7 and flushes them to tables.
+// fillBench commits n rows of relation 7, flushes them to tables and
+// compacts them, so that no background compaction competes with the
+// measurement.
 func fillBench(b *testing.B, db *DB, n uint64) {
 	b.Helper()
 	var key []byte
@@ -73,6 +75,9 @@ func fillBench(b *testing.B, db *DB, n uint64) {
 		b.Fatal(err)
 	}
 	if err := db.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.db.Compact(b.Context(), []byte{0x00}, []byte{0xff}, false); err != nil {
 		b.Fatal(err)
 	}
 }

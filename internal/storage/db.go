@@ -43,6 +43,7 @@ const (
 	Relaxed
 )
 
+// String returns "sync" or "relaxed".
 func (d Durability) String() string {
 	if d == Relaxed {
 		return "relaxed"
@@ -177,7 +178,7 @@ func Open(opts Options) (*DB, error) {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	if err := ratchetFormat(opts.Dir, fs, popts); err != nil {
-		return nil, openError(opts.Dir, err)
+		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
 	}
 	pdb, err := openPebble(opts.Dir, popts)
 	if err != nil {

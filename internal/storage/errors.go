@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
@@ -17,7 +15,7 @@ var ErrFailed = errors.New("storage: the database stopped after a failed commit"
 var ErrClosed = errs.New(errs.Internal, "storage: the database is closed")
 
 // adviceCorrupted ends every DataCorrupted message.
-const adviceCorrupted = "restore the shard from a checkpoint (rockstream restore), or run `rockstream doctor` to see what else is damaged"
+const adviceCorrupted = "restore the shard from a checkpoint (`rockstream checkpoint restore`), or run `rockstream doctor` to see what else is damaged"
 
 // codedError is an errs.Error that also wraps the error that caused it, so
 // that errors.Is sees both the RS code and the cause (an injected fault, a
@@ -71,13 +69,4 @@ func corrupted(cause error, format string, args ...any) error {
 	err := wrapf(errs.DataCorrupted, cause, format, args...).(*codedError)
 	err.err.Message += "; " + adviceCorrupted
 	return err
-}
-
-// readError classifies an error from a Pebble read: a failed checksum is
-// DataCorrupted, anything else IOError.
-func readError(dir string, op string, err error) error {
-	if pebble.IsCorruptionError(err) {
-		return corrupted(err, "storage: %s in %s found damaged data", op, dir)
-	}
-	return wrapf(errs.IOError, err, "storage: %s in %s failed", op, dir)
 }

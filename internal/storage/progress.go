@@ -28,9 +28,14 @@ type Progress interface {
 // NoProgress discards progress reports.
 type NoProgress struct{}
 
+// Start implements Progress.
 func (NoProgress) Start(string, int, int64) {}
-func (NoProgress) Advance(int, int64)       {}
-func (NoProgress) Done(error)               {}
+
+// Advance implements Progress.
+func (NoProgress) Advance(int, int64) {}
+
+// Done implements Progress.
+func (NoProgress) Done(error) {}
 
 // NewTerminalProgress returns a progress bar redrawn in place when f is a
 // terminal, and plain progress lines otherwise (a log file, a pipe).
