@@ -75,8 +75,7 @@ COMMIT;
 
 -- An endless UNION ALL (a cycle without a depth bound) fails the
 -- statement with 54000 on RockStream; PostgreSQL would loop forever.
--- rockstream-only
--- error: 54000
+--! rockstream-error 54000
 CREATE MATERIALIZED VIEW endless AS
   WITH RECURSIVE p(node) AS (SELECT 2 UNION ALL SELECT e.dst FROM p JOIN edges e ON e.src = p.node)
   SELECT node FROM p;
@@ -91,8 +90,7 @@ CREATE MATERIALIZED VIEW depths AS
     SELECT t.id, d.depth + 1 FROM d JOIN tree t ON t.parent = d.id)
   SELECT id, depth FROM d;
 INSERT INTO tree VALUES (1, NULL), (2, 1), (3, 1), (4, 3), (5, 4);
--- rockstream-only
--- error: 54000
+--! rockstream-error 54000
 INSERT INTO tree VALUES (1, 5);
 SELECT * FROM tree;
 UPDATE tree SET parent = 2 WHERE id = 4;

@@ -39,4 +39,7 @@ COMMIT;
 
 -- WITH in ad-hoc queries.
 WITH a AS (SELECT id FROM emp), b AS (SELECT id * 2 AS d FROM a) SELECT d FROM b ORDER BY d;
+-- Without RECURSIVE a WITH query cannot read a later one.
+--! error 42P01
 WITH a AS (SELECT * FROM b), b AS (SELECT 1 AS x) SELECT * FROM a;
+WITH RECURSIVE a AS (SELECT * FROM b), b AS (SELECT 1 AS x) SELECT * FROM a;
