@@ -126,6 +126,13 @@ func (b *builder) build(p plan.Node) (int, error) {
 		}
 		return b.add(node{op: ops.Union{}, inputs: ins, explain: "union all  state=none"}), nil
 
+	case *plan.Recursive:
+		return b.recursive(n)
+	case *plan.WorkingTable:
+		return 0, errs.Newf(errs.Internal, "recursive reference to %q outside its recursive term", n.Name)
+	case *plan.TimeWindow:
+		return b.timeWindow(n)
+
 	case *plan.Sort:
 		// An unordered multiset: the order of a subquery or a view is not
 		// part of its result.
@@ -291,6 +298,12 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		}
 		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+	}
+	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note}), nil
 	}
 	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
 }

@@ -53,6 +53,8 @@ const (
 	InvalidArgumentForLog Code = "RS2201E" // 2201E
 	InvalidArgumentForPow Code = "RS2201F" // 2201F
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
+	InvalidRecursion      Code = "RS42P19" // 42P19
+	PrerequisiteState     Code = "RS55000" // 55000
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -107,6 +109,8 @@ var sqlstates = map[Code]string{
 	InvalidArgumentForLog: "2201E",
 	InvalidArgumentForPow: "2201F",
 	InvalidWidthBucket:    "2201G",
+	InvalidRecursion:      "42P19",
+	PrerequisiteState:     "55000",
 	Internal:              "XX000",
 }
 

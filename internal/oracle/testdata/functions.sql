@@ -75,5 +75,6 @@ DELETE FROM people;
 INSERT INTO people VALUES (8, 'Solo', 'solo@example.com', 'Oslo', '1999-09-09', 1.50, 2.5, '2026-05-05 05:05:05', '2026-05-05 05:05:05+00');
 
 -- Errors in maintained expressions fail the statement and change nothing.
+--! error 2201F
 INSERT INTO people VALUES (9, 'Neg', 'neg@example.com', 'Oslo', '1999-09-09', -4, 1, '2026-05-05', '2026-05-05+00');
 SELECT count(*) FROM people;
