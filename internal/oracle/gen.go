@@ -10,8 +10,9 @@ import (
 // This file generates random workloads for property tests: a schema of
 // two or three tables, views over them drawn from the first-tier grammar
 // (filters, projections with arithmetic, grouped aggregates, joins on
-// compatible columns, DISTINCT, UNION [ALL], subqueries in FROM, views on
-// views), and a stream of changes (inserts with duplicates and NULLs,
+// compatible columns, DISTINCT, UNION [ALL], INTERSECT/EXCEPT [ALL],
+// ORDER BY ... LIMIT, per-group top-k, window functions (gen_order.go),
+// subqueries in FROM, views on views), and a stream of changes (inserts with duplicates and NULLs,
 // updates, deletes, transactions) with the views created at random points
 // in it, so that some are backfilled over existing rows.
 //
@@ -328,6 +329,9 @@ func (g *gen) query(depth int) (string, []column) {
 	if g.chance(12) {
 		return g.union(depth)
 	}
+	if g.chance(10) {
+		return g.ordered(depth)
+	}
 	from, sc := g.from(depth)
 	if g.chance(40) {
 		return g.aggregate(from, sc)
@@ -418,6 +422,11 @@ func (g *gen) projection(from string, sc []expr, want []sqlType) (string, []colu
 		items[i] = e.sql + " AS " + name
 		cols[i] = column{name, e.typ}
 	}
+	if want == nil && g.chance(15) {
+		w := g.windowCall(sc)
+		items = append(items, w.sql+" AS w1")
+		cols = append(cols, column{"w1", w.typ})
+	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	if g.chance(15) {
@@ -445,11 +454,7 @@ func (g *gen) union(depth int) (string, []column) {
 			cols[i].typ = widen(cols[i].typ, cols2[i].typ)
 		}
 	}
-	op := "UNION ALL"
-	if g.chance(40) {
-		op = "UNION"
-	}
-	return left + " " + op + " " + right, cols
+	return left + " " + g.setOperator() + " " + right, cols
 }
 
 // aggregate returns a grouped (or global) aggregate query.
