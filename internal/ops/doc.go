@@ -52,9 +52,12 @@
 // Rows of a Z-set are identified exactly (NUMERIC 1.0 and 1.00 are two
 // rows), while keyed operators compare values with SQL's =. Where such an
 // operator shows one of several equal values (DISTINCT, group values,
-// MIN/MAX, DISTINCT aggregates) it shows the smallest representation
-// present by row encoding, which depends only on the current contents,
-// so that incremental and batch results are identical (class.go).
+// MIN/MAX, DISTINCT aggregates, INTERSECT/EXCEPT rows, which come from the
+// left input) it shows the smallest representation present by row
+// encoding, which depends only on the current contents, so that
+// incremental and batch results are identical (class.go). TopK and Window
+// order rows equal on every ORDER BY key by their whole row, for the same
+// reason.
 //
 // An operator keeps reusable scratch buffers, so one instance must not be
 // stepped from two goroutines at once.

@@ -10,8 +10,9 @@ import (
 // This file generates random workloads for property tests: a schema of
 // two or three tables, views over them drawn from the first-tier grammar
 // (filters, projections with arithmetic, grouped aggregates, joins on
-// compatible columns, DISTINCT, UNION [ALL], subqueries in FROM, views on
-// views), and a stream of changes (inserts with duplicates and NULLs,
+// compatible columns, DISTINCT, UNION [ALL], INTERSECT/EXCEPT [ALL],
+// ORDER BY ... LIMIT, per-group top-k, window functions (gen_order.go),
+// subqueries in FROM, views on views), and a stream of changes (inserts with duplicates and NULLs,
 // updates, deletes, transactions) with the views created at random points
 // in it, so that some are backfilled over existing rows.
 //
@@ -327,6 +328,9 @@ func (g *gen) scope(rel relation, alias string) []expr {
 func (g *gen) query(depth int) (string, []column) {
 	if g.chance(12) {
 		return g.union(depth)
+	}
+	if g.chance(10) {
+		return g.ordered(depth)
 	}
 	from, sc := g.from(depth)
 	if g.chance(40) {

@@ -69,6 +69,12 @@ INSERT INTO s VALUES (21, 500, 'y', 'g5'), (22, 400, 'z', 'g5');
 UPDATE s SET score = 450 WHERE id = 13;
 COMMIT;
 
+-- Ad-hoc queries with the same constructs.
+SELECT id, score FROM s ORDER BY score DESC NULLS LAST, id LIMIT 3 OFFSET 1;
+SELECT * FROM (SELECT id, name FROM s ORDER BY id DESC LIMIT 4) t ORDER BY name LIMIT 2;
+SELECT DISTINCT ON (grp) grp, id FROM s ORDER BY grp NULLS FIRST, id;
+SELECT grp FROM s INTERSECT ALL SELECT grp FROM s WHERE score > 50 ORDER BY 1 NULLS FIRST;
+
 -- Everything goes: every view is empty (count_capped and sub_sum show 0).
 DELETE FROM s;
 INSERT INTO s VALUES (30, 5, 'p', 'g1');

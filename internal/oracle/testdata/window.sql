@@ -82,6 +82,12 @@ DELETE FROM m WHERE id = 4;
 UPDATE m SET g = 'c' WHERE id = 8;
 COMMIT;
 
+-- Ad-hoc queries run the same operators once (rows in ORDER BY order,
+-- which the unique id makes total).
+SELECT id, g, rank() OVER (PARTITION BY g ORDER BY x DESC NULLS LAST), lead(id) OVER (ORDER BY id) FROM m ORDER BY id;
+SELECT g, count(*), sum(count(*)) OVER (ORDER BY g NULLS FIRST) FROM m GROUP BY g ORDER BY g NULLS FIRST;
+SELECT id, x, sum(x) OVER (ORDER BY x RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING) FROM m ORDER BY id;
+
 DELETE FROM m WHERE g = 'b';
 DELETE FROM m;
 INSERT INTO m VALUES (30, 'a', 1, 1.00);
