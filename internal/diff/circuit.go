@@ -36,13 +36,14 @@ type node struct {
 
 // Build differentiates p. Every key the circuit's operators write starts
 // with prefix. Constructs outside the supported set fail with 0A000 naming
-// the construct. Sort and Limit are accepted only at the top of p and only
-// when forQuery is true (ad-hoc SELECT); the caller applies them.
+// the construct. When forQuery is true (ad-hoc SELECT), the Sort and
+// Limit at the top of p are left out; the caller applies them.
 //
 // A Sort anywhere else is dropped: a materialized view, like any
 // subquery result, is an unordered multiset, so ORDER BY without LIMIT
-// does not change it. A Limit anywhere else fails with 0A000 (LIMIT ALL,
-// which changes nothing, is dropped too).
+// does not change it. A Limit anywhere else (at the top of a view's plan,
+// say) is the TopK it computes (LIMIT ALL, which changes nothing, is
+// dropped).
 func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
 	if forQuery {
 		p = stripOrdering(p)

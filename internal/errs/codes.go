@@ -45,6 +45,11 @@ const (
 	DataCorrupted         Code = "RSXX001" // XX001
 	InvalidRecursion      Code = "RS42P19" // 42P19
 	PrerequisiteState     Code = "RS55000" // 55000
+	WindowingError        Code = "RS42P20" // 42P20
+	InvalidWindowFrame    Code = "RS22013" // 22013
+	InvalidNtileArgument  Code = "RS22014" // 22014
+	InvalidNthArgument    Code = "RS22016" // 22016
+	NullValueNotAllowed   Code = "RS22004" // 22004
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -91,6 +96,11 @@ var sqlstates = map[Code]string{
 	DataCorrupted:         "XX001",
 	InvalidRecursion:      "42P19",
 	PrerequisiteState:     "55000",
+	WindowingError:        "42P20",
+	InvalidWindowFrame:    "22013",
+	InvalidNtileArgument:  "22014",
+	InvalidNthArgument:    "22016",
+	NullValueNotAllowed:   "22004",
 	Internal:              "XX000",
 }
 

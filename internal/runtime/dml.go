@@ -550,9 +550,22 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 	return row, o.checkRow(row)
 }
 
-// matchRows returns the table's rows for which where is true (all rows
-// when where is nil), with their weights.
-func matchRows(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
+// matchRows returns the table's rows that the WHERE clause bound by
+// bindWhere keeps (all rows when there is none), with their weights: a
+// predicate is evaluated row by row, a plan (a condition with
+// subqueries) runs as a query over st.
+func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
+	if match != nil {
+		rows, err := runQuery(st, cat, match)
+		if err != nil {
+			return nil, err
+		}
+		out := make(zset.Batch, len(rows))
+		for i, r := range rows {
+			out[i] = zset.Entry{Row: r, Weight: 1}
+		}
+		return zset.Consolidate(out)
+	}
 	all, err := readRelation(st, o.rowsPrefix())
 	if err != nil || where == nil {
 		return all, err
@@ -570,11 +583,11 @@ func matchRows(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) 
 	return out, nil
 }
 
-func bindWhere(b *sql.Binder, sc *sql.Scope, n *pg.Node) (plan.Expr, error) {
-	if n == nil {
-		return nil, nil
-	}
-	return b.Predicate(sc, n, "WHERE")
+// bindWhere binds the WHERE clause of an UPDATE or DELETE of the table rv
+// names: a predicate over its rows, or with subqueries the plan of the
+// rows it keeps (sql.Binder.DMLWhere).
+func bindWhere(b *sql.Binder, sc *sql.Scope, rv *pg.RangeVar, n *pg.Node) (plan.Expr, plan.Node, error) {
+	return b.DMLWhere(sc, rv, n)
 }
 
 func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText []*string) (*Result, error) {
@@ -590,7 +603,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		b := newBinder(cat, paramText)
 		sc := b.TableScope(o.name, aliasOf(up.Relation), o.cols)
-		where, err := bindWhere(b, sc, up.WhereClause)
+		where, match, err := bindWhere(b, sc, up.Relation, up.WhereClause)
 		if err != nil {
 			return nil, err
 		}
@@ -605,7 +618,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, o, where)
+		matched, err := matchRows(st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -678,7 +691,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		}
 		b := newBinder(cat, paramText)
 		sc := b.TableScope(o.name, aliasOf(del.Relation), o.cols)
-		where, err := bindWhere(b, sc, del.WhereClause)
+		where, match, err := bindWhere(b, sc, del.Relation, del.WhereClause)
 		if err != nil {
 			return nil, err
 		}
@@ -689,7 +702,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, o, where)
+		matched, err := matchRows(st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}

@@ -198,7 +198,12 @@ func (st *bindState) expandView(rel *Relation, loc int32) (plan.Node, error) {
 		return nil, err
 	}
 	st.views = append(st.views, rel.Name)
+	// A view sees only its own names, never those of a query around the
+	// subquery it is read in.
+	outer := st.outer
+	st.outer = nil
 	node, err := st.query(sel, queryOpts{resolveUnknowns: true}, nil)
+	st.outer = outer
 	st.views = st.views[:len(st.views)-1]
 	if err != nil {
 		// Positions inside the view's text mean nothing to the reader's
@@ -452,6 +457,9 @@ type cteEnv struct {
 	// such a query's recursive term (recursive.go).
 	recursive bool
 	working   *plan.WorkingTable
+	// scope is the name space of the queries around the WITH clause when
+	// it is inside a subquery in an expression.
+	scope *outerScope
 }
 
 func (e *cteEnv) lookup(name string) *cteEnv {
@@ -485,7 +493,7 @@ func (st *bindState) withClause(w *pg.WithClause, env *cteEnv) (*cteEnv, error) 
 		if c.SearchClause != nil || c.CycleClause != nil {
 			return nil, notSupported(c.Location, "SEARCH and CYCLE are not supported")
 		}
-		entry := &cteEnv{parent: env, name: c.Ctename, def: c, outer: env}
+		entry := &cteEnv{parent: env, name: c.Ctename, def: c, outer: env, scope: st.outer}
 		if _, _, err := st.cteQuery(entry); err != nil {
 			return nil, err
 		}
@@ -496,13 +504,20 @@ func (st *bindState) withClause(w *pg.WithClause, env *cteEnv) (*cteEnv, error) 
 
 // cteQuery binds a WITH query for one reference to it.
 func (st *bindState) cteQuery(e *cteEnv) (plan.Node, []plan.Column, error) {
-	switch {
-	case e.working != nil:
+	if e.working != nil {
 		return e.working, append([]plan.Column(nil), e.working.Cols...), nil
-	case e.recursive:
-		return st.recursiveQuery(e)
+	}
+	// A WITH query is bound where it is defined, not inside the
+	// subquery that reads it.
+	outer := st.outer
+	st.outer = e.scope
+	if e.recursive {
+		node, cols, err := st.recursiveQuery(e)
+		st.outer = outer
+		return node, cols, err
 	}
 	node, err := st.query(e.def.Ctequery.GetSelectStmt(), queryOpts{resolveUnknowns: true}, e.outer)
+	st.outer = outer
 	if err != nil {
 		return nil, nil, err
 	}

@@ -105,14 +105,14 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		display = schema + "." + name
 	}
 	if f.Over != nil {
-		return nil, notSupported(f.Location, "window functions are not supported yet")
+		return ec.windowCall(f, schema, name)
 	}
 	if schema == "" || schema == "pg_catalog" {
 		switch {
 		case aggregateNames[name]:
 			return ec.aggregate(f, name)
 		case windowFunctions[name]:
-			return nil, notSupported(f.Location, "window functions are not supported yet")
+			return nil, posErr(errs.Newf(errs.WrongObjectType, "window function %s requires an OVER clause", name), f.Location)
 		case otherAggregates[name]:
 			return nil, notSupported(f.Location, "aggregate function %s() is not supported yet", name)
 		case volatileFunctions[name]:
