@@ -1,8 +1,11 @@
 // Package ops holds the incremental operators that a circuit (internal/diff)
-// is made of: the linear ones (Filter, Project, Map, Union, Negate), Join,
-// OuterJoin, SemiJoin (semi-, anti- and mark joins), Aggregate, Distinct,
-// SetOp (INTERSECT, EXCEPT), TopK, Window and the Values source. IVM.md
-// gives the delta rule each one implements.
+// is made of: the linear ones (Filter, Project, Map, Union, Negate,
+// TimeWindow), Join, OuterJoin, SemiJoin (semi-, anti- and mark joins),
+// Aggregate (and WindowedAggregate, which can release the state of closed
+// event-time windows), Distinct, SetOp (INTERSECT, EXCEPT), TopK, Window,
+// the Values source, and the Fixpoint of a recursive query, which runs a
+// nested circuit (its Body) until nothing changes. IVM.md gives the delta
+// rule each one implements.
 //
 // Invariants:
 //   - Purity. An operator is a deterministic function of its state (read

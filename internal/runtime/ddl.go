@@ -197,6 +197,11 @@ func relationNames(n *pg.Node) []string {
 			}
 		case *pg.CommonTableExpr:
 			ctes[x.Ctename] = true
+		case *pg.RangeFunction:
+			// TUMBLE(relation, ...) and HOP(relation, ...) read relation.
+			if rv := sql.TimeWindowSource(x); rv != nil {
+				walk(rv)
+			}
 		}
 	}
 	pgWalk(n, walk)
@@ -430,6 +435,9 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 		if err := deletePrefix(st, p); err != nil {
 			return err
 		}
+	}
+	if o.lateness != nil {
+		return st.Delete(latenessKey(o.id))
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func (st *bindState) withRecursive(w *pg.WithClause, env *cteEnv) (*cteEnv, erro
 	entries := make([]*cteEnv, len(defs))
 	head := env
 	for i, c := range defs {
-		entries[i] = &cteEnv{parent: head, name: c.Ctename, def: c, recursive: recursive[i]}
+		entries[i] = &cteEnv{parent: head, name: c.Ctename, def: c, recursive: recursive[i], scope: st.outer}
 		head = entries[i]
 	}
 	for _, e := range entries {

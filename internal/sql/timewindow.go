@@ -64,6 +64,10 @@ func windowSource(rf *pg.RangeFunction) *pg.RangeVar {
 	return nil
 }
 
+// TimeWindowSource returns the relation a TUMBLE or HOP call in FROM
+// reads, or nil when rf is not such a call.
+func TimeWindowSource(rf *pg.RangeFunction) *pg.RangeVar { return windowSource(rf) }
+
 // rangeFuncCall returns the one function call of a function in FROM, or
 // nil.
 func rangeFuncCall(rf *pg.RangeFunction) *pg.FuncCall {
