@@ -590,6 +590,41 @@ func bindWhere(b *sql.Binder, sc *sql.Scope, rv *pg.RangeVar, n *pg.Node) (plan.
 	return b.DMLWhere(sc, rv, n)
 }
 
+// dmlTarget is the bound target of an UPDATE or DELETE: the table, the
+// binder and scope its other clauses bind with, and its WHERE.
+type dmlTarget struct {
+	o     *object
+	b     *sql.Binder
+	sc    *sql.Scope
+	where plan.Expr
+	match plan.Node
+}
+
+func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string) (*dmlTarget, error) {
+	o, err := targetTable(cat, rv)
+	if err != nil {
+		return nil, err
+	}
+	t := &dmlTarget{o: o, b: newBinder(cat, paramText)}
+	t.sc = t.b.TableScope(o.name, aliasOf(rv), o.cols)
+	if t.where, t.match, err = bindWhere(t.b, t.sc, rv, whereClause); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// hasSubLink reports whether an expression holds a subquery, which may
+// read materialized views.
+func hasSubLink(n *pg.Node) bool {
+	found := false
+	pgWalk(n, func(m any) {
+		if _, ok := m.(*pg.SubLink); ok {
+			found = true
+		}
+	})
+	return found
+}
+
 func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText []*string) (*Result, error) {
 	if up.WithClause != nil || len(up.FromClause) > 0 {
 		return nil, errs.New(errs.FeatureNotSupported, "UPDATE with WITH or FROM is not supported")
@@ -597,16 +632,11 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		o, err := targetTable(cat, up.Relation)
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText)
 		if err != nil {
 			return nil, err
 		}
-		b := newBinder(cat, paramText)
-		sc := b.TableScope(o.name, aliasOf(up.Relation), o.cols)
-		where, match, err := bindWhere(b, sc, up.Relation, up.WhereClause)
-		if err != nil {
-			return nil, err
-		}
+		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		sets, err := bindSets(b, sc, o, up.TargetList)
 		if err != nil {
 			return nil, err
@@ -644,7 +674,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
 		return nil, err
-	}, false)
+	}, hasSubLink(up.WhereClause))
 	return res, err
 }
 
@@ -685,16 +715,11 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		o, err := targetTable(cat, del.Relation)
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText)
 		if err != nil {
 			return nil, err
 		}
-		b := newBinder(cat, paramText)
-		sc := b.TableScope(o.name, aliasOf(del.Relation), o.cols)
-		where, match, err := bindWhere(b, sc, del.Relation, del.WhereClause)
-		if err != nil {
-			return nil, err
-		}
+		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		ret, err := bindReturning(b, sc, o, del.ReturningList)
 		if err != nil {
 			return nil, err
@@ -719,6 +744,6 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
 		return nil, err
-	}, false)
+	}, hasSubLink(del.WhereClause))
 	return res, err
 }
