@@ -126,6 +126,13 @@ func (b *builder) build(p plan.Node) (int, error) {
 		}
 		return b.add(node{op: ops.Union{}, inputs: ins, explain: "union all  state=none"}), nil
 
+	case *plan.Recursive:
+		return b.recursive(n)
+	case *plan.WorkingTable:
+		return 0, errs.Newf(errs.Internal, "recursive reference to %q outside its recursive term", n.Name)
+	case *plan.TimeWindow:
+		return b.timeWindow(n)
+
 	case *plan.Sort:
 		// An unordered multiset: the order of a subquery or a view is not
 		// part of its result.
@@ -281,8 +288,22 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		if c.Func == "min" || c.Func == "max" {
 			kind = "minmax"
 		}
-		key := strings.Join(append(slices.Clone(group), c.Arg.String()), ", ")
+		keyExprs := append(slices.Clone(group), c.Arg.String())
+		if c.Func == "string_agg" {
+			kind, keyExprs = "ordered", slices.Clone(group)
+			for _, k := range c.Order {
+				keyExprs = append(keyExprs, k.Expr.String())
+			}
+			keyExprs = append(keyExprs, c.Arg.String(), c.More[0].String())
+		}
+		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+	}
+	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note}), nil
 	}
 	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
 }
@@ -290,7 +311,7 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 func aggString(c plan.AggCall) string {
 	arg := "*"
 	if c.Arg != nil {
-		arg = c.Arg.String()
+		arg = c.Arg.String() + c.ExtrasString()
 		if c.Distinct {
 			arg = "DISTINCT " + arg
 		}

@@ -27,8 +27,11 @@ type node struct {
 	op     ops.Operator // nil for a scan
 	rel    string       // the relation a scan reads
 	inputs []int
-	// explain is the node's EXPLAIN INCREMENTAL line, without indentation.
+	// explain is the node's EXPLAIN INCREMENTAL text, without indentation
+	// (one line, or more for a node holding a nested circuit).
 	explain string
+	// labels, when set, name the node's inputs in EXPLAIN.
+	labels []string
 }
 
 // Build differentiates p. Every key the circuit's operators write starts
@@ -117,10 +120,20 @@ func (c *Circuit) Explain() string {
 	var sb strings.Builder
 	var walk func(i, depth int)
 	walk = func(i, depth int) {
-		sb.WriteString(strings.Repeat("  ", depth))
-		sb.WriteString(c.nodes[i].explain)
-		sb.WriteByte('\n')
-		for _, j := range c.nodes[i].inputs {
+		n := &c.nodes[i]
+		for _, line := range strings.Split(n.explain, "\n") {
+			sb.WriteString(strings.Repeat("  ", depth))
+			sb.WriteString(line)
+			sb.WriteByte('\n')
+		}
+		for k, j := range n.inputs {
+			if k < len(n.labels) {
+				sb.WriteString(strings.Repeat("  ", depth+1))
+				sb.WriteString(n.labels[k])
+				sb.WriteByte('\n')
+				walk(j, depth+2)
+				continue
+			}
 			walk(j, depth+1)
 		}
 	}

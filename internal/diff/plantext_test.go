@@ -22,7 +22,9 @@ import (
 // join [left|right|full|semi|anti|mark] [on (L = R, L <=> R, ...)]
 // [where EXPR] [test EXPR] [single] | aggregate [group=(...)]
 // [aggs=(...)] | distinct | union | values (v, ...), ... |
-// sort EXPR [desc], ... | limit N.
+// sort EXPR [desc], ... | limit N; and (plantext_iterative_test.go)
+// recursive NAME union [all] [limit N] | working NAME |
+// tumble COL 'size' | hop COL 'slide' 'size'.
 // Expressions: column names or #i, integer, decimal and 'string' literals,
 // NULL, true, false, 'lit'::type, + - * / %, = <> < <= > >=,
 // IS [NOT] NULL, AND, OR, NOT, parentheses, coalesce(...).
@@ -251,6 +253,8 @@ func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error
 		return &plan.Union{Ins: children, Cols: children[0].Columns()}, lx.end()
 	case "values":
 		return pp.values(lx)
+	case "recursive", "working", "tumble", "hop":
+		return pp.buildIterative(kind, lx, children)
 	case "sort":
 		if err := needInputs(children, 1); err != nil {
 			return nil, err

@@ -274,8 +274,11 @@ func (g *planGen) aggregate(t *rapid.T, in plan.Node) plan.Node {
 		n = 1
 	}
 	for i := 0; i < n; i++ {
-		c := plan.AggCall{Func: rapid.SampledFrom([]string{"count", "sum", "avg", "min", "max", "bool_and", "bool_or"}).Draw(t, "fn")}
+		c := plan.AggCall{Func: rapid.SampledFrom([]string{"count", "sum", "avg", "min", "max", "bool_and", "bool_or",
+			"string_agg", "var_samp", "var_pop", "stddev_samp", "stddev_pop"}).Draw(t, "fn")}
 		switch {
+		case c.Func == "string_agg":
+			g.stringAgg(t, &c, cols)
 		case c.Func == "count" && rapid.Bool().Draw(t, "star"):
 		case c.Func == "bool_and" || c.Func == "bool_or":
 			c.Arg = g.predicate(t, cols)
@@ -299,7 +302,9 @@ func (g *planGen) aggregate(t *rapid.T, in plan.Node) plan.Node {
 			c.Filter = g.predicate(t, cols)
 		}
 		c.Type = types.Of(types.Int8)
-		if c.Arg != nil {
+		if c.Func == "string_agg" {
+			c.Type = types.Of(types.Text)
+		} else if c.Arg != nil {
 			var err error
 			if c.Type, err = types.AggregateType(c.Func, c.Arg.Type()); err != nil {
 				t.Fatalf("%s(%s): %v", c.Func, c.Arg.Type(), err)
@@ -309,6 +314,27 @@ func (g *planGen) aggregate(t *rapid.T, in plan.Node) plan.Node {
 		a.Cols = append(a.Cols, plan.Column{Name: c.Func, Type: c.Type})
 	}
 	return a
+}
+
+// stringAgg makes c a string_agg over a text column, with a constant or
+// per-row delimiter and up to two ORDER BY keys; count when there is no
+// text column.
+func (g *planGen) stringAgg(t *rapid.T, c *plan.AggCall, cols []plan.Column) {
+	texts := colsOf(cols, types.Text)
+	if len(texts) == 0 {
+		c.Func = "count"
+		return
+	}
+	c.Arg = col(cols, rapid.SampledFrom(texts).Draw(t, "arg"))
+	var delim plan.Expr = &plan.Const{Val: types.MakeText(","), Typ: types.Of(types.Text)}
+	if rapid.Bool().Draw(t, "rowdelim") {
+		delim = col(cols, rapid.SampledFrom(texts).Draw(t, "delim"))
+	}
+	c.More = []plan.Expr{delim}
+	for range rapid.IntRange(0, 2).Draw(t, "norder") {
+		c.Order = append(c.Order, plan.SortKey{Expr: col(cols, rapid.IntRange(0, len(cols)-1).Draw(t, "okey")),
+			Desc: rapid.Bool().Draw(t, "desc"), NullsFirst: rapid.Bool().Draw(t, "nullsfirst")})
+	}
 }
 
 // union projects both inputs onto columns of types they share.

@@ -48,6 +48,13 @@ const (
 	InvalidNtileArgument  Code = "RS22014" // 22014
 	InvalidNthArgument    Code = "RS22016" // 22016
 	NullValueNotAllowed   Code = "RS22004" // 22004
+	SubstringError        Code = "RS22011" // 22011
+	InvalidEscapeSequence Code = "RS22025" // 22025
+	InvalidArgumentForLog Code = "RS2201E" // 2201E
+	InvalidArgumentForPow Code = "RS2201F" // 2201F
+	InvalidWidthBucket    Code = "RS2201G" // 2201G
+	InvalidRecursion      Code = "RS42P19" // 42P19
+	PrerequisiteState     Code = "RS55000" // 55000
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -97,6 +104,13 @@ var sqlstates = map[Code]string{
 	InvalidNtileArgument:  "22014",
 	InvalidNthArgument:    "22016",
 	NullValueNotAllowed:   "22004",
+	SubstringError:        "22011",
+	InvalidEscapeSequence: "22025",
+	InvalidArgumentForLog: "2201E",
+	InvalidArgumentForPow: "2201F",
+	InvalidWidthBucket:    "2201G",
+	InvalidRecursion:      "42P19",
+	PrerequisiteState:     "55000",
 	Internal:              "XX000",
 }
 

@@ -23,11 +23,18 @@ const (
 	fnMax
 	fnBoolAnd
 	fnBoolOr
+	fnStringAgg
+	fnVarSamp
+	fnVarPop
+	fnStddevSamp
+	fnStddevPop
 )
 
 var aggFuncs = map[string]aggFunc{
 	"count": fnCount, "sum": fnSum, "avg": fnAvg, "min": fnMin, "max": fnMax,
 	"bool_and": fnBoolAnd, "bool_or": fnBoolOr, "every": fnBoolAnd,
+	"string_agg": fnStringAgg, "var_samp": fnVarSamp, "variance": fnVarSamp, "var_pop": fnVarPop,
+	"stddev_samp": fnStddevSamp, "stddev": fnStddevSamp, "stddev_pop": fnStddevPop,
 }
 
 // accKind is how a SUM or AVG accumulates its argument.
@@ -44,10 +51,13 @@ const (
 // fields is the number of state-row fields an aggregate keeps.
 func (s *aggSpec) fields() int {
 	switch s.fn {
-	case fnCount, fnMin, fnMax:
-		return 1 // count; or the current extreme
+	case fnCount, fnMin, fnMax, fnStringAgg:
+		return 1 // count; or the current extreme or string
 	case fnBoolAnd, fnBoolOr:
 		return 2 // trues, falses
+	}
+	if s.stats() {
+		return s.statsFields()
 	}
 	switch s.acc {
 	case accInt:
@@ -88,6 +98,10 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 		return s, nil
 	}
 	arg := call.Arg.Type()
+	if fn == fnStringAgg {
+		s.arranged = true
+		return s, nil
+	}
 	if fn != fnCount || s.result.ID == types.Unknown {
 		name := call.Func
 		if name == "every" {
@@ -102,7 +116,7 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 		}
 	}
 	s.arranged = call.Distinct || fn == fnMin || fn == fnMax
-	if fn != fnSum && fn != fnAvg {
+	if fn != fnSum && fn != fnAvg && !s.stats() {
 		return s, nil
 	}
 	switch arg.ID {
@@ -139,7 +153,8 @@ type accum struct {
 	d               apd.Decimal
 	scales          []scaleCount
 	pinf, ninf, nan int64
-	iv              [3]int64 // interval months, days, microseconds
+	iv              [3]int64    // interval months, days, microseconds
+	sq              apd.Decimal // sum of squares (variance family)
 	ext             types.Value
 	t, f            int64
 	dirty           bool // the MIN/MAX arrangement changed this step
@@ -157,6 +172,9 @@ func addCount(n *int64, w int64) error {
 
 // add folds w copies of the non-NULL value v into a.
 func (s *aggSpec) add(a *accum, v types.Value, w int64) error {
+	if s.stats() {
+		return s.addStats(a, v, w)
+	}
 	switch s.fn {
 	case fnCount:
 		return addCount(&a.n, w)
@@ -266,10 +284,13 @@ func floatOf(f float64, id types.TypeID) types.Value {
 // value computes the aggregate's result from its state, as PostgreSQL's
 // final function would.
 func (s *aggSpec) value(a *accum) (types.Value, error) {
+	if s.stats() {
+		return s.statsValue(a)
+	}
 	switch s.fn {
 	case fnCount:
 		return types.MakeInt(types.Int8, a.n), nil
-	case fnMin, fnMax:
+	case fnMin, fnMax, fnStringAgg:
 		return a.ext, nil
 	case fnBoolAnd:
 		if a.t+a.f == 0 {
@@ -345,11 +366,14 @@ func (s *aggSpec) value(a *accum) (types.Value, error) {
 // load decodes the aggregate's fields of a state row into a.
 func (s *aggSpec) load(a *accum, f zset.Row) error {
 	a.reset()
+	if s.stats() {
+		return s.loadStats(a, f)
+	}
 	switch s.fn {
 	case fnCount:
 		a.n = f[0].Int()
 		return nil
-	case fnMin, fnMax:
+	case fnMin, fnMax, fnStringAgg:
 		a.ext = f[0]
 		return nil
 	case fnBoolAnd, fnBoolOr:
@@ -380,10 +404,13 @@ func i8(n int64) types.Value { return types.MakeInt(types.Int8, n) }
 
 // store appends the aggregate's fields to a state row.
 func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
+	if s.stats() {
+		return s.storeStats(row, a)
+	}
 	switch s.fn {
 	case fnCount:
 		return append(row, i8(a.n))
-	case fnMin, fnMax:
+	case fnMin, fnMax, fnStringAgg:
 		return append(row, a.ext)
 	case fnBoolAnd, fnBoolOr:
 		return append(row, i8(a.t), i8(a.f))
@@ -411,6 +438,11 @@ func (s *aggSpec) stateName() string {
 		return "max"
 	case fnBoolAnd, fnBoolOr:
 		return "true/false counts"
+	case fnStringAgg:
+		return "string"
+	}
+	if s.stats() {
+		return "sum,sum of squares"
 	}
 	return "sum"
 }

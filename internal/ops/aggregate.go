@@ -128,6 +128,8 @@ type aggInput struct {
 	args   []types.Value // one per aggregate
 	has    []bool        // args[i] counts (FILTER true, non-NULL)
 	weight int64
+	// okeys holds, for string_agg, each row's sort key (aggordered.go).
+	okeys [][]byte
 }
 
 // Step implements Operator.
@@ -217,6 +219,14 @@ func (a *Aggregate) evaluate(b zset.Batch) ([]aggInput, error) {
 				return nil, err
 			}
 			in.args[j], in.has[j] = v, !v.IsNull()
+			if s := &a.aggs[j]; s.fn == fnStringAgg && in.has[j] {
+				if in.okeys == nil {
+					in.okeys = make([][]byte, na)
+				}
+				if in.okeys[j], err = s.orderedKey(in.okeys[j][:0], e.Row, v); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	sc.keys = keys
@@ -313,6 +323,12 @@ func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset
 				}
 				continue
 			}
+			if s.fn == fnStringAgg {
+				if err := a.arrangeOrdered(st, s, acc, gkey, in.okeys[i], in.weight); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err := a.arrange(st, s, acc, gkey, in.args[i], in.weight); err != nil {
 				return nil, err
 			}
@@ -328,7 +344,12 @@ func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset
 	}
 	for i := range a.aggs {
 		if s, acc := &a.aggs[i], &a.accs[i]; acc.dirty {
-			if acc.ext, err = a.extreme(st, s, gkey); err != nil {
+			if s.fn == fnStringAgg {
+				acc.ext, err = a.orderedValue(st, s, gkey)
+			} else {
+				acc.ext, err = a.extreme(st, s, gkey)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -97,10 +97,17 @@ type Join struct {
 // AggCall is one aggregate function call.
 type AggCall struct {
 	// Func is the lower-case aggregate name: count, sum, avg, min, max,
-	// bool_and, bool_or.
+	// bool_and, bool_or, string_agg, var_samp, var_pop, stddev_samp,
+	// stddev_pop.
 	Func string
 	// Arg is the argument, evaluated over the input row; nil for count(*).
-	Arg      Expr
+	Arg Expr
+	// More are the arguments after the first (string_agg's delimiter).
+	More []Expr
+	// Order is the ORDER BY inside the call, for the aggregates whose
+	// result depends on the order of their input (string_agg); it is
+	// dropped for the others.
+	Order    []SortKey
 	Distinct bool
 	// Filter is the FILTER (WHERE ...) predicate over the input row, or nil.
 	Filter Expr

@@ -25,6 +25,8 @@ func targetTable(cat *catalog, rv *pg.RangeVar) (*object, error) {
 		return nil, errs.Newf(errs.WrongObjectType, "cannot change materialized view %q: it is maintained from its query", name)
 	case o.kind == sql.View:
 		return nil, errs.Newf(errs.WrongObjectType, "cannot change view %q", name)
+	case o.system != nil:
+		return nil, systemRelationError(o, "change")
 	}
 	return o, nil
 }
@@ -65,7 +67,13 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 	if err != nil || len(delta) == 0 {
 		return err
 	}
+	if err := checkFinal(st, o, delta); err != nil {
+		return err
+	}
 	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
+		return err
+	}
+	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
 	}
 	if w.deferViews {
@@ -310,6 +318,9 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 			return nil, err
 		}
 		rows = append(rows, row)
+	}
+	if rows, err = admitRows(st, o, rows); err != nil {
+		return nil, err
 	}
 
 	var delta zset.Batch

@@ -20,7 +20,7 @@ type aggCollector struct {
 func (ac *aggCollector) add(call plan.AggCall, name string) int {
 	for i, c := range ac.calls {
 		if c.Func == call.Func && c.Distinct == call.Distinct &&
-			exprEqual(c.Arg, call.Arg) && exprEqual(c.Filter, call.Filter) {
+			exprEqual(c.Arg, call.Arg) && exprEqual(c.Filter, call.Filter) && sameAggExtras(c, call) {
 			return i
 		}
 	}
@@ -45,15 +45,12 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	if f.AggWithinGroup {
 		return nil, notSupported(f.Location, "WITHIN GROUP is not supported yet")
 	}
-	if len(f.AggOrder) > 0 {
-		return nil, notSupported(f.Location, "ORDER BY in aggregate calls is not supported yet")
-	}
 	if f.FuncVariadic {
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
 	}
 	fn := name
-	if fn == "every" {
-		fn = "bool_and"
+	if alias, ok := aggregateAliases[fn]; ok {
+		fn = alias
 	}
 	argCtx := ec.in(kindAggArg, nil)
 	call := plan.AggCall{Func: fn, Distinct: f.AggDistinct}
@@ -75,6 +72,12 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 			}
 			args[i] = e
 		}
+		if fn == "string_agg" {
+			if err := ec.stringAgg(&call, argCtx, args, f.Location); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if len(args) != 1 {
 			return nil, undefinedFunction(name, args, f.Location)
 		}
@@ -90,6 +93,9 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 			return nil, posErr(err, f.Location)
 		}
 		call.Arg, call.Type = arg, t
+	}
+	if err := ec.aggOrder(f, argCtx, &call); err != nil {
+		return nil, err
 	}
 	switch fn {
 	case "min", "max", "bool_and", "bool_or":

@@ -19,6 +19,7 @@ import (
 var operatorNames = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
 	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
 }
 
 // opName returns the operator name of an A_Expr (OPERATOR(pg_catalog.+)
@@ -144,10 +145,8 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 		return &plan.NullIf{Eq: eq.Op, Left: eq.Left, Right: eq.Right}, nil
 	case pg.A_Expr_Kind_AEXPR_IN:
 		return ec.inList(a)
-	case pg.A_Expr_Kind_AEXPR_LIKE:
-		return nil, notSupported(a.Location, "LIKE is not supported yet")
-	case pg.A_Expr_Kind_AEXPR_ILIKE:
-		return nil, notSupported(a.Location, "ILIKE is not supported yet")
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		return ec.like(a)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
 		return nil, notSupported(a.Location, "SIMILAR TO is not supported yet")
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,

@@ -117,8 +117,7 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			agg.Cols = append(agg.Cols, plan.Column{Name: exprName(k), Type: k.Type()})
 		}
 		for _, c := range aggs.calls {
-			c.Arg = remapOrNil(c.Arg, perm)
-			c.Filter = remapOrNil(c.Filter, perm)
+			c = remapAggCall(c, perm)
 			agg.Aggs = append(agg.Aggs, c)
 			agg.Cols = append(agg.Cols, plan.Column{Name: aggName(c), Type: c.Type})
 		}
@@ -254,7 +253,7 @@ func aggName(c plan.AggCall) string {
 	if c.Arg == nil {
 		b.WriteString("*")
 	} else {
-		b.WriteString(c.Arg.String())
+		b.WriteString(c.Arg.String() + c.ExtrasString())
 	}
 	b.WriteString(")")
 	if c.Filter != nil {

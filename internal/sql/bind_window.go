@@ -318,7 +318,7 @@ func (ec *exprCtx) windowCall(f *pg.FuncCall, schema, name string) (plan.Expr, e
 	isWindow := builtin && windowFunctions[name]
 	isAgg := builtin && aggregateNames[name]
 	switch {
-	case builtin && otherAggregates[name]:
+	case builtin && (otherAggregates[name] || isAgg && !windowAggregates[name]):
 		return nil, notSupported(f.Location, "aggregate function %s() is not supported yet as a window function", name)
 	case !isWindow && !isAgg:
 		if builtin && volatileFunctions[name] {
@@ -450,6 +450,13 @@ func (wc *winCollector) add(fn plan.WindowFunc, spec int) int {
 	}
 	wc.calls = append(wc.calls, winCall{fn: fn, spec: spec})
 	return len(wc.calls) - 1
+}
+
+// windowAggregates are the aggregates that may be used as window
+// functions (windowAggregate and the Window operator implement them).
+var windowAggregates = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bool_and": true, "bool_or": true, "every": true,
 }
 
 // windowAggregate resolves an aggregate used as a window function.

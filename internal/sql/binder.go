@@ -45,6 +45,9 @@ type bindState struct {
 	// wins collects the window function calls of the query level whose
 	// select list and ORDER BY are being bound (nil elsewhere).
 	wins *winCollector
+	// recursions numbers the recursive queries bound, to pair each with
+	// its working table.
+	recursions int
 }
 
 // maxViewDepth bounds the nesting of views on views.

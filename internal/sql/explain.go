@@ -85,6 +85,8 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 		fmt.Fprintf(b, "Sort [%s]", strings.Join(keys, ", "))
 	case *plan.Limit:
 		fmt.Fprintf(b, "Limit count=%d offset=%d", x.Count, x.Offset)
+	case *plan.Recursive, *plan.WorkingTable, *plan.TimeWindow:
+		b.WriteString(formatIterative(x))
 	default:
 		if !formatOrdered(b, n) {
 			fmt.Fprintf(b, "%T", n)

@@ -36,6 +36,10 @@ func (id TypeID) category() category {
 	case anyNonArray:
 		return catPseudo
 	}
+	if isPhantom(id) {
+		c, _ := phantomCategory(id)
+		return c
+	}
 	return catUnknown
 }
 

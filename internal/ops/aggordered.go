@@ -1,0 +1,145 @@
+package ops
+
+import (
+	"strings"
+
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// string_agg(value, delimiter [ORDER BY ...]) keeps its group's input in
+// an arrangement ordered as the result concatenates it:
+//
+//	'a' | aggregate index | EncodeKey(group values) | sort key → varint(count)
+//
+// where the sort key is, for each ORDER BY key, a NULL flag byte and
+// (unless NULL) the value encoded ascending or descending, then the value
+// and the delimiter themselves (EncodeKey), which break ties between rows
+// equal on the ORDER BY keys (and order the input when there is no ORDER
+// BY). When a step changes a group's arrangement, the group's result is
+// rebuilt by one scan of it: the values in order, each preceded by the
+// delimiter of its own row except the first, each repeated as often as it
+// occurs (once with DISTINCT). The current result is kept in the group's
+// state row so that it can be retracted. Cost: O(group size) per changed
+// group per step.
+
+// NULL flag bytes of an ORDER BY key: the smaller one sorts first.
+const (
+	orderFlagFirst byte = 0x01
+	orderFlagLast  byte = 0x02
+)
+
+// orderedKey appends the sort key of one input row: the ORDER BY keys,
+// then the value and the delimiter.
+func (s *aggSpec) orderedKey(dst []byte, row zset.Row, v types.Value) ([]byte, error) {
+	var one [1]types.Value
+	for _, k := range s.call.Order {
+		x, err := k.Expr.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		if x.IsNull() {
+			if k.NullsFirst {
+				dst = append(dst, orderFlagFirst)
+			} else {
+				dst = append(dst, orderFlagLast)
+			}
+			continue
+		}
+		if k.NullsFirst {
+			dst = append(dst, orderFlagLast)
+		} else {
+			dst = append(dst, orderFlagFirst)
+		}
+		one[0] = x
+		if k.Desc {
+			dst = zset.EncodeKeyDesc(dst, one[:]...)
+		} else {
+			dst = zset.EncodeKey(dst, one[:]...)
+		}
+	}
+	delim, err := s.call.More[0].Eval(row)
+	if err != nil {
+		return nil, err
+	}
+	return zset.EncodeKey(dst, v, delim), nil
+}
+
+// arrangeOrdered adds w copies of a row's sort key to the group's
+// arrangement.
+func (a *Aggregate) arrangeOrdered(st state.Store, s *aggSpec, acc *accum, gkey, okey []byte, w int64) error {
+	acc.dirty = true
+	a.key2 = append(append(append(a.key2[:0], s.prefix...), gkey...), okey...)
+	var err error
+	a.buf, err = addWeightAt(st, a.key2, w, a.buf)
+	return err
+}
+
+// orderedValue rebuilds string_agg's result from the group's arrangement:
+// NULL when it is empty.
+func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
+	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	plen := len(a.arrKey)
+	var (
+		b       strings.Builder
+		seen    bool
+		scanErr error
+	)
+	fn := func(k, v []byte) bool {
+		w, _, err := readWeight(v)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if w <= 0 {
+			return true
+		}
+		rest := k[plen:]
+		for _, ok := range s.call.Order {
+			if len(rest) == 0 {
+				scanErr = corrupt("string_agg key")
+				return false
+			}
+			flag := rest[0]
+			rest = rest[1:]
+			if (flag == orderFlagFirst) == ok.NullsFirst {
+				continue // a NULL key: no value follows its flag
+			}
+			if _, rest, err = zset.DecodeKeyValue(rest); err != nil {
+				scanErr = err
+				return false
+			}
+		}
+		vals, _, err := zset.DecodeKey(rest, 2)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if s.call.Distinct {
+			w = 1
+		}
+		for ; w > 0; w-- {
+			if seen && !vals[1].IsNull() {
+				b.WriteString(vals[1].Str())
+			}
+			b.WriteString(vals[0].Str())
+			seen = true
+		}
+		return true
+	}
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	if err := st.Scan(a.arrKey, a.endKey, fn); err != nil {
+		return types.Null, err
+	}
+	if scanErr != nil {
+		return types.Null, scanErr
+	}
+	if !seen {
+		return types.Null, nil
+	}
+	if s.result.ID == types.Bytea {
+		return types.MakeBytea([]byte(b.String())), nil
+	}
+	return types.MakeText(b.String()), nil
+}

@@ -1,0 +1,125 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/pgtest"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// TestOracleFunctionSyntax binds and evaluates function calls written
+// with SQL's special syntax (SUBSTRING ... FROM ... FOR, TRIM(BOTH ...),
+// POSITION ... IN, EXTRACT ... FROM, OVERLAY, LIKE ... ESCAPE, named
+// arguments, concat) and compares value, type or error with PostgreSQL.
+func TestOracleFunctionSyntax(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgconn.Connect(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, set := range []string{"SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'",
+		"SET IntervalStyle = 'postgres'", "SET extra_float_digits = 1"} {
+		if _, err := conn.Exec(ctx, set).ReadAll(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exprs := []string{
+		"substring('hello world' from 2 for 3)", "substring('hello world' from 7)", "substring('hello' for 2)",
+		"substring('hello' from -1 for 3)", "substring('hello' from 2 for -1)", "substring(12345 from 2)",
+		"substring('hello'::varchar(3) from 2)", "substring('\\x0102030405'::bytea from 2 for 2)",
+		"trim('  x  ')", "trim(both 'x' from 'xxaxx')", "trim(leading 'x' from 'xxaxx')", "trim(trailing 'x' from 'xxaxx')",
+		"trim(both from '  a  ')", "trim(leading from '  a  ')", "trim('xa' from 'xxaxx')", "trim(both '\\x00'::bytea from '\\x000100'::bytea)",
+		"position('lo' in 'hello')", "position('z' in 'hello')", "position('' in 'hello')", "position(NULL in 'x')",
+		"position('\\x02'::bytea in '\\x010203'::bytea)",
+		"extract(year from date '2020-05-17')", "extract(epoch from timestamp '2020-05-17 10:00:00.5')",
+		"extract(hour from interval '25 hours')", "extract(YEAR from timestamptz '2020-01-01 10:00+00')",
+		"extract(day from '2020-01-01')", "extract(foo from date '2020-01-01')",
+		"overlay('hello' placing 'XX' from 2)", "overlay('hello' placing 'XX' from 2 for 3)", "overlay('hello' placing '' from 1 for 5)",
+		"'abc' like 'a%'", "'abc' not like 'a%'", "'ABC' ilike 'a%'", "'ABC' not ilike 'a%'", "'a%c' like 'a!%c' escape '!'",
+		"'abc' like 'a!%c' escape '!'", "'a_c' like 'a#_c' escape '#'", "'abc' like 'a%' escape ''", "'a\\c' like 'a\\c' escape ''",
+		"'abc' like 'abc' escape 'xy'", "'abc' ~~ 'a_c'", "'abc' !~~* 'A_C'", "'É' ilike 'é'", "1 like '1'", "NULL like 'a'",
+		"'abc' like NULL", "'\\x616263'::bytea like '\\x6125'::bytea", "'abc' like 'abc\\'", "'abd' like 'abc\\'",
+		"concat('a', 1, NULL, true, 2.50, date '2020-01-01')", "concat()", "concat(NULL)", "concat_ws(',', 'a', NULL, 'b', 1)",
+		"concat_ws(NULL, 'a')", "concat_ws(',')", "concat_ws(1, 2)", "concat('a')", "concat(1.5::real, interval '1 day')",
+		"make_interval(days => 3)", "make_interval(1, 2)", "make_interval(years => 1, secs => 1.5)", "make_interval(hours => 2, mins => 30)",
+		"make_interval(0, 0, 0, 0, 0, 0, 0)", "make_interval(foo => 1)", "make_interval(1, years => 2)",
+		"round(2.5)", "round(2.5::float8)", "round(2.567, 2)", "round(2.5::float8, 1)", "round(5)", "trunc(5)", "trunc(-2.5)",
+		"ceil(-1.5)", "floor(-1.5)", "sign(-3)", "mod(7, 3)", "mod(7.5, 2)", "power(2, 10)", "power(2.0, 10)", "pow(2, 0.5)",
+		"sqrt(2)", "sqrt(2::numeric)", "sqrt(-1)", "ln(0)", "log(100)", "log(2, 8)", "exp(1)", "div(7, 2)", "abs(-3)",
+		"length('héllo')", "lower('ÀÉ')", "upper('àé')", "initcap('hello WORLD')", "left('hello', 2)", "right('hello', -2)",
+		"lpad('7', 3, '0')", "rpad('7', 3)", "repeat('ab', 3)", "reverse('abc')", "replace('aaa', 'a', 'b')",
+		"split_part('a,b,c', ',', -1)", "starts_with('abc', 'ab')", "md5('abc')", "strpos('hello', 'l')",
+		"date_trunc('month', timestamp '2020-05-17 10:00')", "date_trunc('day', timestamptz '2020-05-17 10:00+02')",
+		"date_trunc('hour', interval '1 day 02:30')", "date_part('dow', date '2020-05-17')", "make_date(2020, 2, 29)",
+		"make_timestamp(2020, 1, 2, 3, 4, 5.5)", "age(timestamp '2020-05-17', timestamp '2019-01-31')",
+		"date_bin('15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01')", "nosuch(1)",
+	}
+	// What is rejected with 0A000 (PostgreSQL computes these).
+	rejected := []string{
+		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
+		"clock_timestamp()", "regexp_replace('a', 'a', 'b')", "substring('hello' from 'l+')",
+		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'UTC')",
+		"array_agg(1)",
+	}
+	for _, expr := range rejected {
+		if got := ourEvalExpr(t, expr); !strings.HasPrefix(got, "ERROR 0A000: ") {
+			t.Errorf("%s: got %s, want a 0A000 error", expr, got)
+		}
+	}
+	for _, expr := range exprs {
+		want := pgEvalExpr(t, ctx, conn, expr)
+		got := ourEvalExpr(t, expr)
+		if got != want {
+			t.Errorf("%s\n  got  %s\n  want %s", expr, got, want)
+		}
+	}
+}
+
+func pgEvalExpr(t *testing.T, ctx context.Context, conn *pgconn.PgConn, expr string) string {
+	t.Helper()
+	res, err := conn.Exec(ctx, "SELECT "+expr+", pg_typeof("+expr+")::text").ReadAll()
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return fmt.Sprintf("ERROR %s: %s", pe.Code, pe.Message)
+		}
+		t.Fatalf("%s: %v", expr, err)
+	}
+	row := res[0].Rows[0]
+	if row[0] == nil {
+		return "NULL :: " + string(row[1])
+	}
+	return fmt.Sprintf("%q :: %s", row[0], row[1])
+}
+
+// ourEvalExpr binds and evaluates expr as a constant SELECT would.
+func ourEvalExpr(t *testing.T, expr string) string {
+	t.Helper()
+	b := &Binder{Cat: testCatalog{}}
+	n, _ := scalarNode(t, expr)
+	e, err := b.Scalar(nil, n)
+	if err == nil && e.Type().ID == types.Unknown {
+		e, err = Coerce(e, types.Of(types.Text), "?column?")
+	}
+	if err != nil {
+		return fmt.Sprintf("ERROR %s: %s", errs.SQLState(err), err)
+	}
+	v, err := e.Eval(nil)
+	if err != nil {
+		return fmt.Sprintf("ERROR %s: %s", errs.SQLState(err), err)
+	}
+	if v.IsNull() {
+		return "NULL :: " + e.Type().ID.String()
+	}
+	return fmt.Sprintf("%q :: %s", types.Format(v, e.Type()), e.Type().ID)
+}

@@ -1,0 +1,203 @@
+package sql
+
+import (
+	"errors"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// This file binds calls of the scalar function catalog (internal/types,
+// funcs*.go): overloads are resolved as PostgreSQL resolves them, and the
+// arguments are converted to the chosen overload's argument types. The
+// special syntax of SQL (SUBSTRING(x FROM a FOR b), TRIM(BOTH c FROM x),
+// POSITION(a IN b), EXTRACT(f FROM x), OVERLAY(...)) reaches here as the
+// pg_catalog function calls PostgreSQL's parser turns it into.
+
+// namedArgFunctions lists the functions whose parameters have names, in
+// order, with the default of each (nil: no default), so that calls may
+// name their arguments and leave out those with defaults.
+var namedArgFunctions = map[string][]struct {
+	name string
+	def  types.Value
+	typ  types.TypeID
+}{
+	"make_interval": {
+		{"years", types.MakeInt(types.Int4, 0), types.Int4},
+		{"months", types.MakeInt(types.Int4, 0), types.Int4},
+		{"weeks", types.MakeInt(types.Int4, 0), types.Int4},
+		{"days", types.MakeInt(types.Int4, 0), types.Int4},
+		{"hours", types.MakeInt(types.Int4, 0), types.Int4},
+		{"mins", types.MakeInt(types.Int4, 0), types.Int4},
+		{"secs", types.MakeFloat8(0), types.Float8},
+	},
+}
+
+// funcArgs binds a call's arguments. Named arguments (name => value) are
+// placed at their parameter's position, and parameters left out take
+// their defaults, for the functions that have named parameters.
+func (ec *exprCtx) funcArgs(f *pg.FuncCall, name string) ([]plan.Expr, error) {
+	params, named := namedArgFunctions[name]
+	var args []plan.Expr
+	var names []string
+	for _, a := range f.Args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			if !named {
+				return nil, notSupported(f.Location, "named function arguments are not supported for %s()", name)
+			}
+			e, err := ec.bind(na.Arg)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			names = append(names, na.Name)
+			continue
+		}
+		e, err := ec.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+		names = append(names, "")
+	}
+	if !named || len(args) == len(params) && !hasName(names) {
+		return args, nil
+	}
+	// Place the arguments by name, then fill in the defaults.
+	out := make([]plan.Expr, len(params))
+	for i, e := range args {
+		pos := i
+		if names[i] != "" {
+			pos = -1
+			for k, p := range params {
+				if p.name == names[i] {
+					pos = k
+				}
+			}
+		}
+		if pos < 0 || pos >= len(params) || out[pos] != nil {
+			return nil, posErr(errs.Newf(errs.UndefinedFunction, "function %s(%s) does not exist",
+				name, argSignature(args, names)), f.Location)
+		}
+		out[pos] = e
+	}
+	for k, p := range params {
+		if out[k] == nil {
+			out[k] = &plan.Const{Val: p.def, Typ: types.Of(p.typ)}
+		}
+	}
+	return out, nil
+}
+
+func hasName(names []string) bool {
+	for _, n := range names {
+		if n != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// argSignature renders argument types as PostgreSQL's messages do, with
+// "name => type" for named arguments.
+func argSignature(args []plan.Expr, names []string) string {
+	s := ""
+	for i, a := range args {
+		if i > 0 {
+			s += ", "
+		}
+		if names[i] != "" {
+			s += names[i] + " => "
+		}
+		s += a.Type().ID.String()
+	}
+	return s
+}
+
+// catalogFunc binds a call of a function of the catalog. ok is false when
+// name is not one of its functions.
+func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32) (plan.Expr, bool, error) {
+	switch name {
+	case "concat", "concat_ws":
+		e, err := ec.concat(display, name, args, loc)
+		return e, true, err
+	}
+	if !types.IsFunction(name) {
+		return nil, false, nil
+	}
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	f, err := types.ResolveFunction(display, name, ts)
+	if err != nil {
+		return nil, true, posErr(err, loc)
+	}
+	out := make([]plan.Expr, len(args))
+	for i, a := range args {
+		c, err := ec.coerce(a, f.Args[i], implicitCoercion)
+		if errors.Is(err, errNoCast) {
+			return nil, true, undefinedFunction(display, args, loc)
+		}
+		if err != nil {
+			return nil, true, err
+		}
+		out[i] = c
+	}
+	call := &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}
+	if f.Immutable {
+		return foldConstant(call), true, nil
+	}
+	return call, true, nil
+}
+
+// foldConstant computes a call of an immutable function over constants
+// once, at bind time, as PostgreSQL's planner does (like_escape of a
+// constant pattern, for instance). A call that fails is left as it is, so
+// that its error is raised where PostgreSQL raises it: when a row
+// evaluates it.
+func foldConstant(f *plan.Func) plan.Expr {
+	for _, a := range f.Args {
+		if _, ok := a.(*plan.Const); !ok {
+			return f
+		}
+	}
+	v, err := f.Eval(nil)
+	if err != nil {
+		return f
+	}
+	return &plan.Const{Val: v, Typ: f.Typ}
+}
+
+// concat binds concat(...) and concat_ws(sep, ...), whose arguments after
+// the separator may have any type: each is shown as its type's output
+// function writes it. NULL arguments are skipped.
+func (ec *exprCtx) concat(display, name string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	min := 1
+	if name == "concat_ws" {
+		min = 2
+	}
+	if len(args) < min {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	out := make([]plan.Expr, len(args))
+	for i, a := range args {
+		out[i] = ec.resolveUnknown(a)
+	}
+	fn := types.Concat
+	if name == "concat_ws" {
+		sep, err := ec.coerce(args[0], types.Of(types.Text), implicitCoercion)
+		if errors.Is(err, errNoCast) {
+			return nil, undefinedFunction(display, args, loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[0] = sep
+		fn = types.ConcatWS
+	}
+	return &plan.Func{Name: name, Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: fn}, nil
+}
