@@ -10,9 +10,8 @@ import (
 // This file generates random workloads for property tests: a schema of
 // two or three tables, views over them drawn from the first-tier grammar
 // (filters, projections with arithmetic, grouped aggregates, joins on
-// compatible columns, DISTINCT, UNION [ALL], INTERSECT/EXCEPT [ALL],
-// ORDER BY ... LIMIT, per-group top-k, window functions (gen_order.go),
-// subqueries in FROM, views on views), and a stream of changes (inserts with duplicates and NULLs,
+// compatible columns, DISTINCT, UNION [ALL], subqueries in FROM, views on
+// views), and a stream of changes (inserts with duplicates and NULLs,
 // updates, deletes, transactions) with the views created at random points
 // in it, so that some are backfilled over existing rows.
 //
@@ -329,9 +328,6 @@ func (g *gen) query(depth int) (string, []column) {
 	if g.chance(12) {
 		return g.union(depth)
 	}
-	if g.chance(10) {
-		return g.ordered(depth)
-	}
 	from, sc := g.from(depth)
 	if g.chance(40) {
 		return g.aggregate(from, sc)
@@ -408,19 +404,26 @@ type selectBlock struct {
 	items    []expr
 	from     string
 	where    string
+	// window, when set, is a window function call after the items
+	// (gen_order.go).
+	window *expr
 }
 
 // sql renders the block, casting the select list to types where given
 // (nil: as generated).
 func (b selectBlock) sql(types []sqlType) string {
-	items := make([]string, len(b.items))
-	for i, e := range b.items {
+	all := b.items
+	if b.window != nil {
+		all = append(append([]expr(nil), b.items...), *b.window)
+	}
+	items := make([]string, len(all))
+	for i, e := range all {
 		if types != nil {
 			e = dedupSafe(expr{e.sql, types[i]})
 		} else if b.distinct {
 			e = dedupSafe(e)
 		}
-		items[i] = fmt.Sprintf("%s AS x%d", e.sql, i+1)
+		items[i] = fmt.Sprintf("%s AS %s", e.sql, b.name(i))
 	}
 	var w strings.Builder
 	w.WriteString("SELECT ")
@@ -434,11 +437,23 @@ func (b selectBlock) sql(types []sqlType) string {
 	return w.String()
 }
 
+// name is the name of output column i: x1, x2, ..., and w1 for the
+// window function.
+func (b selectBlock) name(i int) string {
+	if i == len(b.items) {
+		return "w1"
+	}
+	return fmt.Sprintf("x%d", i+1)
+}
+
 // columns returns the block's output columns.
 func (b selectBlock) columns() []column {
 	cols := make([]column, len(b.items))
 	for i, e := range b.items {
-		cols[i] = column{fmt.Sprintf("x%d", i+1), e.typ}
+		cols[i] = column{b.name(i), e.typ}
+	}
+	if b.window != nil {
+		cols = append(cols, column{"w1", b.window.typ})
 	}
 	return cols
 }
@@ -470,6 +485,10 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 			b.items[i] = g.exprOf(sc, want[i].class(), 2)
 		}
 	}
+	if want == nil && g.chance(15) {
+		w := g.windowCall(sc)
+		b.window = &w
+	}
 	b.distinct = g.chance(15)
 	if g.chance(50) {
 		b.where = g.pred(sc, 2)
@@ -483,9 +502,10 @@ func (g *gen) projection(from string, sc []expr) (string, []column) {
 	return b.sql(nil), b.columns()
 }
 
-// union returns two projections joined by UNION or UNION ALL. Where a
-// column merges equal values (UNION, or DISTINCT in a branch), both
-// branches cast it to the column's common type, with one numeric scale.
+// union returns two projections joined by UNION [ALL], INTERSECT [ALL] or
+// EXCEPT [ALL]. Where a column merges or matches equal values (any of them
+// but UNION ALL, or DISTINCT in a branch), both branches cast it to the
+// column's common type, with one numeric scale.
 func (g *gen) union(depth int) (string, []column) {
 	from, sc := g.from(depth)
 	left := g.selectBlock(from, sc, nil)
@@ -501,12 +521,9 @@ func (g *gen) union(depth int) (string, []column) {
 			cols[i].typ = widen(cols[i].typ, c.typ)
 		}
 	}
-	op := "UNION ALL"
-	if g.chance(40) {
-		op = "UNION"
-	}
+	op := g.setOperator()
 	var types []sqlType
-	if op == "UNION" || left.distinct || right.distinct {
+	if op != "UNION ALL" || left.distinct || right.distinct {
 		types = make([]sqlType, len(cols))
 		for i, c := range cols {
 			types[i] = c.typ

@@ -11,11 +11,10 @@ import (
 // so each generated query is one whose result does not depend on that
 // order: LIMIT and ROW_NUMBER() order by every output column (rows equal
 // on all of them are the same row), and the window functions generated
-// (rank, dense_rank, percent_rank, cume_dist, count, sum and min/max over
-// RANGE and GROUPS frames) treat peers alike. Numeric values that are
-// equal yet written differently (1 and 1.00) would still show which peer
-// came first, so numeric columns are not ordered by, and min and max skip
-// the numeric class.
+// (rank, dense_rank, count, sum, min and max over RANGE and GROUPS frames)
+// treat peers alike. Numeric values that are equal yet written differently
+// (1 and 1.00) would still show which peer came first, so numeric columns
+// are not ordered by, and min and max skip the numeric class.
 
 // ordered returns a query that keeps rows by their order.
 func (g *gen) ordered(depth int) (string, []column) {
