@@ -153,6 +153,36 @@ var recursiveQueries = []recursiveQuery{
 		},
 	},
 	{
+		// The closure only through nodes in allowed, by EXISTS: a
+		// semi-join over the working table.
+		name: "closure through allowed nodes by a semi-join (UNION)",
+		plan: func() plan.Node {
+			p := closurePlan(true, false).(*plan.Recursive)
+			p.Step = filterByAllowed(p.Step, plan.SemiJoin)
+			return p
+		},
+		reference: func(edges, allowed zset.Batch) zset.Batch {
+			return pgRecursion(true, edgeRows(edges), func(w zset.Batch) zset.Batch {
+				return keepByAllowed(followEdges(w, edges, nil, false, -1), allowed, true)
+			})
+		},
+	},
+	{
+		// Paths that avoid the nodes in allowed (read as blocked), by
+		// NOT EXISTS: an anti-join over the working table.
+		name: "bounded paths avoiding nodes by an anti-join (UNION ALL)",
+		plan: func() plan.Node {
+			p := pathsPlan(false).(*plan.Recursive)
+			p.Step = filterByAllowed(p.Step, plan.AntiJoin)
+			return p
+		},
+		reference: func(edges, allowed zset.Batch) zset.Batch {
+			return pgRecursion(false, withDepth(edgeRows(edges)), func(w zset.Batch) zset.Batch {
+				return keepByAllowed(followEdges(w, edges, nil, false, 3), allowed, false)
+			})
+		},
+	},
+	{
 		// UNION ALL through allowed nodes, bounded.
 		name: "bounded paths through allowed nodes (UNION ALL)",
 		plan: func() plan.Node {
@@ -308,3 +338,31 @@ func followEdges(work, edges, allowed zset.Batch, throughAllowed bool, maxDepth 
 }
 
 func (q recursiveQuery) String() string { return fmt.Sprintf("%q", q.name) }
+
+// filterByAllowed keeps a step's rows whose column 1 is (semi) or is not
+// (anti) a node in allowed.
+func filterByAllowed(step plan.Node, kind plan.JoinKind) plan.Node {
+	cols := step.Columns()
+	allowed := &plan.Scan{Relation: "allowed", Cols: allowedCols}
+	return &plan.Join{Kind: kind, Left: step, Right: allowed,
+		LeftKeys: []plan.Expr{refCol(cols, 1)}, RightKeys: []plan.Expr{refCol(allowedCols, 0)}, NullSafe: []bool{false},
+		Cols: cols}
+}
+
+// keepByAllowed keeps the rows whose column 1 equals (in) or equals no
+// (!in) node of allowed, weights unchanged: EXISTS and NOT EXISTS.
+func keepByAllowed(rows, allowed zset.Batch, in bool) zset.Batch {
+	var out zset.Batch
+	for _, r := range rows {
+		found := false
+		for _, a := range allowed {
+			if !a.Row[0].IsNull() && !r.Row[1].IsNull() && a.Row[0].Int() == r.Row[1].Int() {
+				found = true
+			}
+		}
+		if found == in {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // A recursive query r = base ∪ step(r) becomes one Fixpoint operator
@@ -20,11 +21,11 @@ import (
 // output. Every subtree hanging off it does not read the working table: it
 // is a side input, replaced in the body by a scan of a pseudo relation
 // whose delta the Fixpoint takes from its own input. The spine may hold
-// only filters, projections and inner joins (DISTINCT too in UNION
-// recursion, where it changes nothing), which keeps the body linear in the
-// working table and monotone in the side inputs, as both maintenance
-// strategies require. Anything else over the working table fails with
-// 0A000.
+// only filters, projections and joins whose output is linear in the
+// working table (checkJoin), and in UNION recursion DISTINCT, which changes
+// nothing there: both maintenance strategies need the body linear in the
+// working table, and delete-and-rederive also needs it monotone in the side
+// inputs. Anything else over the working table fails with 0A000.
 //
 // For UNION ALL the body's rows carry one more column, the iteration that
 // derived them, which the body passes through unchanged (tagSpine).
@@ -138,15 +139,15 @@ func (c *spineCut) cut(p plan.Node) (plan.Node, error) {
 	case *plan.Sort:
 		return c.cut(n.Input)
 	case *plan.Join:
-		if n.Kind != plan.InnerJoin {
-			return nil, c.unsupported("an outer, semi- or anti-join")
-		}
 		l, err := c.cut(n.Left)
 		if err != nil {
 			return nil, err
 		}
 		r, err := c.cut(n.Right)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.checkJoin(n.Kind, c.onSpine(l)); err != nil {
 			return nil, err
 		}
 		j := *n
@@ -173,13 +174,44 @@ func (c *spineCut) cut(p plan.Node) (plan.Node, error) {
 	return nil, c.unsupported(fmt.Sprintf("%T", p))
 }
 
+// checkJoin accepts a join on the spine when its output is linear in the
+// working table (for a fixed other side): an inner join with the working
+// table on either side; a left, semi-, anti- or mark join with it on the
+// left (preserved) side, a right join with it on the right. UNION recursion
+// also needs the output to grow with the other side (delete-and-rederive
+// reads a side's deletions as lost derivations): inner and semi-joins only.
+func (c *spineCut) checkJoin(kind plan.JoinKind, spineLeft bool) error {
+	switch {
+	case kind == plan.InnerJoin,
+		kind == plan.SemiJoin && spineLeft:
+		return nil
+	case c.rec.Distinct:
+	case spineLeft && (kind == plan.LeftJoin || kind == plan.AntiJoin || kind == plan.MarkJoin),
+		!spineLeft && kind == plan.RightJoin:
+		return nil
+	}
+	what := map[plan.JoinKind]string{
+		plan.LeftJoin: "an outer join", plan.RightJoin: "an outer join", plan.FullJoin: "an outer join",
+		plan.SemiJoin: "EXISTS or IN (subquery)", plan.AntiJoin: "NOT EXISTS or NOT IN (subquery)",
+		plan.MarkJoin: "a subquery test in an expression",
+	}[kind]
+	if c.rec.Distinct {
+		return errs.Newf(errs.FeatureNotSupported,
+			"%s over the recursive reference to %q is not supported in a UNION recursive term (inner joins and EXISTS/IN are)",
+			what, c.rec.Name)
+	}
+	return errs.Newf(errs.FeatureNotSupported,
+		"%s reading the recursive reference to %q on its inner or nullable side is not supported in a recursive term",
+		what, c.rec.Name)
+}
+
 func (c *spineCut) unsupported(what string) error {
 	mode := "UNION ALL"
 	if c.rec.Distinct {
 		mode = "UNION"
 	}
 	return errs.Newf(errs.FeatureNotSupported,
-		"%s over the recursive reference to %q is not supported in a %s recursive term (only filters, projections and inner joins are)",
+		"%s over the recursive reference to %q is not supported in a %s recursive term",
 		what, c.rec.Name, mode)
 }
 
@@ -199,19 +231,29 @@ func (c *spineCut) tag(p plan.Node) plan.Node {
 		return &plan.Project{Input: in, Exprs: exprs, Cols: withIteration(n.Cols)}
 	case *plan.Join:
 		lw, rw := len(n.Left.Columns()), len(n.Right.Columns())
+		j := *n
 		if c.onSpine(n.Right) {
-			// Left | right | iteration: already last.
-			j := *n
+			// Left | right | iteration: already last, and the right
+			// side's columns keep their places in Residual and Test.
 			j.Right = c.tag(n.Right)
 			j.Cols = withIteration(n.Cols)
 			return &j
 		}
-		// The tagged left side puts the iteration between the sides: join
-		// without the residual, move the iteration last, then filter.
-		j := *n
+		// The tagged left side puts the iteration right after the left
+		// columns: Residual and Test see the row without it, and the
+		// output moves it last.
 		j.Left = c.tag(n.Left)
-		j.Residual = nil
-		j.Cols = append(withIteration(n.Left.Columns()), n.Right.Columns()...)
+		j.Residual = withoutColumn(n.Residual, lw)
+		j.Test = withoutColumn(n.Test, lw)
+		rest := n.Cols[lw:] // the right side's columns, or the mark
+		switch n.Kind {
+		case plan.SemiJoin, plan.AntiJoin:
+			j.Cols = withIteration(n.Left.Columns())
+			return &j
+		case plan.MarkJoin:
+			rw = len(rest)
+		}
+		j.Cols = append(withIteration(n.Left.Columns()), rest...)
 		var exprs []plan.Expr
 		for i := 0; i < lw; i++ {
 			exprs = append(exprs, &plan.ColRef{Index: i, Name: j.Cols[i].Name, Typ: j.Cols[i].Type})
@@ -220,11 +262,7 @@ func (c *spineCut) tag(p plan.Node) plan.Node {
 			exprs = append(exprs, &plan.ColRef{Index: i, Name: j.Cols[i].Name, Typ: j.Cols[i].Type})
 		}
 		exprs = append(exprs, &plan.ColRef{Index: lw, Name: iterationColumn.Name, Typ: iterationColumn.Type})
-		var out plan.Node = &plan.Project{Input: &j, Exprs: exprs, Cols: withIteration(n.Cols)}
-		if n.Residual != nil {
-			out = &plan.Filter{Input: out, Pred: n.Residual}
-		}
-		return out
+		return &plan.Project{Input: &j, Exprs: exprs, Cols: withIteration(n.Cols)}
 	}
 	panic(fmt.Sprintf("unexpected %T on a recursive spine", p))
 }
@@ -245,4 +283,33 @@ func (c *spineCut) onSpine(p plan.Node) bool {
 
 func withIteration(cols []plan.Column) []plan.Column {
 	return append(append([]plan.Column(nil), cols...), iterationColumn)
+}
+
+// withoutColumn evaluates e, an expression over a row, over a row with one
+// more column at index at (the iteration a tagged spine carries), or
+// returns nil for a nil e.
+func withoutColumn(e plan.Expr, at int) plan.Expr {
+	if e == nil {
+		return nil
+	}
+	return &skipColumn{inner: e, at: at}
+}
+
+// skipColumn is an expression evaluated over its row without column at.
+// Its scratch row makes it unsafe for concurrent use, as the circuit that
+// holds it is.
+type skipColumn struct {
+	inner plan.Expr
+	at    int
+	buf   zset.Row
+}
+
+func (e *skipColumn) Type() types.Type { return e.inner.Type() }
+func (e *skipColumn) String() string   { return e.inner.String() }
+
+func (e *skipColumn) Eval(row zset.Row) (types.Value, error) {
+	e.buf = append(append(e.buf[:0], row[:e.at]...), row[e.at+1:]...)
+	v, err := e.inner.Eval(e.buf)
+	clear(e.buf)
+	return v, err
 }
