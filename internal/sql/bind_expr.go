@@ -358,7 +358,7 @@ func sqlValueFunction(f *pg.SQLValueFunction) error {
 	default:
 		return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 	}
-	return notSupported(f.Location, "%s is not allowed in a materialized view: it is not deterministic", name)
+	return nonDeterministic(f.Location, name)
 }
 
 // exprLocation returns the leftmost statement position of a raw

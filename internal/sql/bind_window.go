@@ -322,7 +322,7 @@ func (ec *exprCtx) windowCall(f *pg.FuncCall, schema, name string) (plan.Expr, e
 		return nil, notSupported(f.Location, "aggregate function %s() is not supported yet as a window function", name)
 	case !isWindow && !isAgg:
 		if builtin && volatileFunctions[name] {
-			return nil, notSupported(f.Location, "function %s() is not allowed in a materialized view: it is not deterministic", name)
+			return nil, nonDeterministic(f.Location, name+"()")
 		}
 		return nil, posErr(errs.Newf(errs.WrongObjectType,
 			"OVER specified, but %s is not a window function nor an aggregate function", display), f.Location)

@@ -100,7 +100,7 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		case otherAggregates[name]:
 			return nil, notSupported(f.Location, "%s", aggRejection(name))
 		case volatileFunctions[name]:
-			return nil, notSupported(f.Location, "function %s() is not allowed in a materialized view: it is not deterministic", name)
+			return nil, nonDeterministic(f.Location, name+"()")
 		}
 	}
 	for _, c := range []struct {
@@ -164,4 +164,12 @@ func extremeFn(greatest bool) func([]types.Value) (types.Value, error) {
 		}
 		return best, nil
 	}
+}
+
+// nonDeterministic refuses a function whose result depends on when or how
+// often it runs (now(), random(), current_date, ...). A view must equal its
+// query whenever it is read, and an ad-hoc query is answered by the same
+// circuit, so neither may use one.
+func nonDeterministic(loc int32, what string) error {
+	return notSupported(loc, "%s is not supported: its result depends on when it is evaluated, and views and queries use only deterministic functions", what)
 }
