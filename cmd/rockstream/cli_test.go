@@ -212,6 +212,28 @@ CREATE VIEW big_orders AS SELECT order_id, amount FROM orders WHERE amount > 80;
 UPDATE orders SET amount = 90 WHERE order_id = 3;
 SELECT * FROM big_orders ORDER BY order_id;
 `, ""},
+	{"outer joins and subqueries", `CREATE TABLE c (id int, name text);
+CREATE TABLE o (id int, cust int, total numeric(10,2));
+INSERT INTO c VALUES (1, 'ann'), (2, 'bob'), (3, NULL), (NULL, 'nil');
+INSERT INTO o VALUES (10, 1, 5.50), (11, 1, 20), (12, 4, 7), (13, NULL, 1);
+SELECT c.name, o.id, o.total FROM c FULL JOIN o ON o.cust = c.id ORDER BY c.name, o.id;
+SELECT c.name, count(o.id) AS n, sum(o.total) AS spent FROM c LEFT JOIN o ON o.cust = c.id AND o.total > 6 GROUP BY c.name ORDER BY c.name;
+SELECT name, id IN (SELECT cust FROM o) AS buyer, id NOT IN (SELECT cust FROM o) AS not_buyer,
+       EXISTS (SELECT 1 FROM o WHERE o.cust = c.id) AS has_orders,
+       (SELECT max(total) FROM o WHERE o.cust = c.id) AS largest,
+       (SELECT count(*) FROM o WHERE o.cust = c.id) AS orders
+FROM c ORDER BY name;
+CREATE VIEW idle AS SELECT name FROM c WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.cust = c.id);
+SELECT * FROM idle ORDER BY name;
+SELECT id FROM o WHERE total > ALL (SELECT total FROM o o2 WHERE o2.cust = o.cust AND o2.id <> o.id) ORDER BY id;
+`, ""},
+	{"scalar subquery error", `CREATE TABLE c (id int);
+CREATE TABLE o (cust int);
+INSERT INTO c VALUES (1);
+INSERT INTO o VALUES (1), (1);
+SELECT id, (SELECT cust FROM o WHERE o.cust = c.id) AS cust FROM c;
+SELECT id FROM c WHERE id = (SELECT cust FROM o WHERE false);
+`, ""},
 	{"layout", `SELECT 1 AS a_rather_long_name, 'x' AS b;
   -- a comment before a statement
 SELECT

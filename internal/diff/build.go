@@ -126,41 +126,51 @@ func (b *builder) build(p plan.Node) (int, error) {
 		}
 		return b.add(node{op: ops.Union{}, inputs: ins, explain: "union all  state=none"}), nil
 
+	case *plan.Recursive:
+		return b.recursive(n)
+	case *plan.WorkingTable:
+		return 0, errs.Newf(errs.Internal, "recursive reference to %q outside its recursive term", n.Name)
+	case *plan.TimeWindow:
+		return b.timeWindow(n)
+
 	case *plan.Sort:
 		// An unordered multiset: the order of a subquery or a view is not
 		// part of its result.
 		return b.build(n.Input)
 
 	case *plan.Limit:
-		if n.Count < 0 && n.Offset == 0 {
-			return b.build(n.Input) // LIMIT ALL
-		}
-		if b.forQuery {
-			return 0, errs.New(errs.FeatureNotSupported, "LIMIT and OFFSET in a subquery are not supported yet")
-		}
-		return 0, errs.New(errs.FeatureNotSupported, "ORDER BY ... LIMIT in a materialized view is not supported yet")
+		return b.limit(n)
+	case *plan.TopK:
+		return b.topK(n)
+	case *plan.SetOp:
+		return b.setOp(n)
+	case *plan.Window:
+		return b.window(n)
 	}
 	return 0, errs.Newf(errs.FeatureNotSupported, "plan node %T is not supported in an incremental circuit", p)
 }
 
-var joinKindErrors = map[plan.JoinKind]string{
-	plan.LeftJoin:  "LEFT JOIN is not supported yet",
-	plan.RightJoin: "RIGHT JOIN is not supported yet",
-	plan.FullJoin:  "FULL JOIN is not supported yet",
-	plan.SemiJoin:  "EXISTS and IN (subquery) are not supported yet",
-	plan.AntiJoin:  "NOT EXISTS and NOT IN (subquery) are not supported yet",
+var joinKindNames = map[plan.JoinKind]string{
+	plan.InnerJoin: "inner",
+	plan.LeftJoin:  "left",
+	plan.RightJoin: "right",
+	plan.FullJoin:  "full",
+	plan.SemiJoin:  "semi",
+	plan.AntiJoin:  "anti",
+	plan.MarkJoin:  "mark",
 }
 
 func (b *builder) join(n *plan.Join) (int, error) {
-	if n.Kind != plan.InnerJoin {
-		msg, ok := joinKindErrors[n.Kind]
-		if !ok {
-			msg = fmt.Sprintf("join kind %d is not supported", n.Kind)
-		}
-		return 0, errs.New(errs.FeatureNotSupported, msg)
+	kind, ok := joinKindNames[n.Kind]
+	if !ok {
+		return 0, errs.Newf(errs.Internal, "join kind %d is not supported", n.Kind)
 	}
 	if len(n.LeftKeys) != len(n.RightKeys) || len(n.NullSafe) > len(n.LeftKeys) {
 		return 0, errs.New(errs.Internal, "join keys do not pair up")
+	}
+	semi := n.Kind == plan.SemiJoin || n.Kind == plan.AntiJoin || n.Kind == plan.MarkJoin
+	if n.Test != nil && !semi {
+		return 0, errs.New(errs.Internal, "a join test outside a semi-join")
 	}
 	left, err := b.build(n.Left)
 	if err != nil {
@@ -175,13 +185,16 @@ func (b *builder) join(n *plan.Join) (int, error) {
 		return 0, err
 	}
 	lw, rw := len(n.Left.Columns()), len(n.Right.Columns())
-	op := ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
+	lkeys, rkeys := exprList(n.LeftKeys), exprList(n.RightKeys)
 
 	var sb strings.Builder
-	if len(n.LeftKeys) == 0 {
+	sb.WriteString("join " + kind)
+	if len(n.LeftKeys) == 0 && n.Kind == plan.InnerJoin {
+		sb.Reset()
 		sb.WriteString("join cross")
-	} else {
-		sb.WriteString("join inner  on=[")
+	}
+	if len(n.LeftKeys) > 0 {
+		sb.WriteString("  on=[")
 		for i := range n.LeftKeys {
 			if i > 0 {
 				sb.WriteString(", ")
@@ -197,7 +210,42 @@ func (b *builder) join(n *plan.Join) (int, error) {
 	if n.Residual != nil {
 		sb.WriteString("  residual=" + n.Residual.String())
 	}
-	fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", exprList(n.LeftKeys), exprList(n.RightKeys))
+	if n.Test != nil {
+		sb.WriteString("  test=" + n.Test.String())
+	}
+	if n.SingleMatch {
+		sb.WriteString("  single-match")
+	}
+
+	var op ops.Operator
+	switch n.Kind {
+	case plan.InnerJoin:
+		op = ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
+		fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", lkeys, rkeys)
+	case plan.LeftJoin, plan.RightJoin, plan.FullJoin:
+		op = ops.NewOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw, n.SingleMatch)
+		lm, rm := "", ""
+		if n.Kind != plan.RightJoin {
+			lm = " with match counts"
+		}
+		if n.Kind != plan.LeftJoin {
+			rm = " with match counts"
+		}
+		fmt.Fprintf(&sb, "  state=arrangements(left by %s%s, right by %s%s)", lkeys, lm, rkeys, rm)
+	default:
+		sj := ops.NewSemiJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, n.Test, lw, rw)
+		op = sj
+		switch {
+		case sj.Keyed() && n.Test != nil:
+			x, y, _ := ops.ProbeOf(n.Test, lw)
+			fmt.Fprintf(&sb, "  state=arrangement(left by %s, %s), counts(right by %s; by %s, %s)",
+				lkeys, x, rkeys, rkeys, y)
+		case sj.Keyed():
+			fmt.Fprintf(&sb, "  state=arrangement(left by %s), counts(right by %s)", lkeys, rkeys)
+		default:
+			fmt.Fprintf(&sb, "  state=arrangements(left by %s with match counts, right by %s)", lkeys, rkeys)
+		}
+	}
 	return b.add(node{op: op, inputs: []int{left, right}, explain: sb.String()}), nil
 }
 
@@ -250,6 +298,12 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		}
 		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+	}
+	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
+		if err != nil {
+			return 0, err
+		}
+		return b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note}), nil
 	}
 	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
 }

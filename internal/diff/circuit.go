@@ -27,19 +27,23 @@ type node struct {
 	op     ops.Operator // nil for a scan
 	rel    string       // the relation a scan reads
 	inputs []int
-	// explain is the node's EXPLAIN INCREMENTAL line, without indentation.
+	// explain is the node's EXPLAIN INCREMENTAL text, without indentation
+	// (one line, or more for a node holding a nested circuit).
 	explain string
+	// labels, when set, name the node's inputs in EXPLAIN.
+	labels []string
 }
 
 // Build differentiates p. Every key the circuit's operators write starts
 // with prefix. Constructs outside the supported set fail with 0A000 naming
-// the construct. Sort and Limit are accepted only at the top of p and only
-// when forQuery is true (ad-hoc SELECT); the caller applies them.
+// the construct. When forQuery is true (ad-hoc SELECT), the Sort and
+// Limit at the top of p are left out; the caller applies them.
 //
 // A Sort anywhere else is dropped: a materialized view, like any
 // subquery result, is an unordered multiset, so ORDER BY without LIMIT
-// does not change it. A Limit anywhere else fails with 0A000 (LIMIT ALL,
-// which changes nothing, is dropped too).
+// does not change it. A Limit anywhere else (at the top of a view's plan,
+// say) is the TopK it computes (LIMIT ALL, which changes nothing, is
+// dropped).
 func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
 	if forQuery {
 		p = stripOrdering(p)
@@ -116,10 +120,20 @@ func (c *Circuit) Explain() string {
 	var sb strings.Builder
 	var walk func(i, depth int)
 	walk = func(i, depth int) {
-		sb.WriteString(strings.Repeat("  ", depth))
-		sb.WriteString(c.nodes[i].explain)
-		sb.WriteByte('\n')
-		for _, j := range c.nodes[i].inputs {
+		n := &c.nodes[i]
+		for _, line := range strings.Split(n.explain, "\n") {
+			sb.WriteString(strings.Repeat("  ", depth))
+			sb.WriteString(line)
+			sb.WriteByte('\n')
+		}
+		for k, j := range n.inputs {
+			if k < len(n.labels) {
+				sb.WriteString(strings.Repeat("  ", depth+1))
+				sb.WriteString(n.labels[k])
+				sb.WriteByte('\n')
+				walk(j, depth+2)
+				continue
+			}
 			walk(j, depth+1)
 		}
 	}

@@ -22,6 +22,9 @@ import (
 //	step              input: "REL +N v, v, ..." or "REL -N ..." lines;
 //	                  prints the output delta
 //	show              prints the accumulated view contents
+//	release REL COL TIME
+//	                  releases the state of windows closed by a watermark
+//	                  (windows_test.go)
 //
 // After every step the harness also checks the promise the circuit exists
 // for: the accumulated output equals a batch evaluation (a fresh circuit
@@ -125,6 +128,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			fmt.Fprintf(&sb, "%+d %s\n", e.Weight, formatRow(e.Row, h.plan.Columns()))
 		}
 		return sb.String()
+
+	case "release":
+		return h.release(t, d)
 
 	case "show":
 		if len(h.view) == 0 {

@@ -3,10 +3,18 @@
 //
 // Each plan node becomes one operator (internal/ops): Scan is the input
 // delta of its relation, Filter and Project are linear, an inner Join is a
-// Join over two arrangements, Aggregate and Distinct keep per-group and
-// per-row state, Union is a sum, and Values emits its rows on the first
-// step. Sort is dropped (a view is an unordered multiset); Sort and Limit at
-// the top of an ad-hoc query are left to the caller.
+// Join over two arrangements, an outer join an OuterJoin, a semi-, anti- or
+// mark join a SemiJoin, Aggregate, Distinct and SetOp keep per-group and
+// per-row state, TopK and Window keep a sorted arrangement, Union is a sum,
+// and Values emits its rows on the first step. Sort alone is dropped (a
+// view is an unordered multiset); a Limit (over a Sort or not) is the TopK
+// it computes; Sort and Limit at the top of an ad-hoc query are left to the
+// caller. TimeWindow is a flat map; an Aggregate grouped by a window of a
+// stored relation becomes a WindowedAggregate, whose closed windows
+// ReleaseClosedWindows drops (timewindow.go). A Recursive query becomes a
+// Fixpoint whose inputs are its non-recursive term and the side inputs of
+// its recursive term, and which runs the recursive term's spine as a
+// nested circuit built under its own prefix (recursive.go).
 //
 // Invariants:
 //   - Operators are numbered in post-order (inputs before the node that

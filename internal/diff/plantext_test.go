@@ -19,9 +19,12 @@ import (
 //	    scan t
 //
 // Nodes: scan REL | filter EXPR | project EXPR [as NAME], ... |
-// join [on (L = R, L <=> R, ...)] [where EXPR] | aggregate [group=(...)]
+// join [left|right|full|semi|anti|mark] [on (L = R, L <=> R, ...)]
+// [where EXPR] [test EXPR] [single] | aggregate [group=(...)]
 // [aggs=(...)] | distinct | union | values (v, ...), ... |
-// sort EXPR [desc], ... | limit N.
+// sort EXPR [desc], ... | limit N; and (plantext_iterative_test.go)
+// recursive NAME union [all] [limit N] | working NAME |
+// tumble COL 'size' | hop COL 'slide' 'size'.
 // Expressions: column names or #i, integer, decimal and 'string' literals,
 // NULL, true, false, 'lit'::type, + - * / %, = <> < <= > >=,
 // IS [NOT] NULL, AND, OR, NOT, parentheses, coalesce(...).
@@ -88,6 +91,9 @@ func needInputs(children []plan.Node, n int) error {
 func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error) {
 	kind, args, _ := strings.Cut(text, " ")
 	lx := &lexer{toks: tokenize(args)}
+	if n, ok, err := pp.buildOrdered(kind, lx, children); ok {
+		return n, err
+	}
 	switch kind {
 	case "scan":
 		cols, ok := pp.tables[strings.TrimSpace(args)]
@@ -134,7 +140,7 @@ func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error
 		l, r := children[0], children[1]
 		j := &plan.Join{Kind: plan.InnerJoin, Left: l, Right: r}
 		j.Cols = append(append([]plan.Column(nil), l.Columns()...), r.Columns()...)
-		if k, ok := map[string]plan.JoinKind{"left": plan.LeftJoin, "right": plan.RightJoin, "full": plan.FullJoin, "semi": plan.SemiJoin, "anti": plan.AntiJoin}[lx.peek()]; ok {
+		if k, ok := map[string]plan.JoinKind{"left": plan.LeftJoin, "right": plan.RightJoin, "full": plan.FullJoin, "semi": plan.SemiJoin, "anti": plan.AntiJoin, "mark": plan.MarkJoin}[lx.peek()]; ok {
 			lx.next()
 			j.Kind = k
 		}
@@ -176,6 +182,20 @@ func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error
 				return nil, err
 			}
 			j.Residual = e
+		}
+		if lx.accept("test") {
+			e, err := (&exprParser{lx: lx, cols: j.Cols}).expr()
+			if err != nil {
+				return nil, err
+			}
+			j.Test = e
+		}
+		j.SingleMatch = lx.accept("single")
+		switch j.Kind {
+		case plan.SemiJoin, plan.AntiJoin:
+			j.Cols = l.Columns()
+		case plan.MarkJoin:
+			j.Cols = append(append([]plan.Column(nil), l.Columns()...), plan.Column{Name: "mark", Type: types.Of(types.Bool)})
 		}
 		return j, lx.end()
 	case "aggregate":
@@ -233,6 +253,8 @@ func (pp *planParser) build(text string, children []plan.Node) (plan.Node, error
 		return &plan.Union{Ins: children, Cols: children[0].Columns()}, lx.end()
 	case "values":
 		return pp.values(lx)
+	case "recursive", "working", "tumble", "hop":
+		return pp.buildIterative(kind, lx, children)
 	case "sort":
 		if err := needInputs(children, 1); err != nil {
 			return nil, err

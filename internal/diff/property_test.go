@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -16,71 +17,92 @@ import (
 
 // TestIncrementalEqualsBatch is the engine's central promise as a property:
 // for random small plans (filter, project, join, aggregate, distinct,
-// union) and random batches of inserts and deletes, after every step the
-// accumulated output of the incremental circuit equals one Step of a fresh
-// circuit, on an empty store, over the accumulated inputs.
+// union, intersect/except, TopK, window) and random batches of inserts
+// and deletes, after every step the accumulated output of the incremental
+// circuit equals one Step of a fresh circuit, on an empty store, over the
+// accumulated inputs.
 func TestIncrementalEqualsBatch(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		g := &planGen{tables: map[string][]plan.Column{
-			"r": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "b", Type: types.Of(types.Int4)}, {Name: "c", Type: types.Of(types.Text)}},
-			"s": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "d", Type: types.Of(types.Int8)}, {Name: "n", Type: types.Of(types.Numeric)}},
-		}}
-		p := g.node(t, rapid.IntRange(0, 3).Draw(t, "depth"))
-		t.Logf("plan:\n%s", describePlan(p, 0))
-		c, err := Build(p, []byte("inc/"), false)
-		if err != nil {
-			t.Fatalf("Build: %v", err)
-		}
-		st := state.NewMemory()
-		inputs := map[string]zset.Batch{}
-		var view zset.Batch
-		steps := rapid.IntRange(1, 6).Draw(t, "steps")
-		for step := 0; step < steps; step++ {
-			deltas := map[string]zset.Batch{}
-			for _, rel := range []string{"r", "s"} {
-				deltas[rel] = g.delta(t, rel, inputs[rel])
-			}
-			// Run the step in an overlay; sometimes discard it and run it
-			// again, which must give the same result (operators are pure).
-			ov := state.NewOverlay(st)
-			out, err := c.Step(ov, deltas)
-			if err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
-			if rapid.Bool().Draw(t, "retry") {
-				ov.Discard()
-				again, err := c.Step(ov, deltas)
-				if err != nil {
-					t.Fatalf("step %d again: %v", step, err)
-				}
-				if render(again, p.Columns()) != render(out, p.Columns()) {
-					t.Fatalf("step %d is not deterministic:\n%s\nvs\n%s", step, render(out, p.Columns()), render(again, p.Columns()))
-				}
-			}
-			if err := ov.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			if !zset.IsConsolidated(out) {
-				t.Fatalf("step %d: output not consolidated", step)
-			}
-			for rel, d := range deltas {
-				inputs[rel] = mustConsolidate(t, append(inputs[rel], d...))
-			}
-			view = mustConsolidate(t, append(view, out...))
-			for _, e := range view {
-				if e.Weight < 0 {
-					t.Fatalf("step %d: view holds %s ×%d", step, formatRow(e.Row, p.Columns()), e.Weight)
-				}
-			}
-			batch, err := batchEval(p, false, inputs)
-			if err != nil {
-				t.Fatalf("batch evaluation: %v", err)
-			}
-			if renderExact(view) != renderExact(batch) {
-				t.Fatalf("step %d: incremental differs from batch\nincremental:\n%s\nbatch:\n%s", step, render(view, p.Columns()), render(batch, p.Columns()))
-			}
-		}
+		checkIncremental(t, func(g *planGen) plan.Node { return g.node(t, rapid.IntRange(0, 3).Draw(t, "depth")) })
 	})
+}
+
+// checkIncremental checks one plan that draw returns over the tables r
+// and s against random input batches.
+func checkIncremental(t *rapid.T, draw func(*planGen) plan.Node) {
+	g := &planGen{tables: map[string][]plan.Column{
+		"r": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "b", Type: types.Of(types.Int4)}, {Name: "c", Type: types.Of(types.Text)}},
+		"s": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "d", Type: types.Of(types.Int8)}, {Name: "n", Type: types.Of(types.Numeric)}},
+	}}
+	p := draw(g)
+	t.Logf("plan:\n%s", describePlan(p, 0))
+	c, err := Build(p, []byte("inc/"), false)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	st := state.NewMemory()
+	inputs := map[string]zset.Batch{}
+	var view zset.Batch
+	steps := rapid.IntRange(1, 6).Draw(t, "steps")
+	for step := 0; step < steps; step++ {
+		deltas := map[string]zset.Batch{}
+		for _, rel := range []string{"r", "s"} {
+			deltas[rel] = g.delta(t, rel, inputs[rel])
+		}
+		// Run the step in an overlay; sometimes discard it and run it
+		// again, which must give the same result (operators are pure).
+		ov := state.NewOverlay(st)
+		out, err := c.Step(ov, deltas)
+		if errs.SQLState(err) == "21000" {
+			// A scalar subquery's join found two rows for one left row:
+			// the batch evaluation of the same inputs fails too, and the
+			// step changes nothing.
+			ov.Discard()
+			next := map[string]zset.Batch{}
+			for rel := range g.tables {
+				next[rel] = mustConsolidate(t, append(append(zset.Batch(nil), inputs[rel]...), deltas[rel]...))
+			}
+			if _, err := batchEval(p, false, next); errs.SQLState(err) != "21000" {
+				t.Fatalf("step %d failed with 21000, the batch evaluation with %v", step, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if rapid.Bool().Draw(t, "retry") {
+			ov.Discard()
+			again, err := c.Step(ov, deltas)
+			if err != nil {
+				t.Fatalf("step %d again: %v", step, err)
+			}
+			if render(again, p.Columns()) != render(out, p.Columns()) {
+				t.Fatalf("step %d is not deterministic:\n%s\nvs\n%s", step, render(out, p.Columns()), render(again, p.Columns()))
+			}
+		}
+		if err := ov.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if !zset.IsConsolidated(out) {
+			t.Fatalf("step %d: output not consolidated", step)
+		}
+		for rel, d := range deltas {
+			inputs[rel] = mustConsolidate(t, append(inputs[rel], d...))
+		}
+		view = mustConsolidate(t, append(view, out...))
+		for _, e := range view {
+			if e.Weight < 0 {
+				t.Fatalf("step %d: view holds %s ×%d", step, formatRow(e.Row, p.Columns()), e.Weight)
+			}
+		}
+		batch, err := batchEval(p, false, inputs)
+		if err != nil {
+			t.Fatalf("batch evaluation: %v", err)
+		}
+		if renderExact(view) != renderExact(batch) {
+			t.Fatalf("step %d: incremental differs from batch\nincremental:\n%s\nbatch:\n%s", step, render(view, p.Columns()), render(batch, p.Columns()))
+		}
+	}
 }
 
 // planGen draws well-typed random plans.
@@ -93,7 +115,7 @@ func (g *planGen) node(t *rapid.T, depth int) plan.Node {
 		rel := rapid.SampledFrom([]string{"r", "s"}).Draw(t, "scan")
 		return &plan.Scan{Relation: rel, Cols: g.tables[rel]}
 	}
-	switch rapid.IntRange(0, 6).Draw(t, "node") {
+	switch rapid.IntRange(0, 7).Draw(t, "node") {
 	case 0:
 		return g.filter(t, g.node(t, depth-1))
 	case 1:
@@ -104,6 +126,8 @@ func (g *planGen) node(t *rapid.T, depth int) plan.Node {
 		return g.aggregate(t, g.node(t, depth-1))
 	case 5:
 		return &plan.Distinct{Input: g.node(t, depth-1)}
+	case 7:
+		return g.orderedNode(t, depth)
 	default:
 		return g.union(t, g.node(t, depth-1), g.node(t, rapid.IntRange(0, depth-1).Draw(t, "rdepth")))
 	}
@@ -190,7 +214,51 @@ func (g *planGen) join(t *rapid.T, l, r plan.Node) plan.Node {
 	if rapid.IntRange(0, 2).Draw(t, "residual") == 0 {
 		j.Residual = g.predicate(t, j.Cols)
 	}
+	g.joinKind(t, j)
 	return j
+}
+
+// joinKind makes j, drawn as an inner join, one of the other kinds: outer
+// joins, and semi-, anti- and mark joins with or without an ANY test.
+func (g *planGen) joinKind(t *rapid.T, j *plan.Join) {
+	kinds := []plan.JoinKind{plan.InnerJoin, plan.LeftJoin, plan.RightJoin, plan.FullJoin, plan.SemiJoin, plan.AntiJoin, plan.MarkJoin}
+	j.Kind = rapid.SampledFrom(kinds).Draw(t, "kind")
+	lc := j.Left.Columns()
+	switch j.Kind {
+	case plan.SemiJoin, plan.AntiJoin, plan.MarkJoin:
+		if rapid.Bool().Draw(t, "test") {
+			j.Test = g.test(t, j.Cols, len(lc))
+		}
+		j.Cols = append([]plan.Column(nil), lc...)
+		if j.Kind == plan.MarkJoin {
+			j.Cols = append(j.Cols, plan.Column{Name: "mark", Type: types.Of(types.Bool)})
+		}
+	case plan.LeftJoin:
+		j.SingleMatch = rapid.IntRange(0, 3).Draw(t, "single") == 0
+	}
+}
+
+// test draws the comparison of x op ANY (subquery) over a join's
+// concatenated row: x from the left input, y from the right one (often
+// "=", the keyed IN), or any predicate.
+func (g *planGen) test(t *rapid.T, cols []plan.Column, lw int) plan.Expr {
+	var pairs [][2]int
+	for l := 0; l < lw; l++ {
+		for r := lw; r < len(cols); r++ {
+			if cols[l].Type.ID == cols[r].Type.ID && cols[l].Type.ID != types.Bool {
+				pairs = append(pairs, [2]int{l, r})
+			}
+		}
+	}
+	if len(pairs) == 0 || rapid.IntRange(0, 3).Draw(t, "anytest") == 0 {
+		return g.predicate(t, cols)
+	}
+	p := rapid.SampledFrom(pairs).Draw(t, "testcols")
+	op := "="
+	if cols[p[0]].Type.ID != types.Text && rapid.IntRange(0, 2).Draw(t, "testop") == 0 {
+		op = rapid.SampledFrom([]string{"<", "<>", ">="}).Draw(t, "op")
+	}
+	return mustBinop(t, op, col(cols, p[0]), col(cols, p[1]))
 }
 
 func (g *planGen) aggregate(t *rapid.T, in plan.Node) plan.Node {
@@ -342,9 +410,15 @@ func describePlan(p plan.Node, depth int) string {
 	case *plan.Project:
 		sb.WriteString("project " + exprList(n.Exprs))
 	case *plan.Join:
-		sb.WriteString("join " + exprList(n.LeftKeys) + " = " + exprList(n.RightKeys) + fmt.Sprintf(" nullsafe=%v", n.NullSafe))
+		sb.WriteString("join " + joinKindNames[n.Kind] + " " + exprList(n.LeftKeys) + " = " + exprList(n.RightKeys) + fmt.Sprintf(" nullsafe=%v", n.NullSafe))
 		if n.Residual != nil {
 			sb.WriteString(" where " + n.Residual.String())
+		}
+		if n.Test != nil {
+			sb.WriteString(" test " + n.Test.String())
+		}
+		if n.SingleMatch {
+			sb.WriteString(" single")
 		}
 	case *plan.Aggregate:
 		var calls []string
@@ -356,6 +430,8 @@ func describePlan(p plan.Node, depth int) string {
 		sb.WriteString("distinct")
 	case *plan.Union:
 		sb.WriteString("union")
+	default:
+		sb.WriteString(describeOrdered(p))
 	}
 	sb.WriteByte('\n')
 	for _, in := range p.Inputs() {

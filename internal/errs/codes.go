@@ -43,11 +43,18 @@ const (
 	AdminShutdown         Code = "RS57P01" // 57P01
 	IOError               Code = "RS58030" // 58030
 	DataCorrupted         Code = "RSXX001" // XX001
+	WindowingError        Code = "RS42P20" // 42P20
+	InvalidWindowFrame    Code = "RS22013" // 22013
+	InvalidNtileArgument  Code = "RS22014" // 22014
+	InvalidNthArgument    Code = "RS22016" // 22016
+	NullValueNotAllowed   Code = "RS22004" // 22004
 	SubstringError        Code = "RS22011" // 22011
 	InvalidEscapeSequence Code = "RS22025" // 22025
 	InvalidArgumentForLog Code = "RS2201E" // 2201E
 	InvalidArgumentForPow Code = "RS2201F" // 2201F
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
+	InvalidRecursion      Code = "RS42P19" // 42P19
+	PrerequisiteState     Code = "RS55000" // 55000
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -92,11 +99,18 @@ var sqlstates = map[Code]string{
 	AdminShutdown:         "57P01",
 	IOError:               "58030",
 	DataCorrupted:         "XX001",
+	WindowingError:        "42P20",
+	InvalidWindowFrame:    "22013",
+	InvalidNtileArgument:  "22014",
+	InvalidNthArgument:    "22016",
+	NullValueNotAllowed:   "22004",
 	SubstringError:        "22011",
 	InvalidEscapeSequence: "22025",
 	InvalidArgumentForLog: "2201E",
 	InvalidArgumentForPow: "2201F",
 	InvalidWidthBucket:    "2201G",
+	InvalidRecursion:      "42P19",
+	PrerequisiteState:     "55000",
 	Internal:              "XX000",
 }
 

@@ -1,7 +1,11 @@
 // Package ops holds the incremental operators that a circuit (internal/diff)
-// is made of: the linear ones (Filter, Project, Map, Union, Negate), Join,
-// Aggregate, Distinct and the Values source. IVM.md gives the delta rule
-// each one implements.
+// is made of: the linear ones (Filter, Project, Map, Union, Negate,
+// TimeWindow), Join, OuterJoin, SemiJoin (semi-, anti- and mark joins),
+// Aggregate (and WindowedAggregate, which can release the state of closed
+// event-time windows), Distinct, SetOp (INTERSECT, EXCEPT), TopK, Window,
+// the Values source, and the Fixpoint of a recursive query, which runs a
+// nested circuit (its Body) until nothing changes. IVM.md gives the delta
+// rule each one implements.
 //
 // Invariants:
 //   - Purity. An operator is a deterministic function of its state (read
@@ -51,9 +55,12 @@
 // Rows of a Z-set are identified exactly (NUMERIC 1.0 and 1.00 are two
 // rows), while keyed operators compare values with SQL's =. Where such an
 // operator shows one of several equal values (DISTINCT, group values,
-// MIN/MAX, DISTINCT aggregates) it shows the smallest representation
-// present by row encoding, which depends only on the current contents,
-// so that incremental and batch results are identical (class.go).
+// MIN/MAX, DISTINCT aggregates, INTERSECT/EXCEPT rows, which come from the
+// left input) it shows the smallest representation present by row
+// encoding, which depends only on the current contents, so that
+// incremental and batch results are identical (class.go). TopK and Window
+// order rows equal on every ORDER BY key by their whole row, for the same
+// reason.
 //
 // An operator keeps reusable scratch buffers, so one instance must not be
 // stepped from two goroutines at once.

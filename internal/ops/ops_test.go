@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -155,44 +156,11 @@ func BenchmarkAggregateGroupedSum(b *testing.B) {
 // Iterations alternately insert and delete the delta, so state stays the
 // same size.
 func BenchmarkJoinDelta(b *testing.B) {
-	const keys, batch = 10_000, 1_000
-	rng := rand.New(rand.NewPCG(3, 4))
 	j := NewJoin([]byte("join/"), []plan.Expr{ref(0, types.Int4)}, []plan.Expr{ref(0, types.Int4)}, nil, nil, 2, 2)
-	st := state.NewMemory()
-	left, right := make(zset.Batch, keys), make(zset.Batch, keys)
-	for k := range keys {
-		left[k] = zset.Entry{Row: zset.Row{i4(int64(k)), i4(int64(k))}, Weight: 1}
-		right[k] = zset.Entry{Row: zset.Row{i4(int64(k)), i4(int64(-k))}, Weight: 1}
-	}
-	if _, err := j.Step(st, []zset.Batch{consolidate(b, left), consolidate(b, right)}); err != nil {
-		b.Fatal(err)
-	}
-	ins := make(zset.Batch, batch)
-	for i := range ins {
-		ins[i] = zset.Entry{Row: zset.Row{i4(rng.Int64N(keys)), i4(int64(keys + i))}, Weight: 1}
-	}
-	ins = consolidate(b, ins)
-	del := make(zset.Batch, len(ins))
-	for i, e := range ins {
-		del[i] = zset.Entry{Row: e.Row, Weight: -1}
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		d := ins
-		if i%2 == 1 {
-			d = del
-		}
-		ov := state.NewOverlay(st)
-		out, err := j.Step(ov, []zset.Batch{d, nil})
-		if err != nil {
-			b.Fatal(err)
-		}
+	benchJoinDeltas(b, j, 0, func(out, d zset.Batch) error {
 		if len(out) != len(d) {
-			b.Fatalf("%d output rows, want %d", len(out), len(d))
+			return fmt.Errorf("%d output rows, want %d", len(out), len(d))
 		}
-		if err := ov.Commit(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/row")
+		return nil
+	})
 }

@@ -58,6 +58,12 @@
 //	                              (constructs it rejects by design)
 //	--! unordered                 compare a query's rows as a multiset even
 //	                              though it has ORDER BY
+//	--! postgres SQL              PostgreSQL runs SQL in its place: the same
+//	                              statement without RockStream's extensions
+//	                              (TUMBLE, HOP, a table's lateness), or only
+//	                              the rows a watermark admits (extensions.go)
+//	--! rockstream-only           RockStream alone runs it and must succeed,
+//	--! rows a|b|NULL             returning these rows in order
 //
 // Scripts run strict: a statement PostgreSQL rejects without an error
 // directive is a mistake in the script, not a finding. TestScripts runs

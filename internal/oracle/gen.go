@@ -332,7 +332,7 @@ func (g *gen) query(depth int) (string, []column) {
 	if g.chance(40) {
 		return g.aggregate(from, sc)
 	}
-	return g.projection(from, sc, nil)
+	return g.projection(from, sc)
 }
 
 // from returns a FROM clause (with its join conditions) and the columns
@@ -397,59 +397,139 @@ func (g *gen) from(depth int) (string, []expr) {
 	return clause.String(), sc
 }
 
-// projection returns SELECT [DISTINCT] exprs FROM from [WHERE]. When want
-// is not nil, the select list has one expression of each wanted type's
-// class (for the second branch of a UNION).
-func (g *gen) projection(from string, sc []expr, want []sqlType) (string, []column) {
+// selectBlock is a generated SELECT without aggregates, kept in parts so
+// that a UNION can adjust its select list before it is rendered.
+type selectBlock struct {
+	distinct bool
+	items    []expr
+	from     string
+	where    string
+	// window, when set, is a window function call after the items
+	// (gen_order.go).
+	window *expr
+}
+
+// sql renders the block, casting the select list to types where given
+// (nil: as generated).
+func (b selectBlock) sql(types []sqlType) string {
+	all := b.items
+	if b.window != nil {
+		all = append(append([]expr(nil), b.items...), *b.window)
+	}
+	items := make([]string, len(all))
+	for i, e := range all {
+		if types != nil {
+			e = dedupSafe(expr{e.sql, types[i]})
+		} else if b.distinct {
+			e = dedupSafe(e)
+		}
+		items[i] = fmt.Sprintf("%s AS %s", e.sql, b.name(i))
+	}
+	var w strings.Builder
+	w.WriteString("SELECT ")
+	if b.distinct {
+		w.WriteString("DISTINCT ")
+	}
+	fmt.Fprintf(&w, "%s FROM %s", strings.Join(items, ", "), b.from)
+	if b.where != "" {
+		fmt.Fprintf(&w, " WHERE %s", b.where)
+	}
+	return w.String()
+}
+
+// name is the name of output column i: x1, x2, ..., and w1 for the
+// window function.
+func (b selectBlock) name(i int) string {
+	if i == len(b.items) {
+		return "w1"
+	}
+	return fmt.Sprintf("x%d", i+1)
+}
+
+// columns returns the block's output columns.
+func (b selectBlock) columns() []column {
+	cols := make([]column, len(b.items))
+	for i, e := range b.items {
+		cols[i] = column{b.name(i), e.typ}
+	}
+	if b.window != nil {
+		cols = append(cols, column{"w1", b.window.typ})
+	}
+	return cols
+}
+
+// dedupSafe returns e ready for a place where equal values merge
+// (DISTINCT, UNION, GROUP BY, min and max). Equal numerics can differ in
+// scale (0 and 0.00 print differently), and which one such a merge keeps
+// is up to the implementation, so numerics get one scale there.
+func dedupSafe(e expr) expr {
+	if e.typ != tNumeric {
+		return e
+	}
+	return expr{"CAST(" + e.sql + " AS numeric(20,4))", tNumeric}
+}
+
+// selectBlock returns a projection over from. When want is not nil, the
+// select list has one expression of each wanted type's class (for the
+// second branch of a UNION).
+func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	n := len(want)
 	if want == nil {
 		n = g.intn(1, 4, "select list")
 	}
-	items := make([]string, n)
-	cols := make([]column, n)
-	for i := range items {
-		var e expr
+	b := selectBlock{from: from, items: make([]expr, n)}
+	for i := range b.items {
 		if want == nil {
-			e = g.anyExpr(sc, 2)
+			b.items[i] = g.anyExpr(sc, 2)
 		} else {
-			e = g.exprOf(sc, want[i].class(), 2)
+			b.items[i] = g.exprOf(sc, want[i].class(), 2)
 		}
-		name := fmt.Sprintf("x%d", i+1)
-		items[i] = e.sql + " AS " + name
-		cols[i] = column{name, e.typ}
 	}
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if g.chance(15) {
-		b.WriteString("DISTINCT ")
+	if want == nil && g.chance(15) {
+		w := g.windowCall(sc)
+		b.window = &w
 	}
-	fmt.Fprintf(&b, "%s FROM %s", strings.Join(items, ", "), from)
+	b.distinct = g.chance(15)
 	if g.chance(50) {
-		fmt.Fprintf(&b, " WHERE %s", g.pred(sc, 2))
+		b.where = g.pred(sc, 2)
 	}
-	return b.String(), cols
+	return b
 }
 
-// union returns two projections joined by UNION or UNION ALL.
+// projection returns SELECT [DISTINCT] exprs FROM from [WHERE].
+func (g *gen) projection(from string, sc []expr) (string, []column) {
+	b := g.selectBlock(from, sc, nil)
+	return b.sql(nil), b.columns()
+}
+
+// union returns two projections joined by UNION [ALL], INTERSECT [ALL] or
+// EXCEPT [ALL]. Where a column merges or matches equal values (any of them
+// but UNION ALL, or DISTINCT in a branch), both branches cast it to the
+// column's common type, with one numeric scale.
 func (g *gen) union(depth int) (string, []column) {
 	from, sc := g.from(depth)
-	left, cols := g.projection(from, sc, nil)
+	left := g.selectBlock(from, sc, nil)
+	cols := left.columns()
 	want := make([]sqlType, len(cols))
 	for i, c := range cols {
 		want[i] = c.typ
 	}
 	from2, sc2 := g.from(depth)
-	right, cols2 := g.projection(from2, sc2, want)
-	for i := range cols {
+	right := g.selectBlock(from2, sc2, want)
+	for i, c := range right.columns() {
 		if cols[i].typ.class() == tInt {
-			cols[i].typ = widen(cols[i].typ, cols2[i].typ)
+			cols[i].typ = widen(cols[i].typ, c.typ)
 		}
 	}
-	op := "UNION ALL"
-	if g.chance(40) {
-		op = "UNION"
+	op := g.setOperator()
+	var types []sqlType
+	if op != "UNION ALL" || left.distinct || right.distinct {
+		types = make([]sqlType, len(cols))
+		for i, c := range cols {
+			types[i] = c.typ
+		}
 	}
-	return left + " " + op + " " + right, cols
+	return left.sql(types) + " " + op + " " + right.sql(types), cols
 }
 
 // aggregate returns a grouped (or global) aggregate query.
@@ -466,6 +546,7 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 				e = k
 			}
 		}
+		e = dedupSafe(e)
 		name := fmt.Sprintf("g%d", i)
 		items = append(items, e.sql+" AS "+name)
 		keys = append(keys, e)
@@ -557,6 +638,7 @@ func (g *gen) aggCall(sc []expr) expr {
 		if g.chance(50) {
 			fn = "max"
 		}
+		e = dedupSafe(e)
 		return expr{fn + "(" + e.sql + ")" + filter, e.typ}
 	default:
 		e := g.exprOf(sc, tBool, 1)

@@ -123,7 +123,7 @@ func (r *Runner) Step(ctx context.Context, st Statement) ([]Finding, error) {
 	}
 	sut := r.SUT.Name()
 
-	if want := st.Expect.EngineOnlyError; want != "" {
+	if want := st.Expect.EngineOnlyError; want != "" || st.Expect.EngineOnly {
 		if r.SkipEngineOnly {
 			return nil, nil
 		}
@@ -132,13 +132,17 @@ func (r *Runner) Step(ctx context.Context, st Statement) ([]Finding, error) {
 			return fs, r.fatal(st, err)
 		}
 		switch {
+		case st.Expect.EngineOnly:
+			if d := checkEngineOnly(st.Expect, res, err); d != "" {
+				report("  %s %s", sut, d)
+			}
 		case err == nil:
 			report("  %s accepted the statement (%s); want SQLSTATE %s", sut, res.Tag, want)
 		case sqlstate(err) != want:
 			report("  %s failed with %s; want SQLSTATE %s", sut, err, want)
 		}
 	} else {
-		refRes, refErr := r.Ref.Exec(ctx, st.SQL)
+		refRes, refErr := r.Ref.Exec(ctx, st.refSQL())
 		if isFatal(refErr) {
 			return fs, r.fatal(st, refErr)
 		}
@@ -147,7 +151,7 @@ func (r *Runner) Step(ctx context.Context, st Statement) ([]Finding, error) {
 				return fs, err
 			}
 		}
-		sutRes, sutErr := r.SUT.Exec(ctx, st.SQL)
+		sutRes, sutErr := r.SUT.Exec(ctx, r.sutSQL(st))
 		if isFatal(sutErr) {
 			return fs, r.fatal(st, sutErr)
 		}

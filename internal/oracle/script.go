@@ -27,6 +27,18 @@ type Expectation struct {
 	// Unordered compares a query's rows as a multiset even though it has
 	// an ORDER BY (whose keys are not a total order over the rows).
 	Unordered bool
+	// Postgres, when not empty, is what PostgreSQL runs in place of the
+	// statement: the same statement written without RockStream's
+	// extensions (TUMBLE and HOP, a table's lateness), or only the rows
+	// a table's watermark admits. The comparison is unchanged.
+	Postgres string
+	// EngineOnly runs the statement on RockStream alone, where it must
+	// succeed; with HasRows it must return EngineRows, in order (values
+	// separated by "|", NULL for NULL). It marks RockStream's own
+	// statements and relations.
+	EngineOnly bool
+	HasRows    bool
+	EngineRows []string
 }
 
 // directivePrefix starts a directive comment line.
@@ -40,6 +52,11 @@ const directivePrefix = "--!"
 //	--! error SQLSTATE            both systems must fail with SQLSTATE
 //	--! rockstream-error SQLSTATE only RockStream runs it; it must fail so
 //	--! unordered                 compare rows as a multiset despite ORDER BY
+//	--! postgres SQL              PostgreSQL runs SQL instead (several lines
+//	                              join into one statement)
+//	--! rockstream-only           only RockStream runs it; it must succeed
+//	--! rows a|b|NULL             ... returning these rows, in order (one
+//	                              directive per row; none: no rows)
 //
 // name is used in error messages.
 func ParseScript(name, text string) ([]Statement, error) {
@@ -122,6 +139,9 @@ func (e *Expectation) parse(d string) error {
 	f := strings.Fields(d)
 	if len(f) == 0 {
 		return fmt.Errorf("empty directive")
+	}
+	if done, err := e.parseExtension(f[0], strings.TrimSpace(strings.TrimPrefix(d, f[0]))); done || err != nil {
+		return err
 	}
 	switch {
 	case f[0] == "error" && len(f) == 2 && isSQLState(f[1]):
@@ -264,6 +284,7 @@ func FormatScript(stmts []Statement) string {
 		if s.Expect.Unordered {
 			fmt.Fprintf(&b, "%s unordered\n", directivePrefix)
 		}
+		formatExtensions(&b, s.Expect)
 		b.WriteString(s.SQL)
 		b.WriteString(";\n")
 	}

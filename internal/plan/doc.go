@@ -1,6 +1,6 @@
 // Package plan defines RockStream's logical plans: relational operator trees
-// (Scan, Filter, Project, Join, Aggregate, Distinct, Union, Values, Sort,
-// Limit) over typed scalar expressions.
+// (Scan, Filter, Project, Join, Aggregate, Distinct, Union, SetOp, TopK,
+// Window, Values, Sort, Limit) over typed scalar expressions.
 //
 // Invariants:
 //   - Every node's Columns() is fixed when the node is built; column i of a

@@ -45,7 +45,7 @@ type Project struct {
 // JoinKind is the kind of a join.
 type JoinKind uint8
 
-// Join kinds. Issue-1 tier supports Inner (and Cross as Inner without keys).
+// Join kinds.
 const (
 	InnerJoin JoinKind = iota
 	LeftJoin
@@ -53,14 +53,29 @@ const (
 	FullJoin
 	SemiJoin
 	AntiJoin
+	MarkJoin
 )
 
-// Join combines Left and Right. Its output columns are Left's then Right's
-// (for SemiJoin and AntiJoin, Left's only). A pair matches when every
-// LeftKeys[i] equals RightKeys[i] (NULL never equals, unless NullSafe[i],
-// which is IS NOT DISTINCT FROM) and Residual, evaluated over the
-// concatenated row, is true. LeftKeys are evaluated over Left's row and
-// RightKeys over Right's; each pair has the same type.
+// Join combines Left and Right. A pair matches when every LeftKeys[i]
+// equals RightKeys[i] (NULL never equals, unless NullSafe[i], which is IS
+// NOT DISTINCT FROM) and Residual, evaluated over the concatenated row, is
+// true. LeftKeys are evaluated over Left's row and RightKeys over Right's;
+// each pair has the same type.
+//
+// InnerJoin returns the matching pairs (Left's columns, then Right's).
+// LeftJoin adds every Left row without a match, its Right columns NULL;
+// RightJoin the mirror; FullJoin both. Residual decides matching, it does
+// not filter the preserved side.
+//
+// SemiJoin, AntiJoin and MarkJoin test each Left row against its matching
+// Right rows (the rows of a decorrelated subquery) and compute its mark:
+// with no Test, TRUE when it has a match and FALSE otherwise (EXISTS);
+// with a Test (the comparison of x op ANY (subquery), over the
+// concatenated row), TRUE when Test is true for some match, else NULL when
+// it is NULL for some match, else FALSE. SemiJoin returns the Left rows
+// whose mark is TRUE, AntiJoin those whose mark is FALSE (both with Left's
+// columns only), MarkJoin every Left row followed by its mark as a boolean
+// column.
 type Join struct {
 	Kind      JoinKind
 	Left      Node
@@ -69,7 +84,14 @@ type Join struct {
 	RightKeys []Expr
 	NullSafe  []bool
 	Residual  Expr // nil when none
-	Cols      []Column
+	// Test is the ANY comparison of a SemiJoin, AntiJoin or MarkJoin; nil
+	// for EXISTS and for the other kinds.
+	Test Expr
+	// SingleMatch, on a LeftJoin, makes a Left row with more than one
+	// match (counting duplicates) fail with 21000: Right is a scalar
+	// subquery, which may return at most one row for each Left row.
+	SingleMatch bool
+	Cols        []Column
 }
 
 // AggCall is one aggregate function call.

@@ -47,6 +47,9 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 // relationAt returns a relation's contents as of epoch asOf (0: now): a
 // view's current contents minus the changes logged after asOf.
 func relationAt(r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
+	if o.system != nil {
+		return systemRows(r, o, asOf)
+	}
 	cur, err := readRelation(r, o.rowsPrefix())
 	if err != nil || asOf == 0 {
 		return cur, err

@@ -9,6 +9,7 @@ import (
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -23,12 +24,19 @@ type object struct {
 	notNull  []bool
 	defaults []plan.Expr // nil entry: DEFAULT NULL
 	pk       []int       // primary-key column indexes; empty when none
+	lateness *lateness   // the event-time declaration; nil when none
 
 	// Views and materialized views.
 	sqlText string   // the defining SELECT, as written
 	query   *pg.Node // the defining SELECT, parsed
 	circuit *diff.Circuit
 	deps    []string // relations the definition names directly
+	// maxIterations is the iteration limit of the view's recursive
+	// queries; 0 means the default (recursion.go).
+	maxIterations int
+
+	// system, for a system relation, computes its rows (system.go).
+	system func(r state.Reader) (zset.Batch, error)
 }
 
 // rowsPrefix is where the object's rows are stored.
@@ -97,7 +105,10 @@ func normalizeName(schema, name string) string {
 }
 
 func (c *catalog) lookup(name string) *object {
-	return c.byName[strings.TrimPrefix(name, "public.")]
+	if o := c.byName[strings.TrimPrefix(name, "public.")]; o != nil {
+		return o
+	}
+	return c.systemRelation(name)
 }
 
 // Relation implements sql.Catalog.

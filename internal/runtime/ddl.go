@@ -8,6 +8,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -118,6 +119,9 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		o.pk = append(o.pk, idx)
 		o.notNull[idx] = true
 	}
+	if o.lateness, err = tableOptions(o, cs.Options); err != nil {
+		return nil, nil, err
+	}
 	nc := cat.clone()
 	o.id = nc.nextID
 	nc.nextID++
@@ -193,6 +197,11 @@ func relationNames(n *pg.Node) []string {
 			}
 		case *pg.CommonTableExpr:
 			ctes[x.Ctename] = true
+		case *pg.RangeFunction:
+			// TUMBLE(relation, ...) and HOP(relation, ...) read relation.
+			if rv := sql.TimeWindowSource(x); rv != nil {
+				walk(rv)
+			}
 		}
 	}
 	pgWalk(n, walk)
@@ -274,7 +283,7 @@ func viewColumns(p plan.Node, aliases []*pg.Node) ([]plan.Column, error) {
 // createMatView creates a materialized view and backfills it: the whole
 // current contents of its inputs are its first delta. When recovering, the
 // view's state is already stored and only its circuit is rebuilt.
-func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool) (*catalog, *Result, error) {
+func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int) (*catalog, *Result, error) {
 	cat := w.cat
 	if cs.Objtype != pg.ObjectType_OBJECT_MATVIEW {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE TABLE AS is not supported; use CREATE MATERIALIZED VIEW")
@@ -295,16 +304,23 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 	if err != nil {
 		return nil, nil, err
 	}
+	if recursionLimit == ops.DefaultMaxIterations {
+		recursionLimit = 0
+	}
+	limitRecursion(p, recursionLimit)
 	cols, err := viewColumns(p, into.ColNames)
 	if err != nil {
 		return nil, nil, err
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
-		query: cs.Query, deps: relationNames(cs.Query)}
+		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit}
 	nc.nextID++
 	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkViewInputs(cat, o.circuit); err != nil {
 		return nil, nil, err
 	}
 	if recovering {
@@ -323,7 +339,7 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 	}
 	out, err := o.circuit.Step(st, deltas)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, viewError(o, err)
 	}
 	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
 		return nil, nil, err
@@ -364,6 +380,9 @@ func drop(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Result, err
 			name = normalizeName(parts[len(parts)-2], name)
 		}
 		o := nc.lookup(name)
+		if o != nil && o.system != nil {
+			return nil, nil, systemRelationError(o, "drop")
+		}
 		if o == nil {
 			if ds.MissingOk {
 				continue
@@ -416,6 +435,9 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 		if err := deletePrefix(st, p); err != nil {
 			return err
 		}
+	}
+	if o.lateness != nil {
+		return st.Delete(latenessKey(o.id))
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ func targetTable(cat *catalog, rv *pg.RangeVar) (*object, error) {
 		return nil, errs.Newf(errs.WrongObjectType, "cannot change materialized view %q: it is maintained from its query", name)
 	case o.kind == sql.View:
 		return nil, errs.Newf(errs.WrongObjectType, "cannot change view %q", name)
+	case o.system != nil:
+		return nil, systemRelationError(o, "change")
 	}
 	return o, nil
 }
@@ -65,7 +67,13 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 	if err != nil || len(delta) == 0 {
 		return err
 	}
+	if err := checkFinal(st, o, delta); err != nil {
+		return err
+	}
 	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
+		return err
+	}
+	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
 	}
 	if w.deferViews {
@@ -311,6 +319,9 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 		}
 		rows = append(rows, row)
 	}
+	if rows, err = admitRows(st, o, rows); err != nil {
+		return nil, err
+	}
 
 	var delta zset.Batch
 	var affected []zset.Row
@@ -539,9 +550,22 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 	return row, o.checkRow(row)
 }
 
-// matchRows returns the table's rows for which where is true (all rows
-// when where is nil), with their weights.
-func matchRows(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
+// matchRows returns the table's rows that the WHERE clause bound by
+// bindWhere keeps (all rows when there is none), with their weights: a
+// predicate is evaluated row by row, a plan (a condition with
+// subqueries) runs as a query over st.
+func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
+	if match != nil {
+		rows, err := runQuery(st, cat, match)
+		if err != nil {
+			return nil, err
+		}
+		out := make(zset.Batch, len(rows))
+		for i, r := range rows {
+			out[i] = zset.Entry{Row: r, Weight: 1}
+		}
+		return zset.Consolidate(out)
+	}
 	all, err := readRelation(st, o.rowsPrefix())
 	if err != nil || where == nil {
 		return all, err
@@ -559,11 +583,46 @@ func matchRows(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) 
 	return out, nil
 }
 
-func bindWhere(b *sql.Binder, sc *sql.Scope, n *pg.Node) (plan.Expr, error) {
-	if n == nil {
-		return nil, nil
+// bindWhere binds the WHERE clause of an UPDATE or DELETE of the table rv
+// names: a predicate over its rows, or with subqueries the plan of the
+// rows it keeps (sql.Binder.DMLWhere).
+func bindWhere(b *sql.Binder, sc *sql.Scope, rv *pg.RangeVar, n *pg.Node) (plan.Expr, plan.Node, error) {
+	return b.DMLWhere(sc, rv, n)
+}
+
+// dmlTarget is the bound target of an UPDATE or DELETE: the table, the
+// binder and scope its other clauses bind with, and its WHERE.
+type dmlTarget struct {
+	o     *object
+	b     *sql.Binder
+	sc    *sql.Scope
+	where plan.Expr
+	match plan.Node
+}
+
+func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string) (*dmlTarget, error) {
+	o, err := targetTable(cat, rv)
+	if err != nil {
+		return nil, err
 	}
-	return b.Predicate(sc, n, "WHERE")
+	t := &dmlTarget{o: o, b: newBinder(cat, paramText)}
+	t.sc = t.b.TableScope(o.name, aliasOf(rv), o.cols)
+	if t.where, t.match, err = bindWhere(t.b, t.sc, rv, whereClause); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// hasSubLink reports whether an expression holds a subquery, which may
+// read materialized views.
+func hasSubLink(n *pg.Node) bool {
+	found := false
+	pgWalk(n, func(m any) {
+		if _, ok := m.(*pg.SubLink); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText []*string) (*Result, error) {
@@ -573,16 +632,11 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		o, err := targetTable(cat, up.Relation)
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText)
 		if err != nil {
 			return nil, err
 		}
-		b := newBinder(cat, paramText)
-		sc := b.TableScope(o.name, aliasOf(up.Relation), o.cols)
-		where, err := bindWhere(b, sc, up.WhereClause)
-		if err != nil {
-			return nil, err
-		}
+		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		sets, err := bindSets(b, sc, o, up.TargetList)
 		if err != nil {
 			return nil, err
@@ -594,7 +648,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, o, where)
+		matched, err := matchRows(st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -620,7 +674,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
 		return nil, err
-	}, false)
+	}, hasSubLink(up.WhereClause))
 	return res, err
 }
 
@@ -661,16 +715,11 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		o, err := targetTable(cat, del.Relation)
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText)
 		if err != nil {
 			return nil, err
 		}
-		b := newBinder(cat, paramText)
-		sc := b.TableScope(o.name, aliasOf(del.Relation), o.cols)
-		where, err := bindWhere(b, sc, del.WhereClause)
-		if err != nil {
-			return nil, err
-		}
+		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		ret, err := bindReturning(b, sc, o, del.ReturningList)
 		if err != nil {
 			return nil, err
@@ -678,7 +727,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, o, where)
+		matched, err := matchRows(st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -695,6 +744,6 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
 		return nil, err
-	}, false)
+	}, hasSubLink(del.WhereClause))
 	return res, err
 }

@@ -45,6 +45,9 @@ type catalogRecord struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	SQL  string `json:"sql"`
+	// MaxRecursionIterations is a materialized view's iteration limit
+	// for recursive queries (recursion.go), when not the default.
+	MaxRecursionIterations int `json:"max_recursion_iterations,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -58,7 +61,7 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		if old.byName[name] == o {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText})
+		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations})
 		if err != nil {
 			return err
 		}
@@ -199,7 +202,7 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 		next, _, err = createView(st, cat, rec.SQL, n.GetViewStmt())
 	case n.GetCreateTableAsStmt() != nil:
 		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}}
-		next, _, err = createMatView(st, w, rec.SQL, n.GetCreateTableAsStmt(), true)
+		next, _, err = createMatView(st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}

@@ -378,7 +378,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetCreateTableAsStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
-			return createMatView(st, w, text, n.GetCreateTableAsStmt(), false)
+			return createMatView(st, w, text, n.GetCreateTableAsStmt(), false, s.recursionLimit())
 		})
 	case n.GetViewStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {

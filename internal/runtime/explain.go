@@ -34,7 +34,7 @@ func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
 			c = o.circuit
 		default:
 			var err error
-			if c, err = explainQuery(cat, o.query, 0); err != nil {
+			if c, err = explainQuery(cat, o.query, 0, s.recursionLimit()); err != nil {
 				return nil, err
 			}
 		}
@@ -46,7 +46,7 @@ func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
 		if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 			return nil, errs.New(errs.SyntaxError, "EXPLAIN INCREMENTAL takes a view name or one SELECT")
 		}
-		if c, err = explainQuery(cat, tree.Stmts[0].Stmt, st.QueryOffset); err != nil {
+		if c, err = explainQuery(cat, tree.Stmts[0].Stmt, st.QueryOffset, s.recursionLimit()); err != nil {
 			return nil, err
 		}
 	}
@@ -58,9 +58,12 @@ func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
 	return res, nil
 }
 
-func explainQuery(cat *catalog, q *pg.Node, offset int) (*diff.Circuit, error) {
+func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int) (*diff.Circuit, error) {
 	b := sql.Binder{Cat: cat}
 	p, err := b.Query(q)
+	if err == nil {
+		limitRecursion(p, recursionLimit)
+	}
 	if err != nil {
 		var e *errs.Error
 		if pos := errPosition(err, &e); pos > 0 {

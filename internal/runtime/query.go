@@ -58,6 +58,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if err != nil {
 		return nil, err
 	}
+	limitRecursion(p, s.recursionLimit())
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
@@ -232,7 +233,7 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 		}
 		out, err := v.circuit.Step(st, deltas)
 		if err != nil {
-			return err
+			return viewError(v, err)
 		}
 		if len(out) == 0 {
 			continue
@@ -245,5 +246,5 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 		}
 		deltas[v.name] = out
 	}
-	return nil
+	return releaseClosedWindows(st, w, deltas)
 }

@@ -14,7 +14,8 @@ import (
 
 // TestScripts runs the scripts in testdata/: each `exec` runs its
 // statements in one session and prints every result; `verify` checks that
-// every materialized view equals its recomputation.
+// every materialized view equals its recomputation; `state-keys VIEW`
+// counts the keys of a view's operator state (state_test.go).
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		eng := OpenMemory()
@@ -39,6 +40,8 @@ func TestScripts(t *testing.T) {
 				return "ok\n"
 			case "epoch":
 				return fmt.Sprintf("%d\n", eng.Epoch())
+			case "state-keys":
+				return stateKeys(t, eng, d)
 			}
 			t.Fatalf("unknown command %q", d.Cmd)
 			return ""

@@ -50,6 +50,7 @@ var settings = map[string]setting{
 	"default_transaction_isolation":       {"serializable", anyValue},
 	"transaction_isolation":               {"serializable", anyValue},
 	"rockstream.operation_id":             {"", anyValue},
+	"rockstream.max_recursion_iterations": {"10000", checkRecursionLimit},
 }
 
 // execSet runs SET, RESET and SET ... TO DEFAULT.

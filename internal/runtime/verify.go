@@ -21,6 +21,9 @@ func (e *Engine) verifyViewsLocked() error {
 	for _, v := range e.mu.cat.matviewsInOrder() {
 		b := sql.Binder{Cat: e.mu.cat}
 		p, err := b.Query(v.query)
+		if err == nil {
+			limitRecursion(p, v.maxIterations)
+		}
 		if err != nil {
 			return fmt.Errorf("view %s: rebinding: %w", v.name, err)
 		}

@@ -67,11 +67,17 @@ type exprCtx struct {
 	kind exprKind
 	// aggs collects aggregate calls; nil where aggregates are not allowed.
 	aggs *aggCollector
+	// env is the WITH queries visible to subqueries of the expression.
+	env *cteEnv
+	// sub, at the level of a subquery in an expression (EXISTS, IN, a
+	// scalar subquery), receives the subquery's correlation; nil
+	// elsewhere.
+	sub *subquery
 }
 
 // in returns a context for another clause over the same scope.
 func (ec *exprCtx) in(kind exprKind, aggs *aggCollector) *exprCtx {
-	return &exprCtx{st: ec.st, sc: ec.sc, kind: kind, aggs: aggs}
+	return &exprCtx{st: ec.st, sc: ec.sc, kind: kind, aggs: aggs, env: ec.env, sub: ec.sub}
 }
 
 // bind binds one expression.
@@ -105,7 +111,7 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 	case *pg.Node_MinMaxExpr:
 		return ec.minMax(x.MinMaxExpr)
 	case *pg.Node_SubLink:
-		return nil, notSupported(x.SubLink.Location, "subqueries in %s are not supported yet", ec.kind.where())
+		return ec.subLink(x.SubLink)
 	case *pg.Node_SqlvalueFunction:
 		return nil, sqlValueFunction(x.SqlvalueFunction)
 	case *pg.Node_RowExpr:
@@ -139,26 +145,26 @@ func (ec *exprCtx) columnRef(c *pg.ColumnRef) (plan.Expr, error) {
 		}
 		names = append(names, f.GetString_().GetSval())
 	}
-	var e plan.Expr
-	var err error
-	switch len(names) {
-	case 1:
-		e, err = ec.sc.lookupColumn(names[0], c.Location)
-	case 2:
-		e, err = ec.sc.lookupQualified(names[0], names[1], c.Location)
-	case 3:
-		if names[0] != "public" {
-			return nil, posErr(errs.Newf(errs.UndefinedTable,
-				"missing FROM-clause entry for table %q", names[0]+"."+names[1]), c.Location)
-		}
-		e, err = ec.sc.lookupQualified(names[1], names[2], c.Location)
-	case 4:
-		return nil, notSupported(c.Location, "cross-database references are not implemented: %s", strings.Join(names, "."))
-	default:
-		return nil, posErr(errs.Newf(errs.SyntaxError,
-			"improper qualified name (too many dotted names): %s", strings.Join(names, ".")), c.Location)
-	}
+	e, err := lookupName(ec.sc, names, c.Location)
 	if err != nil {
+		// A name this query does not have may be a column of a query
+		// around it (a correlated subquery), as in PostgreSQL: an
+		// unqualified name nobody here has, or a qualified one whose
+		// relation is not here.
+		want := errs.UndefinedColumn
+		if len(names) > 1 {
+			want = errs.UndefinedTable
+		}
+		depth := 1
+		for o := ec.st.outer; o != nil && errs.CodeOf(err) == want; o, depth = o.parent, depth+1 {
+			oe, oerr := lookupName(o.sc, names, c.Location)
+			if oerr == nil {
+				return ec.outerReference(oe, depth, strings.Join(names, "."), c.Location)
+			}
+			if errs.CodeOf(oerr) != want {
+				return nil, oerr
+			}
+		}
 		return nil, err
 	}
 	// Each reference gets its own nodes, so that its position is known.
@@ -167,6 +173,26 @@ func (ec *exprCtx) columnRef(c *pg.ColumnRef) (plan.Expr, error) {
 		ec.st.locs[&cp] = c.Location
 		return &cp
 	}), nil
+}
+
+// lookupName resolves a column name of one, two or three parts in sc.
+func lookupName(sc *Scope, names []string, loc int32) (plan.Expr, error) {
+	switch len(names) {
+	case 1:
+		return sc.lookupColumn(names[0], loc)
+	case 2:
+		return sc.lookupQualified(names[0], names[1], loc)
+	case 3:
+		if names[0] != "public" {
+			return nil, posErr(errs.Newf(errs.UndefinedTable,
+				"missing FROM-clause entry for table %q", names[0]+"."+names[1]), loc)
+		}
+		return sc.lookupQualified(names[1], names[2], loc)
+	case 4:
+		return nil, notSupported(loc, "cross-database references are not implemented: %s", strings.Join(names, "."))
+	}
+	return nil, posErr(errs.Newf(errs.SyntaxError,
+		"improper qualified name (too many dotted names): %s", strings.Join(names, ".")), loc)
 }
 
 func starName(qual []string) string {
@@ -332,7 +358,7 @@ func sqlValueFunction(f *pg.SQLValueFunction) error {
 	default:
 		return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 	}
-	return notSupported(f.Location, "%s is not allowed in a materialized view: it is not deterministic", name)
+	return nonDeterministic(f.Location, name)
 }
 
 // exprLocation returns the leftmost statement position of a raw

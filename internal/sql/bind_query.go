@@ -16,12 +16,16 @@ type queryOpts struct {
 	// top is true for the statement's own query: its ORDER BY, LIMIT and
 	// OFFSET become Sort and Limit. Elsewhere (subqueries, views, CTEs,
 	// set-operation branches) a relation has no order: ORDER BY is checked
-	// and dropped, and LIMIT/OFFSET are not supported yet.
+	// and dropped, unless LIMIT or OFFSET picks rows by it (a TopK).
 	top bool
 	// resolveUnknowns makes Unknown-typed output columns text, as
 	// PostgreSQL does for every SELECT except set-operation branches and
 	// INSERT sources, whose context decides the type.
 	resolveUnknowns bool
+	// sub, for the query of a subquery in an expression, receives the
+	// bound subquery (its plan, select list and correlation) instead of
+	// a plan with the select list projected.
+	sub *subquery
 }
 
 // query binds any SelectStmt.
@@ -38,14 +42,25 @@ func (st *bindState) query(sel *pg.SelectStmt, opts queryOpts, env *cteEnv) (pla
 	if len(sel.LockingClause) > 0 {
 		return nil, notSupported(-1, "SELECT FOR UPDATE/SHARE is not supported")
 	}
-	switch sel.Op {
-	case pg.SetOperation_SETOP_UNION, pg.SetOperation_SETOP_INTERSECT, pg.SetOperation_SETOP_EXCEPT:
-		return st.setOperation(sel, opts, env)
+	var node plan.Node
+	var err error
+	sub := opts.sub
+	switch {
+	case sel.Op == pg.SetOperation_SETOP_UNION || sel.Op == pg.SetOperation_SETOP_INTERSECT || sel.Op == pg.SetOperation_SETOP_EXCEPT:
+		opts.sub = nil
+		node, err = st.setOperation(sel, opts, env)
+	case len(sel.ValuesLists) > 0:
+		opts.sub = nil
+		node, err = st.valuesStmt(sel, opts, env)
+	default:
+		return st.selectStmt(sel, opts, env)
 	}
-	if len(sel.ValuesLists) > 0 {
-		return st.valuesStmt(sel, opts, env)
+	if err == nil && sub != nil {
+		// Not correlated (its references out were refused): the plan's
+		// columns are the subquery's.
+		fillSubquery(sub, node)
 	}
-	return st.selectStmt(sel, opts, env)
+	return node, err
 }
 
 // finishQuery puts a target list over input and adds DISTINCT, ORDER BY
@@ -55,10 +70,7 @@ func (st *bindState) finishQuery(input plan.Node, sc *Scope, tl []*target, disti
 	if err != nil {
 		return nil, err
 	}
-	if !opts.top {
-		if count >= 0 || offset > 0 {
-			return nil, notSupported(exprLocation(sel.LimitCount), "LIMIT and OFFSET are not supported in subqueries yet")
-		}
+	if !opts.top && count < 0 && offset == 0 {
 		sorts = nil
 	}
 	hidden := false
@@ -82,20 +94,7 @@ func (st *bindState) finishQuery(input plan.Node, sc *Scope, tl []*target, disti
 	if distinct {
 		node = &plan.Distinct{Input: node}
 	}
-	if len(sorts) > 0 {
-		srt := &plan.Sort{Input: node}
-		for _, s := range sorts {
-			srt.Keys = append(srt.Keys, plan.SortKey{
-				Expr:       &plan.ColRef{Index: s.idx, Name: cols[s.idx].Name, Typ: cols[s.idx].Type},
-				Desc:       s.desc,
-				NullsFirst: s.nullsFirst,
-			})
-		}
-		node = srt
-	}
-	if count >= 0 || offset > 0 {
-		node = &plan.Limit{Input: node, Count: count, Offset: offset}
-	}
+	node = orderAndLimit(node, cols, sorts, count, offset, opts.top)
 	if hidden {
 		var keep []plan.Expr
 		for i := 0; i < visible; i++ {
@@ -245,8 +244,8 @@ func (st *bindState) valuesStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	return st.finishQuery(values, sc, tl, false, sorts, sel, opts)
 }
 
-// setOperation binds UNION [ALL] (INTERSECT and EXCEPT are not supported
-// yet) with its ORDER BY and LIMIT.
+// setOperation binds UNION, INTERSECT and EXCEPT [ALL] with its ORDER BY
+// and LIMIT.
 func (st *bindState) setOperation(sel *pg.SelectStmt, opts queryOpts, env *cteEnv) (plan.Node, error) {
 	node, err := st.setTree(sel, env, true)
 	if err != nil {
@@ -277,12 +276,7 @@ func (st *bindState) setTree(sel *pg.SelectStmt, env *cteEnv, root bool) (plan.N
 	if leaf || (!root && (sel.WithClause != nil || len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil)) {
 		return st.query(sel, queryOpts{}, env)
 	}
-	switch sel.Op {
-	case pg.SetOperation_SETOP_INTERSECT:
-		return nil, notSupported(-1, "INTERSECT is not supported yet")
-	case pg.SetOperation_SETOP_EXCEPT:
-		return nil, notSupported(-1, "EXCEPT is not supported yet")
-	}
+	opName := setOpName(sel.Op)
 	l, err := st.setTree(sel.Larg, env, false)
 	if err != nil {
 		return nil, err
@@ -293,11 +287,11 @@ func (st *bindState) setTree(sel *pg.SelectStmt, env *cteEnv, root bool) (plan.N
 	}
 	lc, rc := l.Columns(), r.Columns()
 	if len(lc) != len(rc) {
-		return nil, errs.New(errs.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, errs.Newf(errs.SyntaxError, "each %s query must have the same number of columns", opName)
 	}
 	cols := make([]plan.Column, len(lc))
 	for i := range lc {
-		t, err := types.CommonType("UNION", []types.Type{lc[i].Type, rc[i].Type})
+		t, err := types.CommonType(opName, []types.Type{lc[i].Type, rc[i].Type})
 		if err != nil {
 			return nil, err
 		}
@@ -307,7 +301,7 @@ func (st *bindState) setTree(sel *pg.SelectStmt, env *cteEnv, root bool) (plan.N
 	toCommon := func(i int, e plan.Expr) (plan.Expr, error) {
 		out, err := ec.coerce(e, cols[i].Type, implicitCoercion)
 		if errors.Is(err, errNoCast) {
-			return nil, errs.Newf(errs.DatatypeMismatch, "UNION could not convert type %s to %s", e.Type(), cols[i].Type)
+			return nil, errs.Newf(errs.DatatypeMismatch, "%s could not convert type %s to %s", opName, e.Type(), cols[i].Type)
 		}
 		return out, err
 	}
@@ -316,6 +310,9 @@ func (st *bindState) setTree(sel *pg.SelectStmt, env *cteEnv, root bool) (plan.N
 	}
 	if r, err = st.convertOutputs(r, withNames(cols, rc), toCommon); err != nil {
 		return nil, err
+	}
+	if sel.Op != pg.SetOperation_SETOP_UNION {
+		return setOpNode(sel, l, r, cols), nil
 	}
 	if sel.All {
 		ins := append(unionInputs(l, false), unionInputs(r, false)...)

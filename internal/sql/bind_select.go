@@ -33,8 +33,15 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if err != nil {
 		return nil, err
 	}
+	wins, err := st.windowClause(sel.WindowClause)
+	if err != nil {
+		return nil, err
+	}
+	outerWins := st.wins
+	st.wins = wins
+	defer func() { st.wins = outerWins }()
 	aggs := &aggCollector{}
-	ec := &exprCtx{st: st, sc: sc, kind: kindSelect, aggs: aggs}
+	ec := &exprCtx{st: st, sc: sc, kind: kindSelect, aggs: aggs, env: env, sub: opts.sub}
 	tl, err := st.targetList(ec, sel.TargetList)
 	if err != nil {
 		return nil, err
@@ -55,9 +62,6 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			return nil, err
 		}
 	}
-	if len(sel.WindowClause) > 0 {
-		return nil, notSupported(-1, "window functions are not supported yet")
-	}
 	sorts, err := st.sortClause(ec.in(kindOrderBy, aggs), &tl, sel.SortClause, false)
 	if err != nil {
 		return nil, err
@@ -66,16 +70,49 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if err != nil {
 		return nil, err
 	}
+	distinctOn, err := st.distinctOnClause(ec, &tl, sorts, sel)
+	if err != nil {
+		return nil, err
+	}
 	distinct, err := st.distinctClause(ec, tl, sorts, sel)
 	if err != nil {
 		return nil, err
 	}
+	if err := ec.bindNamedWindows(wins); err != nil {
+		return nil, err
+	}
+	userGrouped := grouped
 	grouped = grouped || having != nil || len(aggs.calls) > 0
 
-	node, perm := st.planTree(tree, conjuncts(where))
+	// A subquery's conditions on the query around it are its
+	// correlation, joined by the query that holds it; conditions holding
+	// subqueries are joined after the FROM clause is planned.
+	conj := conjuncts(where)
+	var corr []plan.Expr
+	if opts.sub != nil {
+		if conj, corr, err = splitCorrelated(conj); err != nil {
+			return nil, err
+		}
+	}
+	plain, links := splitSubLinks(conj)
+	node, perm := st.planTree(tree, plain)
+	outer := func(e plan.Expr) (plan.Expr, error) { return remapExpr(e, perm), nil }
+	if node, err = st.linkFilter(node, links, outer); err != nil {
+		return nil, err
+	}
 	if grouped {
+		// A correlated subquery's inner sides of its equalities are more
+		// group keys, ahead of its own.
+		corrKeys, rebuild, err := correlationKeys(corr)
+		if err != nil {
+			return nil, err
+		}
+		if len(corr) > 0 && having != nil && !userGrouped {
+			return nil, notSupported(-1, "HAVING in a correlated subquery without GROUP BY is not supported yet")
+		}
+		allKeys := append(append([]plan.Expr(nil), corrKeys...), keys...)
 		agg := &plan.Aggregate{Input: node}
-		for _, k := range keys {
+		for _, k := range allKeys {
 			agg.GroupBy = append(agg.GroupBy, remapExpr(k, perm))
 			agg.Cols = append(agg.Cols, plan.Column{Name: exprName(k), Type: k.Type()})
 		}
@@ -84,25 +121,111 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			agg.Aggs = append(agg.Aggs, c)
 			agg.Cols = append(agg.Cols, plan.Column{Name: aggName(c), Type: c.Type})
 		}
-		for _, t := range tl {
-			if t.expr, err = st.overAggregate(t.expr, keys, agg.Cols); err != nil {
+		if len(corrKeys) > 0 {
+			if err := st.groupedCorrelation(opts.sub, agg, rebuild, keys, tl, having, aggs.calls, userGrouped); err != nil {
 				return nil, err
 			}
 		}
+		outer = func(e plan.Expr) (plan.Expr, error) { return st.overAggregate(e, allKeys, agg.Cols) }
 		node = agg
 		if having != nil {
-			pred, err := st.overAggregate(having, keys, agg.Cols)
-			if err != nil {
+			plainHaving, linkHaving := splitSubLinks(conjuncts(having))
+			for i, c := range plainHaving {
+				if plainHaving[i], err = outer(c); err != nil {
+					return nil, err
+				}
+			}
+			if node, err = st.linkFilter(pushFilter(node, plainHaving), linkHaving, outer); err != nil {
 				return nil, err
 			}
-			node = pushFilter(node, conjuncts(pred))
 		}
-	} else {
-		for _, t := range tl {
-			t.expr = remapExpr(t.expr, perm)
+	} else if opts.sub != nil {
+		for _, c := range corr {
+			opts.sub.conds = append(opts.sub.conds, remapExpr(c, perm))
 		}
 	}
+	var lp *linkPlanner
+	for _, t := range tl {
+		if !hasSubLinks(t.expr) {
+			if t.expr, err = outer(t.expr); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if lp == nil {
+			lp = newLinkPlanner(st, node, outer)
+		}
+		if t.expr, err = lp.replace(t.expr); err != nil {
+			return nil, err
+		}
+	}
+	if lp != nil {
+		node = lp.node
+	}
+	if node, err = st.planWindows(node, wins, tl, outer); err != nil {
+		return nil, err
+	}
+	node = applyDistinctOn(node, tl, distinctOn, sorts)
+	if opts.sub != nil {
+		return st.finishSubquery(node, sc, tl, distinct, sel, opts.sub)
+	}
 	return st.finishQuery(node, sc, tl, distinct, sorts, sel, opts)
+}
+
+// finishSubquery completes a subquery in an expression: its plan, its
+// select list over the plan's row and its correlation conditions go to
+// sub. SELECT DISTINCT becomes a Distinct of the select list and the
+// columns the correlation reads.
+func (st *bindState) finishSubquery(node plan.Node, sc *Scope, tl []*target, distinct bool, sel *pg.SelectStmt, sub *subquery) (plan.Node, error) {
+	count, offset, err := st.limitOffset(sel, sc)
+	if err != nil {
+		return nil, err
+	}
+	if (count >= 0 || offset > 0) && !(sub.exists && count != 0 && offset == 0) {
+		return nil, notSupported(exprLocation(sel.LimitCount), "LIMIT and OFFSET are not supported in subqueries yet")
+	}
+	sub.values = sub.values[:0]
+	for _, t := range tl {
+		if !t.junk {
+			sub.values = append(sub.values, t.expr)
+		}
+	}
+	if distinct {
+		var exprs []plan.Expr
+		var cols []plan.Column
+		for i, v := range sub.values {
+			if hasOuterRefs(v) {
+				return nil, notSupported(-1, "SELECT DISTINCT with correlated references in the select list is not supported")
+			}
+			exprs = append(exprs, v)
+			cols = append(cols, plan.Column{Name: tl[i].name, Type: v.Type()})
+		}
+		in := node.Columns()
+		perm := map[int]int{}
+		for _, c := range sub.conds {
+			for _, i := range colRefIndexes(c) {
+				if _, ok := perm[i]; !ok {
+					perm[i] = len(exprs)
+					exprs = append(exprs, &plan.ColRef{Index: i, Name: in[i].Name, Typ: in[i].Type})
+					cols = append(cols, in[i])
+				}
+			}
+		}
+		node = &plan.Distinct{Input: project(node, exprs, cols)}
+		for i, v := range sub.values {
+			sub.values[i] = &plan.ColRef{Index: i, Name: cols[i].Name, Typ: v.Type()}
+		}
+		for i, c := range sub.conds {
+			sub.conds[i] = mapColRefs(c, func(r *plan.ColRef) plan.Expr {
+				return &plan.ColRef{Index: perm[r.Index], Name: r.Name, Typ: r.Typ}
+			})
+			if _, _, ok := correlationKey(c); !ok {
+				sub.distinctResidual = true
+			}
+		}
+	}
+	sub.node = node
+	return node, nil
 }
 
 func remapOrNil(e plan.Expr, perm []int) plan.Expr {
@@ -383,14 +506,11 @@ func (st *bindState) groupKey(ec *exprCtx, tl []*target, n *pg.Node) (plan.Expr,
 	return ec.bind(n)
 }
 
-// distinctClause checks SELECT DISTINCT: DISTINCT ON is not supported, and
+// distinctClause checks SELECT DISTINCT (DISTINCT ON is distinctOnClause's):
 // ORDER BY may only use output columns.
 func (st *bindState) distinctClause(ec *exprCtx, tl []*target, sorts []sortItem, sel *pg.SelectStmt) (bool, error) {
-	if len(sel.DistinctClause) == 0 {
+	if len(sel.DistinctClause) == 0 || isDistinctOn(sel) {
 		return false, nil
-	}
-	if sel.DistinctClause[0] != nil && sel.DistinctClause[0].Node != nil {
-		return false, notSupported(exprLocation(sel.DistinctClause[0]), "SELECT DISTINCT ON is not supported yet")
 	}
 	for _, s := range sorts {
 		if tl[s.idx].junk {

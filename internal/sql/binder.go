@@ -35,6 +35,19 @@ type bindState struct {
 	params map[int][]*plan.Param
 	// views is the stack of views being expanded, to detect cycles.
 	views []string
+	// outer is the name space of the queries around the subquery being
+	// bound (nil outside subqueries in expressions).
+	outer *outerScope
+	// noSubLinks, when set, refuses subqueries in expressions with this
+	// message; sawSubLink records that one was refused.
+	noSubLinks string
+	sawSubLink bool
+	// wins collects the window function calls of the query level whose
+	// select list and ORDER BY are being bound (nil elsewhere).
+	wins *winCollector
+	// recursions numbers the recursive queries bound, to pair each with
+	// its working table.
+	recursions int
 }
 
 // maxViewDepth bounds the nesting of views on views.
@@ -134,6 +147,7 @@ func (b *Binder) Predicate(sc *Scope, n *pg.Node, clause string) (plan.Expr, err
 		sc = emptyScope
 	}
 	st := newBindState(b)
+	st.noSubLinks = "subqueries are not supported here"
 	ec := &exprCtx{st: st, sc: sc, kind: kindWhere}
 	e, err := ec.bindBool(n, clause)
 	if err != nil {
@@ -143,6 +157,36 @@ func (b *Binder) Predicate(sc *Scope, n *pg.Node, clause string) (plan.Expr, err
 		return nil, err
 	}
 	return e, nil
+}
+
+// DMLWhere binds the WHERE clause of an UPDATE or DELETE of the table rv
+// names, whose scope is sc. A condition without subqueries comes back as
+// a predicate over the table's row (as Predicate binds it); one with
+// subqueries as the plan of SELECT * FROM rv WHERE cond, whose rows are
+// the table's rows that the condition keeps (decorrelated as in a query).
+func (b *Binder) DMLWhere(sc *Scope, rv *pg.RangeVar, where *pg.Node) (plan.Expr, plan.Node, error) {
+	if where == nil {
+		return nil, nil, nil
+	}
+	st := newBindState(b)
+	st.noSubLinks = "subqueries are not supported here"
+	ec := &exprCtx{st: st, sc: sc, kind: kindWhere}
+	e, err := ec.bindBool(where, "WHERE")
+	if err == nil {
+		return e, nil, st.checkParams()
+	}
+	if !st.sawSubLink {
+		return nil, nil, err
+	}
+	star := &pg.Node{Node: &pg.Node_ColumnRef{ColumnRef: &pg.ColumnRef{
+		Fields: []*pg.Node{{Node: &pg.Node_AStar{AStar: &pg.A_Star{}}}}}}}
+	sel := &pg.SelectStmt{
+		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: star}}}},
+		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: rv}}},
+		WhereClause: where,
+	}
+	n, err := b.Query(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}})
+	return nil, n, err
 }
 
 // selectOf unwraps a statement node into its SelectStmt.

@@ -28,13 +28,22 @@
 //   - Sort and Limit appear only at the top, for the statement's own
 //     ORDER BY/LIMIT/OFFSET; a Project above them may drop hidden sort
 //     columns. Inside subqueries, views and WITH queries ORDER BY is
-//     checked and dropped (a relation has no order) and LIMIT is rejected.
+//     checked and dropped (a relation has no order), unless LIMIT or
+//     OFFSET picks rows by it: then they are a TopK. DISTINCT ON is a TopK
+//     of one row per group, and a filter bounding ROW_NUMBER() by constants
+//     turns its Window into a TopK with row numbers.
+//   - Window functions are computed by Window nodes (one per distinct
+//     PARTITION BY and ORDER BY) above the FROM clause or the Aggregate,
+//     below DISTINCT, ORDER BY and LIMIT.
 //   - Join keys pair expressions of the same type; the left key reads the
 //     left input's row and the right key the right input's. Filters sit as
 //     low as their columns allow (WHERE and inner-join ON conditions are
 //     pushed to the inputs they read, conditions on group keys below the
 //     Aggregate), and a group of inner joins is ordered so that each join
 //     has an equality key when the query has one.
+//   - Subqueries in expressions (EXISTS, IN, ANY/ALL, scalar subqueries)
+//     are decorrelated into joins (subquery.go): no plan holds a subquery
+//     or a reference to an enclosing query's row.
 //   - Inline views and WITH queries are expanded at every reference;
 //     tables and materialized views are plan.Scan nodes named as the
 //     catalog names them.

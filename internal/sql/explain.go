@@ -52,6 +52,12 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 		if x.Residual != nil {
 			fmt.Fprintf(b, " residual %s", x.Residual)
 		}
+		if x.Test != nil {
+			fmt.Fprintf(b, " test %s", x.Test)
+		}
+		if x.SingleMatch {
+			b.WriteString(" single-match")
+		}
 		fmt.Fprintf(b, " %s", formatCols(x.Cols))
 	case *plan.Aggregate:
 		aggs := make([]string, len(x.Aggs))
@@ -79,8 +85,12 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 		fmt.Fprintf(b, "Sort [%s]", strings.Join(keys, ", "))
 	case *plan.Limit:
 		fmt.Fprintf(b, "Limit count=%d offset=%d", x.Count, x.Offset)
+	case *plan.Recursive, *plan.WorkingTable, *plan.TimeWindow:
+		b.WriteString(formatIterative(x))
 	default:
-		fmt.Fprintf(b, "%T", n)
+		if !formatOrdered(b, n) {
+			fmt.Fprintf(b, "%T", n)
+		}
 	}
 	b.WriteString("\n")
 	for _, in := range n.Inputs() {
@@ -118,6 +128,8 @@ func joinKindName(k plan.JoinKind) string {
 		return "semi"
 	case plan.AntiJoin:
 		return "anti"
+	case plan.MarkJoin:
+		return "mark"
 	}
 	return fmt.Sprintf("kind%d", k)
 }

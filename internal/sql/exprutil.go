@@ -26,46 +26,7 @@ func (a *aggRef) Eval(zset.Row) (types.Value, error) {
 
 // children returns the direct subexpressions of e, in a fixed order that
 // withChildren accepts back.
-func children(e plan.Expr) []plan.Expr {
-	switch e := e.(type) {
-	case *plan.BinOp:
-		return []plan.Expr{e.Left, e.Right}
-	case *plan.UnaryOp:
-		return []plan.Expr{e.Arg}
-	case *plan.Cast:
-		return []plan.Expr{e.Arg}
-	case *plan.And:
-		return e.Args
-	case *plan.Or:
-		return e.Args
-	case *plan.Not:
-		return []plan.Expr{e.Arg}
-	case *plan.IsNull:
-		return []plan.Expr{e.Arg}
-	case *plan.IsDistinct:
-		return []plan.Expr{e.Left, e.Right}
-	case *plan.IsBool:
-		return []plan.Expr{e.Arg}
-	case *plan.Case:
-		var out []plan.Expr
-		for _, w := range e.Whens {
-			out = append(out, w.Cond, w.Result)
-		}
-		if e.Else != nil {
-			out = append(out, e.Else)
-		}
-		return out
-	case *plan.Coalesce:
-		return e.Args
-	case *plan.NullIf:
-		return []plan.Expr{e.Left, e.Right}
-	case *plan.InList:
-		return append([]plan.Expr{e.Arg}, e.List...)
-	case *plan.Func:
-		return e.Args
-	}
-	return nil // ColRef, Const, Param, aggRef
-}
+func children(e plan.Expr) []plan.Expr { return plan.Children(e) }
 
 // withChildren returns a copy of e with its subexpressions replaced by
 // kids (as children returned them).
@@ -224,6 +185,9 @@ func exprEqual(a, b plan.Expr) bool {
 		return ok && x.Index == y.Index
 	case *aggRef:
 		y, ok := b.(*aggRef)
+		return ok && x.idx == y.idx
+	case *winRef:
+		y, ok := b.(*winRef)
 		return ok && x.idx == y.idx
 	case *plan.Const:
 		y, ok := b.(*plan.Const)

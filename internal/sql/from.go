@@ -88,10 +88,7 @@ func (st *bindState) fromItem(n *pg.Node, env *cteEnv) (*fromItem, error) {
 	case *pg.Node_JoinExpr:
 		return st.joinExpr(x.JoinExpr, env)
 	case *pg.Node_RangeFunction:
-		if x.RangeFunction.Lateral {
-			return nil, notSupported(-1, "LATERAL is not supported")
-		}
-		return nil, notSupported(-1, "functions in FROM are not supported yet")
+		return st.rangeFunction(x.RangeFunction, env)
 	case *pg.Node_RangeTableSample:
 		return nil, notSupported(x.RangeTableSample.Location, "TABLESAMPLE is not supported")
 	case *pg.Node_RangeTableFunc:
@@ -201,7 +198,12 @@ func (st *bindState) expandView(rel *Relation, loc int32) (plan.Node, error) {
 		return nil, err
 	}
 	st.views = append(st.views, rel.Name)
+	// A view sees only its own names, never those of a query around the
+	// subquery it is read in.
+	outer := st.outer
+	st.outer = nil
 	node, err := st.query(sel, queryOpts{resolveUnknowns: true}, nil)
+	st.outer = outer
 	st.views = st.views[:len(st.views)-1]
 	if err != nil {
 		// Positions inside the view's text mean nothing to the reader's
@@ -447,8 +449,17 @@ type cteEnv struct {
 	name   string
 	def    *pg.CommonTableExpr
 	// outer is the environment the CTE's own query is bound in: the
-	// queries before it in its WITH and those around it.
+	// queries before it in its WITH and those around it (with RECURSIVE,
+	// all the queries of its WITH).
 	outer *cteEnv
+	// scope is the name space of the queries around the WITH clause when
+	// it is inside a subquery in an expression.
+	scope *outerScope
+	// recursive marks a query of a WITH RECURSIVE that reads itself;
+	// working, when set, makes the entry the recursive reference inside
+	// such a query's recursive term (recursive.go).
+	recursive bool
+	working   *plan.WorkingTable
 }
 
 func (e *cteEnv) lookup(name string) *cteEnv {
@@ -464,7 +475,7 @@ func (e *cteEnv) lookup(name string) *cteEnv {
 // again, inline, wherever it is referenced (as a view is).
 func (st *bindState) withClause(w *pg.WithClause, env *cteEnv) (*cteEnv, error) {
 	if w.Recursive {
-		return nil, notSupported(w.Location, "WITH RECURSIVE is not supported yet")
+		return st.withRecursive(w, env)
 	}
 	seen := map[string]bool{}
 	for _, n := range w.Ctes {
@@ -482,7 +493,7 @@ func (st *bindState) withClause(w *pg.WithClause, env *cteEnv) (*cteEnv, error) 
 		if c.SearchClause != nil || c.CycleClause != nil {
 			return nil, notSupported(c.Location, "SEARCH and CYCLE are not supported")
 		}
-		entry := &cteEnv{parent: env, name: c.Ctename, def: c, outer: env}
+		entry := &cteEnv{parent: env, name: c.Ctename, def: c, outer: env, scope: st.outer}
 		if _, _, err := st.cteQuery(entry); err != nil {
 			return nil, err
 		}
@@ -493,7 +504,18 @@ func (st *bindState) withClause(w *pg.WithClause, env *cteEnv) (*cteEnv, error) 
 
 // cteQuery binds a WITH query for one reference to it.
 func (st *bindState) cteQuery(e *cteEnv) (plan.Node, []plan.Column, error) {
+	switch {
+	case e.working != nil:
+		return e.working, append([]plan.Column(nil), e.working.Cols...), nil
+	case e.recursive:
+		return st.recursiveQuery(e)
+	}
+	// A WITH query is bound where it is defined, not inside the
+	// subquery that reads it.
+	outer := st.outer
+	st.outer = e.scope
 	node, err := st.query(e.def.Ctequery.GetSelectStmt(), queryOpts{resolveUnknowns: true}, e.outer)
+	st.outer = outer
 	if err != nil {
 		return nil, nil, err
 	}

@@ -88,18 +88,18 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		display = schema + "." + name
 	}
 	if f.Over != nil {
-		return nil, notSupported(f.Location, "window functions are not supported yet")
+		return ec.windowCall(f, schema, name)
 	}
 	if schema == "" || schema == "pg_catalog" {
 		switch {
 		case aggregateNames[name]:
 			return ec.aggregate(f, name)
 		case windowFunctions[name]:
-			return nil, notSupported(f.Location, "window functions are not supported yet")
+			return nil, posErr(errs.Newf(errs.WrongObjectType, "window function %s requires an OVER clause", name), f.Location)
 		case otherAggregates[name]:
 			return nil, notSupported(f.Location, "%s", aggRejection(name))
 		case volatileFunctions[name]:
-			return nil, notSupported(f.Location, "function %s() is not allowed in a materialized view: it is not deterministic", name)
+			return nil, nonDeterministic(f.Location, name+"()")
 		}
 	}
 	for _, c := range []struct {
@@ -163,4 +163,12 @@ func extremeFn(greatest bool) func([]types.Value) (types.Value, error) {
 		}
 		return best, nil
 	}
+}
+
+// nonDeterministic refuses a function whose result depends on when or how
+// often it runs (now(), random(), current_date, ...). A view must equal its
+// query whenever it is read, and an ad-hoc query is answered by the same
+// circuit, so neither may use one.
+func nonDeterministic(loc int32, what string) error {
+	return notSupported(loc, "%s is not supported: its result depends on when it is evaluated, and views and queries use only deterministic functions", what)
 }

@@ -60,6 +60,12 @@ func pushFilter(n plan.Node, conj []plan.Expr) plan.Node {
 		return filterOf(&agg, above)
 	case *plan.Join:
 		return pushIntoJoin(x, conj)
+	case *plan.SetOp:
+		return pushIntoSetOp(x, conj)
+	case *plan.TopK:
+		return pushIntoTopK(x, conj)
+	case *plan.Window:
+		return pushIntoWindow(x, conj)
 	}
 	return filterOf(n, conj)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/rockstream/rockstream/internal/errs"
@@ -151,12 +152,10 @@ func DecodeRowAppend(dst Row, b []byte) (Row, error) {
 	return dst, nil
 }
 
-func growRow(r Row, n int) Row {
-	if cap(r)-len(r) >= n {
-		return r
-	}
-	return append(make(Row, 0, len(r)+n), r...)
-}
+// growRow makes room for n more values in r. The capacity grows
+// geometrically, so that decoding many rows into one buffer (a join's
+// matches) copies each value a constant number of times on average.
+func growRow(r Row, n int) Row { return slices.Grow(r, n) }
 
 // rowDecoder reads EncodeRow's format with a sticky error: after the first
 // failure every read returns a zero value and err stays set.

@@ -18,26 +18,24 @@ CREATE MATERIALIZED VIEW v_now AS SELECT a, now() AS at FROM t;
 --! rockstream-error 0A000
 CREATE MATERIALIZED VIEW v_clock AS SELECT a FROM t WHERE clock_timestamp() > '2020-01-01';
 
--- Outside the first tier.
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_left AS SELECT t.a, u.c FROM t LEFT JOIN u ON t.a = u.a;
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_full AS SELECT t.a, u.c FROM t FULL JOIN u ON t.a = u.a;
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_exists AS SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a);
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_in_subquery AS SELECT a FROM t WHERE a IN (SELECT a FROM u);
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_window AS SELECT a, row_number() OVER (ORDER BY a) AS rn FROM t;
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_topk AS SELECT a FROM t ORDER BY a LIMIT 1;
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_recursive AS
-WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r;
+-- No array type; no regular expressions.
 --! rockstream-error 0A000
 CREATE MATERIALIZED VIEW v_array_agg AS SELECT array_agg(b ORDER BY b) AS bs FROM t;
 --! rockstream-error 0A000
 CREATE MATERIALIZED VIEW v_regex AS SELECT substring(b FROM '[a-z]+') AS word FROM t;
+
+-- Outside the first tier at first; now maintained, and compared with
+-- PostgreSQL like any view from here on.
+CREATE MATERIALIZED VIEW v_left AS SELECT t.a, u.c FROM t LEFT JOIN u ON t.a = u.a;
+CREATE MATERIALIZED VIEW v_full AS SELECT t.a, u.c FROM t FULL JOIN u ON t.a = u.a;
+CREATE MATERIALIZED VIEW v_exists AS SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a);
+CREATE MATERIALIZED VIEW v_in_subquery AS SELECT a FROM t WHERE a IN (SELECT a FROM u);
+CREATE MATERIALIZED VIEW v_window AS SELECT a, row_number() OVER (ORDER BY a) AS rn FROM t;
+CREATE MATERIALIZED VIEW v_topk AS SELECT a FROM t ORDER BY a LIMIT 1;
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW v_recursive AS
+WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT DISTINCT n + 1 FROM r WHERE n < 3) SELECT n FROM r;
+CREATE MATERIALIZED VIEW v_string_agg AS SELECT string_agg(b, ',' ORDER BY b) AS bs FROM t;
 
 -- Statements outside the supported set.
 BEGIN;

@@ -1,0 +1,145 @@
+package diff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
+)
+
+// This file builds the operators that depend on order or on the
+// multiplicities of whole rows: INTERSECT and EXCEPT, TopK (ORDER BY ...
+// LIMIT, DISTINCT ON, ROW_NUMBER filters) and window functions.
+
+func (b *builder) setOp(n *plan.SetOp) (int, error) {
+	left, err := b.build(n.Left)
+	if err != nil {
+		return 0, err
+	}
+	right, err := b.build(n.Right)
+	if err != nil {
+		return 0, err
+	}
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	name := strings.ToLower(n.Kind.String())
+	formula := map[[2]bool]string{
+		{false, false}: "1 if wl>0 and wr>0", {false, true}: "min(wl, wr)",
+		{true, false}: "1 if wl>0 and wr=0", {true, true}: "max(wl-wr, 0)",
+	}[[2]bool{n.Kind == plan.Except, n.All}]
+	if n.All {
+		name += " all"
+	}
+	return b.add(node{
+		op:      ops.NewSetOp(prefix, n.Kind, n.All),
+		inputs:  []int{left, right},
+		explain: fmt.Sprintf("%s  copies=%s  key=row  state=weights(row→wl, wr)", name, formula),
+	}), nil
+}
+
+// limit builds a Limit that is not the top of an ad-hoc query: the TopK it
+// computes.
+func (b *builder) limit(n *plan.Limit) (int, error) {
+	if n.Count < 0 && n.Offset == 0 {
+		return b.build(n.Input) // LIMIT ALL
+	}
+	return b.topK(plan.LimitAsTopK(n))
+}
+
+func (b *builder) topK(n *plan.TopK) (int, error) {
+	if n.RowNumber && n.Count < 0 {
+		return 0, errs.New(errs.Internal, "a numbered TopK needs a count")
+	}
+	in, err := b.build(n.Input)
+	if err != nil {
+		return 0, err
+	}
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	var sb strings.Builder
+	sb.WriteString("topk")
+	if len(n.PartitionBy) > 0 {
+		sb.WriteString("  partition=" + exprList(n.PartitionBy))
+	}
+	sb.WriteString("  order=" + sortKeyList(n.Keys))
+	if n.Count >= 0 {
+		fmt.Fprintf(&sb, "  limit=%d", n.Count)
+	}
+	if n.Offset > 0 {
+		fmt.Fprintf(&sb, "  offset=%d", n.Offset)
+	}
+	if n.RowNumber {
+		sb.WriteString("  row_number")
+	}
+	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.Keys))
+	return b.add(node{
+		op:      ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber),
+		inputs:  []int{in},
+		explain: sb.String(),
+	}), nil
+}
+
+func (b *builder) window(n *plan.Window) (int, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return 0, err
+	}
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	op, err := ops.NewWindow(prefix, n.PartitionBy, n.OrderBy, n.Funcs)
+	if err != nil {
+		return 0, err
+	}
+	var sb strings.Builder
+	sb.WriteString("window")
+	if len(n.PartitionBy) > 0 {
+		sb.WriteString("  partition=" + exprList(n.PartitionBy))
+	}
+	if len(n.OrderBy) > 0 {
+		sb.WriteString("  order=" + sortKeyList(n.OrderBy))
+	}
+	calls := make([]string, len(n.Funcs))
+	for i := range n.Funcs {
+		calls[i] = n.Funcs[i].String()
+	}
+	sb.WriteString("  funcs=[" + strings.Join(calls, ", ") + "]")
+	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.OrderBy))
+	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
+}
+
+// arrangementState describes a sorted arrangement for EXPLAIN.
+func arrangementState(partition []plan.Expr, keys []plan.SortKey) string {
+	var parts []string
+	if len(partition) > 0 {
+		parts = append(parts, "partition")
+	}
+	if len(keys) > 0 {
+		parts = append(parts, "order key")
+	}
+	parts = append(parts, "row")
+	return "sorted(" + strings.Join(parts, ", ") + "→weight)"
+}
+
+func sortKeyList(keys []plan.SortKey) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		dir := "ASC"
+		if k.Desc {
+			dir = "DESC"
+		}
+		nulls := "NULLS LAST"
+		if k.NullsFirst {
+			nulls = "NULLS FIRST"
+		}
+		parts[i] = fmt.Sprintf("%s %s %s", k.Expr, dir, nulls)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

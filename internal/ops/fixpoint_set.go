@@ -1,0 +1,245 @@
+package ops
+
+import (
+	"encoding/binary"
+
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// setFixpoint maintains a UNION (set) recursion: the least set r with
+// base ⊆ r and step(r) ⊆ r, where step is linear in r and monotone in its
+// side inputs (filters, projections and inner joins).
+//
+// State, for every row that is in r or has a derivation:
+//
+//	prefix | EncodeRow(row) → varint(base count) varint(derivation count) byte(in r)
+//
+// The base count is the row's weight in the non-recursive term; the
+// derivation count is its weight in step(r), r being what the body's
+// working table holds. At rest a row is in r exactly when its two counts
+// sum to more than zero.
+//
+// Counting alone cannot delete a row whose derivations go round a cycle
+// (a reachability loop keeps supporting itself), so deletes use
+// delete-and-rederive:
+//
+//  1. Apply the base delta and the side inputs' deletions; every row of r
+//     that lost a derivation is suspect.
+//  2. Over-delete: remove the suspects from r (and from the body's working
+//     table), and with them, iteration by iteration, every row of r that
+//     loses a derivation as a result. Rows still in the non-recursive
+//     term are never suspect: they hold by themselves.
+//  3. Re-derive and insert: apply the side inputs' insertions; a row not
+//     in r whose counts sum to more than zero (derivable from what is left
+//     of r, or newly in the base) enters r, and semi-naive iteration feeds
+//     only the rows that just entered through the body, until nothing new
+//     enters.
+//
+// Cost: an insert-only step is semi-naive evaluation, O(new rows × join
+// fan-out). A delete costs O(rows derivable from the deleted facts) twice,
+// to retract and to re-derive them; rows derived only from facts that stay
+// are not touched. State: the counts above, O(|r|), plus the body's
+// arrangements of r and of the side inputs.
+type setFixpoint struct {
+	spec   FixpointSpec
+	prefix []byte
+	facts  map[string]*fact
+	key    []byte
+	val    []byte
+}
+
+// fact is one row's state during a step.
+type fact struct {
+	row         zset.Row
+	base, deriv int64
+	in, wasIn   bool
+}
+
+func (x *fact) derivable() bool { return x.base+x.deriv > 0 }
+
+// Step implements Operator.
+func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+	f.facts = map[string]*fact{}
+	defer func() { f.facts = nil }()
+
+	// 1. The base delta and the side inputs' deletions.
+	var suspects []*fact
+	for _, e := range in[0] {
+		x, err := f.fact(st, e.Row)
+		if err != nil {
+			return nil, err
+		}
+		if x.base, err = zset.AddWeight(x.base, e.Weight); err != nil {
+			return nil, err
+		}
+		if e.Weight < 0 {
+			suspects = append(suspects, x)
+		}
+	}
+	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w < 0 }); sides != nil {
+		out, err := f.spec.Body.Step(st, sides)
+		if err != nil {
+			return nil, err
+		}
+		if suspects, err = f.addDerivations(st, out, suspects, true); err != nil {
+			return nil, err
+		}
+	}
+
+	// 2. Over-delete.
+	var frontier []*fact
+	for _, x := range suspects {
+		if x.in && x.base <= 0 {
+			x.in = false
+			frontier = append(frontier, x)
+		}
+	}
+	for len(frontier) > 0 {
+		retract := make(zset.Batch, len(frontier))
+		for i, x := range frontier {
+			retract[i] = zset.Entry{Row: x.row, Weight: -1}
+		}
+		out, err := f.spec.Body.Step(st, map[string]zset.Batch{f.spec.Working: retract})
+		if err != nil {
+			return nil, err
+		}
+		lost, err := f.addDerivations(st, out, nil, true)
+		if err != nil {
+			return nil, err
+		}
+		frontier = frontier[:0]
+		for _, x := range lost {
+			if x.in && x.base <= 0 {
+				x.in = false
+				frontier = append(frontier, x)
+			}
+		}
+	}
+
+	// 3. The side inputs' insertions, re-derivation and semi-naive
+	// insertion.
+	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w > 0 }); sides != nil {
+		out, err := f.spec.Body.Step(st, sides)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := f.addDerivations(st, out, nil, false); err != nil {
+			return nil, err
+		}
+	}
+	var entered []*fact
+	for _, x := range f.facts {
+		if !x.in && x.derivable() {
+			x.in = true
+			entered = append(entered, x)
+		}
+	}
+	for iter := 1; len(entered) > 0; iter++ {
+		if iter > f.spec.MaxIterations {
+			return nil, iterationLimit(f.spec, "the recursive term still derives new rows (or the recursion is deeper than that)")
+		}
+		add := make(zset.Batch, len(entered))
+		for i, x := range entered {
+			add[i] = zset.Entry{Row: x.row, Weight: 1}
+		}
+		out, err := f.spec.Body.Step(st, map[string]zset.Batch{f.spec.Working: add})
+		if err != nil {
+			return nil, err
+		}
+		gained, err := f.addDerivations(st, out, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		entered = entered[:0]
+		for _, x := range gained {
+			if !x.in && x.derivable() {
+				x.in = true
+				entered = append(entered, x)
+			}
+		}
+	}
+	return f.finish(st)
+}
+
+// addDerivations adds the body's output to the derivation counts and
+// appends to dst the rows whose count went down (lost) or up (!lost).
+func (f *setFixpoint) addDerivations(st state.Store, out zset.Batch, dst []*fact, lost bool) ([]*fact, error) {
+	for _, e := range out {
+		x, err := f.fact(st, e.Row)
+		if err != nil {
+			return nil, err
+		}
+		if x.deriv, err = zset.AddWeight(x.deriv, e.Weight); err != nil {
+			return nil, err
+		}
+		if (e.Weight < 0) == lost {
+			dst = append(dst, x)
+		}
+	}
+	return dst, nil
+}
+
+// fact returns the state of row, loading it on first use in this step.
+func (f *setFixpoint) fact(st state.Store, row zset.Row) (*fact, error) {
+	f.key = zset.EncodeRow(append(f.key[:0], f.prefix...), row)
+	k := string(f.key[len(f.prefix):])
+	if x, ok := f.facts[k]; ok {
+		return x, nil
+	}
+	x := &fact{row: row}
+	v, ok, err := st.Get(f.key)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		var n int
+		if x.base, n = binary.Varint(v); n <= 0 {
+			return nil, corrupt("recursive base count")
+		}
+		v = v[n:]
+		if x.deriv, n = binary.Varint(v); n <= 0 || len(v) != n+1 {
+			return nil, corrupt("recursive derivation count")
+		}
+		x.in = v[n] == 1
+		x.wasIn = x.in
+	}
+	f.facts[k] = x
+	return x, nil
+}
+
+// finish writes the touched rows' state back and returns the change of r.
+func (f *setFixpoint) finish(st state.Store) (zset.Batch, error) {
+	var out zset.Batch
+	for k, x := range f.facts {
+		if x.base < 0 || x.deriv < 0 {
+			return nil, negativeCount("recursive query row")
+		}
+		if x.in != x.derivable() {
+			return nil, corrupt("recursive query state (a row in the result without a derivation)")
+		}
+		f.key = append(append(f.key[:0], f.prefix...), k...)
+		var err error
+		if x.base == 0 && x.deriv == 0 {
+			err = st.Delete(f.key)
+		} else {
+			f.val = binary.AppendVarint(f.val[:0], x.base)
+			f.val = binary.AppendVarint(f.val, x.deriv)
+			flag := byte(0)
+			if x.in {
+				flag = 1
+			}
+			err = st.Set(f.key, append(f.val, flag))
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case x.in && !x.wasIn:
+			out = append(out, zset.Entry{Row: x.row, Weight: 1})
+		case !x.in && x.wasIn:
+			out = append(out, zset.Entry{Row: x.row, Weight: -1})
+		}
+	}
+	return zset.Consolidate(out)
+}

@@ -1,0 +1,54 @@
+-- Errors of set operations, LIMIT, DISTINCT ON and window functions: the
+-- same SQLSTATE as PostgreSQL where both reject a statement, and 0A000 for
+-- the few constructs RockStream does not maintain yet.
+
+CREATE TABLE t (a int, b text, c numeric(6,2));
+INSERT INTO t VALUES (1, 'x', 1.50), (2, 'y', NULL), (2, NULL, 3.00);
+
+--! error 42804
+CREATE MATERIALIZED VIEW e1 AS SELECT a FROM t INTERSECT SELECT b FROM t;
+--! error 42601
+CREATE MATERIALIZED VIEW e2 AS SELECT a, b FROM t EXCEPT SELECT a FROM t;
+--! error 42P10
+CREATE MATERIALIZED VIEW e3 AS SELECT DISTINCT ON (a) a, b FROM t ORDER BY b;
+--! error 42P20
+CREATE MATERIALIZED VIEW e4 AS SELECT a FROM t WHERE row_number() OVER () > 1;
+--! error 42803
+CREATE MATERIALIZED VIEW e5 AS SELECT sum(rank() OVER (ORDER BY a)) FROM t;
+--! error 42P20
+CREATE MATERIALIZED VIEW e6 AS SELECT lag(rank() OVER ()) OVER () FROM t;
+--! error 42809
+CREATE MATERIALIZED VIEW e7 AS SELECT row_number() FROM t;
+--! error 42P20
+CREATE MATERIALIZED VIEW e8 AS SELECT count(*) OVER (w ORDER BY a) FROM t WINDOW w AS (ORDER BY b);
+--! error 42704
+CREATE MATERIALIZED VIEW e9 AS SELECT count(*) OVER w FROM t;
+--! error 42P20
+CREATE MATERIALIZED VIEW e10 AS SELECT count(*) OVER (GROUPS 1 PRECEDING) FROM t;
+--! error 42P20
+CREATE MATERIALIZED VIEW e11 AS SELECT sum(a) OVER (ORDER BY a, b RANGE 1 PRECEDING) FROM t;
+--! error 0A000
+CREATE MATERIALIZED VIEW e12 AS SELECT count(*) OVER (ORDER BY b RANGE 1 PRECEDING) FROM t;
+--! error 42883
+CREATE MATERIALIZED VIEW e13 AS SELECT lag(a, 1, true) OVER () FROM t;
+--! error 0A000
+CREATE MATERIALIZED VIEW e14 AS SELECT count(DISTINCT a) OVER () FROM t;
+--! error 2201W
+CREATE MATERIALIZED VIEW e15 AS SELECT a FROM t ORDER BY a LIMIT -1;
+
+-- Not maintained yet.
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW u1 AS SELECT a, string_agg(b, ',') OVER (ORDER BY a) AS s FROM t;
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW u2 AS SELECT a, ntile(a) OVER (ORDER BY a, b) AS n FROM t;
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW u3 AS SELECT a FROM t ORDER BY a FETCH FIRST 1 ROWS WITH TIES;
+
+-- An error while maintaining a window view fails the change.
+CREATE MATERIALIZED VIEW ratio AS SELECT a, 10 / sum(a) OVER (PARTITION BY b) AS r FROM t;
+--! error 22012
+INSERT INTO t VALUES (0, 'z', 0);
+INSERT INTO t VALUES (5, 'z', 0);
+--! error 22012
+UPDATE t SET a = 0 WHERE b = 'z';
+DELETE FROM t WHERE b = 'z';

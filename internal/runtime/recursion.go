@@ -1,0 +1,63 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
+)
+
+// The iteration limit of recursive queries. A UNION ALL recursion over
+// cyclic data never reaches a fixpoint, so every recursive query's loop
+// stops after a number of iterations per maintenance step (or per ad-hoc
+// evaluation) and fails the transaction with 54000. The limit is the
+// session setting rockstream.max_recursion_iterations (default
+// ops.DefaultMaxIterations); a materialized view keeps the value of the
+// session that created it, recorded with its definition, so that how it
+// is maintained never depends on who writes.
+
+// maxRecursionLimit bounds the setting.
+const maxRecursionLimit = 100_000_000
+
+func checkRecursionLimit(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxRecursionLimit {
+		return fmt.Errorf("an integer from 1 to %d is required", maxRecursionLimit)
+	}
+	return nil
+}
+
+// recursionLimit returns the session's iteration limit.
+func (s *Session) recursionLimit() int {
+	n, err := strconv.Atoi(s.Setting("rockstream.max_recursion_iterations"))
+	if err != nil || n < 1 {
+		return ops.DefaultMaxIterations
+	}
+	return n
+}
+
+// limitRecursion sets the iteration limit of every recursive query in p;
+// 0 leaves the default.
+func limitRecursion(p plan.Node, n int) {
+	if r, ok := p.(*plan.Recursive); ok {
+		r.MaxIterations = n
+	}
+	for _, in := range p.Inputs() {
+		limitRecursion(in, n)
+	}
+}
+
+// viewError names the materialized view whose maintenance hit its
+// recursion limit.
+func viewError(v *object, err error) error {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code == errs.ProgramLimitExceeded {
+		c := *e
+		c.Message = fmt.Sprintf("materialized view %q: %s", v.name, e.Message)
+		return &c
+	}
+	return err
+}
