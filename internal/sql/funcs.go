@@ -57,7 +57,7 @@ var volatileFunctions = map[string]bool{
 var knownFunctions = map[string]bool{
 	"sin": true, "cos": true, "tan": true, "sha256": true, "to_number": true,
 	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
-	"encode": true, "decode": true, "timezone": true, "generate_series": true, "unnest": true,
+	"encode": true, "decode": true, "generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,

@@ -63,13 +63,17 @@ func TestOracleFunctionSyntax(t *testing.T) {
 		"date_trunc('hour', interval '1 day 02:30')", "date_part('dow', date '2020-05-17')", "make_date(2020, 2, 29)",
 		"make_timestamp(2020, 1, 2, 3, 4, 5.5)", "age(timestamp '2020-05-17', timestamp '2019-01-31')",
 		"date_bin('15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01')", "nosuch(1)",
+		"timestamp '2026-03-08 02:30' AT TIME ZONE 'America/New_York'", "timestamptz '2026-01-01 12:00+00' AT TIME ZONE 'Asia/Kolkata'",
+		"timestamp '2026-06-01 12:00' AT TIME ZONE 'UTC'", "timestamp '2026-06-01 12:00' AT TIME ZONE 'Nowhere/Town'",
+		"(timestamptz '2026-06-01 12:00+00' AT TIME ZONE 'Europe/Paris') AT TIME ZONE 'Europe/Paris'",
 	}
 	// What is rejected with 0A000 (PostgreSQL computes these).
 	rejected := []string{
 		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
 		"clock_timestamp()", "regexp_replace('a', 'a', 'b')", "substring('hello' from 'l+')",
 		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'UTC')",
-		"array_agg(1)",
+		"array_agg(1)", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
+		"timestamp '2026-01-01' AT TIME ZONE interval '1 hour'",
 	}
 	for _, expr := range rejected {
 		if got := ourEvalExpr(t, expr); !strings.HasPrefix(got, "ERROR 0A000: ") {

@@ -136,6 +136,11 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	if err != nil {
 		return nil, true, posErr(err, loc)
 	}
+	if name == "timezone" {
+		if err := ec.checkZone(args[0], loc); err != nil {
+			return nil, true, err
+		}
+	}
 	out := make([]plan.Expr, len(args))
 	for i, a := range args {
 		c, err := ec.coerce(a, f.Args[i], implicitCoercion)
@@ -170,6 +175,23 @@ func foldConstant(f *plan.Func) plan.Expr {
 		return f
 	}
 	return &plan.Const{Val: v, Typ: f.Typ}
+}
+
+// checkZone accepts the zone of AT TIME ZONE only when it is a constant
+// that RockStream reads as PostgreSQL does (types.ZoneSupported), so that
+// a view never meets a zone it cannot convert.
+func (ec *exprCtx) checkZone(zone plan.Expr, loc int32) error {
+	k, ok := zone.(*plan.Const)
+	if !ok {
+		return notSupported(loc, "AT TIME ZONE with a time zone that is not a constant is not supported yet")
+	}
+	if k.Val.IsNull() {
+		return nil
+	}
+	if z := k.Val.Str(); !types.ZoneSupported(z) {
+		return notSupported(loc, "time zone %q is not supported in AT TIME ZONE yet: use UTC or a region name such as Europe/Paris", z)
+	}
+	return nil
 }
 
 // concat binds concat(...) and concat_ws(sep, ...), whose arguments after

@@ -574,3 +574,21 @@ func TestOracleCaseMapping(t *testing.T) {
 		}
 	}
 }
+
+func TestOracleAtTimeZone(t *testing.T) {
+	zones := []string{"UTC", "utc", "GMT", "Z", "Europe/Paris", "europe/paris", "America/New_York", "Asia/Kolkata",
+		"Australia/Lord_Howe", "Etc/GMT+3", "Etc/GMT-14", "America/St_Johns", "Pacific/Chatham", "Europe/Amsterdam"}
+	stamps := []string{"2026-03-08 01:59:59", "2026-03-08 02:30:00", "2026-03-08 03:00:00", "2026-11-01 00:59:59",
+		"2026-11-01 01:30:00", "2026-11-01 02:00:00", "2026-03-29 02:30:00", "2026-10-25 02:30:00", "2026-10-25 01:30:00",
+		"1900-01-01 00:00:00", "1850-06-01 12:00:00", "2100-07-01 12:00:00", "2026-04-05 02:30:00", "infinity", "-infinity",
+		"0500-01-01 00:00 BC"}
+	var cases []ex
+	for _, z := range zones {
+		for _, s := range stamps {
+			cases = append(cases, pgfn("timezone", txt(z), ts(s)), pgfn("timezone", txt(z), tz(s+"+00")))
+		}
+	}
+	cases = append(cases, pgfn("timezone", txt("Mars/Olympus"), ts("2026-01-01")), pgfn("timezone", n("text"), ts("2026-01-01")),
+		pgfn("timezone", u("UTC"), u("2026-01-01 10:00")), pgfn("timezone", txt("UTC"), dt("2026-01-01")))
+	checkAll(t, cases)
+}

@@ -43,6 +43,11 @@ CREATE MATERIALIZED VIEW dates AS
          seen + interval '1 month' AS next_month, born - 1 AS day_before, date_bin('15 minutes', seen, timestamp '2000-01-01') AS bin
   FROM people;
 
+CREATE MATERIALIZED VIEW local_times AS
+  SELECT id, logged AT TIME ZONE 'Europe/Paris' AS paris, seen AT TIME ZONE 'America/New_York' AS from_ny,
+         date_trunc('day', logged AT TIME ZONE 'Asia/Tokyo') AS tokyo_day
+  FROM people;
+
 CREATE MATERIALIZED VIEW by_month AS
   SELECT date_trunc('month', seen) AS month, count(*) AS n, to_char(date_trunc('month', seen), 'Mon YYYY') AS label
   FROM people GROUP BY date_trunc('month', seen);
