@@ -66,12 +66,13 @@ func TestOracleFunctionSyntax(t *testing.T) {
 		"timestamp '2026-03-08 02:30' AT TIME ZONE 'America/New_York'", "timestamptz '2026-01-01 12:00+00' AT TIME ZONE 'Asia/Kolkata'",
 		"timestamp '2026-06-01 12:00' AT TIME ZONE 'UTC'", "timestamp '2026-06-01 12:00' AT TIME ZONE 'Nowhere/Town'",
 		"(timestamptz '2026-06-01 12:00+00' AT TIME ZONE 'Europe/Paris') AT TIME ZONE 'Europe/Paris'",
+		"date_trunc('day', timestamptz '2026-03-29 12:00+00', 'Europe/Paris')", "date_trunc('month', timestamptz '2026-03-01 01:00+00', 'America/New_York')",
 	}
 	// What is rejected with 0A000 (PostgreSQL computes these).
 	rejected := []string{
 		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
 		"clock_timestamp()", "regexp_replace('a', 'a', 'b')", "substring('hello' from 'l+')",
-		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'UTC')",
+		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'CET')",
 		"array_agg(1)", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
 		"timestamp '2026-01-01' AT TIME ZONE interval '1 hour'",
 	}

@@ -136,8 +136,13 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	if err != nil {
 		return nil, true, posErr(err, loc)
 	}
-	if name == "timezone" {
+	switch {
+	case name == "timezone":
 		if err := ec.checkZone(args[0], loc); err != nil {
+			return nil, true, err
+		}
+	case name == "date_trunc" && len(args) == 3:
+		if err := ec.checkZone(args[2], loc); err != nil {
 			return nil, true, err
 		}
 	}
@@ -177,19 +182,20 @@ func foldConstant(f *plan.Func) plan.Expr {
 	return &plan.Const{Val: v, Typ: f.Typ}
 }
 
-// checkZone accepts the zone of AT TIME ZONE only when it is a constant
+// checkZone accepts the zone of AT TIME ZONE (or date_trunc's) only when
+// it is a constant
 // that RockStream reads as PostgreSQL does (types.ZoneSupported), so that
 // a view never meets a zone it cannot convert.
 func (ec *exprCtx) checkZone(zone plan.Expr, loc int32) error {
 	k, ok := zone.(*plan.Const)
 	if !ok {
-		return notSupported(loc, "AT TIME ZONE with a time zone that is not a constant is not supported yet")
+		return notSupported(loc, "a time zone that is not a constant is not supported yet")
 	}
 	if k.Val.IsNull() {
 		return nil
 	}
 	if z := k.Val.Str(); !types.ZoneSupported(z) {
-		return notSupported(loc, "time zone %q is not supported in AT TIME ZONE yet: use UTC or a region name such as Europe/Paris", z)
+		return notSupported(loc, "time zone %q is not supported yet: use UTC or a region name such as Europe/Paris", z)
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func init() {
 	addFunc("date_trunc", Timestamp, dateTrunc(Timestamp), Text, Timestamp)
 	addFunc("date_trunc", TimestampTZ, dateTrunc(TimestampTZ), Text, TimestampTZ)
 	addFunc("date_trunc", Interval, intervalTrunc, Text, Interval)
-	addUnsupported("date_trunc", "time zones other than UTC are not supported", TimestampTZ, Text, TimestampTZ, Text)
+	addFunc("date_trunc", TimestampTZ, dateTruncZone, Text, TimestampTZ, Text)
 
 	for _, numericResult := range []bool{true, false} {
 		name, result := "extract", Numeric

@@ -592,3 +592,17 @@ func TestOracleAtTimeZone(t *testing.T) {
 		pgfn("timezone", u("UTC"), u("2026-01-01 10:00")), pgfn("timezone", txt("UTC"), dt("2026-01-01")))
 	checkAll(t, cases)
 }
+
+func TestOracleDateTruncZone(t *testing.T) {
+	var cases []ex
+	for _, z := range []string{"UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "europe/paris"} {
+		for _, s := range []string{"2026-03-08 07:30:00+00", "2026-03-08 06:59:59+00", "2026-11-01 05:30:00+00", "2026-11-01 06:30:00+00",
+			"2026-03-29 01:30:00+00", "2026-10-25 00:30:00+00", "2026-10-25 01:30:00+00", "1900-01-01 00:00:00+00", "infinity"} {
+			for _, u := range []string{"microseconds", "second", "minute", "hour", "day", "week", "month", "quarter", "year", "century", "timezone", "foo"} {
+				cases = append(cases, fn("date_trunc", txt(u), tz(s), txt(z)))
+			}
+		}
+	}
+	cases = append(cases, fn("date_trunc", txt("day"), tz("2026-01-01+00"), txt("Nowhere/Land")), fn("date_trunc", txt("day"), ts("2026-01-01"), txt("UTC")))
+	checkAll(t, cases)
+}

@@ -43,7 +43,7 @@ func ZoneSupported(zone string) bool {
 func atZone(name string) (*time.Location, error) {
 	if !ZoneSupported(name) {
 		return nil, errs.Newf(errs.FeatureNotSupported,
-			"time zone %q is not supported in AT TIME ZONE yet: use UTC or a region name such as Europe/Paris", name)
+			"time zone %q is not supported yet: use UTC or a region name such as Europe/Paris", name)
 	}
 	if strings.Contains(name, "/") {
 		// The database's file names are case-sensitive; try the name as
@@ -91,6 +91,42 @@ func timestampAtZone(a []Value) (Value, error) {
 	f := fieldsOf(ts)
 	off := zoneOffset(dtParsed{year: f.year, mon: f.month, day: f.day, hour: f.hour, min: f.minute, sec: f.second}, loc)
 	r, ok := subInt64(ts, off*microsPerSecond)
+	if !ok || !validTimestamp(r) {
+		return Null, errTimestampRange
+	}
+	return MakeTimestampTZ(r), nil
+}
+
+// dateTruncZone is date_trunc(unit, timestamptz, zone): the instant is
+// truncated as a wall-clock time of the zone. For days and longer units
+// the truncated wall-clock time takes the zone's offset at that time, as
+// PostgreSQL redetermines it; shorter units keep the instant's offset.
+func dateTruncZone(a []Value) (Value, error) {
+	ts := a[1].n
+	if !isFiniteTimestamp(ts) {
+		return a[1], nil
+	}
+	loc, err := atZone(a[2].s)
+	if err != nil {
+		return Null, err
+	}
+	_, off := time.Unix(floorDiv(ts, microsPerSecond), 0).In(loc).Zone()
+	local, ok := addInt64(ts, int64(off)*microsPerSecond)
+	if !ok || !validTimestamp(local) {
+		return Null, errTimestampRange
+	}
+	v, err := dateTrunc(TimestampTZ)([]Value{a[0], MakeTimestampTZ(local)})
+	if err != nil || v.IsNull() {
+		return v, err
+	}
+	offset := int64(off)
+	switch decodeUnit(lowerUnits(a[0].s), false) {
+	case unitHour, unitMinute, unitSecond, unitMillisecond, unitMicrosecond:
+	default:
+		f := fieldsOf(v.n)
+		offset = zoneOffset(dtParsed{year: f.year, mon: f.month, day: f.day, hour: f.hour, min: f.minute, sec: f.second}, loc)
+	}
+	r, ok := subInt64(v.n, offset*microsPerSecond)
 	if !ok || !validTimestamp(r) {
 		return Null, errTimestampRange
 	}

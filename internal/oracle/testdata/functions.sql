@@ -45,7 +45,8 @@ CREATE MATERIALIZED VIEW dates AS
 
 CREATE MATERIALIZED VIEW local_times AS
   SELECT id, logged AT TIME ZONE 'Europe/Paris' AS paris, seen AT TIME ZONE 'America/New_York' AS from_ny,
-         date_trunc('day', logged AT TIME ZONE 'Asia/Tokyo') AS tokyo_day
+         date_trunc('day', logged AT TIME ZONE 'Asia/Tokyo') AS tokyo_day,
+         date_trunc('day', logged, 'America/Los_Angeles') AS la_day
   FROM people;
 
 CREATE MATERIALIZED VIEW by_month AS
