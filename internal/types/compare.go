@@ -139,37 +139,8 @@ func intervalSpan(iv IntervalValue) (days, micros int64) {
 
 // kindName names a value kind for error messages.
 func kindName(k Kind) string {
-	switch k {
-	case KindNull:
+	if k == KindNull {
 		return "NULL"
-	case Bool:
-		return "boolean"
-	case Int2:
-		return "smallint"
-	case Int4:
-		return "integer"
-	case Int8:
-		return "bigint"
-	case Numeric:
-		return "numeric"
-	case Float4:
-		return "real"
-	case Float8:
-		return "double precision"
-	case Text:
-		return "text"
-	case Varchar:
-		return "character varying"
-	case Bytea:
-		return "bytea"
-	case Date:
-		return "date"
-	case Timestamp:
-		return "timestamp without time zone"
-	case TimestampTZ:
-		return "timestamp with time zone"
-	case Interval:
-		return "interval"
 	}
-	return fmt.Sprintf("kind %d", uint8(k))
+	return k.baseName()
 }
