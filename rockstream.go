@@ -16,10 +16,8 @@ package rockstream
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +25,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
-	"github.com/rockstream/rockstream/internal/storage"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
@@ -128,30 +126,9 @@ type DB struct {
 
 // Open opens an instance.
 func Open(opts Options) (*DB, error) {
-	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention}
-	if opts.Storage == "" {
-		eng, err := runtime.Open(runtime.NewMemoryStore(), ropts)
-		return &DB{eng: eng}, err
-	}
-	durability := storage.Sync
-	if opts.Relaxed {
-		durability = storage.Relaxed
-	}
-	cache := opts.CacheBytes
-	if cache == 0 {
-		cache = 256 << 20
-	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger})
+	eng, err := instance.Open(instance.Options(opts))
 	if err != nil {
 		return nil, err
-	}
-	eng, err := runtime.Open(st, ropts)
-	if err != nil {
-		return nil, errors.Join(err, st.Close())
 	}
 	return &DB{eng: eng}, nil
 }

@@ -129,6 +129,11 @@ type Result struct {
 	Columns []Column
 	Rows    []zset.Row
 	Tag     string
+
+	// At most one of these is set, for statements that stream (stream.go).
+	CopyIn       *CopyIn
+	CopyOut      *CopyOut
+	Subscription *Subscription
 }
 
 // Session is one client's sequence of statements.

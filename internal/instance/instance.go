@@ -1,0 +1,53 @@
+// Package instance opens a RockStream engine on its storage: in memory, or
+// a Pebble store in a directory. The embedded API and `rockstream start`
+// open instances the same way through it.
+package instance
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/storage"
+)
+
+// Options configures an instance; the embedded API's Options document each
+// field.
+type Options struct {
+	Storage            string
+	Relaxed            bool
+	CacheBytes         int64
+	ChangeLogRetention uint64
+	Logger             *slog.Logger
+}
+
+// Open opens the engine described by opts, recovering a durable instance
+// from its directory.
+func Open(opts Options) (*runtime.Engine, error) {
+	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention}
+	if opts.Storage == "" {
+		return runtime.Open(runtime.NewMemoryStore(), ropts)
+	}
+	durability := storage.Sync
+	if opts.Relaxed {
+		durability = storage.Relaxed
+	}
+	cache := opts.CacheBytes
+	if cache == 0 {
+		cache = 256 << 20
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := runtime.Open(st, ropts)
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	return eng, nil
+}

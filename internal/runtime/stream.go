@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"context"
+	"io"
+
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Statements whose results are not a finite list of rows (COPY to or from
+// the client, SUBSCRIBE) return a Result with one of the fields below set;
+// the caller (the gateway) moves the data and the engine interprets it.
+
+// CopyIn is a COPY ... FROM STDIN waiting for its data. The caller sends
+// the data to Session.CopyFrom (or abandons it with Session.CopyFail).
+type CopyIn struct {
+	// Binary is true for FORMAT binary (the overall format of the
+	// CopyInResponse); text and CSV are false.
+	Binary bool
+	// Columns is the number of columns each row carries.
+	Columns int
+
+	spec *copySpec
+}
+
+// CopyOut is the data of a COPY ... TO STDOUT, produced one CopyData
+// payload at a time.
+type CopyOut struct {
+	// Binary is true for FORMAT binary.
+	Binary bool
+	// Columns is the number of columns of each row.
+	Columns int
+	// Next returns the next payload (one row, or a header or trailer), and
+	// io.EOF after the last. For COPY (SUBSCRIBE ...) TO STDOUT it blocks
+	// until the next change is committed or ctx ends.
+	Next func(ctx context.Context) ([]byte, error)
+	// Close releases what Next holds; the caller calls it once, whether or
+	// not Next reached io.EOF.
+	Close func()
+}
+
+// Subscription is a running SUBSCRIBE: its snapshot, then each committed
+// change, in epoch order. Result.Columns describes its rows.
+type Subscription struct {
+	// Next returns the next rows, blocking until at least one is available
+	// or ctx ends. It returns io.EOF when the subscription cannot go on
+	// (the engine is closing).
+	Next func(ctx context.Context) ([]zset.Row, error)
+	// Close ends the subscription.
+	Close func()
+}
+
+// copySpec is a parsed COPY statement.
+type copySpec struct{}
+
+// CopyFrom reads the data of a COPY ... FROM STDIN announced by in and
+// inserts its rows into the table atomically: all of them, or none when any
+// row fails to parse or insert. It returns the "COPY n" result.
+func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Result, error) {
+	panic("not yet")
+}
