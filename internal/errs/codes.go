@@ -55,6 +55,17 @@ const (
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
 	InvalidRecursion      Code = "RS42P19" // 42P19
 	PrerequisiteState     Code = "RS55000" // 55000
+	ProtocolViolation     Code = "RS08P01" // 08P01
+	InvalidAuthorization  Code = "RS28000" // 28000
+	InvalidPassword       Code = "RS28P01" // 28P01
+	TooManyConnections    Code = "RS53300" // 53300
+	QueryCanceled         Code = "RS57014" // 57014
+	IdleInTxnTimeout      Code = "RS25P03" // 25P03
+	DuplicateObject       Code = "RS42710" // 42710
+	InvalidStatementName  Code = "RS26000" // 26000
+	InvalidCursorName     Code = "RS34000" // 34000
+	DuplicatePrepared     Code = "RS42P05" // 42P05
+	DuplicateCursor       Code = "RS42P03" // 42P03
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -111,6 +122,17 @@ var sqlstates = map[Code]string{
 	InvalidWidthBucket:    "2201G",
 	InvalidRecursion:      "42P19",
 	PrerequisiteState:     "55000",
+	ProtocolViolation:     "08P01",
+	InvalidAuthorization:  "28000",
+	InvalidPassword:       "28P01",
+	TooManyConnections:    "53300",
+	QueryCanceled:         "57014",
+	IdleInTxnTimeout:      "25P03",
+	DuplicateObject:       "42710",
+	InvalidStatementName:  "26000",
+	InvalidCursorName:     "34000",
+	DuplicatePrepared:     "42P05",
+	DuplicateCursor:       "42P03",
 	Internal:              "XX000",
 }
 

@@ -143,6 +143,11 @@ type Session struct {
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
+	// declared holds the parameter types of the prepared statement being
+	// run (prepare.go); nil otherwise.
+	declared []types.Type
+	// onNotice receives the session's notices; nil discards them.
+	onNotice func(Notice)
 }
 
 // txnState says where a transaction block stands.
@@ -253,12 +258,15 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 			tag = "START TRANSACTION"
 		}
 		if s.txn == nil {
-			// Inside a block PostgreSQL warns and carries on.
 			s.txn = &txn{block: true}
+		} else {
+			// Inside a block PostgreSQL warns and carries on.
+			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
 			return &Result{Tag: "COMMIT"}, nil
 		}
 		if s.txn.state == txnFailed {
@@ -273,7 +281,9 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 		}
 		return &Result{Tag: "COMMIT"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.txn != nil {
+		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
+		} else {
 			s.rollback()
 			s.txn = nil
 		}
@@ -395,6 +405,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetExplainStmt() != nil:
 		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
+	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
+		return s.execRole(ctx, n)
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
 }
