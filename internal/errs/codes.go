@@ -66,6 +66,7 @@ const (
 	InvalidCursorName     Code = "RS34000" // 34000
 	DuplicatePrepared     Code = "RS42P05" // 42P05
 	DuplicateCursor       Code = "RS42P03" // 42P03
+	InvalidBinaryRep      Code = "RS22P03" // 22P03
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -133,6 +134,7 @@ var sqlstates = map[Code]string{
 	InvalidCursorName:     "34000",
 	DuplicatePrepared:     "42P05",
 	DuplicateCursor:       "42P03",
+	InvalidBinaryRep:      "22P03",
 	Internal:              "XX000",
 }
 

@@ -38,7 +38,7 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 	p := &Prepared{Query: query}
 	declared := append([]types.Type(nil), paramTypes...)
 	if st := ext.Parse(query); st.Kind != ext.None {
-		if err := s.checkNotFailed(); err != nil {
+		if err := s.CheckNotFailed(); err != nil {
 			return nil, err
 		}
 		if st.Kind == ext.ExplainIncremental {
@@ -69,7 +69,7 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 	}
 	n := tree.Stmts[0].Stmt
 	if n.GetTransactionStmt() == nil {
-		if err := s.checkNotFailed(); err != nil {
+		if err := s.CheckNotFailed(); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +166,9 @@ func (s *Session) catalog() *catalog {
 	return s.eng.mu.cat
 }
 
-func (s *Session) checkNotFailed() error {
+// CheckNotFailed fails with 25P02 when the session is in a failed
+// transaction block, where only its end is accepted.
+func (s *Session) CheckNotFailed() error {
 	if s.txn != nil && s.txn.state == txnFailed {
 		return errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
