@@ -54,6 +54,9 @@ const (
 	InvalidArgumentForPow Code = "RS2201F" // 2201F
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
 	InvalidRecursion      Code = "RS42P19" // 42P19
+	InvalidBinaryRep      Code = "RS22P03" // 22P03
+	InvalidByteSequence   Code = "RS22021" // 22021
+	ProtocolViolation     Code = "RS08P01" // 08P01
 	PrerequisiteState     Code = "RS55000" // 55000
 	ProtocolViolation     Code = "RS08P01" // 08P01
 	InvalidAuthorization  Code = "RS28000" // 28000
@@ -122,6 +125,9 @@ var sqlstates = map[Code]string{
 	InvalidArgumentForPow: "2201F",
 	InvalidWidthBucket:    "2201G",
 	InvalidRecursion:      "42P19",
+	InvalidBinaryRep:      "22P03",
+	InvalidByteSequence:   "22021",
+	ProtocolViolation:     "08P01",
 	PrerequisiteState:     "55000",
 	ProtocolViolation:     "08P01",
 	InvalidAuthorization:  "28000",

@@ -258,13 +258,19 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// roundTimestampPrecision rounds micros to p fractional-second digits,
-// halves away from zero, as timestamp(p) does.
+// roundTimestampPrecision rounds micros to p fractional-second digits as
+// timestamp(p) does: halves away from PostgreSQL's epoch, 2000-01-01 (so
+// 1990-01-01 00:00:00.5 rounds down), failing when the result is out of
+// range.
 func roundTimestampPrecision(micros int64, p int32) (int64, error) {
 	if p < 0 || p >= 6 || !isFiniteTimestamp(micros) {
 		return micros, nil
 	}
-	return roundMicros(micros, p), nil
+	r := roundMicros(micros-pgEpochMicros, p)
+	if r >= endTimestamp-pgEpochMicros {
+		return 0, errTimestampRange
+	}
+	return r + pgEpochMicros, nil
 }
 
 // roundMicros rounds micros to p (0..5) fractional-second digits, halves
