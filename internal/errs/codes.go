@@ -58,7 +58,6 @@ const (
 	InvalidByteSequence   Code = "RS22021" // 22021
 	ProtocolViolation     Code = "RS08P01" // 08P01
 	PrerequisiteState     Code = "RS55000" // 55000
-	ProtocolViolation     Code = "RS08P01" // 08P01
 	InvalidAuthorization  Code = "RS28000" // 28000
 	InvalidPassword       Code = "RS28P01" // 28P01
 	TooManyConnections    Code = "RS53300" // 53300
@@ -69,7 +68,6 @@ const (
 	InvalidCursorName     Code = "RS34000" // 34000
 	DuplicatePrepared     Code = "RS42P05" // 42P05
 	DuplicateCursor       Code = "RS42P03" // 42P03
-	InvalidBinaryRep      Code = "RS22P03" // 22P03
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -129,7 +127,6 @@ var sqlstates = map[Code]string{
 	InvalidByteSequence:   "22021",
 	ProtocolViolation:     "08P01",
 	PrerequisiteState:     "55000",
-	ProtocolViolation:     "08P01",
 	InvalidAuthorization:  "28000",
 	InvalidPassword:       "28P01",
 	TooManyConnections:    "53300",
@@ -140,7 +137,6 @@ var sqlstates = map[Code]string{
 	InvalidCursorName:     "34000",
 	DuplicatePrepared:     "42P05",
 	DuplicateCursor:       "42P03",
-	InvalidBinaryRep:      "22P03",
 	Internal:              "XX000",
 }
 
