@@ -147,6 +147,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		var text string
 		if pf[i] == formatBinary {
 			v, err := parseBinary(raw, pt[i])
+			if err != nil && errs.CodeOf(err) != "" {
+				return c.extendedError(err)
+			}
 			if err != nil {
 				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d: %v", i+1, err))
 			}

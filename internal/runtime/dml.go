@@ -212,7 +212,10 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 	}
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
-	// DO UPDATE.
+	// DO UPDATE: the client's are all those the statement names.
+	if n := maxParamRef(ins); n > len(declared) {
+		declared = append(append([]types.Type(nil), declared...), make([]types.Type, n-len(declared))...)
+	}
 	b := newBinder(cat, paramText, declared)
 	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql/ext"
@@ -216,4 +217,15 @@ func (s *Session) notice(severity string, code errs.Code, msg string) {
 	if s.onNotice != nil {
 		s.onNotice(Notice{Severity: severity, SQLState: errs.SQLState(errs.New(code, msg)), Message: msg})
 	}
+}
+
+// maxParamRef returns the highest parameter number ($n) in a statement.
+func maxParamRef(m proto.Message) int {
+	n := 0
+	pgWalk(m, func(x any) {
+		if p, ok := x.(*pg.ParamRef); ok && int(p.Number) > n {
+			n = int(p.Number)
+		}
+	})
+	return n
 }
