@@ -1,7 +1,8 @@
 package gateway
 
 import (
-	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -128,7 +129,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	}
 	if m.DestinationPortal != "" {
 		if _, exists := c.portals[m.DestinationPortal]; exists {
-			return c.extendedError(errs.Newf(errs.DuplicateCursor, "portal %q already exists", m.DestinationPortal))
+			return c.extendedError(errs.Newf(errs.DuplicateCursor, "cursor %q already exists", m.DestinationPortal))
 		}
 	}
 	pt := st.prep.ParamTypes
@@ -145,6 +146,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			continue
 		}
 		var text string
+		var err error
 		if pf[i] == formatBinary {
 			v, err := parseBinary(raw, pt[i])
 			if err != nil && errs.CodeOf(err) != "" {
@@ -156,6 +158,11 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			text = types.Format(v, pt[i])
 		} else {
 			text = string(raw)
+			// Parameters are converted at Bind, as PostgreSQL does.
+			_, err = types.Parse(pt[i], text)
+		}
+		if err != nil {
+			return c.extendedError(err)
 		}
 		params[i] = &text
 	}
@@ -243,15 +250,14 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	res := p.res
 	if p.done {
 		// Executing a completed portal again returns no more rows.
-		tag := res.Tag
-		if selectTag(tag) {
-			tag = "SELECT 0"
-		}
+		tag := retag(res.Tag, 0)
 		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
 	rows := res.Rows[p.next:]
-	suspended := m.MaxRows > 0 && uint32(len(rows)) > m.MaxRows
+	// As PostgreSQL, a portal that sent as many rows as asked is
+	// suspended, even when no row remains.
+	suspended := m.MaxRows > 0 && uint32(len(rows)) >= m.MaxRows
 	if suspended {
 		rows = rows[:m.MaxRows]
 	}
@@ -268,8 +274,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	tag := res.Tag
-	if p.sent && selectTag(tag) {
-		tag = fmt.Sprintf("SELECT %d", len(rows))
+	if p.sent {
+		// The count is of the rows this Execute sent.
+		tag = retag(tag, len(rows))
 	}
 	p.done = true
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
@@ -323,4 +330,16 @@ func sameColumns(described, got []runtime.Column) bool {
 		}
 	}
 	return true
+}
+
+// retag replaces the row count at the end of a command tag.
+func retag(tag string, n int) string {
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 {
+		return tag
+	}
+	if _, err := strconv.Atoi(tag[i+1:]); err != nil {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(n)
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"errors"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -102,8 +101,5 @@ func (c *conn) sendRows(enc *rowEncoder, rows []zset.Row) error {
 	return nil
 }
 
-// selectTag reports whether a command tag is a SELECT's, whose row count
-// is that of the rows sent.
-func selectTag(tag string) bool { return strings.HasPrefix(tag, "SELECT") }
 
 func splitStatements(q string) []split.Statement { return split.Statements(q) }
