@@ -295,8 +295,15 @@ func (c *conn) loop() error {
 	}
 }
 
+// testHookHandle, when set (by tests), sees every message before it is
+// handled: a test makes a session panic with it.
+var testHookHandle func(m pgproto3.FrontendMessage)
+
 // handle handles one message of the ready state.
 func (c *conn) handle(m pgproto3.FrontendMessage) error {
+	if testHookHandle != nil {
+		testHookHandle(m)
+	}
 	if c.skipToSync {
 		switch m.(type) {
 		case *pgproto3.Sync:

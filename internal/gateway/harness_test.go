@@ -85,3 +85,5 @@ func (ts *testServer) connect(t testing.TB, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

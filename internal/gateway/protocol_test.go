@@ -167,6 +167,7 @@ var protocolCases = []struct {
 	}},
 	{"several statements in one query", exchange{
 		{&pgproto3.Query{String: "SELECT 1 AS a; SELECT 'x' AS b, NULL::int AS c"}},
+		{&pgproto3.Query{String: "SELECT '' AS empty, NULL AS null"}},
 		{&pgproto3.Query{String: "SELECT 1;\nSELECT nocol FROM nums; SELECT 3"}},
 		{&pgproto3.Query{String: "SELECT 'é'; SELECT nocol FROM nums"}},
 	}},

@@ -161,6 +161,10 @@ func (e *rowEncoder) encode(row zset.Row) (*pgproto3.DataRow, error) {
 			continue
 		}
 		e.vals[i] = e.buf[start:end:end]
+		if e.vals[i] == nil {
+			// An empty value, not NULL.
+			e.vals[i] = []byte{}
+		}
 		start = end
 	}
 	return &pgproto3.DataRow{Values: e.vals[:len(row)]}, nil
