@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -211,6 +212,9 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 		}
 		if _, ok := err.(net.Error); ok {
 			return nil, errClose
+		}
+		if t, ok := strings.CutPrefix(err.Error(), "unknown message type: "); ok && len(t) == 1 {
+			return nil, protocolErrorf("invalid frontend message type %d", t[0])
 		}
 		return nil, protocolErrorf("invalid frontend message: %v", err)
 	}
