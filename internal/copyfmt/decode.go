@@ -585,4 +585,3 @@ func (d *Decoder) matchHeader() error {
 	}
 	return nil
 }
-
