@@ -118,6 +118,11 @@ func (d *Decoder) finish() error {
 	return io.EOF
 }
 
+// Where returns the context line PostgreSQL gives an error about the row
+// last read as a whole (a constraint violation): the relation, the line
+// number and, for text and CSV, the line.
+func (d *Decoder) Where() string { return d.where(d.opts.Format != Binary) }
+
 // where returns the context line of an error about the line as a whole.
 func (d *Decoder) where(withText bool) string {
 	if withText {
