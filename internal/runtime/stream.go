@@ -56,4 +56,3 @@ type Subscription struct {
 	// Close ends the subscription.
 	Close func()
 }
-
