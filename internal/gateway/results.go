@@ -32,6 +32,7 @@ func errorResponse(err error, severity string, offset int) *pgproto3.ErrorRespon
 		Message:             e.Message,
 		Detail:              e.Detail,
 		Hint:                e.Hint,
+		Where:               e.Where,
 	}
 	if e.Position > 0 {
 		r.Position = int32(e.Position + offset)
