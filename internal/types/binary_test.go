@@ -197,7 +197,7 @@ func TestAppendBinaryKinds(t *testing.T) {
 		{MakeInt(Int4, 7), "int8", "0000000000000007"},
 		{MakeInt(Int8, -1), "int2", "ffff"},
 		{MakeInt(Int8, 40000), "int2", "22003 smallint out of range"},
-		{MakeInt(Int8, 1 << 40), "int4", "22003 integer out of range"},
+		{MakeInt(Int8, 1<<40), "int4", "22003 integer out of range"},
 		{MakeText("ab"), "varchar(1)", "6162"},
 		{MakeTimestamp(0), "timestamptz", "fffca2fec4c82000"},
 		{MakeTimestampTZ(0), "timestamp", "fffca2fec4c82000"},
