@@ -54,10 +54,11 @@ const (
 	InvalidArgumentForPow    Code = "RS2201F" // 2201F
 	InvalidWidthBucket       Code = "RS2201G" // 2201G
 	InvalidRecursion         Code = "RS42P19" // 42P19
+	InvalidBinaryRep         Code = "RS22P03" // 22P03
+	CharacterNotInRepertoire Code = "RS22021" // 22021
+	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
 	BadCopyFileFormat        Code = "RS22P04" // 22P04
-	CharacterNotInRepertoire Code = "RS22021" // 22021
-	InvalidBinaryRep         Code = "RS22P03" // 22P03
 	ReadOnlyTransaction      Code = "RS25006" // 25006
 	InvalidCursorName        Code = "RS34000" // 34000
 	DuplicateCursor          Code = "RS42P03" // 42P03
@@ -117,10 +118,11 @@ var sqlstates = map[Code]string{
 	InvalidArgumentForPow:    "2201F",
 	InvalidWidthBucket:       "2201G",
 	InvalidRecursion:         "42P19",
+	InvalidBinaryRep:         "22P03",
+	CharacterNotInRepertoire: "22021",
+	ProtocolViolation:        "08P01",
 	PrerequisiteState:        "55000",
 	BadCopyFileFormat:        "22P04",
-	CharacterNotInRepertoire: "22021",
-	InvalidBinaryRep:         "22P03",
 	ReadOnlyTransaction:      "25006",
 	InvalidCursorName:        "34000",
 	DuplicateCursor:          "42P03",
