@@ -34,7 +34,7 @@ func (e *Encoder) appendBinaryRow(dst []byte, row []types.Value) ([]byte, error)
 		at := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
 		var err error
-		if dst, err = appendValueBinary(dst, v, e.cols[i].Type); err != nil {
+		if dst, err = types.AppendBinary(dst, v, e.cols[i].Type); err != nil {
 			return nil, err
 		}
 		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
@@ -125,7 +125,7 @@ func (d *Decoder) nextBinary() ([]types.Value, error) {
 		if n, _ := io.CopyN(&buf, d.r, int64(size)); n != int64(size) {
 			return nil, errs.WithWhere(binaryError("unexpected EOF in COPY data"), where)
 		}
-		v, err := parseValueBinary(buf.Bytes(), col.Type)
+		v, err := types.ParseBinary(buf.Bytes(), col.Type)
 		if err != nil {
 			return nil, errs.WithWhere(err, where)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -315,54 +314,10 @@ func (d *Decoder) endOfData(csv bool) (bool, error) {
 // checkEncoding fails unless the line just read is valid UTF-8 without
 // zero bytes, as the server encoding requires.
 func (d *Decoder) checkEncoding() error {
-	if i := invalidUTF8(d.line); i >= 0 {
-		return errs.WithWhere(encodingError(d.line[i:]), d.where(false))
+	if err := types.CheckUTF8(d.line); err != nil {
+		return errs.WithWhere(err, d.where(false))
 	}
 	return nil
-}
-
-// invalidUTF8 returns the offset of the first byte of b that is not part
-// of valid UTF-8 text without zero bytes, or -1.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c == 0 {
-			return i
-		}
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
-
-// encodingError is PostgreSQL's report_invalid_encoding for the bad
-// sequence at the start of b: the bytes the first one announces, at most
-// what is left.
-func encodingError(b []byte) error {
-	n := 1
-	switch c := b[0]; {
-	case c&0xe0 == 0xc0:
-		n = 2
-	case c&0xf0 == 0xe0:
-		n = 3
-	case c&0xf8 == 0xf0:
-		n = 4
-	}
-	if n > len(b) {
-		n = len(b)
-	}
-	parts := make([]string, n)
-	for i := range parts {
-		parts[i] = fmt.Sprintf("0x%02x", b[i])
-	}
-	return errs.Newf(errs.CharacterNotInRepertoire, `invalid byte sequence for encoding "UTF8": %s`, strings.Join(parts, " "))
 }
 
 // parseLine splits the current line into values and converts them to the
@@ -485,8 +440,8 @@ func (d *Decoder) splitText() error {
 		if string(line[start:end]) == d.opts.Null {
 			f.null = true
 		} else if sawNonASCII {
-			if i := invalidUTF8(d.fieldBuf[outStart:]); i >= 0 {
-				return errs.WithWhere(encodingError(d.fieldBuf[outStart+i:]), d.where(true))
+			if err := types.CheckUTF8(d.fieldBuf[outStart:]); err != nil {
+				return errs.WithWhere(err, d.where(true))
 			}
 		}
 		d.fields = append(d.fields, f)

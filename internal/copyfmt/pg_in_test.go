@@ -91,6 +91,47 @@ var badInputs = []inCase{
 	{"csv force not null int", "(FORMAT csv, FORCE_NOT_NULL (c))", Options{Format: CSV, ForceNotNull: []bool{false, false, true}, Set: OptionSet{ForceNotNull: true}}, "1,x,\n"},
 }
 
+// binaryData builds binary COPY data: the file header, then parts.
+func binaryData(parts ...string) string {
+	return string(appendBinaryHeader(nil)) + strings.Join(parts, "")
+}
+
+func binOpts() Options { return Options{Format: Binary} }
+
+const (
+	binInt4One  = "\x00\x00\x00\x04\x00\x00\x00\x01"
+	binTextAB   = "\x00\x00\x00\x02ab"
+	binNull     = "\xff\xff\xff\xff"
+	binTrailer  = "\xff\xff"
+	binThreeCol = "\x00\x03"
+)
+
+var binaryGood = []inCase{
+	{"binary rows", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, binTextAB, binNull, binThreeCol, binNull, binNull, binInt4One, binTrailer)},
+	{"binary no trailer", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, binTextAB, binNull)},
+	{"binary header extension", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x03xyz" + binThreeCol + binInt4One + binTextAB + binNull + binTrailer},
+	{"binary flags low bits", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x07\x00\x00\x00\x00" + binTrailer},
+}
+
+var binaryBad = []inCase{
+	{"binary wrong signature", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x01\x00\x00\x00\x00\x00\x00\x00\x00"},
+	{"binary short signature", "(FORMAT binary)", binOpts(), "PGCOPY"},
+	{"binary missing flags", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00"},
+	{"binary oids", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x01\x00\x00\x00\x00\x00\x00"},
+	{"binary critical flags", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x02\x00\x00\x00\x00\x00\x00"},
+	{"binary missing length", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00"},
+	{"binary negative length", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\xff\xff\xff\xff"},
+	{"binary short extension", "(FORMAT binary)", binOpts(), "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x05ab"},
+	{"binary field count", "(FORMAT binary)", binOpts(), binaryData("\x00\x02", binInt4One, binTextAB, binTrailer)},
+	{"binary eof in field", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, "\x00\x00\x00\x09ab")},
+	{"binary eof before size", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, "\x00\x00")},
+	{"binary bad field size", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, "\xff\xff\xff\xfe")},
+	{"binary data after trailer", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, binTextAB, binNull, binTrailer, "x")},
+	{"binary short int", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, "\x00\x00\x00\x03\x00\x00\x01", binTextAB, binNull, binTrailer)},
+	{"binary long int", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, "\x00\x00\x00\x05\x00\x00\x00\x00\x01", binTextAB, binNull, binTrailer)},
+	{"binary bad utf8", "(FORMAT binary)", binOpts(), binaryData(binThreeCol, binInt4One, "\x00\x00\x00\x02a\xff", binNull, binTrailer)},
+}
+
 func pgCopyIn(conn *pgconn.PgConn, sql, data string) error {
 	_, err := conn.CopyFrom(context.Background(), strings.NewReader(data), sql)
 	return err
@@ -109,7 +150,7 @@ func TestDecodeMatchesPostgres(t *testing.T) {
 		}
 		return s
 	}
-	for _, tc := range goodInputs {
+	for _, tc := range append(goodInputs[:len(goodInputs):len(goodInputs)], binaryGood...) {
 		t.Run(tc.name, func(t *testing.T) {
 			pgExec(t, conn, "TRUNCATE three")
 			if err := pgCopyIn(conn, stmt(tc), tc.data); err != nil {
@@ -132,7 +173,7 @@ func TestDecodeMatchesPostgres(t *testing.T) {
 			}
 		})
 	}
-	for _, tc := range badInputs {
+	for _, tc := range append(badInputs[:len(badInputs):len(badInputs)], binaryBad...) {
 		t.Run(tc.name, func(t *testing.T) {
 			pgErr := pgCopyIn(conn, stmt(tc), tc.data)
 			var pe *pgconn.PgError

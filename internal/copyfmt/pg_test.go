@@ -133,6 +133,7 @@ var outCases = []copyCase{
 	{"(FORMAT csv, DELIMITER '|', ESCAPE '\\')", Options{Format: CSV, Delimiter: '|', Escape: '\\', Set: OptionSet{Delimiter: true, Escape: true}}},
 	{"(FORMAT csv, FORCE_QUOTE *)", Options{Format: CSV, ForceQuoteAll: true, Set: OptionSet{ForceQuote: true}}},
 	{"(FORMAT csv, NULL 'NULL', FORCE_QUOTE (t, vc, n))", Options{Format: CSV, Null: "NULL", ForceQuote: forceCols("t", "vc", "n"), Set: OptionSet{Null: true, ForceQuote: true}}},
+	{"(FORMAT binary)", Options{Format: Binary}},
 	{"(FORMAT csv, DELIMITER E'\\t', QUOTE '|', ESCAPE '!')", Options{Format: CSV, Delimiter: '\t', Quote: '|', Escape: '!', Set: OptionSet{Delimiter: true, Quote: true, Escape: true}}},
 }
 

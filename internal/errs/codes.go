@@ -55,94 +55,93 @@ const (
 	InvalidWidthBucket       Code = "RS2201G" // 2201G
 	InvalidRecursion         Code = "RS42P19" // 42P19
 	InvalidBinaryRep         Code = "RS22P03" // 22P03
-	InvalidByteSequence      Code = "RS22021" // 22021
+	CharacterNotInRepertoire Code = "RS22021" // 22021
 	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
+	BadCopyFileFormat        Code = "RS22P04" // 22P04
+	ReadOnlyTransaction      Code = "RS25006" // 25006
+	InvalidCursorName        Code = "RS34000" // 34000
+	DuplicateCursor          Code = "RS42P03" // 42P03
+	QueryCanceled            Code = "RS57014" // 57014
 	InvalidAuthorization     Code = "RS28000" // 28000
 	InvalidPassword          Code = "RS28P01" // 28P01
 	TooManyConnections       Code = "RS53300" // 53300
-	QueryCanceled            Code = "RS57014" // 57014
 	IdleInTxnTimeout         Code = "RS25P03" // 25P03
 	DuplicateObject          Code = "RS42710" // 42710
 	InvalidStatementName     Code = "RS26000" // 26000
-	InvalidCursorName        Code = "RS34000" // 34000
 	DuplicatePrepared        Code = "RS42P05" // 42P05
-	DuplicateCursor          Code = "RS42P03" // 42P03
-	BadCopyFileFormat        Code = "RS22P04" // 22P04
-	CharacterNotInRepertoire Code = "RS22021" // 22021
-	ReadOnlyTransaction      Code = "RS25006" // 25006
 	Internal                 Code = "RSXX000" // XX000
 )
 
 var sqlstates = map[Code]string{
-	FeatureNotSupported:   "0A000",
-	SyntaxError:           "42601",
-	UndefinedTable:        "42P01",
-	UndefinedColumn:       "42703",
-	UndefinedFunction:     "42883",
-	AmbiguousColumn:       "42702",
-	DuplicateTable:        "42P07",
-	DuplicateColumn:       "42701",
-	DatatypeMismatch:      "42804",
-	UndefinedObject:       "42704",
-	WrongObjectType:       "42809",
-	GroupingError:         "42803",
-	InvalidColumnRef:      "42P10",
-	DependentObjects:      "2BP01",
-	NotNullViolation:      "23502",
-	UniqueViolation:       "23505",
-	NumericOutOfRange:     "22003",
-	DivisionByZero:        "22012",
-	InvalidTextRep:        "22P02",
-	InvalidDatetimeFormat: "22007",
-	DatetimeOverflow:      "22008",
-	StringTooLong:         "22001",
-	CardinalityViolation:  "21000",
-	InvalidParameterValue: "22023",
-	CannotCoerce:          "42846",
-	InFailedTransaction:   "25P02",
-	ActiveTransaction:     "25001",
-	NoActiveTransaction:   "25P01",
-	ProgramLimitExceeded:  "54000",
-	DuplicateAlias:        "42712",
-	IndeterminateDatatype: "42P18",
-	InvalidLimitCount:     "2201W",
-	InvalidOffsetCount:    "2201X",
-	InvalidObjectDef:      "42P17",
-	InvalidTimeZone:       "22009",
-	IntervalFieldOverflow: "22015",
-	AmbiguousFunction:     "42725",
-	AdminShutdown:         "57P01",
-	IOError:               "58030",
-	DataCorrupted:         "XX001",
-	WindowingError:        "42P20",
-	InvalidWindowFrame:    "22013",
-	InvalidNtileArgument:  "22014",
-	InvalidNthArgument:    "22016",
-	NullValueNotAllowed:   "22004",
-	SubstringError:        "22011",
-	InvalidEscapeSequence: "22025",
-	InvalidArgumentForLog: "2201E",
-	InvalidArgumentForPow: "2201F",
-	InvalidWidthBucket:    "2201G",
-	InvalidRecursion:      "42P19",
-	InvalidBinaryRep:      "22P03",
-	InvalidByteSequence:   "22021",
-	ProtocolViolation:     "08P01",
-	PrerequisiteState:     "55000",
-	InvalidAuthorization:  "28000",
-	InvalidPassword:       "28P01",
-	TooManyConnections:    "53300",
-	QueryCanceled:         "57014",
-	IdleInTxnTimeout:      "25P03",
-	DuplicateObject:       "42710",
-	InvalidStatementName:  "26000",
-	InvalidCursorName:     "34000",
-	DuplicatePrepared:     "42P05",
-	DuplicateCursor:       "42P03",
-	BadCopyFileFormat:     "22P04",
-	ReadOnlyTransaction:   "25006",
-	Internal:              "XX000",
+	FeatureNotSupported:      "0A000",
+	SyntaxError:              "42601",
+	UndefinedTable:           "42P01",
+	UndefinedColumn:          "42703",
+	UndefinedFunction:        "42883",
+	AmbiguousColumn:          "42702",
+	DuplicateTable:           "42P07",
+	DuplicateColumn:          "42701",
+	DatatypeMismatch:         "42804",
+	UndefinedObject:          "42704",
+	WrongObjectType:          "42809",
+	GroupingError:            "42803",
+	InvalidColumnRef:         "42P10",
+	DependentObjects:         "2BP01",
+	NotNullViolation:         "23502",
+	UniqueViolation:          "23505",
+	NumericOutOfRange:        "22003",
+	DivisionByZero:           "22012",
+	InvalidTextRep:           "22P02",
+	InvalidDatetimeFormat:    "22007",
+	DatetimeOverflow:         "22008",
+	StringTooLong:            "22001",
+	CardinalityViolation:     "21000",
+	InvalidParameterValue:    "22023",
+	CannotCoerce:             "42846",
+	InFailedTransaction:      "25P02",
+	ActiveTransaction:        "25001",
+	NoActiveTransaction:      "25P01",
+	ProgramLimitExceeded:     "54000",
+	DuplicateAlias:           "42712",
+	IndeterminateDatatype:    "42P18",
+	InvalidLimitCount:        "2201W",
+	InvalidOffsetCount:       "2201X",
+	InvalidObjectDef:         "42P17",
+	InvalidTimeZone:          "22009",
+	IntervalFieldOverflow:    "22015",
+	AmbiguousFunction:        "42725",
+	AdminShutdown:            "57P01",
+	IOError:                  "58030",
+	DataCorrupted:            "XX001",
+	WindowingError:           "42P20",
+	InvalidWindowFrame:       "22013",
+	InvalidNtileArgument:     "22014",
+	InvalidNthArgument:       "22016",
+	NullValueNotAllowed:      "22004",
+	SubstringError:           "22011",
+	InvalidEscapeSequence:    "22025",
+	InvalidArgumentForLog:    "2201E",
+	InvalidArgumentForPow:    "2201F",
+	InvalidWidthBucket:       "2201G",
+	InvalidRecursion:         "42P19",
+	InvalidBinaryRep:         "22P03",
+	CharacterNotInRepertoire: "22021",
+	ProtocolViolation:        "08P01",
+	PrerequisiteState:        "55000",
+	BadCopyFileFormat:        "22P04",
+	ReadOnlyTransaction:      "25006",
+	InvalidCursorName:        "34000",
+	DuplicateCursor:          "42P03",
+	QueryCanceled:            "57014",
+	InvalidAuthorization:     "28000",
+	InvalidPassword:          "28P01",
+	TooManyConnections:       "53300",
+	IdleInTxnTimeout:         "25P03",
+	DuplicateObject:          "42710",
+	InvalidStatementName:     "26000",
+	DuplicatePrepared:        "42P05",
+	Internal:                 "XX000",
 }
 
 func sqlstateOf(c Code) string {

@@ -101,5 +101,4 @@ func (c *conn) sendRows(enc *rowEncoder, rows []zset.Row) error {
 	return nil
 }
 
-
 func splitStatements(q string) []split.Statement { return split.Statements(q) }

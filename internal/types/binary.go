@@ -164,12 +164,12 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 	case Numeric:
 		return parseNumericBinary(src, t)
 	case Unknown, Text:
-		if err := checkUTF8Text(src); err != nil {
+		if err := CheckUTF8(src); err != nil {
 			return Null, err
 		}
 		return MakeText(string(src)), nil
 	case Varchar:
-		if err := checkUTF8Text(src); err != nil {
+		if err := CheckUTF8(src); err != nil {
 			return Null, err
 		}
 		return applyVarcharLength(string(src), t, false)
@@ -244,11 +244,12 @@ func parseTimestampBinary(src []byte, t Type) (Value, error) {
 	return Value{kind: t.ID, n: micros}, trailing(src, 8)
 }
 
-// checkUTF8Text fails as PostgreSQL fails on text from a client whose
-// encoding is the server's UTF8: with 22021 "invalid byte sequence" for
-// anything that is not UTF-8, including a NUL byte, which PostgreSQL's
-// text cannot hold.
-func checkUTF8Text(b []byte) error {
+// CheckUTF8 checks text from a client as PostgreSQL checks it when the
+// client encoding is the server's, UTF8 (pg_verify_mbstr): anything that
+// is not UTF-8, and a NUL byte, which PostgreSQL's text cannot hold, fails
+// with 22021 "invalid byte sequence for encoding "UTF8": 0x.." naming the
+// bytes of the first bad character.
+func CheckUTF8(b []byte) error {
 	if utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
 		return nil
 	}
@@ -292,7 +293,7 @@ func invalidByteSequence(b []byte) error {
 		}
 		msg = append(msg, '0', 'x', hexDigits[b[i]>>4], hexDigits[b[i]&15])
 	}
-	return errs.New(errs.InvalidByteSequence, string(msg))
+	return errs.New(errs.CharacterNotInRepertoire, string(msg))
 }
 
 // float8NaN is the NaN PostgreSQL's input functions and casts produce

@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"math/big"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/rockstream/rockstream/internal/errs"
@@ -181,37 +182,74 @@ func parseNumericBinary(src []byte, t Type) (Value, error) {
 // toward zero to dscale decimal places.
 func numericFromBase10000(digits []byte, weight, dscale int, neg bool) *apd.Decimal {
 	n := len(digits) / 2
-	digit := func(i int) int { return int(binary.BigEndian.Uint16(digits[2*i:])) }
+	digit := func(i int) uint64 { return uint64(binary.BigEndian.Uint16(digits[2*i:])) }
+	// Base-10000 digit i stands for 10000^(weight-i). The one holding the
+	// last decimal place dscale keeps is last; leading and trailing zero
+	// digits carry nothing.
+	last := min(n-1, weight-floorDivInt(-dscale, 4))
 	first := 0
-	for first < n && digit(first) == 0 {
+	for first <= last && digit(first) == 0 {
 		first++
 	}
-	// Decimal exponents run from top (the first non-zero base-10000
-	// digit's most significant place) down to -dscale; places below are
-	// truncated, places past the last digit are zeros.
-	top := 4*(weight-first) + 3
-	if first == n || top < -dscale {
+	for last >= first && digit(last) == 0 {
+		last--
+	}
+	if first > last {
 		return newDec(false, new(apd.BigInt), int32(dscale))
 	}
-	var buf [64]byte
-	dec := buf[:0]
-	pow := [4]int{1000, 100, 10, 1}
-	for o := 0; o <= top+dscale; o++ {
-		c := byte('0')
-		if i := first + o/4; i < n {
-			c += byte(digit(i) / pow[o%4] % 10)
-		}
-		dec = append(dec, c)
-	}
+	// coeff = x × 10^shift in units of 10^-dscale, where x is the digits
+	// first..last read as one base-10000 integer.
+	shift := 4*(weight-last) + dscale
 	coeff := new(apd.BigInt)
-	if len(dec) <= 18 {
-		var u int64
-		for _, c := range dec {
-			u = u*10 + int64(c-'0')
+	if last-first < 4 {
+		var x uint64
+		for i := first; i <= last; i++ {
+			x = x*numericBinBase + digit(i)
 		}
-		coeff.SetInt64(u)
+		if shift < 0 {
+			// The last digit straddles the last kept place: truncate.
+			x /= uint64(pow10Table[-shift].Int64())
+			shift = 0
+		}
+		coeff.SetUint64(x)
 	} else {
-		coeff.SetString(string(dec), 10)
+		x := bigFromBase10000(digits[2*first : 2*last+2])
+		if shift < 0 {
+			x.Quo(x, pow10Table[-shift].MathBigInt())
+			shift = 0
+		}
+		coeff.SetMathBigInt(x)
+	}
+	if shift > 0 {
+		coeff.Mul(coeff, pow10(int64(shift)))
 	}
 	return newDec(neg, coeff, int32(dscale))
 }
+
+// bigFromBase10000 returns the integer whose base-10000 digits (big-endian
+// int16s) are b. It splits the digits in halves, so that long inputs cost
+// multiplications of balanced sizes rather than a digit-by-digit loop
+// whose cost grows with the square of the length.
+func bigFromBase10000(b []byte) *big.Int {
+	n := len(b) / 2
+	if n <= 16 {
+		x, word := new(big.Int), new(big.Int)
+		var acc uint64
+		for i := range n {
+			acc = acc*numericBinBase + uint64(binary.BigEndian.Uint16(b[2*i:]))
+			if i%4 == 3 || i == n-1 {
+				k := i%4 + 1 // digits in acc
+				x.Mul(x, big.NewInt(int64(pow10Table[4*k].Int64())))
+				x.Add(x, word.SetUint64(acc))
+				acc = 0
+			}
+		}
+		return x
+	}
+	h := n / 2
+	hi, lo := bigFromBase10000(b[:2*h]), bigFromBase10000(b[2*h:])
+	scale := new(big.Int).Exp(big.NewInt(numericBinBase), big.NewInt(int64(n-h)), nil)
+	return hi.Mul(hi, scale).Add(hi, lo)
+}
+
+func floorDivInt(a, b int) int { return int(floorDiv(int64(a), int64(b))) }

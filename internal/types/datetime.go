@@ -274,7 +274,10 @@ func roundTimestampPrecision(micros int64, p int32) (int64, error) {
 }
 
 // roundMicros rounds micros to p (0..5) fractional-second digits, halves
-// away from zero.
+// away from zero. Within half a unit of the int64 limits the arithmetic
+// wraps around, as PostgreSQL's (built with -fwrapv) does: an interval(2)
+// of -2562047788:00:54.775808 becomes +2562047788:00:54.77 there, and so
+// here.
 func roundMicros(micros int64, p int32) int64 {
 	unit := int64(1)
 	for range 6 - p {
@@ -282,13 +285,7 @@ func roundMicros(micros int64, p int32) int64 {
 	}
 	half := unit / 2
 	if micros >= 0 {
-		if micros > math.MaxInt64-half {
-			return micros
-		}
 		return (micros + half) / unit * unit
-	}
-	if micros < math.MinInt64+half {
-		return micros
 	}
 	return -((-micros + half) / unit * unit)
 }
