@@ -14,6 +14,22 @@ import (
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
+// stream moves the data of a streaming result (COPY, SUBSCRIBE) under
+// a statement context of its own: a statement timeout, cancel request or
+// shutdown ends it. describe sends a SUBSCRIBE's RowDescription first
+// (the simple protocol).
+func (c *conn) stream(res *runtime.Result, formats []int16, describe bool) error {
+	ctx, done := c.statementContext()
+	defer done()
+	switch {
+	case res.CopyIn != nil:
+		return c.copyIn(ctx, res.CopyIn)
+	case res.CopyOut != nil:
+		return c.copyOut(ctx, res)
+	}
+	return c.subscribe(ctx, res, formats, describe)
+}
+
 // copyFailed is the error a CopyFail message turns into.
 type copyFailed struct{ msg string }
 
