@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"time"
@@ -132,7 +131,6 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 		return err
 	}
 	ctx, stop := c.watchClient(ctx)
-	n := 0
 	for {
 		data, err := out.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -145,7 +143,6 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 			c.srv.errors.Add(1)
 			return c.statementError(ctx, err)
 		}
-		n++
 		c.be.Send(&pgproto3.CopyData{Data: data})
 		if err := c.flush(); err != nil {
 			stop()
@@ -156,11 +153,7 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 		return err
 	}
 	c.be.Send(&pgproto3.CopyDone{})
-	tag := res.Tag
-	if tag == "" {
-		tag = fmt.Sprintf("COPY %d", n)
-	}
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(out.Tag())})
 	return nil
 }
 
