@@ -51,9 +51,9 @@ type conn struct {
 	// skipToSync is set after an error in the extended protocol: messages
 	// are discarded until Sync.
 	skipToSync bool
-	// pending is a message received while a result streamed, to be handled
-	// next (stream.go).
-	pending pgproto3.FrontendMessage
+	// pending are messages received while a result streamed, to be
+	// handled next, in order (stream.go).
+	pending []pgproto3.FrontendMessage
 
 	mu struct {
 		sync.Mutex
@@ -168,8 +168,9 @@ func (c *conn) sendFatal(err error) {
 // while it waits (so that Shutdown may end it), and applies the
 // idle-in-transaction timeout while a transaction block is open.
 func (c *conn) receive() (pgproto3.FrontendMessage, error) {
-	if m := c.pending; m != nil {
-		c.pending = nil
+	if len(c.pending) > 0 {
+		m := c.pending[0]
+		c.pending = c.pending[1:]
 		return m, nil
 	}
 	c.mu.Lock()

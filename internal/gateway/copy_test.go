@@ -194,4 +194,16 @@ func TestSubscribe(t *testing.T) {
 		t.Fatalf("extended subscribe: %v", got)
 	}
 	r3.send(&pgproto3.Terminate{})
+
+	// Messages pipelined behind a subscription wait for its end: here the
+	// Sync after Execute answers once a cancel request ends it.
+	r4 := dialRaw(t, ts.addr, nil)
+	r4.send(&pgproto3.Parse{Query: "SUBSCRIBE sv"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	got = r4.next(3)
+	if got[0] != "ParseComplete" || got[1] != "BindComplete" || epoch(got[2]) != `"1","1","uno")` {
+		t.Fatalf("pipelined subscribe: %v", got)
+	}
+	cr = dialRawNoStartup(t, ts.addr)
+	cr.send(&pgproto3.CancelRequest{ProcessID: r4.pid, SecretKey: r4.key})
+	compareLogs(t, r4.until(), []string{"ErrorResponse(ERROR 57014 canceling statement due to user request)", "ReadyForQuery(I)"})
 }
