@@ -151,7 +151,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		pt = declared
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
-		p.Columns = []Column{{Name: name, Type: types.Of(types.Text)}}
+		p.Columns = []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}}
 		pt = declared
 	default:
 		pt = declared
