@@ -102,6 +102,9 @@ func (c *conn) serve() {
 	}()
 	defer func() {
 		if r := recover(); r != nil {
+			if testHookPanic != nil {
+				testHookPanic(r)
+			}
 			c.srv.log.Error("gateway: session panicked", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
 			c.sendFatal(errs.Newf(errs.Internal, "internal error: %v", r))
 		}
@@ -299,6 +302,10 @@ func (c *conn) loop() error {
 		}
 	}
 }
+
+// testHookPanic, when set (by tests), sees every panic a session
+// recovers from: fuzzing fails on them.
+var testHookPanic func(r any)
 
 // testHookHandle, when set (by tests), sees every message before it is
 // handled: a test makes a session panic with it.
