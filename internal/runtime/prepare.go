@@ -92,6 +92,12 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 // fills in p's parameter types and columns.
 func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error {
 	cat := s.catalog()
+	// Every parameter the statement names gets a slot, so that LIMIT $1,
+	// evaluated while binding, finds one (NULL: no limit), and one never
+	// named stays Unknown and is reported as PostgreSQL does.
+	if m := maxParamRef(n); m > len(declared) {
+		declared = append(declared, make([]types.Type, m-len(declared))...)
+	}
 	var pt []types.Type
 	switch {
 	case n.GetSelectStmt() != nil:
