@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,9 @@ func formatCodes(codes []int16, n int, what string) ([]int16, error) {
 	case n:
 		copy(out, codes)
 	default:
+		if what == "result" {
+			return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(codes), n)
+		}
 		return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
 	}
 	for _, f := range out {
@@ -152,11 +156,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		var err error
 		if pf[i] == formatBinary {
 			v, err := parseBinary(raw, pt[i])
-			if err != nil && errs.CodeOf(err) != "" {
+			var e *errs.Error
+			switch {
+			case errors.As(err, &e) && e.Message == "incorrect binary data format":
+				// PostgreSQL names the parameter.
+				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", i+1))
+			case err != nil:
 				return c.extendedError(err)
-			}
-			if err != nil {
-				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d: %v", i+1, err))
 			}
 			text = types.Format(v, pt[i])
 		} else {
