@@ -233,7 +233,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			c.be.Send(rowDescription(cols, p.formats))
 		}
 	default:
-		return protocolErrorf("invalid DESCRIBE message subtype %d", m.ObjectType)
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func (c *conn) closeObject(m *pgproto3.Close) error {
 	case 'P':
 		delete(c.portals, m.Name)
 	default:
-		return protocolErrorf("invalid CLOSE message subtype %d", m.ObjectType)
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType))
 	}
 	c.be.Send(&pgproto3.CloseComplete{})
 	return nil
