@@ -2,6 +2,7 @@ package types
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"math"
 	"unicode/utf8"
@@ -193,6 +194,18 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 		return MakeInterval(roundIntervalPrecision(iv, t.Precision)), trailing(src, 16)
 	}
 	return Null, errs.Newf(errs.FeatureNotSupported, "type %s has no binary input function", t)
+}
+
+// BindParameterError returns ParseBinary's error err as PostgreSQL reports
+// it for bind parameter n (1-based): bytes left over become "incorrect
+// binary data format in bind parameter n"; every other error is the
+// receive function's own and is returned unchanged, as PostgreSQL returns
+// it.
+func BindParameterError(err error, n int) error {
+	if errors.Is(err, ErrIncorrectBinaryFormat) {
+		return errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", n)
+	}
+	return err
 }
 
 // trailing returns ErrIncorrectBinaryFormat when src holds more than the n
