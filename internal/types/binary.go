@@ -2,8 +2,8 @@ package types
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"math"
 	"unicode/utf8"
 
