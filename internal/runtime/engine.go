@@ -117,9 +117,6 @@ func (e *Engine) Close() error {
 	return errors.Join(ferr, e.mu.store.Close())
 }
 
-// Done returns a channel closed when the engine begins to close.
-func (e *Engine) Done() <-chan struct{} { return e.stop }
-
 // Epoch returns the last committed epoch.
 func (e *Engine) Epoch() uint64 {
 	e.mu.RLock()

@@ -429,3 +429,62 @@ newline', 'é漢', '\x00ff', '2026-11-30', '2026-11-30 01:02:03', '2026-11-30 01
 		t.Fatalf("view after COPY: %v", got)
 	}
 }
+
+// TestCopyFail: a COPY the client abandons inserts nothing and fails the
+// transaction block it is in.
+func TestCopyFail(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	s := eng.NewSession()
+	defer s.Close()
+	mustExec(t, s, "CREATE TABLE t (k int)")
+	mustExec(t, s, "BEGIN")
+	mustExec(t, s, "INSERT INTO t VALUES (1)")
+	in := mustExec(t, s, "COPY t FROM STDIN").CopyIn
+	if err := s.CopyFail("client gave up"); errs.SQLState(err) != "57014" || err.Error() != "COPY from stdin failed: client gave up" {
+		t.Fatalf("CopyFail: %v", err)
+	}
+	_ = in
+	if _, err := s.Exec(context.Background(), "SELECT 1", nil); errs.SQLState(err) != "25P02" {
+		t.Fatalf("after CopyFail: %v, want 25P02", err)
+	}
+	if res := mustExec(t, s, "COMMIT"); res.Tag != "ROLLBACK" {
+		t.Fatalf("COMMIT after CopyFail: %s", res.Tag)
+	}
+	if got := viewContents(t, s, "t"); len(got) != 0 {
+		t.Fatalf("rows after a failed block: %v", got)
+	}
+}
+
+// BenchmarkCopyFrom measures COPY FROM STDIN of 10,000 rows into a keyed
+// table with a view over it.
+func BenchmarkCopyFrom(b *testing.B) {
+	var data strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&data, "%d\tname %d\t%d.%02d\n", i, i, i, i%100)
+	}
+	b.SetBytes(int64(data.Len()))
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		eng := OpenMemory()
+		s := eng.NewSession()
+		ctx := context.Background()
+		for _, q := range []string{"CREATE TABLE t (id int PRIMARY KEY, name text, price numeric)", "CREATE MATERIALIZED VIEW v AS SELECT count(*), sum(price) FROM t"} {
+			if _, err := s.Exec(ctx, q, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		res, err := s.Exec(ctx, "COPY t FROM STDIN", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err = s.CopyFrom(ctx, res.CopyIn, strings.NewReader(data.String())); err != nil || res.Tag != "COPY 10000" {
+			b.Fatal(res, err)
+		}
+		b.StopTimer()
+		s.Close()
+		eng.Close()
+		b.StartTimer()
+	}
+}
