@@ -17,13 +17,13 @@ import (
 func streamingError(res *runtime.Result) error {
 	switch {
 	case res.CopyIn != nil:
-		return errs.New(errs.FeatureNotSupported, "COPY ... FROM STDIN needs its data: use Session.CopyFrom")
+		return errs.New(errs.FeatureNotSupported, "COPY ... FROM STDIN needs its data: run it from a PostgreSQL client (psql's \\copy, a driver's copy) or with Session.CopyFrom")
 	case res.CopyOut != nil:
 		res.CopyOut.Close()
-		return errs.New(errs.FeatureNotSupported, "COPY ... TO STDOUT streams its data: use Session.CopyTo")
+		return errs.New(errs.FeatureNotSupported, "COPY ... TO STDOUT streams its data: run it from a PostgreSQL client or with Session.CopyTo")
 	case res.Subscription != nil:
 		res.Subscription.Close()
-		return errs.New(errs.FeatureNotSupported, "SUBSCRIBE streams its rows: use Session.Subscribe")
+		return errs.New(errs.FeatureNotSupported, "SUBSCRIBE streams its rows: run it from a PostgreSQL client (COPY (SUBSCRIBE ...) TO STDOUT in psql) or with Session.Subscribe")
 	}
 	return nil
 }
