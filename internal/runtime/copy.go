@@ -174,6 +174,7 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 	}
 	dec := copyfmt.NewDecoder(data, spec.opts, o.name, fcols)
 	var rows []zset.Row
+	var lines []int64 // the line each row came from, for error context
 	for {
 		vals, err := dec.Next()
 		if err == io.EOF {
@@ -187,6 +188,7 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 			return nil, s.failStatement(errs.WithWhere(err, dec.Where()))
 		}
 		rows = append(rows, row)
+		lines = append(lines, dec.Line())
 		if err := ctx.Err(); err != nil {
 			return nil, s.failStatement(err)
 		}
@@ -201,6 +203,11 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 				return nil, errs.Newf(errs.UndefinedTable, "table %q was dropped or changed while its COPY data was read", o.name)
 			}
 			affected, err := insertFullRows(st, w, o, rows, nil, nil, 0)
+			if errs.CodeOf(err) == errs.UniqueViolation {
+				if i := firstDuplicate(st, o, rows); i >= 0 {
+					err = errs.WithWhere(err, fmt.Sprintf("COPY %s, line %d", o.name, lines[i]))
+				}
+			}
 			n = len(affected)
 			return nil, err
 		}, false)
@@ -209,6 +216,25 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		}
 		return &Result{Tag: fmt.Sprintf("COPY %d", n)}, nil
 	})
+}
+
+// firstDuplicate returns the index of the first row whose primary key an
+// earlier row or a stored row already has, or -1: the row a unique
+// violation is reported at.
+func firstDuplicate(st state.Reader, o *object, rows []zset.Row) int {
+	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	seen := map[string]bool{}
+	for i, r := range rows {
+		k := keyOf(nil, prefix, r)
+		if seen[string(k)] {
+			return i
+		}
+		seen[string(k)] = true
+		if _, found, err := st.Get(k); err == nil && found {
+			return i
+		}
+	}
+	return -1
 }
 
 // CopyFail abandons a COPY ... FROM STDIN whose client sent CopyFail
