@@ -87,7 +87,7 @@ func copyOptions(defs []*pg.Node, cols []string, from bool) (copyfmt.Options, er
 			}
 			o.ForceNull, o.Set.ForceNull = flags, true
 		case "encoding":
-			if e := strings.ToLower(strings.ReplaceAll(defString(d), "-", "")); e != "utf8" {
+			if e := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(defString(d))); e != "utf8" && e != "unicode" {
 				return o, errs.Newf(errs.FeatureNotSupported, "COPY encoding %q is not supported; data is UTF8", defString(d))
 			}
 		case "freeze":

@@ -209,9 +209,9 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 		case ext.AsOfEpoch:
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
 		case ext.Subscribe:
-			return s.execSubscribe(st)
+			return s.statement(func() (*Result, error) { return s.execSubscribe(st) })
 		case ext.CopyTo:
-			return s.execCopyExt(ctx, st, paramText)
+			return s.statement(func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
 		case ext.DeclareCursor:
 			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
 		case ext.Fetch:
