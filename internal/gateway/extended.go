@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -155,14 +154,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		var text string
 		var err error
 		if pf[i] == formatBinary {
-			v, err := parseBinary(raw, pt[i])
-			var e *errs.Error
-			switch {
-			case errors.As(err, &e) && e.Message == "incorrect binary data format":
-				// PostgreSQL names the parameter.
-				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", i+1))
-			case err != nil:
-				return c.extendedError(err)
+			v, err := types.ParseBinary(raw, pt[i])
+			if err != nil {
+				return c.extendedError(types.BindParameterError(err, i+1))
 			}
 			text = types.Format(v, pt[i])
 		} else {
