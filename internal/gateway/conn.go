@@ -51,6 +51,9 @@ type conn struct {
 	// The extended protocol's objects (extended.go).
 	stmts   map[string]*statement
 	portals map[string]*portal
+	// copying is set while a COPY FROM STDIN runs: the session belongs
+	// to the goroutine reading the data, so receive must not touch it.
+	copying bool
 	// skipToSync is set after an error in the extended protocol: messages
 	// are discarded until Sync.
 	skipToSync bool
@@ -190,7 +193,7 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 	c.mu.Unlock()
 
 	var idleTimeout time.Duration
-	if c.sess != nil && c.sess.TxnStatus() != 'I' {
+	if c.sess != nil && !c.copying && c.sess.TxnStatus() != 'I' {
 		idleTimeout = c.sess.SettingDuration("idle_in_transaction_session_timeout")
 	}
 	if idleTimeout > 0 {

@@ -194,6 +194,14 @@ var protocolCases = []struct {
 		{&pgproto3.Query{String: "COMMIT"}},
 		{&pgproto3.Query{String: "ROLLBACK"}},
 	}},
+	{"time settings", exchange{
+		{&pgproto3.Query{String: "SET statement_timeout = 'soon'"}},
+		{&pgproto3.Query{String: "SET statement_timeout = '5 parsecs'"}},
+		{&pgproto3.Query{String: "SET statement_timeout = -5"}},
+		{&pgproto3.Query{String: "SET statement_timeout = '5s'"}},
+		{&pgproto3.Query{String: "SHOW statement_timeout"}},
+		{&pgproto3.Query{String: "RESET statement_timeout"}},
+	}},
 	{"duplicate names", exchange{{
 		&pgproto3.Parse{Name: "dup", Query: "SELECT 1"},
 		&pgproto3.Parse{Name: "dup", Query: "SELECT 2"},

@@ -136,6 +136,12 @@ func describeMsg(m pgproto3.BackendMessage) string {
 		if m.Position > 0 {
 			s += fmt.Sprintf(" @%d", m.Position)
 		}
+		if m.Detail != "" {
+			s += " detail: " + m.Detail
+		}
+		if m.Hint != "" {
+			s += " hint: " + m.Hint
+		}
 		return s + ")"
 	case *pgproto3.NoticeResponse:
 		return fmt.Sprintf("NoticeResponse(%s %s %s)", m.Severity, m.Code, m.Message)

@@ -53,6 +53,8 @@ func (c *conn) copyIn(ctx context.Context, in *runtime.CopyIn) error {
 		return err
 	}
 	pr, pw := io.Pipe()
+	c.copying = true
+	defer func() { c.copying = false }()
 	type outcome struct {
 		res *runtime.Result
 		err error

@@ -100,7 +100,7 @@ func (s *Session) execSet(v *pg.VariableSetStmt) (*Result, error) {
 	}
 	val := strings.Join(parts, ", ")
 	if err := def.check(val); err != nil {
-		return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q: %v", v.Name, val, err)
+		return nil, settingError(v.Name, val, err)
 	}
 	if s.settings == nil {
 		s.settings = map[string]string{}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -21,19 +23,43 @@ func ParseDurationSetting(v string) (time.Duration, error) {
 	}
 	num, err := strconv.ParseFloat(s[:i], 64)
 	if err != nil {
-		return 0, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter: %q", v)
+		return 0, &invalidSetting{}
 	}
 	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
 		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 	u, ok := unit[strings.TrimSpace(s[i:])]
 	if !ok {
-		return 0, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter: %q (valid units are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\")", v)
+		return 0, &invalidSetting{hint: `Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`}
 	}
 	d := num * float64(u)
 	if d < 0 || d > math.MaxInt32*float64(time.Millisecond) {
-		return 0, errs.Newf(errs.InvalidParameterValue, "%s is outside the valid range for parameter (0 .. 2147483647 ms)", v)
+		return 0, &invalidSetting{outOfRange: true, ms: int64(math.Round(d / float64(time.Millisecond)))}
 	}
 	return time.Duration(math.Round(d/float64(time.Millisecond))) * time.Millisecond, nil
+}
+
+// invalidSetting is a setting value its check refuses, reported as
+// PostgreSQL reports it (settingError).
+type invalidSetting struct {
+	hint       string
+	outOfRange bool
+	ms         int64 // the value out of range, in milliseconds
+}
+
+func (e *invalidSetting) Error() string { return "invalid value" }
+
+// settingError is the error for SET name = value refused by the
+// setting's check (err).
+func settingError(name, value string, err error) error {
+	var inv *invalidSetting
+	if !errors.As(err, &inv) {
+		return errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q: %v", name, value, err)
+	}
+	msg := fmt.Sprintf("invalid value for parameter %q: %q", name, value)
+	if inv.outOfRange {
+		msg = fmt.Sprintf("%d ms is outside the valid range for parameter %q (0 .. 2147483647)", inv.ms, name)
+	}
+	return &errs.Error{Code: errs.InvalidParameterValue, SQLState: errs.SQLState(errs.New(errs.InvalidParameterValue, "")), Message: msg, Hint: inv.hint}
 }
 
 func checkDurationSetting(v string) error {
@@ -57,7 +83,7 @@ func (s *Session) Set(name, value string) error {
 		return errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", name)
 	}
 	if err := def.check(value); err != nil {
-		return errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q", name, value)
+		return settingError(name, value, err)
 	}
 	if s.settings == nil {
 		s.settings = map[string]string{}
