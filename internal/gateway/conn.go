@@ -143,8 +143,11 @@ func (c *conn) finish(err error) {
 		return
 	}
 	var pe *protocolError
+	var fe *fatalError
 	var e *errs.Error
 	switch {
+	case errors.As(err, &fe):
+		c.sendFatal(fe.err)
 	case errors.As(err, &pe):
 		c.srv.log.Info("gateway: protocol violation", "pid", c.pid, "remote", c.nc.RemoteAddr().String(), "err", pe.msg)
 		c.sendFatal(errs.New(errs.ProtocolViolation, pe.msg))
@@ -156,6 +159,13 @@ func (c *conn) finish(err error) {
 		c.srv.log.Info("gateway: connection ended", "pid", c.pid, "err", err)
 	}
 }
+
+// fatalError ends the connection with FATAL err: a fault that leaves the
+// session in doubt.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
 
 // protocolError is a client message that breaks the protocol: the
 // connection ends with FATAL 08P01.

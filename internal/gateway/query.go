@@ -18,8 +18,9 @@ const flushEvery = 256
 // statement.
 func isFatal(err error) bool {
 	var pe *protocolError
+	var fe *fatalError
 	return errors.Is(err, errClose) || errors.Is(err, errAdminShutdown) ||
-		errors.Is(err, errIdleTimeout) || errors.As(err, &pe)
+		errors.Is(err, errIdleTimeout) || errors.As(err, &pe) || errors.As(err, &fe)
 }
 
 // simpleQuery runs a Query message: its statements in order, each as its

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"reflect"
+	"runtime/debug"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -61,10 +62,21 @@ func (c *conn) copyIn(ctx context.Context, in *runtime.CopyIn) error {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := c.sess.CopyFrom(ctx, in, pr)
-		// Whatever the session did not read is discarded.
-		pr.CloseWithError(errCopyEnded)
-		done <- outcome{res, err}
+		var out outcome
+		defer func() {
+			if r := recover(); r != nil {
+				// A fault in the COPY fails it, not the server.
+				c.srv.log.Error("gateway: COPY panicked", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
+				if testHookPanic != nil {
+					testHookPanic(r)
+				}
+				out = outcome{err: &fatalError{errs.Newf(errs.Internal, "internal error: %v", r)}}
+			}
+			// Whatever the session did not read is discarded.
+			pr.CloseWithError(errCopyEnded)
+			done <- out
+		}()
+		out.res, out.err = c.sess.CopyFrom(ctx, in, pr)
 	}()
 	var clientErr error
 loop:
@@ -226,6 +238,13 @@ func (c *conn) watchClient(ctx context.Context) (context.Context, func() error) 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				c.srv.log.Error("gateway: reading the client panicked", "pid", c.pid, "panic", r)
+				gone = true
+				cancel(errClientGone)
+			}
+		}()
 		for len(queue) < maxQueued {
 			m, err := c.be.Receive()
 			if err != nil {
