@@ -45,6 +45,7 @@ type Verifier struct {
 }
 
 // NewVerifier derives a verifier for password with a fresh random salt.
+// The password is prepared with SASLprep first, as PostgreSQL prepares it.
 func NewVerifier(password string) (Verifier, error) {
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
@@ -56,7 +57,7 @@ func NewVerifier(password string) (Verifier, error) {
 // DeriveVerifier derives the verifier of password for a given salt and
 // iteration count.
 func DeriveVerifier(password string, salt []byte, iterations int) (Verifier, error) {
-	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	salted, err := pbkdf2.Key(sha256.New, saslprep(password), salt, iterations, sha256.Size)
 	if err != nil {
 		return Verifier{}, err
 	}

@@ -79,3 +79,21 @@ func TestWrongProofAndMalformedMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestSASLprep(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain ascii", "plain ascii"},
+		{"I\u00ADX", "IX"},                   // soft hyphen maps to nothing
+		{"user\u00A0pass", "user pass"},      // non-ASCII space
+		{"\u2168", "IX"},                     // ROMAN NUMERAL NINE, NFKC
+		{"\u00AA", "a"},                      // FEMININE ORDINAL INDICATOR, NFKC
+		{"a\u0007b\u00e9", "a\u0007b\u00e9"}, // prohibited: used as is
+		{"\u0627\u0031", "\u0627\u0031"},     // RandALCat not at both ends: as is
+		{"\u0627\u0031\u0628", "\u0627\u0031\u0628"},
+		{"\xff\xfe", "\xff\xfe"}, // not UTF-8
+	} {
+		if got := saslprep(tc.in); got != tc.want {
+			t.Errorf("saslprep(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
