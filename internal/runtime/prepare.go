@@ -24,7 +24,8 @@ type Prepared struct {
 	// returns none or when RowsUnknown.
 	Columns []Column
 	// RowsUnknown is set for statements whose rows are known only once
-	// they run: FETCH (its cursor's), COPY and SUBSCRIBE (streams).
+	// they run: COPY and SUBSCRIBE (streams), and a FETCH from a cursor
+	// not declared yet.
 	RowsUnknown bool
 }
 
@@ -51,6 +52,10 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 			p.ParamTypes = declared
 			return p, p.checkParams()
 		case ext.AsOfEpoch:
+		case ext.Fetch:
+			p.ParamTypes = declared
+			s.describeFetch(p, st.Query)
+			return p, p.checkParams()
 		default:
 			if st.Err != nil {
 				return nil, st.Err
@@ -152,7 +157,10 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 			p.Columns = ret.cols
 		}
 		pt = t.b.ParamTypes
-	case n.GetCopyStmt() != nil, n.GetFetchStmt() != nil:
+	case n.GetFetchStmt() != nil:
+		s.describeFetch(p, p.Query)
+		pt = declared
+	case n.GetCopyStmt() != nil:
 		p.RowsUnknown = true
 		pt = declared
 	case n.GetVariableShowStmt() != nil:
@@ -248,4 +256,24 @@ func maxParamRef(m proto.Message) int {
 		}
 	})
 	return n
+}
+
+// describeFetch describes a FETCH by its cursor's columns, as PostgreSQL
+// does (MOVE returns no rows); a FETCH of a cursor not declared yet is
+// described when it runs.
+func (s *Session) describeFetch(p *Prepared, fetch string) {
+	tree, err := pg.Parse(fetch)
+	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetFetchStmt() == nil {
+		p.RowsUnknown = true
+		return
+	}
+	f := tree.Stmts[0].Stmt.GetFetchStmt()
+	if f.Ismove {
+		return
+	}
+	if c := s.cursors[f.Portalname]; c != nil {
+		p.Columns = c.cols
+		return
+	}
+	p.RowsUnknown = true
 }
