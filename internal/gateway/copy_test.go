@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/pgtest"
@@ -206,4 +208,77 @@ func TestSubscribe(t *testing.T) {
 	cr = dialRawNoStartup(t, ts.addr)
 	cr.send(&pgproto3.CancelRequest{ProcessID: r4.pid, SecretKey: r4.key})
 	compareLogs(t, r4.until(), []string{"ErrorResponse(ERROR 57014 canceling statement due to user request)", "ReadyForQuery(I)"})
+}
+
+// TestSubscribeWithPgx reads a subscription with pgx in every query mode:
+// rows arrive as changes commit; canceling the context ends it with a
+// cancel request, and the connection stays usable.
+func TestSubscribeWithPgx(t *testing.T) {
+	ts := startServer(t, Config{})
+	ctx := context.Background()
+	w := ts.connect(t, pgx.QueryExecModeCacheStatement)
+	for _, q := range []string{
+		"CREATE TABLE s (k int PRIMARY KEY, v text)",
+		"CREATE MATERIALIZED VIEW sv AS SELECT k, v FROM s",
+		"INSERT INTO s VALUES (1, 'one')",
+	} {
+		if _, err := w.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, mode := range allModes {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg, err := pgx.ParseConfig(ts.dsn("tester", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DefaultQueryExecMode = mode
+			// On cancel, pgx sends a CancelRequest instead of closing the
+			// connection.
+			cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+				return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: 5 * time.Second}
+			}
+			c, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(ctx)
+			qctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			rows, err := c.Query(qctx, "SUBSCRIBE sv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for len(got) < 2 && rows.Next() {
+				var epoch, diff int64
+				var k int32
+				var v string
+				if err := rows.Scan(&epoch, &diff, &k, &v); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%d %d %s", diff, k, v))
+				if len(got) == 1 {
+					if _, err := w.Exec(ctx, "INSERT INTO s VALUES ($1, 'new')", 10+i); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if want := []string{"1 1 one", fmt.Sprintf("1 %d new", 10+i)}; i == 0 && strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("rows %v, want %v", got, want)
+			}
+			if len(got) != 2 {
+				t.Fatalf("rows %v, %v", got, rows.Err())
+			}
+			cancel()
+			rows.Close()
+			if !strings.Contains(fmt.Sprint(rows.Err()), "57014") {
+				t.Errorf("subscription ended with %v, want 57014", rows.Err())
+			}
+			var n int
+			if err := c.QueryRow(ctx, "SELECT count(*) FROM s").Scan(&n); err != nil || n != i+2 {
+				t.Fatalf("after the subscription: %d %v", n, err)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/types"
 )
@@ -55,6 +56,19 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 		case ext.Fetch:
 			p.ParamTypes = declared
 			s.describeFetch(p, st.Query)
+			return p, p.checkParams()
+		case ext.Subscribe:
+			if st.Err != nil {
+				return nil, st.Err
+			}
+			// A SUBSCRIBE's rows are its view's, behind its own columns.
+			p.ParamTypes = declared
+			o := s.catalog().lookup(st.Name)
+			if o == nil || o.kind != sql.MaterializedView {
+				p.RowsUnknown = true // running it reports the error
+			} else {
+				p.Columns = subscriptionColumns(o, st.Progress)
+			}
 			return p, p.checkParams()
 		default:
 			if st.Err != nil {

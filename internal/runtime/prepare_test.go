@@ -67,7 +67,10 @@ func TestPrepare(t *testing.T) {
 		{"SELECT * FROM mv AS OF EPOCH 1", nil, "params () columns (a integer, c numeric(6,2))"},
 		{"SHOW TimeZone", nil, "params () columns (TimeZone text)"},
 		{"BEGIN", nil, "params () no rows"},
-		{"SUBSCRIBE mv", nil, "params () no rows rows known when run"},
+		{"SUBSCRIBE mv", nil, "params () columns (epoch bigint, diff bigint, a integer, c numeric(6,2))"},
+		{"SUBSCRIBE mv WITH (PROGRESS)", nil, "params () columns (epoch bigint, progressed boolean, diff bigint, a integer, c numeric(6,2))"},
+		{"SUBSCRIBE nothing", nil, "params () no rows rows known when run"},
+		{"COPY t TO STDOUT", nil, "params () no rows rows known when run"},
 		{"SELECT nope FROM t", nil, `error 42703: column "nope" does not exist`},
 		{"SELECT 1; SELECT 2", nil, "error 42601: cannot insert multiple commands into a prepared statement"},
 	} {
