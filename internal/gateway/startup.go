@@ -132,8 +132,10 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	}
 	if err := c.authenticate(); err != nil {
 		c.srv.rejected()
+		c.srv.log.Info("gateway: authentication failed", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "err", err)
 		return err
 	}
+	c.srv.log.Debug("gateway: session started", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "application_name", params["application_name"])
 	c.sess = c.srv.eng.NewSession()
 	c.sess.OnNotice(c.sendNotice)
 	if d := c.srv.cfg.StatementTimeout; d > 0 {
