@@ -171,3 +171,5 @@ func pgAddr(t testing.TB, dsn string) (addr, db string) {
 	}
 	return u.Host, strings.TrimPrefix(u.Path, "/")
 }
+
+func rawQuery(s string) *pgproto3.Query { return &pgproto3.Query{String: s} }
