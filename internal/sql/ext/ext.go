@@ -51,7 +51,10 @@ type Statement struct {
 	Kind Kind
 	// Name is the relation named, lower-cased unless quoted.
 	Name string
-	// Query is the embedded SQL text, for PostgreSQL's parser.
+	// Query is the embedded SQL text, for PostgreSQL's parser: the query
+	// of EXPLAIN INCREMENTAL and AS OF EPOCH, COPY's options (the text
+	// after STDOUT), DECLARE's text up to FOR, the FETCH or MOVE without
+	// its WITH clause.
 	Query string
 	// QueryOffset is the byte offset of Query in the original text, so
 	// that error positions can be reported against the whole statement.
