@@ -58,6 +58,11 @@ const (
 	CharacterNotInRepertoire Code = "RS22021" // 22021
 	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
+	BadCopyFileFormat        Code = "RS22P04" // 22P04
+	ReadOnlyTransaction      Code = "RS25006" // 25006
+	InvalidCursorName        Code = "RS34000" // 34000
+	DuplicateCursor          Code = "RS42P03" // 42P03
+	QueryCanceled            Code = "RS57014" // 57014
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -117,6 +122,11 @@ var sqlstates = map[Code]string{
 	CharacterNotInRepertoire: "22021",
 	ProtocolViolation:        "08P01",
 	PrerequisiteState:        "55000",
+	BadCopyFileFormat:        "22P04",
+	ReadOnlyTransaction:      "25006",
+	InvalidCursorName:        "34000",
+	DuplicateCursor:          "42P03",
+	QueryCanceled:            "57014",
 	Internal:                 "XX000",
 }
 
