@@ -375,8 +375,9 @@ func (g *Generator) bid(n uint64, rng *rand.Rand) Bid {
 	} else {
 		b.Channel, b.URL = channel(rng.IntN(numChannels))
 	}
-	size := 8 + 8 + 8 + len(b.Channel) + len(b.URL) + 8
-	b.Extra = extra(rng, size, g.cfg.AvgBidBytes)
+	// As in the benchmark, the fixed-size fields count and the channel
+	// and URL do not.
+	b.Extra = extra(rng, 8+8+8+8, g.cfg.AvgBidBytes)
 	return b
 }
 
