@@ -31,8 +31,8 @@
 //
 // Time: event n happens at BaseTime + n / EventsPerSecond, in microseconds,
 // so no two events share a date_time. With OutOfOrderGroupSize g > 1 the
-// stream is emitted out of order within consecutive groups of g events (a
-// fixed permutation of each group), as Nexmark's out-of-order option does;
+// stream is emitted out of order within consecutive groups of g events (each
+// group shuffled, as Nexmark's out-of-order option does);
 // an event is then never more than g − 1 inter-event delays late.
 //
 // # Determinism

@@ -116,8 +116,8 @@ type Config struct {
 	// BaseTime is the date_time of event 0. Default 2026-01-01 00:00 UTC.
 	BaseTime time.Time
 	// OutOfOrderGroupSize, when above 1, emits each group of that many
-	// consecutive events in a fixed shuffled order. It must not be a
-	// multiple of 953 (see emitOrder). Default 1 (in order).
+	// consecutive events in a shuffled order (fixed by Seed). Default 1
+	// (in order).
 	OutOfOrderGroupSize int
 	// NumActivePeople is how many of the latest people bid and sell
 	// (besides the hot ones). Default 1,000.
@@ -194,15 +194,15 @@ type Generator struct {
 	delay time.Duration
 	// next is the position of the next event Next emits.
 	next uint64
+	// perm is the emission order of out-of-order group permGroup.
+	perm      []int
+	permGroup uint64
 }
 
 // NewGenerator returns a generator of the stream cfg describes, at its
 // first event.
 func NewGenerator(cfg Config) *Generator {
 	cfg = cfg.withDefaults()
-	if cfg.OutOfOrderGroupSize%outOfOrderStride == 0 {
-		panic(fmt.Sprintf("nexmark: OutOfOrderGroupSize %d is a multiple of %d", cfg.OutOfOrderGroupSize, outOfOrderStride))
-	}
 	return &Generator{cfg: cfg, delay: time.Second / time.Duration(cfg.EventsPerSecond)}
 }
 
@@ -225,18 +225,24 @@ func (g *Generator) NextN(n int) []Event {
 	return out
 }
 
-// outOfOrderStride permutes each out-of-order group: position p of a
-// group of size g holds event p*stride mod g, a permutation because the
-// stride is prime and g is not its multiple.
-const outOfOrderStride = 953
+// shuffleSeed separates the random streams of out-of-order permutations
+// from the events'.
+const shuffleSeed = 0x73687566666c65
 
-// emitOrder returns the number of the event emitted at position pos.
+// emitOrder returns the number of the event emitted at position pos: with
+// out-of-order groups, the group's events in an order drawn from (Seed,
+// group number).
 func (g *Generator) emitOrder(pos uint64) uint64 {
 	size := uint64(g.cfg.OutOfOrderGroupSize)
 	if size <= 1 {
 		return pos
 	}
-	return pos/size*size + pos%size*outOfOrderStride%size
+	group := pos / size
+	if g.perm == nil || g.permGroup != group {
+		g.perm = rand.New(rand.NewPCG(g.cfg.Seed^shuffleSeed, group)).Perm(int(size))
+		g.permGroup = group
+	}
+	return group*size + uint64(g.perm[pos%size])
 }
 
 // Time returns the date_time of event n.
