@@ -22,7 +22,7 @@ type Query struct {
 	Postgres string
 	// Unsupported, when not empty, says why RockStream rejects the query:
 	// creating its view fails with SQLSTATE 0A000 and a message naming
-	// Construct.
+	// Construct, the rejected part of the query.
 	Unsupported string
 	Construct   string
 }
@@ -33,11 +33,11 @@ func (q Query) CreateView() string {
 	return "CREATE MATERIALIZED VIEW " + q.Name + " AS\n" + q.SQL
 }
 
-// CreateViewPostgres returns the same statement for PostgreSQL (whose
-// oracle harness turns a materialized view into a plain, always fresh,
-// view).
+// CreateViewPostgres returns the statement that creates the same query as
+// a plain view in PostgreSQL: always fresh, it is what the materialized
+// view must equal.
 func (q Query) CreateViewPostgres() string {
-	return "CREATE MATERIALIZED VIEW " + q.Name + " AS\n" + q.Postgres
+	return "CREATE VIEW " + q.Name + " AS\n" + q.Postgres
 }
 
 // Lookup returns the query named name.
