@@ -221,6 +221,7 @@ func derefRows(rows [][]*string) [][]string {
 // plain view of the same query after each transaction, then runs the
 // queries ad hoc over the final tables and checks that no view is empty.
 func TestQueriesMatchPostgres(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx)
@@ -274,6 +275,7 @@ func TestQueriesMatchPostgres(t *testing.T) {
 // arrangements, joins) and the tables' watermarks come back from storage,
 // and every view keeps equalling PostgreSQL's.
 func TestQueriesSurviveRestart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx)
