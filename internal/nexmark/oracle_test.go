@@ -25,19 +25,26 @@ var (
 	latenessFlag = flag.Duration("nexmark.lateness", 30*time.Second, "lateness of the event tables (0: no event time declared, no late bids injected)")
 )
 
-// testConfig is the stream the oracle tests use: 20 events per second of
-// event time, so that the stream crosses many 2- and 10-second windows
-// and auctions open and expire during it, slightly out of order (within
-// the tables' lateness), starting just before midnight so that the
-// per-day statistics (q10, q15–q17) see two days.
-func testConfig() nexmark.Config {
+// testConfig is the stream the oracle tests use, starting at start: 20
+// events per second of event time, so that the stream crosses many 2- and
+// 10-second windows and auctions open and expire during it, slightly out
+// of order (within the tables' lateness).
+func testConfig(start time.Time) nexmark.Config {
 	return nexmark.Config{
 		Seed:                *seedFlag,
 		EventsPerSecond:     20,
-		BaseTime:            time.Date(2026, 3, 1, 23, 55, 0, 0, time.UTC),
+		BaseTime:            start,
 		OutOfOrderGroupSize: 7,
 	}
 }
+
+// Start times: just before midnight, so that the per-day statistics (q10,
+// q15–q17) see two days; just before 08:00, so that q14 sees two bands of
+// hours.
+var (
+	beforeMidnight = time.Date(2026, 3, 1, 23, 55, 0, 0, time.UTC)
+	beforeEight    = time.Date(2026, 3, 2, 7, 58, 0, 0, time.UTC)
+)
 
 // run streams events into PostgreSQL and RockStream and compares the
 // views.
@@ -55,16 +62,16 @@ type run struct {
 	step, sent, late int
 }
 
-// newRun starts a run against a fresh PostgreSQL database; the caller
-// sets r.sut.
-func newRun(t *testing.T, ctx context.Context) *run {
+// newRun starts a run of the stream starting at start against a fresh
+// PostgreSQL database; the caller sets r.sut.
+func newRun(t *testing.T, ctx context.Context, start time.Time) *run {
 	pgtest.Require(t)
 	ref, err := oracle.ConnectPostgres(ctx, "postgres", pgtest.NewDatabase(t, "nexmark"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Close() })
-	return &run{t: t, ctx: ctx, ref: ref, gen: nexmark.NewGenerator(testConfig())}
+	return &run{t: t, ctx: ctx, ref: ref, gen: nexmark.NewGenerator(testConfig(start))}
 }
 
 // exec runs a statement on both systems; both must succeed.
@@ -132,7 +139,7 @@ func (r *run) stream(total int) {
 			}
 			extras = append(extras, "single-event inserts")
 		}
-		back := 2 * int(latenessFlag.Seconds()) * testConfig().EventsPerSecond
+		back := 2 * int(latenessFlag.Seconds()) * r.gen.Config().EventsPerSecond
 		if r.step%5 == 2 && *latenessFlag > 0 && r.sent >= back {
 			n := uint64(r.sent - back)
 			n = n - n%50 + 10 // a bid's position
@@ -224,7 +231,7 @@ func TestQueriesMatchPostgres(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	r := newRun(t, ctx)
+	r := newRun(t, ctx, beforeMidnight)
 	sut, err := oracle.OpenRockStream()
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +285,7 @@ func TestQueriesSurviveRestart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	r := newRun(t, ctx)
+	r := newRun(t, ctx, beforeEight)
 	dir := t.TempDir()
 	open := func() {
 		sut, err := oracle.OpenRockStreamAt(dir)
