@@ -1,0 +1,163 @@
+package tpch
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/rockstream/rockstream/internal/oracle"
+	"github.com/rockstream/rockstream/internal/pgtest"
+)
+
+var (
+	scaleFlag  = flag.Float64("tpch.sf", 0.001, "scale factor of TestQueriesMatchPostgres")
+	seedFlag   = flag.Uint64("tpch.seed", 1, "seed of TestQueriesMatchPostgres's data and refresh steps")
+	roundsFlag = flag.Int("tpch.rounds", 2, "rounds of refresh steps TestQueriesMatchPostgres runs")
+)
+
+// TestQueriesMatchPostgres loads TPC-H data into RockStream and
+// PostgreSQL, creates the 22 queries as materialized views in RockStream
+// and as plain views (always fresh) in PostgreSQL, and compares every
+// view, as a multiset of rows in PostgreSQL's text format, after the load
+// and after every refresh step: RF1 (new orders), RF2 (deleted orders),
+// updates of the columns the queries read, and transactions that mix
+// them. Each step is one transaction.
+func TestQueriesMatchPostgres(t *testing.T) {
+	pgtest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	sf := *scaleFlag
+	g, data, err := New(Config{ScaleFactor: sf, Seed: *seedFlag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, ctx)
+
+	start := time.Now()
+	h.run("load", append(append([]string{}, Schema...), data.Statements()...)...)
+	t.Logf("loaded %d rows (%d lineitems) at SF %g in %v", data.Rows(), len(data.LineItem), sf, time.Since(start))
+
+	queries := Queries(sf)
+	start = time.Now()
+	for _, q := range queries {
+		h.run("create "+q.Name, "CREATE MATERIALIZED VIEW "+q.Name+" AS "+q.SQL)
+	}
+	t.Logf("created the views in %v", time.Since(start))
+	// The parameters are chosen so that every query selects rows.
+	for _, q := range queries {
+		if rows := h.rows(q.Name); rows == 0 {
+			t.Errorf("%s is empty in PostgreSQL: choose parameters that select rows", q.Name)
+		}
+	}
+	// The same queries as ad-hoc SELECTs: one batch evaluation of each
+	// circuit, compared with PostgreSQL's result.
+	for _, q := range queries {
+		h.step(q.Name, oracle.Statement{SQL: q.SQL, Expect: oracle.Expectation{Unordered: true}})
+	}
+
+	n := 10 * g.RefreshSize()
+	start = time.Now()
+	steps := 0
+	for range *roundsFlag {
+		for _, tx := range []Transaction{
+			g.RF1(n),
+			g.RF2(n),
+			g.ShiftShipDates(5),
+			g.ChangeDiscounts(5),
+			g.ChangeQuantities(5),
+			g.ChangeOrderStatus(5),
+			g.ChangeBalances(5),
+			g.ChangeSupplyCosts(5),
+			g.ChangePartSizes(5),
+			g.MoveCustomers(3),
+			g.MoveSupplier(),
+			// Inserted orders may be deleted or updated in the same
+			// transaction: deltas that cancel within one epoch.
+			Combine("RF1, RF2 and updates in one transaction",
+				g.RF1(n), g.ChangeQuantities(3), g.RF2(n), g.ShiftShipDates(3), g.ChangeOrderStatus(3)),
+		} {
+			h.transaction(tx)
+			steps++
+		}
+	}
+	t.Logf("%d refresh steps in %v", steps, time.Since(start))
+}
+
+// harness runs statements on both systems through an oracle.Runner and
+// fails the test on the first disagreement.
+type harness struct {
+	t      *testing.T
+	ctx    context.Context
+	ref    *oracle.Postgres
+	runner *oracle.Runner
+}
+
+func newHarness(t *testing.T, ctx context.Context) *harness {
+	ref, err := oracle.ConnectPostgres(ctx, "postgres", pgtest.NewDatabase(t, "tpch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	sut, err := oracle.OpenRockStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sut.Close() })
+	return &harness{t: t, ctx: ctx, ref: ref, runner: &oracle.Runner{
+		Ref: ref, SUT: sut, Source: "tpch", Strict: true, ViewsBetweenTransactions: true,
+	}}
+}
+
+// transaction runs tx in one transaction block.
+func (h *harness) transaction(tx Transaction) {
+	h.t.Helper()
+	h.run(tx.Name, append(append([]string{"BEGIN"}, tx.Statements...), "COMMIT")...)
+}
+
+// run runs statements on both systems; what is the step's name in reports.
+func (h *harness) run(what string, stmts ...string) {
+	h.t.Helper()
+	for _, s := range stmts {
+		h.step(what, oracle.Statement{SQL: s})
+	}
+}
+
+func (h *harness) step(what string, st oracle.Statement) {
+	h.t.Helper()
+	fs, err := h.runner.Step(h.ctx, st)
+	for _, f := range fs {
+		h.t.Errorf("%s: %s", what, f)
+	}
+	if err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+	if len(fs) > 0 {
+		h.t.FailNow()
+	}
+}
+
+// rows returns the number of rows of a view in PostgreSQL.
+func (h *harness) rows(view string) int {
+	h.t.Helper()
+	res, err := h.ref.Observe(h.ctx, "SELECT * FROM "+view)
+	if err != nil {
+		h.t.Fatalf("reading %s in PostgreSQL: %v", view, err)
+	}
+	n := 0
+	for _, r := range res.Rows {
+		if !allNull(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func allNull(row []*string) bool {
+	for _, v := range row {
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
