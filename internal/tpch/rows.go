@@ -38,17 +38,20 @@ func (d Date) String() string {
 
 // The rows of the eight tables. Field order is column order.
 type (
+	// Region is a row of REGION.
 	Region struct {
 		RegionKey int
 		Name      string
 		Comment   string
 	}
+	// Nation is a row of NATION.
 	Nation struct {
 		NationKey int
 		Name      string
 		RegionKey int
 		Comment   string
 	}
+	// Part is a row of PART.
 	Part struct {
 		PartKey     int
 		Name        string
@@ -60,6 +63,7 @@ type (
 		RetailPrice Decimal
 		Comment     string
 	}
+	// Supplier is a row of SUPPLIER.
 	Supplier struct {
 		SuppKey   int
 		Name      string
@@ -69,6 +73,7 @@ type (
 		AcctBal   Decimal
 		Comment   string
 	}
+	// PartSupp is a row of PARTSUPP.
 	PartSupp struct {
 		PartKey    int
 		SuppKey    int
@@ -76,6 +81,7 @@ type (
 		SupplyCost Decimal
 		Comment    string
 	}
+	// Customer is a row of CUSTOMER.
 	Customer struct {
 		CustKey    int
 		Name       string
@@ -86,6 +92,7 @@ type (
 		MktSegment string
 		Comment    string
 	}
+	// Order is a row of ORDERS.
 	Order struct {
 		OrderKey      int
 		CustKey       int
@@ -97,6 +104,7 @@ type (
 		ShipPriority  int
 		Comment       string
 	}
+	// LineItem is a row of LINEITEM.
 	LineItem struct {
 		OrderKey      int
 		PartKey       int
