@@ -48,10 +48,22 @@ func TestQueriesMatchPostgres(t *testing.T) {
 		h.run("create "+q.Name, "CREATE MATERIALIZED VIEW "+q.Name+" AS "+q.SQL)
 	}
 	t.Logf("created the views in %v", time.Since(start))
-	// The parameters are chosen so that every query selects rows.
+	// The parameters are chosen so that every query selects rows from the
+	// default data, and the refresh steps so that every view changes.
+	// Other data may miss some: that is reported, but fails only the
+	// default configuration.
+	rounds := *roundsFlag
+	if testing.Short() {
+		rounds = 1
+	}
+	calibrated := sf == 0.001 && *seedFlag == 1 && rounds == 2
+	miss := t.Logf
+	if calibrated {
+		miss = t.Errorf
+	}
 	for _, q := range queries {
 		if rows := h.rows(q.Name); rows == 0 {
-			t.Errorf("%s is empty in PostgreSQL: choose parameters that select rows", q.Name)
+			miss("%s is empty in PostgreSQL: choose parameters that select rows", q.Name)
 		}
 	}
 	// The same queries as ad-hoc SELECTs: one batch evaluation of each
@@ -60,10 +72,6 @@ func TestQueriesMatchPostgres(t *testing.T) {
 		h.step(q.Name, oracle.Statement{SQL: q.SQL, Expect: oracle.Expectation{Unordered: true}})
 	}
 
-	rounds := *roundsFlag
-	if testing.Short() {
-		rounds = 1
-	}
 	n := 10 * g.RefreshSize()
 	start = time.Now()
 	steps := 0
@@ -95,7 +103,7 @@ func TestQueriesMatchPostgres(t *testing.T) {
 	// comparisons above prove little about it.
 	for _, q := range queries {
 		if h.changes[q.Name] == 0 {
-			t.Errorf("%s never changed during the refresh steps", q.Name)
+			miss("%s never changed during the refresh steps", q.Name)
 		}
 	}
 }
