@@ -65,6 +65,8 @@ var (
 		"dugouts", "notornis", "epitaphs", "pearls", "tithes", "waters", "orbits",
 		"gifts", "sheaves", "depths", "sentiments", "decoys", "realms", "pains",
 		"grouches", "escapades", "accounts", "requests", "packages", "deposits",
+		// Q13's words twice, so that its pattern '%special%requests%'
+		// matches some comments even at small scale factors.
 		"accounts", "requests", "packages", "deposits",
 	}
 	verbs = []string{
