@@ -269,23 +269,6 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 		return nil, err
 	}
 
-	// Build full rows: defaults, then the targets' values.
-	newRow := func(vals []types.Value) (zset.Row, error) {
-		row := make(zset.Row, len(o.cols))
-		for i, d := range o.defaults {
-			if d != nil {
-				v, err := d.Eval(nil)
-				if err != nil {
-					return nil, err
-				}
-				row[i] = v
-			}
-		}
-		for j, t := range targets {
-			row[t] = vals[j]
-		}
-		return row, o.checkRow(row)
-	}
 	var rows []zset.Row
 	for _, er := range exprRows {
 		vals := make([]types.Value, len(targets))
@@ -306,23 +289,54 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 			}
 			vals[j] = v
 		}
-		row, err := newRow(vals)
+		row, err := o.fullRow(targets, vals)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
 	}
 	for _, qr := range queryRows {
-		row, err := newRow(qr)
+		row, err := o.fullRow(targets, qr)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
 	}
-	if rows, err = admitRows(st, o, rows); err != nil {
+	affected, err := insertFullRows(st, w, o, rows, conflict, b, nUser)
+	if err != nil {
 		return nil, err
 	}
+	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
+}
 
+// fullRow builds a table row from the values of the target columns: the
+// other columns get their defaults. It enforces NOT NULL.
+func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
+	row := make(zset.Row, len(o.cols))
+	for i, d := range o.defaults {
+		if d != nil {
+			v, err := d.Eval(nil)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		}
+	}
+	for j, t := range targets {
+		row[t] = vals[j]
+	}
+	return row, o.checkRow(row)
+}
+
+// insertFullRows inserts complete rows into table o: late rows are
+// dropped, primary keys checked and ON CONFLICT (conflict, nil when
+// none) resolved, and the change is written and carried to the views. It
+// returns the rows inserted or updated.
+func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
+	rows, err := admitRows(st, o, rows)
+	if err != nil {
+		return nil, err
+	}
 	var delta zset.Batch
 	var affected []zset.Row
 	if len(o.pk) == 0 {
@@ -342,7 +356,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 	if err := writeTable(st, w, o, delta); err != nil {
 		return nil, err
 	}
-	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
+	return affected, nil
 }
 
 // onConflict is a bound ON CONFLICT clause.
