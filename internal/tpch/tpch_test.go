@@ -97,6 +97,9 @@ func TestQueriesMatchPostgres(t *testing.T) {
 			h.transaction(tx)
 			steps++
 		}
+		h.failedTransaction(Combine("updates, then a duplicate key",
+			g.ChangeDiscounts(5), g.ShiftShipDates(5), g.ChangeSupplyCosts(10)))
+		steps++
 	}
 	t.Logf("%d refresh steps in %v", steps, time.Since(start))
 	// Every view must have been maintained through some change, or the
@@ -175,6 +178,25 @@ func (h *harness) transaction(tx Transaction) {
 	}
 	slices.SortFunc(changed, func(a, b string) int { return cmp.Compare(len(a), len(b))*2 + cmp.Compare(a, b) })
 	h.t.Logf("%s: changed %s", tx.Name, strings.Join(changed, " "))
+}
+
+// failedTransaction runs tx and then a statement that fails (a
+// duplicate primary key), in one block ended by COMMIT: both systems roll
+// it back, and every view must be left as it was.
+func (h *harness) failedTransaction(tx Transaction) {
+	h.t.Helper()
+	h.run(tx.Name, append([]string{"BEGIN"}, tx.Statements...)...)
+	h.step(tx.Name, oracle.Statement{
+		SQL:    "INSERT INTO region VALUES (0, 'AFRICA', 'again')",
+		Expect: oracle.Expectation{Error: "23505"},
+	})
+	h.run(tx.Name, "COMMIT")
+	for name, before := range h.watched {
+		if h.contents(name) != before {
+			h.t.Fatalf("%s: %s changed, yet the transaction failed", tx.Name, name)
+		}
+	}
+	h.t.Logf("%s: rolled back", tx.Name)
 }
 
 // watch starts counting the transactions that change each query's view.
