@@ -173,8 +173,8 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
 		if from == Interval {
-			if t.Precision >= 0 {
-				return MakeInterval(roundIntervalPrecision(v.Interval(), t.Precision)), nil
+			if t.Precision >= 0 || t.Fields != 0 {
+				return MakeInterval(applyIntervalTypmod(v.Interval(), t)), nil
 			}
 			return v, nil
 		}

@@ -78,11 +78,11 @@ func Parse(t Type, s string) (Value, error) {
 		}
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
-		iv, err := ParseInterval(s)
+		iv, err := parseInterval(s, t.Fields)
 		if err != nil {
 			return Null, err
 		}
-		return MakeInterval(roundIntervalPrecision(iv, t.Precision)), nil
+		return MakeInterval(applyIntervalTypmod(iv, t)), nil
 	}
 	return Null, errs.Newf(errs.FeatureNotSupported, "type %s has no input function", t)
 }

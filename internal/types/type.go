@@ -34,6 +34,9 @@ type Type struct {
 	Precision, Scale int32
 	// Length is VARCHAR's maximum length in characters; -1 when unbounded.
 	Length int32
+	// Fields is INTERVAL's field restriction (INTERVAL DAY, ...); 0 when
+	// there is none.
+	Fields IntervalFields
 }
 
 // Of returns the unconstrained type with the given ID.

@@ -79,9 +79,14 @@ func (t Type) String() string {
 			return "timestamp(" + strconv.Itoa(int(t.Precision)) + ") with time zone"
 		}
 	case Interval:
-		if t.Precision >= 0 {
-			return "interval(" + strconv.Itoa(int(t.Precision)) + ")"
+		name := "interval"
+		if t.Fields != 0 {
+			name += " " + t.Fields.String()
 		}
+		if t.Precision >= 0 {
+			name += "(" + strconv.Itoa(int(t.Precision)) + ")"
+		}
+		return name
 	}
 	return t.ID.baseName()
 }
@@ -197,7 +202,8 @@ var unsupportedTypes = map[string]bool{
 // Names match case-insensitively. A schema qualification must be
 // pg_catalog. float(p) becomes real for p <= 24 and double precision up to
 // 53, as in PostgreSQL's grammar; timestamp(p), timestamptz(p) and
-// interval(p) keep their fractional-second precision in Type.Precision.
+// interval(p) keep their fractional-second precision in Type.Precision,
+// INTERVAL DAY and the other interval field restrictions in Type.Fields.
 func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 0 {
 		return Type{}, errs.New(errs.UndefinedObject, `type "" does not exist`)
@@ -290,12 +296,12 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 		t.Precision = p
 		return t, nil
 	case Interval:
-		// pg_query passes INTERVAL's typmods as (fields mask[, precision]);
-		// only the full range (no field restriction) is supported.
-		const fullRange = 0x7FFF
-		if typmods[0] != fullRange {
-			return Type{}, errs.New(errs.FeatureNotSupported, "interval field restrictions (such as INTERVAL DAY) are not supported")
+		// pg_query passes INTERVAL's typmods as (fields mask[, precision]).
+		fields, err := intervalFieldsOf(typmods[0])
+		if err != nil {
+			return Type{}, err
 		}
+		t.Fields = fields
 		if len(typmods) == 1 {
 			return t, nil
 		}
