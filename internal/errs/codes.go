@@ -55,6 +55,7 @@ const (
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
 	InvalidRecursion      Code = "RS42P19" // 42P19
 	PrerequisiteState     Code = "RS55000" // 55000
+	ArraySubscriptError   Code = "RS2202E" // 2202E
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -111,6 +112,7 @@ var sqlstates = map[Code]string{
 	InvalidWidthBucket:    "2201G",
 	InvalidRecursion:      "42P19",
 	PrerequisiteState:     "55000",
+	ArraySubscriptError:   "2202E",
 	Internal:              "XX000",
 }
 

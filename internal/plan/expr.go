@@ -163,11 +163,11 @@ func (e *Param) Eval(zset.Row) (types.Value, error) {
 
 func (e *BinOp) Eval(row zset.Row) (types.Value, error) {
 	a, err := e.Left.Eval(row)
-	if err != nil || a.IsNull() {
+	if err != nil || a.IsNull() && !e.Op.NonStrict {
 		return types.Null, err
 	}
 	b, err := e.Right.Eval(row)
-	if err != nil || b.IsNull() {
+	if err != nil || b.IsNull() && !e.Op.NonStrict {
 		return types.Null, err
 	}
 	return e.Op.Eval(a, b)

@@ -392,9 +392,6 @@ func typeOf(tn *pg.TypeName) (types.Type, error) {
 	if tn == nil {
 		return types.Type{}, errs.New(errs.Internal, "missing type name")
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, notSupported(tn.Location, "array types are not supported yet")
-	}
 	if tn.Setof || tn.PctType {
 		return types.Type{}, notSupported(tn.Location, "type name form is not supported")
 	}
@@ -414,6 +411,14 @@ func typeOf(tn *pg.TypeName) (types.Type, error) {
 	t, err := types.TypeByName(names, mods)
 	if err != nil {
 		return types.Type{}, posErr(err, tn.Location)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// PostgreSQL ignores the bounds and the number of brackets:
+		// int[3] and int[][] are both integer[].
+		if t.ID.IsArray() || !types.HasArrayType(t.ID) {
+			return types.Type{}, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", t), tn.Location)
+		}
+		t = types.ArrayType(t)
 	}
 	return t, nil
 }

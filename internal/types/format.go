@@ -62,6 +62,9 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 	case Interval:
 		return AppendInterval(dst, v.Interval())
 	}
+	if v.kind.IsArray() {
+		return appendArrayText(dst, v, t)
+	}
 	return dst
 }
 
