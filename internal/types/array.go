@@ -76,10 +76,11 @@ var arrayOID = map[TypeID]uint32{
 }
 
 // MakeArray returns an array value whose elements have kind elem (each
-// element NULL or of kind elem; Text for VARCHAR). The array keeps elems,
-// which the caller must not modify afterwards.
+// element NULL or of kind elem; the element type VARCHAR is taken as its
+// kind, Text). The array keeps elems, which the caller must not modify
+// afterwards.
 func MakeArray(elem Kind, elems []Value) Value {
-	return Value{kind: ArrayOf(elem), arr: &arrayData{elems: elems}}
+	return Value{kind: ArrayOf(valueKindOf(elem)), arr: &arrayData{elems: elems}}
 }
 
 // arrayData is the body of an array value.

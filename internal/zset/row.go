@@ -383,9 +383,12 @@ func identicalRows(a, b Row) bool {
 	return true
 }
 
-// identicalValues reports whether x and y have the same kind and exact
+// IdenticalValues reports whether x and y have the same kind and exact
 // representation (float bits, numeric form, sign, exponent and
-// coefficient, interval fields).
+// coefficient, interval fields, array elements): whether EncodeRow
+// encodes them to the same bytes.
+func IdenticalValues(x, y types.Value) bool { return identicalValues(x, y) }
+
 func identicalValues(x, y types.Value) bool {
 	if x.Kind() != y.Kind() {
 		return false
