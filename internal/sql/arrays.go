@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -282,7 +283,7 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 		if sb == nil {
 			return nil, notSupported(loc, "ORDER BY item %s is not supported", nodeName(n))
 		}
-		cp := *sb
+		cp := proto.Clone(sb).(*pg.SortBy)
 		// ORDER BY 1 and ORDER BY the output name mean the select-list
 		// item, which inside the aggregate must be written out.
 		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
@@ -294,7 +295,7 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 			strings.EqualFold(cr.Fields[0].GetString_().GetSval(), target.Name) {
 			cp.Node = target.Val
 		}
-		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: &cp}})
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: cp}})
 	}
 	agg := &pg.FuncCall{
 		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
@@ -307,11 +308,11 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 		Args:     []*pg.Node{{Node: &pg.Node_FuncCall{FuncCall: agg}}, empty},
 		Location: loc,
 	}}}
-	rewritten := *sel
+	rewritten := proto.Clone(sel).(*pg.SelectStmt)
 	rewritten.TargetList = []*pg.Node{pg.MakeResTargetNodeWithVal(coalesce, loc)}
 	rewritten.SortClause = nil
-	out := *sl
+	out := proto.Clone(sl).(*pg.SubLink)
 	out.SubLinkType = pg.SubLinkType_EXPR_SUBLINK
-	out.Subselect = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &rewritten}}
-	return &out, nil
+	out.Subselect = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: rewritten}}
+	return out, nil
 }

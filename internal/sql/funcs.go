@@ -124,6 +124,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if name == "unnest" && (schema == "" || schema == "pg_catalog") {
+		return ec.unnestCall(args, f.Location)
+	}
 	if schema == "" || schema == "pg_catalog" {
 		if e, ok, err := ec.catalogFunc(display, name, args, f.Location); ok || err != nil {
 			return e, err
