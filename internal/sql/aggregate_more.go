@@ -55,7 +55,8 @@ func (ec *exprCtx) arrayAgg(call *plan.AggCall, argCtx *exprCtx, args []plan.Exp
 	t := args[0].Type()
 	switch {
 	case t.ID == types.Unknown:
-		return posErr(errs.New(errs.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown"), loc)
+		// PostgreSQL has array_agg(anynonarray) and array_agg(anyarray).
+		return posErr(errs.New(errs.AmbiguousFunction, "function array_agg(unknown) is not unique"), loc)
 	case t.ID.IsArray():
 		return notSupported(loc, "array_agg over arrays is not supported: its result would be a multidimensional array")
 	case !types.HasArrayType(t.ID):
