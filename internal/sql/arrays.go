@@ -76,7 +76,8 @@ func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.
 		copy(out, args)
 		return types.MakeArray(elem.ID, out), nil
 	}
-	f := &plan.Func{Name: "ARRAY", Args: es, Typ: typ, NonStrict: true, Fn: build}
+	f := &plan.Func{Name: "ARRAY", Args: es, Typ: typ, NonStrict: true, Fn: build,
+		Render: func(args []string) string { return "ARRAY[" + strings.Join(args, ", ") + "]" }}
 	return foldConstants(f)
 }
 
@@ -148,7 +149,8 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 	}
 	if !ind.IsSlice {
 		return &plan.Func{Name: "subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
-			Fn: func(v []types.Value) (types.Value, error) { return types.ArraySubscript(v[0], v[1]), nil }}, nil
+			Fn:     func(v []types.Value) (types.Value, error) { return types.ArraySubscript(v[0], v[1]), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
 	}
 	args := []plan.Expr{arg}
 	hasLo, hasHi := lo != nil, hi != nil
@@ -169,6 +171,16 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 				h = v[len(v)-1]
 			}
 			return types.ArraySlice(v[0], l, h, hasLo, hasHi), nil
+		},
+		Render: func(a []string) string {
+			lo, hi := "", ""
+			if hasLo {
+				lo = a[1]
+			}
+			if hasHi {
+				hi = a[len(a)-1]
+			}
+			return "(" + a[0] + ")[" + lo + ":" + hi + "]"
 		}}, nil
 }
 
@@ -222,7 +234,8 @@ func (ec *exprCtx) arrayComparison(a *pg.A_Expr, all bool) (plan.Expr, error) {
 		name = op + " ALL"
 	}
 	return &plan.Func{Name: name, Args: []plan.Expr{l, r}, Typ: types.Of(types.Bool), NonStrict: true,
-		Fn: func(v []types.Value) (types.Value, error) { return compareEach(o, all, v[0], v[1]) }}, nil
+		Fn:     func(v []types.Value) (types.Value, error) { return compareEach(o, all, v[0], v[1]) },
+		Render: func(a []string) string { return a[0] + " " + name + " (" + a[1] + ")" }}, nil
 }
 
 // compareEach applies o between x and each element of arr for ANY (all
