@@ -45,6 +45,10 @@ func init() {
 		addFunc("array_prepend", a, func(x []Value) (Value, error) { return arrayPrepend(ek, x[0], x[1]), nil }, e, a).nonStrict = true
 		addFunc("array_cat", a, func(x []Value) (Value, error) { return arrayCat(x[0], x[1]) }, a, a).nonStrict = true
 		addFunc("array_remove", a, arrayRemove, a, e).nonStrict = true
+
+		// max(anyarray), min(anyarray).
+		addAggregate("min", a, a)
+		addAggregate("max", a, a)
 	}
 	addFunc("string_to_array", ArrayOf(Text), stringToArray, Text, Text).nonStrict = true
 	addFunc("string_to_array", ArrayOf(Text), stringToArray, Text, Text, Text).nonStrict = true

@@ -16,6 +16,11 @@ CREATE MATERIALIZED VIEW by_tags AS
 CREATE MATERIALIZED VIEW distinct_scores AS
   SELECT DISTINCT scores FROM docs;
 
+CREATE MATERIALIZED VIEW extremes AS
+  SELECT owner, max(tags) AS max_tags, min(scores) AS min_scores, count(DISTINCT scores) AS n_scores,
+         max(prices) AS max_prices
+  FROM docs GROUP BY owner;
+
 CREATE MATERIALIZED VIEW parts AS
   SELECT id, tags[1] AS first_tag, tags[2:3] AS middle, tags[:1] AS head, scores[10] AS far,
          array_length(tags, 1) AS len, cardinality(tags) AS card, array_upper(scores, 1) AS upper,
