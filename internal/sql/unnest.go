@@ -91,6 +91,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
+	for i := range cols {
+		cols[i].Name = item.cols[i].name // as the alias's column list renames them
+	}
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
