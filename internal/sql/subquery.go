@@ -143,6 +143,12 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 // subLink binds a subquery in an expression.
 func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
+	if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
+		// Over unnest of the row's own array it is a function of the row.
+		if e, ok, err := ec.arrayOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	}
 	if msg := ec.st.noSubLinks; msg != "" {
 		ec.st.sawSubLink = true
 		return nil, notSupported(loc, "%s", msg)

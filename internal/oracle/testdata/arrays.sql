@@ -48,6 +48,14 @@ CREATE MATERIALIZED VIEW wanted_docs AS
   SELECT o.name, ARRAY(SELECT d.id FROM docs d WHERE d.owner = o.name ORDER BY d.id DESC) AS ids
   FROM owners o;
 
+-- The form psql's catalog queries use: a function of the row's own array.
+CREATE MATERIALIZED VIEW mapped AS
+  SELECT id,
+         array_to_string(tags || ARRAY(SELECT 'opt.' || x FROM pg_catalog.unnest(tags) x), ', ') AS opts,
+         ARRAY(SELECT upper(x) FROM unnest(tags) AS x WHERE x <> 'b' ORDER BY 1 DESC) AS upper_desc,
+         ARRAY(SELECT n FROM unnest(scores) WITH ORDINALITY AS u(s, n) WHERE s IS NOT NULL ORDER BY s DESC, n) AS ranks
+  FROM docs;
+
 CREATE MATERIALIZED VIEW split AS
   SELECT id, string_to_array(owner, 'o') AS pieces, string_to_array(owner, 'o', 'b') AS pieces_null,
          string_to_array(owner, NULL) AS chars, string_to_array(owner, '') AS whole
