@@ -145,8 +145,41 @@ func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err er
 		}
 		u.order = append(u.order, plan.SortKey{Expr: key, Desc: desc, NullsFirst: nullsFirst})
 	}
-	return &plan.Func{Name: "ARRAY(unnest)", Args: args, Typ: types.ArrayType(u.elem), NonStrict: true, Fn: u.eval,
-		Render: func(a []string) string { return "ARRAY(" + u.target.String() + " FROM unnest(" + a[0] + "))" }}, true, nil
+	// The name holds the private expressions, which are not arguments, so
+	// that two calls are equal (exprEqual) only when they compute alike.
+	return &plan.Func{Name: u.describe(), Args: args, Typ: types.ArrayType(u.elem), NonStrict: true, Fn: u.eval,
+		Render: func(a []string) string { return strings.Replace(u.describe(), "unnest()", "unnest("+a[0]+")", 1) }}, true, nil
+}
+
+// describe renders the call with its private expressions and the array
+// argument left out: ARRAY(SELECT f FROM unnest() [WITH ORDINALITY]
+// [WHERE p] [ORDER BY k, ...]).
+func (u *unnestArray) describe() string {
+	var b strings.Builder
+	b.WriteString("ARRAY(SELECT " + u.target.String() + " FROM unnest()")
+	if u.ordinality {
+		b.WriteString(" WITH ORDINALITY")
+	}
+	if u.where != nil {
+		b.WriteString(" WHERE " + u.where.String())
+	}
+	for i, k := range u.order {
+		sep := ", "
+		if i == 0 {
+			sep = " ORDER BY "
+		}
+		dir := " ASC"
+		if k.Desc {
+			dir = " DESC"
+		}
+		nulls := " NULLS LAST"
+		if k.NullsFirst {
+			nulls = " NULLS FIRST"
+		}
+		b.WriteString(sep + k.Expr.String() + dir + nulls)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // scopeWidth is the width of the row a scope's columns are read from.
