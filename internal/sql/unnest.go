@@ -151,6 +151,11 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 // unnestCall binds unnest(array) in a select list to a placeholder call
 // that selectUnnest replaces by the element column of a plan.Unnest.
 func (ec *exprCtx) unnestCall(args []plan.Expr, loc int32) (plan.Expr, error) {
+	if wc := ec.st.wins; wc != nil && wc.nestArgs > 0 {
+		return nil, posErr(errs.New(errs.FeatureNotSupported, "window function calls cannot contain set-returning function calls"), loc)
+	} else if wc != nil && wc.nestDef > 0 {
+		return nil, posErr(errs.New(errs.FeatureNotSupported, "set-returning functions are not allowed in window definitions"), loc)
+	}
 	switch ec.kind {
 	case kindSelect:
 	case kindAggArg:
@@ -194,6 +199,11 @@ func selectUnnest(node plan.Node, tl []*target) (plan.Node, error) {
 	}
 	if call == nil || err != nil {
 		return node, err
+	}
+	for _, t := range tl {
+		if what := conditionalUnnest(t.expr); what != "" {
+			return nil, notSupported(-1, "set-returning functions are not allowed in %s", what)
+		}
 	}
 	nested := false
 	walkExpr(call.Args[0], func(e plan.Expr) { nested = nested || isUnnestCall(e) })
@@ -250,4 +260,31 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 		return nil, notSupported(fc.Location, "an alias for a join with unnest is not supported")
 	}
 	return it, nil
+}
+
+// conditionalUnnest returns the construct (CASE, COALESCE) that holds an
+// unnest call in e, where PostgreSQL forbids set-returning functions
+// because they would run for rows the condition skips; "" when none does.
+func conditionalUnnest(e plan.Expr) string {
+	var what string
+	walkExpr(e, func(x plan.Expr) {
+		if what != "" {
+			return
+		}
+		var name string
+		switch x.(type) {
+		case *plan.Case:
+			name = "CASE"
+		case *plan.Coalesce:
+			name = "COALESCE"
+		default:
+			return
+		}
+		walkExpr(x, func(y plan.Expr) {
+			if isUnnestCall(y) {
+				what = name
+			}
+		})
+	})
+	return what
 }
