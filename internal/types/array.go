@@ -3,6 +3,7 @@ package types
 import (
 	"cmp"
 	"fmt"
+	"unsafe"
 )
 
 // Arrays are one-dimensional, with lower bound 1, as PostgreSQL's arrays
@@ -80,7 +81,7 @@ var arrayOID = map[TypeID]uint32{
 // kind, Text). The array keeps elems, which the caller must not modify
 // afterwards.
 func MakeArray(elem Kind, elems []Value) Value {
-	return Value{kind: ArrayOf(valueKindOf(elem)), arr: &arrayData{elems: elems}}
+	return Value{kind: ArrayOf(valueKindOf(elem)), ref: unsafe.Pointer(&arrayData{elems: elems})}
 }
 
 // arrayData is the body of an array value.
@@ -91,10 +92,10 @@ type arrayData struct {
 // Elems returns an array value's elements (nil for the empty array). The
 // slice must not be modified.
 func (v Value) Elems() []Value {
-	if v.arr == nil {
-		return nil
+	if b := v.arrayBody(); b != nil {
+		return b.elems
 	}
-	return v.arr.elems
+	return nil
 }
 
 // compareArrays orders arrays as PostgreSQL's array_cmp: element by element

@@ -3,6 +3,7 @@ package types
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"pgregory.net/rapid"
@@ -174,4 +175,12 @@ func TestArrayTextRoundTrip(t *testing.T) {
 			rt.Fatalf("binary %x of %q read back as %q, %v", bin, text, Format(back, at), err)
 		}
 	})
+}
+
+// TestValueSize guards the size of Value: six words, arrays included
+// (they share the reference field with numerics).
+func TestValueSize(t *testing.T) {
+	if n := unsafe.Sizeof(Value{}); n != 48 {
+		t.Fatalf("Value is %d bytes, want 48", n)
+	}
 }

@@ -85,7 +85,7 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 		}
 	case Numeric:
 		if v.kind == Numeric {
-			return appendNumericBinary(dst, v.d), nil
+			return appendNumericBinary(dst, v.dec()), nil
 		}
 	case Unknown, Text, Varchar:
 		if v.kind == Text {

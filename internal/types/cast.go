@@ -74,7 +74,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		case Bool:
 			return Value{kind: t.ID, n: v.n}, nil
 		case Numeric:
-			n, err := numericToInt(v.d, t.ID)
+			n, err := numericToInt(v.dec(), t.ID)
 			if err != nil {
 				return Null, err
 			}
@@ -87,7 +87,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 			return Value{kind: t.ID, n: n}, nil
 		}
 	case Numeric:
-		var d = v.d
+		var d = v.dec()
 		switch from {
 		case Int2, Int4, Int8:
 			d = NumericFromInt(v.n)
@@ -121,7 +121,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 			}
 			return MakeFloat4(r), nil
 		case Numeric:
-			f, err := numericToFloat(v.d, 32)
+			f, err := numericToFloat(v.dec(), 32)
 			if err != nil {
 				return Null, err
 			}
@@ -134,7 +134,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		case Float4, Float8:
 			return MakeFloat8(v.Float()), nil
 		case Numeric:
-			f, err := numericToFloat(v.d, 64)
+			f, err := numericToFloat(v.dec(), 64)
 			if err != nil {
 				return Null, err
 			}

@@ -48,7 +48,7 @@ func Compare(a, b Value) int {
 	case Float4, Float8:
 		return compareFloat(a.Float(), b.Float())
 	case Numeric:
-		return compareDecimal(a.d, b.d)
+		return compareDecimal(a.dec(), b.dec())
 	case Text, Bytea:
 		return strings.Compare(a.s, b.s)
 	case Interval:

@@ -48,7 +48,7 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 	case Float8:
 		return AppendFloat(dst, v.Float(), 64)
 	case Numeric:
-		return AppendNumeric(dst, v.d)
+		return AppendNumeric(dst, v.dec())
 	case Text:
 		return append(dst, v.s...)
 	case Bytea:
