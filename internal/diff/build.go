@@ -103,8 +103,14 @@ func (b *builder) build(p plan.Node) (int, error) {
 		if n.WithOrdinality {
 			explain += " with ordinality"
 		}
+		if n.Outer {
+			explain += "  left"
+		}
+		if n.On != nil {
+			explain += "  on=" + n.On.String()
+		}
 		return b.add(node{
-			op:      ops.NewUnnest(n.Array, n.WithOrdinality),
+			op:      ops.NewUnnest(n.Array, n.WithOrdinality, n.Outer, n.On),
 			inputs:  []int{in},
 			explain: explain + "  state=none",
 		}), nil

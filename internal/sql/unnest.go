@@ -33,6 +33,9 @@ type unnestTree struct {
 	array      plan.Expr // over the left tree's row
 	ordinality bool
 	cols       []plan.Column
+	// outer is LEFT JOIN LATERAL unnest(...) ON: the joinTree's on then
+	// decides the matches and stays at the Unnest.
+	outer bool
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -126,8 +129,16 @@ func unnestElement(args []plan.Expr, loc int32) (types.Type, error) {
 // above it.
 func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int) {
 	lw := t.left.width
-	var below, above []plan.Expr
-	for _, c := range append(append([]plan.Expr(nil), t.on...), conj...) {
+	var below, above, on []plan.Expr
+	pending := conj
+	if t.unnest.outer {
+		// ON decides which elements match; only conditions from above on
+		// the preserved side may move below.
+		on = t.on
+	} else {
+		pending = append(append([]plan.Expr(nil), t.on...), conj...)
+	}
+	for _, c := range pending {
 		if side(c, lw)&2 == 0 {
 			below = append(below, c)
 		} else {
@@ -137,10 +148,16 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	input, lperm := st.planTree(t.left, below)
 	inCols := input.Columns()
 	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
-		Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
+		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
 		perm = append(perm, len(inCols)+i)
+	}
+	if len(on) > 0 {
+		for i, c := range on {
+			on[i] = remapExpr(c, perm)
+		}
+		u.On = andOf(on)
 	}
 	for i, c := range above {
 		above[i] = remapExpr(c, perm)
@@ -236,18 +253,20 @@ func walkExpr(e plan.Expr, f func(plan.Expr)) {
 	}
 }
 
-// joinUnnest binds l [CROSS] JOIN [LATERAL] unnest(...) [ON cond]: an
-// inner join of each row of l with its elements, the condition filtering
-// the pairs. Outer joins with unnest and USING or NATURAL are not
-// supported.
+// joinUnnest binds l [CROSS | LEFT] JOIN [LATERAL] unnest(...) [ON cond]:
+// a join of each row of l with its elements, the condition deciding the
+// matching pairs; LEFT keeps a row of l without matches once, with NULL
+// unnest columns. RIGHT and FULL joins with unnest, and USING or NATURAL,
+// are not supported.
 func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunction, fc *pg.FuncCall) (*fromItem, error) {
-	if j.Jointype != pg.JoinType_JOIN_INNER || j.IsNatural || len(j.UsingClause) > 0 {
-		return nil, notSupported(fc.Location, "only an inner or cross join with unnest is supported")
+	if j.Jointype != pg.JoinType_JOIN_INNER && j.Jointype != pg.JoinType_JOIN_LEFT || j.IsNatural || len(j.UsingClause) > 0 {
+		return nil, notSupported(fc.Location, "only an inner, cross or left join with unnest is supported")
 	}
 	it, err := st.unnestItem(l, rf, fc)
 	if err != nil {
 		return nil, err
 	}
+	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")

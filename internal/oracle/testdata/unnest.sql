@@ -1,5 +1,5 @@
--- unnest(array) in FROM (comma, CROSS JOIN LATERAL, WITH ORDINALITY, with
--- a join condition) and in the select list, maintained as a flat map
+-- unnest(array) in FROM (comma, CROSS JOIN LATERAL, LEFT JOIN LATERAL,
+-- WITH ORDINALITY, with a join condition) and in the select list, maintained as a flat map
 -- under inserts, updates and deletes; aggregates over unnested elements;
 -- op ANY/ALL over array columns with NULL elements and NULL arrays.
 
@@ -19,6 +19,12 @@ CREATE MATERIALIZED VIEW select_list AS
 
 CREATE MATERIALIZED VIEW vote_totals AS
   SELECT author, sum(v) AS total, count(v) AS votes FROM posts JOIN LATERAL unnest(votes) AS v ON v > 0 GROUP BY author;
+
+CREATE MATERIALIZED VIEW all_posts AS
+  SELECT p.id, t.tag, t.pos FROM posts p LEFT JOIN LATERAL unnest(p.tags) WITH ORDINALITY AS t(tag, pos) ON true;
+
+CREATE MATERIALIZED VIEW matching_votes AS
+  SELECT p.id, v FROM posts p LEFT JOIN unnest(p.votes) AS v ON v > 2 WHERE p.id < 7;
 
 CREATE MATERIALIZED VIEW tagged AS
   SELECT id, 'go' = ANY(tags) AS go, 'go' <> ALL(tags) AS not_go, 3 = ANY(votes) AS three,
