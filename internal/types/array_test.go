@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -182,5 +183,61 @@ func TestArrayTextRoundTrip(t *testing.T) {
 func TestValueSize(t *testing.T) {
 	if n := unsafe.Sizeof(Value{}); n != 48 {
 		t.Fatalf("Value is %d bytes, want 48", n)
+	}
+}
+
+// TestArrayParseNoPanic feeds array_in strings built from its special
+// characters: every one is accepted or refused with an error, never a
+// panic, and an accepted one prints as a literal that reads back alike.
+func TestArrayParseNoPanic(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom([]string{
+			"{", "}", "\"", "\\", ",", " ", "NULL", "1", "a", "[", "]", ":", "=", "-", "\t"}), 0, 16).Draw(rt, "parts")
+		s := strings.Join(parts, "")
+		for _, at := range []Type{ArrayType(Of(Int4)), ArrayType(Of(Text))} {
+			v, err := Parse(at, s)
+			if err != nil {
+				if st := errs.SQLState(err); st != "22P02" && st != "0A000" && st != "2202E" && st != "22003" {
+					rt.Fatalf("Parse(%s, %q): unexpected error %v (%s)", at, s, err, st)
+				}
+				continue
+			}
+			text := Format(v, at)
+			if back, err := Parse(at, text); err != nil || Format(back, at) != text {
+				rt.Fatalf("Parse(%s, %q) printed %q, which reads back as %v, %v", at, s, text, back, err)
+			}
+		}
+	})
+}
+
+// TestOracleArrayInputRandom compares array_in with PostgreSQL's on
+// strings built at random from its special characters: the same array
+// text, or the same error.
+func TestOracleArrayInputRandom(t *testing.T) {
+	o := newOracle(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	alphabet := []string{"{", "}", "\"", "\\", ",", " ", "NULL", "1", "a", "[", "]", ":", "=", "-", "\t", "{}", "2"}
+	for range 600 {
+		var b strings.Builder
+		if rng.IntN(2) == 0 {
+			b.WriteString("{")
+		}
+		for range rng.IntN(10) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString("}")
+		}
+		s := b.String()
+		for _, typ := range []string{"integer[]", "text[]"} {
+			want := o.eval(t, l(typ, s).sql())
+			got := ours(t, l(typ, s))
+			if got.sqlstate == "0A000" && want.sqlstate == "" {
+				continue // a shape RockStream refuses (several dimensions, other bounds)
+			}
+			if !sameResult(got, want) {
+				t.Errorf("%q::%s\n  got  %v\n  want %v", s, typ, got, want)
+			}
+		}
 	}
 }

@@ -112,22 +112,19 @@ func parseArray(t Type, s string) (Value, error) {
 			return Null, malformedArray(s)
 		}
 	}
-	braceDims, count, err := countArray(s, s[p:])
+	braceDims, count, err := countArray(s[p:])
 	if err != nil {
 		return Null, err
 	}
-	if ndim > 0 && (braceDims != ndim || count != upper-lower+1) {
+	if ndim > 0 && (braceDims != ndim || braceDims == 1 && count != upper-lower+1) {
 		return Null, malformedArray(s)
 	}
-	if braceDims > maxDims {
-		return Null, errs.New(errs.FeatureNotSupported, "multidimensional arrays are not supported")
-	}
-	if ndim > 0 && lower != 1 {
-		return Null, errs.New(errs.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
-	}
+	// The elements are read (and their input errors raised) before a
+	// shape RockStream does not keep is refused, as PostgreSQL reads them
+	// before it could refuse anything else.
 	et := t.Elem()
 	elems := make([]Value, 0, count)
-	if count > 0 {
+	if braceDims > 0 {
 		err = readArrayElements(s[p:], func(text string, null bool) error {
 			if null {
 				elems = append(elems, Null)
@@ -140,6 +137,12 @@ func parseArray(t Type, s string) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
+	}
+	if braceDims > maxDims {
+		return Null, errs.New(errs.FeatureNotSupported, "multidimensional arrays are not supported")
+	}
+	if ndim > 0 && lower != 1 {
+		return Null, errs.New(errs.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
 	}
 	return MakeArray(valueKindOf(et.ID), elems), nil
 }
@@ -228,8 +231,8 @@ const (
 // countArray checks the brace structure of body (which starts with '{')
 // as PostgreSQL's ArrayCount does and returns the number of dimensions
 // (0 for an empty array) and, for one dimension, the number of elements.
-// orig is the whole input, for messages.
-func countArray(orig, body string) (ndim, count int, err error) {
+// Its errors quote body, as ArrayCount's do.
+func countArray(body string) (ndim, count int, err error) {
 	state := arrayNoLevel
 	inQuotes, empty := false, true
 	nest := 0
@@ -242,25 +245,25 @@ func countArray(orig, body string) (ndim, count int, err error) {
 			empty = false
 		}
 		if i >= len(body) {
-			return 0, 0, malformedArray(orig)
+			return 0, 0, malformedArray(body)
 		}
 		c := body[i]
 		switch {
 		case c == '\\':
 			if state != arrayLevelStarted && state != arrayElemStarted &&
 				state != arrayQuotedElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			if state != arrayQuotedElemStarted {
 				state = arrayElemStarted
 			}
 			if i+1 >= len(body) {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			i++
 		case c == '"':
 			if state != arrayLevelStarted && state != arrayQuotedElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			inQuotes = !inQuotes
 			if inQuotes {
@@ -271,7 +274,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 		case inQuotes:
 		case c == '{':
 			if state != arrayNoLevel && state != arrayLevelStarted && state != arrayLevelDelimited {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			state = arrayLevelStarted
 			nest++
@@ -284,7 +287,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 		case c == '}':
 			if state != arrayElemStarted && state != arrayQuotedElemCompleted && state != arrayLevelCompleted &&
 				!(nest == 1 && state == arrayLevelStarted) {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			// The level's last element (if any) ends here.
 			if state != arrayLevelStarted {
@@ -294,7 +297,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 			nest--
 			l := nest
 			if last[l] != 0 && elems[l] != last[l] {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			last[l] = elems[l]
 			if nest == 0 {
@@ -302,7 +305,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 			}
 		case c == arrayDelim:
 			if state != arrayElemStarted && state != arrayQuotedElemCompleted && state != arrayLevelCompleted {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			if state == arrayLevelCompleted {
 				state = arrayLevelDelimited
@@ -313,7 +316,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 		case isArraySpace(c):
 		default:
 			if state != arrayLevelStarted && state != arrayElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(orig)
+				return 0, 0, malformedArray(body)
 			}
 			state = arrayElemStarted
 		}
@@ -321,7 +324,7 @@ func countArray(orig, body string) (ndim, count int, err error) {
 done:
 	for _, c := range []byte(body[i+1:]) {
 		if !isArraySpace(c) {
-			return 0, 0, malformedArray(orig)
+			return 0, 0, malformedArray(body)
 		}
 	}
 	if empty {
@@ -330,14 +333,15 @@ done:
 	return ndim, last[ndim-1], nil
 }
 
-// readArrayElements calls emit with each element of a one-dimensional
-// array body already checked by countArray, as PostgreSQL's ReadArrayStr
-// reads them: quotes and backslashes removed, leading and trailing
-// unquoted white space dropped, and null set for an unquoted, unescaped
-// NULL (any case).
+// readArrayElements calls emit with each element of an array body
+// already checked by countArray, as PostgreSQL's ReadArrayStr reads them:
+// quotes and backslashes removed, leading and trailing unquoted white
+// space dropped, null set for an unquoted, unescaped NULL (any case). The
+// braces of inner levels are skipped, so every element of a
+// multidimensional array is read too.
 func readArrayElements(body string, emit func(text string, null bool) error) error {
 	var buf []byte
-	i := 1 // past '{'
+	i, nest := 1, 1 // past '{'
 	for {
 		buf = buf[:0]
 		inQuotes, leading, quoted := false, true, false
@@ -364,6 +368,16 @@ func readArrayElements(body string, emit func(text string, null bool) error) err
 			}
 			if inQuotes {
 				buf = append(buf, c)
+				i++
+				continue
+			}
+			if c == '{' {
+				nest++
+				i++
+				continue
+			}
+			if c == '}' && nest > 1 {
+				nest--
 				i++
 				continue
 			}
