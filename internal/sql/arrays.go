@@ -287,7 +287,7 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 		return nil, posErr(errs.New(errs.SyntaxError, "subquery must return only one column"), loc)
 	}
 	target := sel.TargetList[0].GetResTarget()
-	if target == nil || target.Val == nil || target.Val.GetColumnRef() != nil && target.Val.GetColumnRef().Fields[len(target.Val.GetColumnRef().Fields)-1].GetAStar() != nil {
+	if target == nil || target.Val == nil || isStar(target.Val) {
 		return nil, notSupported(loc, "ARRAY(SELECT *) is not supported")
 	}
 	var order []*pg.Node

@@ -30,34 +30,34 @@ type unnestArray struct {
 	elem       types.Type // the result's element type
 }
 
-// arrayOverUnnest binds sl when it is ARRAY(SELECT ... FROM unnest(...));
-// ok is false when it is another subquery.
-func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err error) {
+// unnestSubquery returns the SELECT of sl and its unnest call when sl's
+// subquery reads nothing but unnest(...) and has no grouping, DISTINCT,
+// LIMIT, window or WITH clause; nil otherwise.
+func unnestSubquery(sl *pg.SubLink) (*pg.SelectStmt, *pg.RangeFunction, *pg.FuncCall) {
 	sel := sl.Subselect.GetSelectStmt()
 	if sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.FromClause) != 1 {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	rf, fc := unnestFunction(sel.FromClause[0])
-	if rf == nil {
-		return nil, false, nil
+	if rf == nil || len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.DistinctClause) > 0 ||
+		sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.WindowClause) > 0 || sel.WithClause != nil ||
+		rf.IsRowsfrom || len(rf.Coldeflist) > 0 {
+		return nil, nil, nil
 	}
-	loc := sl.Location
-	switch {
-	case len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.DistinctClause) > 0 ||
-		sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.WindowClause) > 0 || sel.WithClause != nil:
-		return nil, true, notSupported(loc, "ARRAY(SELECT ... FROM unnest(...)) with GROUP BY, HAVING, DISTINCT, LIMIT, OFFSET, WINDOW or WITH is not supported")
-	case len(sel.TargetList) != 1:
-		return nil, true, posErr(errs.New(errs.SyntaxError, "subquery must return only one column"), loc)
-	case rf.IsRowsfrom || len(rf.Coldeflist) > 0:
-		return nil, true, notSupported(loc, "ROWS FROM and column definition lists are not supported")
-	}
-	args, err := ec.funcArgs(fc, "unnest")
-	if err != nil {
-		return nil, true, err
+	return sel, rf, fc
+}
+
+// privateUnnest binds unnest's argument over ec and returns a context for
+// the subquery's expressions over the private row, and private, which
+// turns an expression bound in that context into one over the private
+// row (refusing references to the row around the subquery).
+func (ec *exprCtx) privateUnnest(rf *pg.RangeFunction, fc *pg.FuncCall) (args []plan.Expr, inner *exprCtx, private func(plan.Expr, int32) (plan.Expr, error), err error) {
+	if args, err = ec.funcArgs(fc, "unnest"); err != nil {
+		return nil, nil, nil, err
 	}
 	elem, err := unnestElement(args, fc.Location)
 	if err != nil {
-		return nil, true, err
+		return nil, nil, nil, err
 	}
 	cols := []plan.Column{{Name: "unnest", Type: elem}}
 	if rf.Alias != nil {
@@ -68,21 +68,39 @@ func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err er
 	}
 	item, err := leafItem(nil, cols, rf.Alias, "unnest")
 	if err != nil {
-		return nil, true, posErr(err, fc.Location)
+		return nil, nil, nil, posErr(err, fc.Location)
 	}
 	// The private row follows the row around the subquery in the scope, so
 	// that a reference to the latter is recognised (and refused) rather
 	// than reported as an unknown name.
 	width := scopeWidth(ec.sc)
-	inner := &exprCtx{st: ec.st, sc: &Scope{items: append(append([]*nsItem(nil), ec.sc.items...), shiftItems(item.ns, width)...)},
+	inner = &exprCtx{st: ec.st, sc: &Scope{items: append(append([]*nsItem(nil), ec.sc.items...), shiftItems(item.ns, width)...)},
 		kind: kindScalar, env: ec.env}
-	private := func(e plan.Expr, at int32) (plan.Expr, error) {
+	private = func(e plan.Expr, at int32) (plan.Expr, error) {
 		for _, i := range colRefIndexes(e) {
 			if i < width {
-				return nil, notSupported(at, "ARRAY(SELECT ... FROM unnest(...)) may read only the columns of unnest")
+				return nil, notSupported(at, "a subquery over unnest(...) of the row may read only the columns of unnest")
 			}
 		}
 		return shiftExpr(e, -width), nil
+	}
+	return args, inner, private, nil
+}
+
+// arrayOverUnnest binds sl when it is ARRAY(SELECT ... FROM unnest(...));
+// ok is false when it is another subquery.
+func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err error) {
+	sel, rf, fc := unnestSubquery(sl)
+	if sel == nil {
+		return nil, false, nil
+	}
+	loc := sl.Location
+	if len(sel.TargetList) != 1 {
+		return nil, true, posErr(errs.New(errs.SyntaxError, "subquery must return only one column"), loc)
+	}
+	args, inner, private, err := ec.privateUnnest(rf, fc)
+	if err != nil {
+		return nil, true, err
 	}
 	u := &unnestArray{ordinality: rf.Ordinality}
 	rt := sel.TargetList[0].GetResTarget()
@@ -182,6 +200,12 @@ func (u *unnestArray) describe() string {
 	return b.String()
 }
 
+// isStar reports whether n is * or t.*.
+func isStar(n *pg.Node) bool {
+	cr := n.GetColumnRef()
+	return cr != nil && len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil
+}
+
 // scopeWidth is the width of the row a scope's columns are read from.
 func scopeWidth(sc *Scope) int {
 	w := 0
@@ -263,4 +287,65 @@ func compareSortKey(a, b types.Value, k plan.SortKey) int {
 		return -c
 	}
 	return c
+}
+
+// existsOverUnnest binds sl when it is EXISTS (SELECT ... FROM unnest(...)
+// [WHERE ...]) over an array of the row: whether some element's row
+// satisfies the condition, a function of the row like arrayOverUnnest.
+// The select list is bound (so that its names are checked) and never
+// evaluated, as EXISTS never evaluates it.
+func (ec *exprCtx) existsOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err error) {
+	sel, rf, fc := unnestSubquery(sl)
+	if sel == nil || len(sel.SortClause) > 0 {
+		return nil, false, nil
+	}
+	args, inner, private, err := ec.privateUnnest(rf, fc)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, n := range sel.TargetList {
+		if rt := n.GetResTarget(); rt != nil && rt.Val != nil && !isStar(rt.Val) {
+			x, err := inner.bind(rt.Val)
+			if err != nil {
+				return nil, true, err
+			}
+			if _, err := private(x, exprLocation(rt.Val)); err != nil {
+				return nil, true, err
+			}
+		}
+	}
+	var where plan.Expr
+	if sel.WhereClause != nil {
+		w, err := inner.bindBool(sel.WhereClause, "WHERE")
+		if err != nil {
+			return nil, true, err
+		}
+		if where, err = private(w, exprLocation(sel.WhereClause)); err != nil {
+			return nil, true, err
+		}
+	}
+	name := "EXISTS(SELECT FROM unnest()"
+	if where != nil {
+		name += " WHERE " + where.String()
+	}
+	name += ")"
+	fn := func(v []types.Value) (types.Value, error) {
+		row := make(zset.Row, 2)
+		for i, e := range v[0].Elems() {
+			if where == nil {
+				return types.MakeBool(true), nil
+			}
+			row[0], row[1] = e, types.MakeInt(types.Int8, int64(i+1))
+			ok, err := where.Eval(row)
+			if err != nil {
+				return types.Null, err
+			}
+			if !ok.IsNull() && ok.Bool() {
+				return types.MakeBool(true), nil
+			}
+		}
+		return types.MakeBool(false), nil
+	}
+	return &plan.Func{Name: name, Args: args, Typ: types.Of(types.Bool), NonStrict: true, Fn: fn,
+		Render: func(a []string) string { return strings.Replace(name, "unnest()", "unnest("+a[0]+")", 1) }}, true, nil
 }

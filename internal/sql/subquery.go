@@ -143,9 +143,15 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 // subLink binds a subquery in an expression.
 func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
-	if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
-		// Over unnest of the row's own array it is a function of the row.
+	// Over unnest of the row's own array, ARRAY and EXISTS are functions
+	// of the row.
+	switch sl.SubLinkType {
+	case pg.SubLinkType_ARRAY_SUBLINK:
 		if e, ok, err := ec.arrayOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		if e, ok, err := ec.existsOverUnnest(sl); ok || err != nil {
 			return e, err
 		}
 	}

@@ -34,6 +34,14 @@ CREATE MATERIALIZED VIEW tagged AS
 CREATE MATERIALIZED VIEW go_posts AS
   SELECT id, author FROM posts WHERE 'go' = ANY(tags);
 
+CREATE MATERIALIZED VIEW exists_tags AS
+  SELECT id, EXISTS (SELECT 1 FROM unnest(tags) AS t WHERE t LIKE 's%') AS has_s,
+         NOT EXISTS (SELECT FROM unnest(votes)) AS no_votes
+  FROM posts;
+
+CREATE MATERIALIZED VIEW late_go AS
+  SELECT id FROM posts p WHERE EXISTS (SELECT 1 FROM unnest(p.tags) WITH ORDINALITY AS u(tag, n) WHERE tag = 'go' AND n > 1);
+
 CREATE MATERIALIZED VIEW distinct_tags AS
   SELECT DISTINCT unnest(tags) AS tag FROM posts;
 
