@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -157,6 +158,9 @@ func TestArrayTextRoundTrip(t *testing.T) {
 		if et.ID == Text || et.ID == Varchar {
 			gen = rapid.OneOf(gen, nasty)
 		}
+		// An interval of -2^63 microseconds prints as text that neither
+		// PostgreSQL nor RockStream reads back.
+		gen = gen.Filter(func(v Value) bool { return v.kind != Interval || v.n != math.MinInt64 })
 		elems := rapid.SliceOfN(rapid.OneOf(gen, rapid.Just(Null)), 0, 5).Draw(rt, "elements")
 		at := ArrayType(et)
 		a := MakeArray(et.ID, elems)
