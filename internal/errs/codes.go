@@ -63,6 +63,7 @@ const (
 	InvalidCursorName        Code = "RS34000" // 34000
 	DuplicateCursor          Code = "RS42P03" // 42P03
 	QueryCanceled            Code = "RS57014" // 57014
+	ArraySubscriptError      Code = "RS2202E" // 2202E
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -127,6 +128,7 @@ var sqlstates = map[Code]string{
 	InvalidCursorName:        "34000",
 	DuplicateCursor:          "42P03",
 	QueryCanceled:            "57014",
+	ArraySubscriptError:      "2202E",
 	Internal:                 "XX000",
 }
 

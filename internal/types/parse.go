@@ -18,6 +18,9 @@ import (
 // literal ('abcd'::varchar(3)) truncates instead: parse it as Of(Varchar)
 // and Cast the result explicitly. Unknown and Text give the text itself.
 func Parse(t Type, s string) (Value, error) {
+	if t.ID.IsArray() {
+		return parseArray(t, s)
+	}
 	switch t.ID {
 	case Unknown, Text:
 		return MakeText(s), nil

@@ -4,7 +4,10 @@ package types
 type TypeID uint8
 
 // The supported SQL types. Unknown is the type of an untyped literal ('abc'
-// or NULL before resolution), as in PostgreSQL.
+// or NULL before resolution), as in PostgreSQL. The numbers are part of the
+// on-disk key and row formats (an array's element kind is stored as its
+// TypeID, docs/format): never renumber them; add new types at the end,
+// below arrayFlag (array.go).
 const (
 	Unknown TypeID = iota
 	Bool
