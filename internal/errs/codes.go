@@ -70,6 +70,7 @@ const (
 	DuplicateObject          Code = "RS42710" // 42710
 	InvalidStatementName     Code = "RS26000" // 26000
 	DuplicatePrepared        Code = "RS42P05" // 42P05
+	ArraySubscriptError      Code = "RS2202E" // 2202E
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -141,6 +142,7 @@ var sqlstates = map[Code]string{
 	DuplicateObject:          "42710",
 	InvalidStatementName:     "26000",
 	DuplicatePrepared:        "42P05",
+	ArraySubscriptError:      "2202E",
 	Internal:                 "XX000",
 }
 

@@ -134,13 +134,16 @@ func (s *Session) execFetch(ctx context.Context, f *pg.FetchStmt, timeout time.D
 	if f.Direction != pg.FetchDirection_FETCH_FORWARD || f.HowMany < 0 {
 		return nil, errs.New(errs.PrerequisiteState, "cursor can only scan forward")
 	}
+	if f.HowMany == 0 {
+		return nil, errs.New(errs.FeatureNotSupported, "FETCH 0 and MOVE 0 (the current row again) are not supported; cursors read forward only")
+	}
 	n := f.HowMany
 	if n > math.MaxInt32 {
 		n = math.MaxInt32
 	}
 	var rows []zset.Row
 	switch {
-	case c.sub != nil && n > 0:
+	case c.sub != nil:
 		wctx := ctx
 		if hasTimeout {
 			var cancel context.CancelFunc

@@ -585,8 +585,9 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 
 // matchRows returns the table's rows that the WHERE clause bound by
 // bindWhere keeps (all rows when there is none), with their weights: a
-// predicate is evaluated row by row, a plan (a condition with
-// subqueries) runs as a query over st.
+// predicate is evaluated row by row, over only the rows under the key
+// prefixes it names when it fixes the leading key column (keyscan.go); a
+// plan (a condition with subqueries) runs as a query over st.
 func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
 	if match != nil {
 		rows, err := runQuery(st, cat, match)
@@ -599,9 +600,12 @@ func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match 
 		}
 		return zset.Consolidate(out)
 	}
-	all, err := readRelation(st, o.rowsPrefix())
-	if err != nil || where == nil {
-		return all, err
+	if where == nil {
+		return readRelation(st, o.rowsPrefix())
+	}
+	all, err := readCandidates(st, o, where)
+	if err != nil {
+		return nil, err
 	}
 	var out zset.Batch
 	for _, e := range all {

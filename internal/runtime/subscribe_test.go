@@ -286,6 +286,13 @@ func TestSubscribeRetention(t *testing.T) {
 	if want := int(eng.Epoch() - oldest); len(rows) != want {
 		t.Fatalf("%d rows since epoch %d, want %d", len(rows), oldest, want)
 	}
+	// A subscriber that falls behind the horizon is told so.
+	for i := 0; i < 150; i++ {
+		mustExec(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d)", i))
+	}
+	if _, err := res.Subscription.Next(context.Background()); errs.SQLState(err) != "22023" || !strings.Contains(err.Error(), "fell behind the change-log horizon") {
+		t.Fatalf("a subscriber behind the horizon: %v", err)
+	}
 }
 
 // TestSubscribeEnds: Next returns io.EOF when the subscription is closed

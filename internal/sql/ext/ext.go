@@ -51,7 +51,10 @@ type Statement struct {
 	Kind Kind
 	// Name is the relation named, lower-cased unless quoted.
 	Name string
-	// Query is the embedded SQL text, for PostgreSQL's parser.
+	// Query is the embedded SQL text, for PostgreSQL's parser: the query
+	// of EXPLAIN INCREMENTAL and AS OF EPOCH, COPY's options (the text
+	// after STDOUT), DECLARE's text up to FOR, the FETCH or MOVE without
+	// its WITH clause.
 	Query string
 	// QueryOffset is the byte offset of Query in the original text, so
 	// that error positions can be reported against the whole statement.
@@ -134,6 +137,14 @@ func identName(s string) string {
 }
 
 func parseAsOf(text string) Statement {
+	// Only a statement ending in an epoch number can match; checking that
+	// first spares the regular expression a scan of every long statement
+	// (a many-row INSERT).
+	end := strings.TrimRight(text, " \t\n\r\f\v")
+	end = strings.TrimRight(strings.TrimSuffix(end, ";"), " \t\n\r\f\v")
+	if end == "" || end[len(end)-1] < '0' || end[len(end)-1] > '9' {
+		return Statement{}
+	}
 	m := asOfRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return Statement{}
