@@ -79,6 +79,8 @@ var roundTrips = []step{
 	{sql: "SELECT true, 1::int2, 2, 3::int8, 1.25::numeric(6,3), 1.5::float4, 2.5::float8, 'a'::text, 'b'::varchar(3), '\\x01'::bytea"},
 	{sql: "SELECT '2026-01-02'::date, '2026-01-02 03:04:05.678'::timestamp, '2026-01-02 03:04:05+02'::timestamptz, '1 day 02:03:04'::interval"},
 	{sql: "SELECT 'infinity'::timestamp, '-infinity'::date, 'NaN'::float8, '-0'::float8"},
+	{sql: "SELECT ARRAY[1, 2, 3], ARRAY['a', NULL, 'c, d'], ARRAY[1.5, NULL]::numeric[], '{}'::int[]"},
+	{sql: "SELECT $1::int8[], $2::text[]", args: []any{[]int64{1, -2}, []string{"x", "y z", `q"uote`}}},
 }
 
 // runScenario runs the scenario on conn and returns what it observed, one
