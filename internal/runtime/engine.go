@@ -40,6 +40,9 @@ type Engine struct {
 		// store's state unknown; every later write fails with it.
 		failed error
 	}
+
+	// obs holds the engine's sessions and counters (stats.go).
+	obs observer
 }
 
 // Options tunes an engine.
@@ -89,6 +92,8 @@ func Open(store Store, opts Options) (*Engine, error) {
 	e.mu.store = store
 	e.mu.cat = cat
 	e.mu.epoch = epoch
+	cat.eng = e
+	e.obs.init(store, epoch)
 	go e.runCommitter()
 	return e, nil
 }
@@ -143,6 +148,8 @@ type Session struct {
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
+	// act is the session's entry in the engine's registry (sessions.go).
+	act *activity
 }
 
 // txnState says where a transaction block stands.
@@ -168,13 +175,14 @@ type txn struct {
 func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
-func (e *Engine) NewSession() *Session { return &Session{eng: e} }
+func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
 	if s.txn != nil {
 		s.rollback()
 	}
+	s.eng.obs.sessions.unregister(s.act)
 }
 
 // InTransaction reports whether a transaction block is open.
@@ -183,7 +191,9 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // Exec parses and runs one statement. params are the values of $1...;
 // paramText, when not nil, supplies them as text to be parsed once their
 // types are inferred.
-func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
+func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
+	done := s.beginStatement(query)
+	defer func() { done(res, err) }()
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")

@@ -321,6 +321,14 @@ func (d *DB) damaged(op string, err error) error {
 // Dir returns the database directory.
 func (d *DB) Dir() string { return d.dir }
 
+// Durability returns how Commit treats the disk.
+func (d *DB) Durability() Durability {
+	if d.writeOpts.Sync {
+		return Sync
+	}
+	return Relaxed
+}
+
 // Err returns the error that stopped the DB after a failed commit, or nil.
 func (d *DB) Err() error {
 	if f := d.failed.Load(); f != nil {
