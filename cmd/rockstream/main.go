@@ -91,7 +91,7 @@ own SQL with "rockstream sql".`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())}
 	})
-	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand())
+	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand(), newStartCommand())
 	root.Args = wrapArgs(root.Args)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

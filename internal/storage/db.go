@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -232,6 +233,11 @@ func openPebble(dir string, opts *pebble.Options) (db *pebble.DB, err error) {
 func openError(dir string, err error) error {
 	if isDamage(err) {
 		return corrupted(err, "storage: cannot open %s: its files failed Pebble's checks", dir)
+	}
+	if errors.Is(err, syscall.EAGAIN) {
+		// Pebble's LOCK file is held: another process has the directory
+		// open.
+		return wrapf(errs.IOError, err, "storage: cannot open %s: another process is using it (a running server?)", dir)
 	}
 	return wrapf(errs.IOError, err, "storage: cannot open %s", dir)
 }
