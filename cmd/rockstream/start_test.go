@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // These tests run `rockstream start` as a subprocess on free loopback
@@ -467,4 +469,28 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 		t.Fatal(err)
 	}
 	return certFile, keyFile
+}
+
+// TestStartFlagsDocumented checks that docs/cli.md documents every flag
+// of `rockstream start` and that --help shows each with its default.
+func TestStartFlagsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "## `rockstream start`")
+	section, _, _ = strings.Cut(section, "\n## ")
+	help := runProg(t, t.TempDir(), "", binary(t), "start", "--help")
+	newStartCommand().Flags().VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(section, "`--"+f.Name) {
+			t.Errorf("docs/cli.md does not document start --%s", f.Name)
+		}
+		if !strings.Contains(help.stdout, "--"+f.Name) {
+			t.Errorf("start --help does not list --%s", f.Name)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0s" && f.DefValue != "0" &&
+			!strings.Contains(section, "`"+strings.Trim(f.DefValue, `"`)+"`") {
+			t.Errorf("docs/cli.md does not give start --%s's default %s", f.Name, f.DefValue)
+		}
+	})
 }
