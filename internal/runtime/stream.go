@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"io"
+	"fmt"
 
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -37,7 +37,14 @@ type CopyOut struct {
 	// Close releases what Next holds; the caller calls it once, whether or
 	// not Next reached io.EOF.
 	Close func()
+
+	// rows counts the rows Next has returned.
+	rows int64
 }
+
+// Tag returns the command tag of the COPY, "COPY n" with n the rows sent
+// so far; after Next returned io.EOF it is the statement's tag.
+func (c *CopyOut) Tag() string { return fmt.Sprintf("COPY %d", c.rows) }
 
 // Subscription is a running SUBSCRIBE: its snapshot, then each committed
 // change, in epoch order. Result.Columns describes its rows.
@@ -48,14 +55,4 @@ type Subscription struct {
 	Next func(ctx context.Context) ([]zset.Row, error)
 	// Close ends the subscription.
 	Close func()
-}
-
-// copySpec is a parsed COPY statement.
-type copySpec struct{}
-
-// CopyFrom reads the data of a COPY ... FROM STDIN announced by in and
-// inserts its rows into the table atomically: all of them, or none when any
-// row fails to parse or insert. It returns the "COPY n" result.
-func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Result, error) {
-	panic("not yet")
 }

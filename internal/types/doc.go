@@ -71,6 +71,10 @@
 // operator to operands already cast to its argument types. Integer
 // arithmetic, comparison and AppendFormat do not allocate.
 //
+// AppendBinary and ParseBinary are the types' send and receive functions:
+// PostgreSQL 15's binary format byte for byte, with its receive-side checks,
+// errors and typmod application (docs/wire.md).
+//
 // Text that depends on the clock ('now', 'today', 'tomorrow', 'yesterday')
 // is rejected with 0A000, since values must be deterministic.
 package types

@@ -203,7 +203,7 @@ func scanFloat(s string) (n int, goSyntax string, special bool, val float64, non
 				q = r + 1
 			}
 		}
-		return q, "", true, math.NaN(), true
+		return q, "", true, math.Copysign(float8NaN, float64(signOf(neg))), true
 	}
 	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
 		q := p + 2

@@ -73,7 +73,9 @@ func Parse(t Type, s string) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		ts, _ = roundTimestampPrecision(ts, t.Precision)
+		if ts, err = roundTimestampPrecision(ts, t.Precision); err != nil {
+			return Null, err
+		}
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
 		iv, err := ParseInterval(s)
