@@ -214,6 +214,7 @@ func TestEndpoints(t *testing.T) {
 		{"rockstream_gateway_connections", nil, float64(gs.Connections)},
 		{"rockstream_gateway_connections_accepted_total", nil, float64(gs.ConnectionsTotal)},
 		{"rockstream_gateway_connections_rejected_total", nil, float64(gs.Rejected)},
+		{"rockstream_gateway_statements_canceled_total", nil, float64(gs.Canceled)},
 	} {
 		if got, ok := value(fams, c.name, c.labels...); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)

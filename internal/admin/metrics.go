@@ -37,6 +37,7 @@ var (
 	gwOpenDesc     = desc("gateway_connections", "Open client connections.")
 	gwTotalDesc    = desc("gateway_connections_accepted_total", "Client connections accepted since start-up.")
 	gwRejectedDesc = desc("gateway_connections_rejected_total", "Client connections refused (connection limit, failed authentication).")
+	gwCanceledDesc = desc("gateway_statements_canceled_total", "Statements canceled by a cancel request, the statement timeout or shutdown.")
 
 	diskBytesDesc     = desc("storage_disk_bytes", "Space taken by the storage directory's files.")
 	sstablesDesc      = desc("storage_sstables", "Live table files (SSTables) of the store.")
@@ -50,7 +51,7 @@ var allDescs = []*prometheus.Desc{
 	buildInfoDesc, readyDesc,
 	committedEpochDesc, durableEpochDesc, recoveredEpochDesc, epochsDesc, commitSecondsDesc,
 	statementsDesc, errorsDesc, rowsWrittenDesc, relationsDesc, viewRowsDesc, viewLastChangeDesc, sessionsDesc,
-	gwOpenDesc, gwTotalDesc, gwRejectedDesc,
+	gwOpenDesc, gwTotalDesc, gwRejectedDesc, gwCanceledDesc,
 	diskBytesDesc, sstablesDesc, cacheBytesDesc, cacheHitsDesc, cacheMissesDesc, memtableBytesDesc,
 }
 
@@ -85,6 +86,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(gwOpenDesc, float64(st.Connections))
 		counter(gwTotalDesc, float64(st.ConnectionsTotal))
 		counter(gwRejectedDesc, float64(st.Rejected))
+		counter(gwCanceledDesc, float64(st.Canceled))
 	}
 
 	eng := c.s.eng.Load()
