@@ -378,3 +378,73 @@ func TestStatementKind(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingSessionState follows statements that return a stream: the
+// session stays active until the stream ends, and COPY FROM STDIN counts
+// the rows it inserts.
+func TestStreamingSessionState(t *testing.T) {
+	ctx := context.Background()
+	eng := OpenMemory()
+	defer eng.Close()
+	run := sqlRunner(t)
+	observer := eng.NewSession()
+	defer observer.Close()
+	s := eng.NewSession()
+	defer s.Close()
+	stateOf := func() string {
+		t.Helper()
+		return run(observer, fmt.Sprintf("SELECT state, query FROM rockstream_catalog.sessions WHERE id = %d", s.ID()))
+	}
+	run(s, "CREATE TABLE t (a int)")
+	run(s, "CREATE MATERIALIZED VIEW v AS SELECT a FROM t")
+
+	res, err := s.Exec(ctx, "COPY t FROM STDIN", nil)
+	if err != nil || res.CopyIn == nil {
+		t.Fatalf("COPY FROM STDIN: %v, %+v", err, res)
+	}
+	if got := stateOf(); got != "active|COPY t FROM STDIN\n" {
+		t.Fatalf("during COPY FROM STDIN: %q", got)
+	}
+	if _, err := s.CopyFrom(ctx, res.CopyIn, strings.NewReader("1\n2\n3\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := stateOf(); got != "idle|COPY t FROM STDIN\n" {
+		t.Fatalf("after COPY FROM STDIN: %q", got)
+	}
+	res, err = s.Exec(ctx, "COPY t FROM STDIN", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyFail("client gave up"); err == nil {
+		t.Fatal("CopyFail returned no error")
+	}
+	if got := stateOf(); got != "idle|COPY t FROM STDIN\n" {
+		t.Fatalf("after a failed COPY FROM STDIN: %q", got)
+	}
+
+	for _, stmt := range []string{"COPY (SELECT * FROM v) TO STDOUT", "SUBSCRIBE v"} {
+		res, err := s.Exec(ctx, stmt, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		if got := stateOf(); got != "active|"+stmt+"\n" {
+			t.Fatalf("during %s: %q", stmt, got)
+		}
+		switch {
+		case res.CopyOut != nil:
+			res.CopyOut.Close()
+		case res.Subscription != nil:
+			res.Subscription.Close()
+		default:
+			t.Fatalf("%s returned no stream", stmt)
+		}
+		if got := stateOf(); got != "idle|"+stmt+"\n" {
+			t.Fatalf("after %s: %q", stmt, got)
+		}
+	}
+
+	st := eng.Stats()
+	if st.RowsWritten["copy"] != 3 || st.Statements["copy"] != 3 || st.Statements["subscribe"] != 1 || st.Errors["57"] != 1 {
+		t.Fatalf("stats after COPY and SUBSCRIBE: %+v", st)
+	}
+}

@@ -140,9 +140,10 @@ func (s *Session) SetClient(c ClientInfo) {
 }
 
 // beginStatement marks the session active running query and returns the
-// function that records the statement's end: the session's new state and
-// the engine's statement counters. Entry points that run a statement on a
-// session's behalf (Exec, and those that stream) call it.
+// function that records the statement's end in the engine's counters and
+// the session's state. A statement that returns a stream stays active until
+// the stream ends: CopyFrom or CopyFail for COPY FROM STDIN, the Close of
+// its CopyOut or Subscription otherwise.
 func (s *Session) beginStatement(query string) func(res *Result, err error) {
 	now := time.Now()
 	s.act.mu.Lock()
@@ -151,24 +152,64 @@ func (s *Session) beginStatement(query string) func(res *Result, err error) {
 	s.act.mu.queryStart = now
 	s.act.mu.Unlock()
 	return func(res *Result, err error) {
-		state := StateIdle
-		switch {
-		case s.txn != nil && s.txn.block && s.txn.state == txnFailed:
-			state = StateIdleInFailTxn
-		case s.txn != nil && s.txn.block:
-			state = StateIdleInTxn
-		}
-		app := s.settings["application_name"]
-		s.act.mu.Lock()
-		s.act.mu.state = state
-		s.act.mu.appName = app
-		s.act.mu.Unlock()
 		tag := ""
 		if res != nil {
 			tag = res.Tag
 		}
 		s.eng.obs.statementDone(query, tag, err)
+		if err == nil && res != nil {
+			switch {
+			case res.CopyIn != nil:
+				return
+			case res.CopyOut != nil:
+				res.CopyOut.Close = s.endsStatement(res.CopyOut.Close)
+				return
+			case res.Subscription != nil:
+				res.Subscription.Close = s.endsStatement(res.Subscription.Close)
+				return
+			}
+		}
+		s.statementEnded()
 	}
+}
+
+// endsStatement returns close followed by the end of the session's
+// statement.
+func (s *Session) endsStatement(close func()) func() {
+	return func() {
+		if close != nil {
+			close()
+		}
+		s.statementEnded()
+	}
+}
+
+// copyDone records the end of a COPY FROM STDIN's data: the rows it
+// inserted, or its error.
+func (s *Session) copyDone(res *Result, err error) {
+	tag := ""
+	if res != nil {
+		tag = res.Tag
+	}
+	s.eng.obs.copyDone(tag, err)
+	s.statementEnded()
+}
+
+// statementEnded records that the session's statement has ended: the
+// session is idle, in a transaction block or not.
+func (s *Session) statementEnded() {
+	state := StateIdle
+	switch {
+	case s.txn != nil && s.txn.block && s.txn.state == txnFailed:
+		state = StateIdleInFailTxn
+	case s.txn != nil && s.txn.block:
+		state = StateIdleInTxn
+	}
+	app := s.settings["application_name"]
+	s.act.mu.Lock()
+	s.act.mu.state = state
+	s.act.mu.appName = app
+	s.act.mu.Unlock()
 }
 
 // statementKind classifies a statement for the statement counters by its

@@ -75,8 +75,22 @@ func (o *observer) statementDone(query, tag string, err error) {
 	}
 }
 
-// rowsAffected reads the row count of an INSERT, UPDATE or DELETE command
-// tag ("INSERT 0 3", "UPDATE 2").
+// copyDone counts the end of a COPY FROM STDIN's data, whose statement
+// statementDone already counted.
+func (o *observer) copyDone(tag string, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil {
+		o.mu.errors[sqlstateClass(err)]++
+		return
+	}
+	if op, n, ok := rowsAffected(tag); ok {
+		o.mu.rowsWritten[op] += n
+	}
+}
+
+// rowsAffected reads the row count of an INSERT, UPDATE, DELETE or COPY
+// command tag ("INSERT 0 3", "UPDATE 2", "COPY 5").
 func rowsAffected(tag string) (string, uint64, bool) {
 	f := strings.Fields(tag)
 	if len(f) < 2 {
@@ -90,6 +104,8 @@ func rowsAffected(tag string) (string, uint64, bool) {
 		op = "update"
 	case "DELETE":
 		op = "delete"
+	case "COPY":
+		op = "copy"
 	default:
 		return "", 0, false
 	}
@@ -164,9 +180,10 @@ type Stats struct {
 	// Statements counts the statements run, by kind (select, insert,
 	// update, delete, ddl, transaction, setting, explain, copy, subscribe,
 	// other); Errors the failed ones by SQLSTATE class; RowsWritten the
-	// rows that successful INSERT, UPDATE and DELETE statements reported,
-	// by "insert", "update" and "delete" (also those of transaction blocks
-	// later rolled back, as PostgreSQL's n_tup_* counters).
+	// rows that successful INSERT, UPDATE, DELETE and COPY FROM statements
+	// reported, by "insert", "update", "delete" and "copy" (also those of
+	// transaction blocks later rolled back, as PostgreSQL's n_tup_*
+	// counters).
 	Statements  map[string]uint64
 	Errors      map[string]uint64
 	RowsWritten map[string]uint64
