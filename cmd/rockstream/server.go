@@ -131,41 +131,61 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 	return errors.Join(runErr, shutdown(log, f.shutdownTimeout, endpoints, gw, serveDone, eng))
 }
 
-// shutdown stops the gateway (letting statements run until the timeout),
-// then closes the engine. Committed epochs are already durable, so the
-// only work left is to end the sessions; an engine that does not close in
-// time is reported rather than waited for.
+// Bounds of the shutdown beyond --shutdown-timeout.
+const (
+	// cancelGrace is how long cancelled statements get to stop.
+	cancelGrace = 5 * time.Second
+	// closeGrace is how long closing the storage (flushing what it holds
+	// in memory) may take.
+	closeGrace = time.Minute
+)
+
+// shutdown stops the gateway (letting statements run until the timeout,
+// then cancelling them), then closes the engine. Committed epochs are
+// already durable, so the only work left is to end the sessions. A
+// session whose statement does not stop when cancelled, or a storage that
+// does not close, is reported and not waited for: the process exits with
+// an error and the next start recovers from the last committed epoch.
 func shutdown(log *slog.Logger, timeout time.Duration, endpoints *admin.Server, gw *gateway.Server,
 	serveDone chan error, eng *runtime.Engine) error {
 	endpoints.SetStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var errList []error
-	if err := gw.Shutdown(ctx); err != nil {
-		log.Warn("sessions did not end in time; their statements were cancelled", "err", err)
-	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- gw.Shutdown(ctx) }()
 	select {
-	case err := <-serveDone:
-		if err != nil && !errors.Is(err, gateway.ErrServerClosed) {
-			errList = append(errList, err)
+	case err := <-stopped:
+		if err != nil {
+			log.Warn("running statements were cancelled at the shutdown timeout", "err", err)
 		}
-	case <-ctx.Done():
+	case <-time.After(timeout + cancelGrace):
+		for _, si := range eng.Sessions() {
+			if si.State == runtime.StateActive {
+				log.Error("session still running", "session", si.ID, "user", si.Client.User,
+					"since", si.QueryStart.Format(time.RFC3339Nano), "query", si.Query)
+			}
+		}
+		epoch := eng.Epoch()
+		err := fmt.Errorf("sessions did not stop within %s of being cancelled; exiting without waiting for them: epochs up to %d are committed and the next start recovers them", cancelGrace, epoch)
+		log.Error("stopped with errors", "epoch", epoch, "err", err)
+		return err
+	}
+	var errList []error
+	if err := <-serveDone; err != nil && !errors.Is(err, gateway.ErrServerClosed) {
+		errList = append(errList, err)
 	}
 	endpoints.SetGateway(nil)
 	endpoints.SetEngine(nil)
 	epoch := eng.Epoch()
 	closed := make(chan error, 1)
 	go func() { closed <- eng.Close() }()
-	// Closing waits for writes in flight, which the gateway has ended;
-	// the grace below covers a slow final flush.
-	grace := timeout + 10*time.Second
 	select {
 	case err := <-closed:
 		if err != nil {
 			errList = append(errList, fmt.Errorf("closing the storage: %w", err))
 		}
-	case <-time.After(grace):
-		errList = append(errList, fmt.Errorf("the engine did not close within %s; committed epochs up to %d are durable", grace, epoch))
+	case <-time.After(closeGrace):
+		errList = append(errList, fmt.Errorf("the storage did not close within %s; epochs up to %d are committed and the next start recovers them", closeGrace, epoch))
 	}
 	if err := errors.Join(errList...); err != nil {
 		log.Error("stopped with errors", "epoch", epoch, "err", err)

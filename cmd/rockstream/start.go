@@ -66,13 +66,15 @@ SIGINT or SIGTERM shuts the server down gracefully: it stops accepting
 connections, lets running statements finish for up to --shutdown-timeout
 (then cancels them and rolls back their transactions), closes the storage
 and exits 0. Committed transactions are on disk; nothing uncommitted is
-kept. A second signal exits at once with status 1 (committed data is safe).
+kept. A statement still running 5s after it was cancelled is logged and not
+waited for (exit status 1), and a second signal exits at once with status
+1; the next start recovers every committed epoch either way.
 
 Logs are structured (log/slog) on standard error: text by default, JSON
 with --log-format json.
 
 Exit status: 0 after a graceful shutdown, 1 when the server failed while
-running, 2 when it could not start (bad flags, an address in use, storage
+running or could not shut down cleanly, 2 when it could not start (bad flags, an address in use, storage
 that cannot be opened).`,
 		Example: `  # A durable server on the default addresses
   rockstream start --storage ./data

@@ -192,3 +192,53 @@ func TestStartGatewayFlags(t *testing.T) {
 		t.Fatalf("exit %d after SIGINT:\n%s", code, s.stderr())
 	}
 }
+
+// TestStartShutdownBound stops a server while a client runs a long
+// statement: the server exits within --shutdown-timeout plus the grace
+// for cancelled statements, either gracefully (the statement stopped when
+// cancelled) or with status 1 naming the statement that did not stop.
+func TestStartShutdownBound(t *testing.T) {
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Skip("psql is not installed")
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	s := startServer(t, "--storage", data, "--shutdown-timeout", "1s")
+	s.psql("alice", "CREATE TABLE kept (a int)")
+	s.psql("alice", "INSERT INTO kept VALUES (1)")
+	const long = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 50000000) SELECT count(*) FROM r"
+	client := exec.Command(psql, "-X", "-q", s.psqlConn("bob", "long"),
+		"-c", "SET rockstream.max_recursion_iterations = 100000000", "-c", long)
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		client.Process.Kill()
+		client.Wait()
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.psql("alice", "SELECT state FROM rockstream_catalog.sessions WHERE application_name = 'long'"), "active") {
+		if time.Now().After(deadline) {
+			t.Fatal("the long statement never showed as active")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	began := time.Now()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	code := s.wait(time.Second + cancelGrace + 10*time.Second)
+	took := time.Since(began)
+	t.Logf("exit %d after %s", code, took)
+	switch code {
+	case 0:
+	case exitFailed:
+		if l := s.logLine("session still running"); l == nil || l["query"] != long {
+			t.Errorf("exit 1 without naming the statement that did not stop:\n%s", s.stderr())
+		}
+	default:
+		t.Fatalf("exit %d:\n%s", code, s.stderr())
+	}
+	if got := sqlMust(t, data, "SELECT * FROM kept"); got != "a\n1\n" {
+		t.Fatalf("committed data after the shutdown: %q", got)
+	}
+}
