@@ -287,3 +287,69 @@ func formatOne(res *runtime.Result) string {
 	}
 	return types.Format(res.Rows[0][0], res.Columns[0].Type)
 }
+
+// TestConcurrentScrapes scrapes and reads the system relations while
+// sessions open, write and close, so that the race detector sees the
+// registry and the counters shared between them.
+func TestConcurrentScrapes(t *testing.T) {
+	eng := runtime.OpenMemory()
+	defer eng.Close()
+	srv := New(Config{Version: "dev"})
+	srv.SetEngine(eng)
+	srv.SetReady(true)
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	ctx := context.Background()
+	setup := eng.NewSession()
+	for _, q := range []string{"CREATE TABLE t (w int, n int)", "CREATE MATERIALIZED VIEW per_w AS SELECT w, count(*) FROM t GROUP BY w"} {
+		if _, err := setup.Exec(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setup.Close()
+
+	const writers, rounds = 4, 25
+	done := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		go func() {
+			for i := 0; i < rounds; i++ {
+				s := eng.NewSession()
+				s.SetClient(runtime.ClientInfo{User: fmt.Sprintf("writer%d", w)})
+				_, err := s.Exec(ctx, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", w, i), nil)
+				s.Close()
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	reader := eng.NewSession()
+	defer reader.Close()
+	for finished := 0; finished < writers; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished++
+		default:
+			scrape(t, hs.URL)
+			health(t, hs.URL)
+			if _, err := reader.Exec(ctx, "SELECT * FROM rockstream_catalog.sessions", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fams := scrape(t, hs.URL)
+	if v, _ := value(fams, "rockstream_rows_written_total", "op", "insert"); v != writers*rounds {
+		t.Errorf("rows written = %v, want %d", v, writers*rounds)
+	}
+	if v, _ := value(fams, "rockstream_view_rows", "view", "per_w"); v != writers {
+		t.Errorf("per_w rows = %v, want %d", v, writers)
+	}
+	if v, _ := value(fams, "rockstream_sessions"); v != 1 {
+		t.Errorf("sessions = %v after the writers closed theirs, want 1", v)
+	}
+}

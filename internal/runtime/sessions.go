@@ -129,7 +129,7 @@ func (r *sessionRegistry) snapshot() []SessionInfo {
 func (e *Engine) Sessions() []SessionInfo { return e.obs.sessions.snapshot() }
 
 // ID returns the session's number, unique among the engine's sessions
-// since it opened (the gateway's backend process id).
+// since it opened; rockstream_catalog.sessions shows it.
 func (s *Session) ID() uint64 { return s.act.id }
 
 // SetClient records who the session's client is.
