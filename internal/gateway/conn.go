@@ -51,9 +51,9 @@ type conn struct {
 	// skipToSync is set after an error in the extended protocol: messages
 	// are discarded until Sync.
 	skipToSync bool
-	// pending is a message received while a result streamed, to be handled
-	// next (stream.go).
-	pending pgproto3.FrontendMessage
+	// pending are messages received while a result streamed, to be
+	// handled next, in order (stream.go).
+	pending []pgproto3.FrontendMessage
 
 	mu struct {
 		sync.Mutex
@@ -102,6 +102,9 @@ func (c *conn) serve() {
 	}()
 	defer func() {
 		if r := recover(); r != nil {
+			if testHookPanic != nil {
+				testHookPanic(r)
+			}
 			c.srv.log.Error("gateway: session panicked", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
 			c.sendFatal(errs.Newf(errs.Internal, "internal error: %v", r))
 		}
@@ -168,8 +171,9 @@ func (c *conn) sendFatal(err error) {
 // while it waits (so that Shutdown may end it), and applies the
 // idle-in-transaction timeout while a transaction block is open.
 func (c *conn) receive() (pgproto3.FrontendMessage, error) {
-	if m := c.pending; m != nil {
-		c.pending = nil
+	if len(c.pending) > 0 {
+		m := c.pending[0]
+		c.pending = c.pending[1:]
 		return m, nil
 	}
 	c.mu.Lock()
@@ -298,6 +302,10 @@ func (c *conn) loop() error {
 		}
 	}
 }
+
+// testHookPanic, when set (by tests), sees every panic a session
+// recovers from: fuzzing fails on them.
+var testHookPanic func(r any)
 
 // testHookHandle, when set (by tests), sees every message before it is
 // handled: a test makes a session panic with it.

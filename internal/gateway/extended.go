@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ type portal struct {
 	stmt    *statement
 	params  []*string
 	formats []int16 // result column formats; nil when the statement has no rows
+	// resultFormats are the format codes Bind asked for, expanded when
+	// the statement's columns are known only once it runs.
+	resultFormats []int16
 
 	// Set once the portal has run.
 	ran  bool
@@ -112,6 +116,9 @@ func formatCodes(codes []int16, n int, what string) ([]int16, error) {
 	case n:
 		copy(out, codes)
 	default:
+		if what == "result" {
+			return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(codes), n)
+		}
 		return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
 	}
 	for _, f := range out {
@@ -149,11 +156,13 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		var err error
 		if pf[i] == formatBinary {
 			v, err := parseBinary(raw, pt[i])
-			if err != nil && errs.CodeOf(err) != "" {
+			var e *errs.Error
+			switch {
+			case errors.As(err, &e) && e.Message == "incorrect binary data format":
+				// PostgreSQL names the parameter.
+				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", i+1))
+			case err != nil:
 				return c.extendedError(err)
-			}
-			if err != nil {
-				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d: %v", i+1, err))
 			}
 			text = types.Format(v, pt[i])
 		} else {
@@ -166,7 +175,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		}
 		params[i] = &text
 	}
-	p := &portal{stmt: st, params: params}
+	p := &portal{stmt: st, params: params, resultFormats: append([]int16(nil), m.ResultFormatCodes...)}
 	if cols := st.prep.Columns; cols != nil {
 		if p.formats, err = formatCodes(m.ResultFormatCodes, len(cols), "result"); err != nil {
 			return c.extendedError(err)
@@ -199,10 +208,29 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		if err != nil {
 			return c.extendedError(err)
 		}
-		if p.stmt.prep.Columns == nil {
+		cols := p.stmt.prep.Columns
+		if p.stmt.prep.RowsUnknown {
+			// Only running the statement tells its rows (a FETCH's are
+			// its cursor's); the result waits in the portal for Execute.
+			if !p.ran {
+				if err := c.startPortal(p); err != nil {
+					return c.extendedError(err)
+				}
+			}
+			cols = nil
+			if p.res.CopyIn == nil && p.res.CopyOut == nil {
+				cols = p.res.Columns
+			}
+		}
+		if cols == nil {
 			c.be.Send(&pgproto3.NoData{})
 		} else {
-			c.be.Send(rowDescription(p.stmt.prep.Columns, p.formats))
+			if p.formats == nil {
+				if p.formats, err = formatCodes(p.resultFormats, len(cols), "result"); err != nil {
+					return c.extendedError(err)
+				}
+			}
+			c.be.Send(rowDescription(cols, p.formats))
 		}
 	default:
 		return protocolErrorf("invalid DESCRIBE message subtype %d", m.ObjectType)
@@ -240,17 +268,25 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return nil
 	}
 	if !p.ran {
-		if err := c.runPortal(p); err != nil {
+		if err := c.startPortal(p); err != nil {
 			return c.extendedError(err)
-		}
-		if p.done {
-			return nil
 		}
 	}
 	res := p.res
-	if p.done {
+	if !p.done && (res.CopyIn != nil || res.CopyOut != nil || res.Subscription != nil) {
+		p.done = true
+		if err := c.stream(res, p.formats, false); err != nil {
+			return c.extendedError(err)
+		}
+		return nil
+	}
+	if res.Columns == nil || p.done {
 		// Executing a completed portal again returns no more rows.
-		tag := retag(res.Tag, 0)
+		tag := res.Tag
+		if p.done {
+			tag = retag(tag, 0)
+		}
+		p.done = true
 		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
@@ -262,9 +298,6 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		rows = rows[:m.MaxRows]
 	}
 	if err := c.sendRows(newRowEncoder(res.Columns, p.formats), rows); err != nil {
-		if isFatal(err) {
-			return err
-		}
 		return c.extendedError(err)
 	}
 	p.next += len(rows)
@@ -283,9 +316,10 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	return nil
 }
 
-// runPortal runs the portal's statement. Streaming results (COPY,
-// SUBSCRIBE) are sent at once and leave the portal done.
-func (c *conn) runPortal(p *portal) error {
+// startPortal runs the portal's statement; its result waits in the
+// portal for Execute. Streams (COPY, SUBSCRIBE) have started but move no
+// data yet.
+func (c *conn) startPortal(p *portal) error {
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
@@ -294,25 +328,17 @@ func (c *conn) runPortal(p *portal) error {
 		c.srv.errors.Add(1)
 		return c.statementError(ctx, err)
 	}
-	p.ran = true
-	switch {
-	case res.CopyIn != nil:
+	p.ran, p.res = true, res
+	if !p.stmt.prep.RowsUnknown && !sameColumns(p.stmt.prep.Columns, res.Columns) {
 		p.done = true
-		return c.copyIn(ctx, res.CopyIn)
-	case res.CopyOut != nil:
-		p.done = true
-		return c.copyOut(ctx, res)
-	case res.Subscription != nil:
-		p.done = true
-		return c.subscribe(ctx, res, p.formats, false)
-	}
-	if !sameColumns(p.stmt.prep.Columns, res.Columns) {
 		return errs.New(errs.FeatureNotSupported, "cached plan must not change result type")
 	}
-	p.res = res
-	if res.Columns == nil {
-		p.done = true
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	if p.formats == nil && res.Columns != nil {
+		f, err := formatCodes(p.resultFormats, len(res.Columns), "result")
+		if err != nil {
+			return err
+		}
+		p.formats = f
 	}
 	return nil
 }

@@ -183,6 +183,13 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
+// serveConn serves one connection on the calling goroutine.
+func (s *Server) serveConn(nc net.Conn) {
+	if c := s.register(nc); c != nil {
+		c.serve()
+	}
+}
+
 // register records a new connection; it returns nil (and closes nc) when
 // the server is shutting down.
 func (s *Server) register(nc net.Conn) *conn {

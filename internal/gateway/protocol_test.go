@@ -112,6 +112,20 @@ var protocolCases = []struct {
 		&pgproto3.Bind{},
 		&pgproto3.Sync{},
 	}}},
+	{"binary parameters of the wrong size", exchange{{
+		&pgproto3.Parse{Query: "SELECT $1::int"},
+		&pgproto3.Bind{ParameterFormatCodes: []int16{1}, Parameters: [][]byte{{0, 0, 0, 0, 1}}},
+		&pgproto3.Sync{},
+	}, {
+		&pgproto3.Bind{ParameterFormatCodes: []int16{1}, Parameters: [][]byte{{0, 1}}},
+		&pgproto3.Sync{},
+	}, {
+		&pgproto3.Bind{ParameterFormatCodes: []int16{1, 1}, Parameters: [][]byte{{0, 0, 0, 1}}},
+		&pgproto3.Sync{},
+	}, {
+		&pgproto3.Bind{ParameterFormatCodes: []int16{1}, Parameters: [][]byte{{0, 0, 0, 9}}, ResultFormatCodes: []int16{0, 1}},
+		&pgproto3.Sync{},
+	}}},
 	{"bad parameter text", exchange{{
 		&pgproto3.Parse{Query: "SELECT $1::int"},
 		&pgproto3.Bind{Parameters: [][]byte{[]byte("abc")}},

@@ -3,9 +3,9 @@ package gateway
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -13,6 +13,22 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
+
+// stream moves the data of a streaming result (COPY, SUBSCRIBE) under
+// a statement context of its own: a statement timeout, cancel request or
+// shutdown ends it. describe sends a SUBSCRIBE's RowDescription first
+// (the simple protocol).
+func (c *conn) stream(res *runtime.Result, formats []int16, describe bool) error {
+	ctx, done := c.statementContext()
+	defer done()
+	switch {
+	case res.CopyIn != nil:
+		return c.copyIn(ctx, res.CopyIn)
+	case res.CopyOut != nil:
+		return c.copyOut(ctx, res)
+	}
+	return c.subscribe(ctx, res, formats, describe)
+}
 
 // copyFailed is the error a CopyFail message turns into.
 type copyFailed struct{ msg string }
@@ -116,7 +132,6 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 		return err
 	}
 	ctx, stop := c.watchClient(ctx)
-	n := 0
 	for {
 		data, err := out.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -129,7 +144,6 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 			c.srv.errors.Add(1)
 			return c.statementError(ctx, err)
 		}
-		n++
 		c.be.Send(&pgproto3.CopyData{Data: data})
 		if err := c.flush(); err != nil {
 			stop()
@@ -140,11 +154,7 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 		return err
 	}
 	c.be.Send(&pgproto3.CopyDone{})
-	tag := res.Tag
-	if tag == "" {
-		tag = fmt.Sprintf("COPY %d", n)
-	}
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(out.Tag())})
 	return nil
 }
 
@@ -198,46 +208,79 @@ func (c *conn) subscribe(ctx context.Context, res *runtime.Result, formats []int
 // errClientGone cancels a stream whose client disconnected or terminated.
 var errClientGone = errors.New("gateway: client went away")
 
+// maxQueued bounds the messages a client may pipeline while a result
+// streams; past it they wait in the socket.
+const maxQueued = 1024
+
 // watchClient reads from the client while a result streams, so that a
-// disconnect or Terminate ends the stream. A message that arrives is kept
-// for after the stream (c.pending). stop ends the watch; it returns
-// errClose when the client is gone.
+// disconnect or Terminate ends the stream. Flush messages are moot while
+// every row is flushed; other messages are kept, in order, for after the
+// stream (c.pending). stop ends the watch; it returns errClose when the
+// client is gone.
 func (c *conn) watchClient(ctx context.Context) (context.Context, func() error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	type got struct {
-		m   pgproto3.FrontendMessage
-		err error
-	}
-	ch := make(chan got, 1)
+	var queue []pgproto3.FrontendMessage
+	gone := false
+	done := make(chan struct{})
 	go func() {
-		m, err := c.be.Receive()
-		if _, term := m.(*pgproto3.Terminate); err != nil && !isTimeout(err) || term {
-			cancel(errClientGone)
+		defer close(done)
+		for len(queue) < maxQueued {
+			m, err := c.be.Receive()
+			if err != nil {
+				if !isTimeout(err) {
+					gone = true
+					cancel(errClientGone)
+				}
+				return
+			}
+			switch m.(type) {
+			case *pgproto3.Terminate:
+				gone = true
+				cancel(errClientGone)
+				return
+			case *pgproto3.Flush:
+				continue
+			}
+			clone, err := cloneMessage(m)
+			if err != nil {
+				gone = true
+				cancel(errClientGone)
+				return
+			}
+			queue = append(queue, clone)
 		}
-		ch <- got{m, err}
 	}()
 	return ctx, func() error {
-		var g got
 		select {
-		case g = <-ch:
+		case <-done:
 		default:
+			// Interrupt the read; a message half read stays buffered in
+			// the backend and is completed by the next read.
 			_ = c.nc.SetReadDeadline(time.Now())
-			g = <-ch
+			<-done
 			_ = c.nc.SetReadDeadline(time.Time{})
 		}
 		cancel(nil)
-		switch {
-		case g.err != nil && isTimeout(g.err):
-			return nil
-		case g.err != nil:
+		c.pending = append(c.pending, queue...)
+		if gone {
 			return errClose
 		}
-		if _, term := g.m.(*pgproto3.Terminate); term {
-			return errClose
-		}
-		c.pending = g.m
 		return nil
 	}
+}
+
+// cloneMessage copies a received message, which is only valid until the
+// backend's next read.
+func cloneMessage(m pgproto3.FrontendMessage) (pgproto3.FrontendMessage, error) {
+	b, err := m.Encode(nil)
+	if err != nil {
+		return nil, err
+	}
+	clone := reflect.New(reflect.TypeOf(m).Elem()).Interface().(pgproto3.FrontendMessage)
+	if err := clone.Decode(b[5:]); err != nil {
+		return nil, err
+	}
+	return clone, nil
 }
 
 func isTimeout(err error) bool {

@@ -21,8 +21,11 @@ type Prepared struct {
 	// inferred for the others.
 	ParamTypes []types.Type
 	// Columns describes the rows the statement returns; nil when it
-	// returns none.
+	// returns none or when RowsUnknown.
 	Columns []Column
+	// RowsUnknown is set for statements whose rows are known only once
+	// they run: FETCH (its cursor's), COPY and SUBSCRIBE (streams).
+	RowsUnknown bool
 }
 
 // Prepare parses and binds query, a single statement, against the catalog
@@ -42,9 +45,17 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 		if err := s.CheckNotFailed(); err != nil {
 			return nil, err
 		}
-		if st.Kind == ext.ExplainIncremental {
+		switch st.Kind {
+		case ext.ExplainIncremental:
 			p.Columns = []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}
 			p.ParamTypes = declared
+			return p, p.checkParams()
+		case ext.AsOfEpoch:
+		default:
+			if st.Err != nil {
+				return nil, st.Err
+			}
+			p.ParamTypes, p.RowsUnknown = declared, true
 			return p, p.checkParams()
 		}
 		tree, err := pg.Parse(st.Query)
@@ -81,6 +92,12 @@ func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, err
 // fills in p's parameter types and columns.
 func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error {
 	cat := s.catalog()
+	// Every parameter the statement names gets a slot, so that LIMIT $1,
+	// evaluated while binding, finds one (NULL: no limit), and one never
+	// named stays Unknown and is reported as PostgreSQL does.
+	if m := maxParamRef(n); m > len(declared) {
+		declared = append(declared, make([]types.Type, m-len(declared))...)
+	}
 	var pt []types.Type
 	switch {
 	case n.GetSelectStmt() != nil:
@@ -135,9 +152,12 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 			p.Columns = ret.cols
 		}
 		pt = t.b.ParamTypes
+	case n.GetCopyStmt() != nil, n.GetFetchStmt() != nil:
+		p.RowsUnknown = true
+		pt = declared
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
-		p.Columns = []Column{{Name: name, Type: types.Of(types.Text)}}
+		p.Columns = []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}}
 		pt = declared
 	default:
 		pt = declared

@@ -127,7 +127,7 @@ func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
 	return &Result{
-		Columns: []Column{{Name: name, Type: types.Of(types.Text)}},
+		Columns: []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}},
 		Rows:    []zset.Row{{types.MakeText(s.Setting(name))}},
 		Tag:     "SHOW",
 	}, nil

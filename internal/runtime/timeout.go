@@ -65,3 +65,17 @@ func (s *Session) Set(name, value string) error {
 	s.settings[name] = value
 	return nil
 }
+
+// settingDisplayName is a setting's name as PostgreSQL spells it in SHOW's
+// column and ParameterStatus (TimeZone, DateStyle, IntervalStyle).
+func settingDisplayName(name string) string {
+	switch name {
+	case "timezone":
+		return "TimeZone"
+	case "datestyle":
+		return "DateStyle"
+	case "intervalstyle":
+		return "IntervalStyle"
+	}
+	return name
+}

@@ -159,10 +159,24 @@ type Conversation struct {
 	clientFirstBare string
 	serverFirst     string
 	nonce           string
+
+	// serverNonce returns the server's part of the nonce.
+	serverNonce func() (string, error)
 }
 
 // NewConversation starts an exchange against v.
-func NewConversation(v Verifier) *Conversation { return &Conversation{v: v} }
+func NewConversation(v Verifier) *Conversation {
+	return &Conversation{v: v, serverNonce: randomNonce}
+}
+
+// randomNonce returns 18 random bytes in base64.
+func randomNonce() (string, error) {
+	raw := make([]byte, 18)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(raw), nil
+}
 
 // Step consumes one client message and returns the server's answer: for
 // the client-first message the server-first message, for the
@@ -210,11 +224,11 @@ func (c *Conversation) first(msg string) ([]byte, error) {
 	if clientNonce == "" || !printable(clientNonce) {
 		return nil, errors.New("malformed SCRAM message (invalid client nonce)")
 	}
-	raw := make([]byte, 18)
-	if _, err := rand.Read(raw); err != nil {
+	serverNonce, err := c.serverNonce()
+	if err != nil {
 		return nil, err
 	}
-	c.nonce = clientNonce + base64.StdEncoding.EncodeToString(raw)
+	c.nonce = clientNonce + serverNonce
 	c.serverFirst = fmt.Sprintf("r=%s,s=%s,i=%d", c.nonce, base64.StdEncoding.EncodeToString(c.v.Salt), c.v.Iterations)
 	return []byte(c.serverFirst), nil
 }
