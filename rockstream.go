@@ -160,6 +160,9 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, e
 		if res, err = s.s.Exec(ctx, stmt, params); err != nil {
 			return nil, err
 		}
+		if err := streamingError(res); err != nil {
+			return nil, err
+		}
 	}
 	return publicResult(res), nil
 }

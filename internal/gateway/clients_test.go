@@ -348,3 +348,65 @@ func pqCode(err error) string {
 	}
 	return err.Error()
 }
+
+// pgxBulkScenario uses pgx's binary COPY FROM (CopyFrom) and a pipelined
+// batch (SendBatch), and returns what it observed.
+func pgxBulkScenario(t *testing.T, conn *pgx.Conn) []string {
+	ctx := context.Background()
+	var log []string
+	if _, err := conn.Exec(ctx, "CREATE TABLE bulk (id int PRIMARY KEY, name text, amount numeric(10,2), at timestamptz, ok bool, raw bytea, f float8)"); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for i := range 300 {
+		rows = append(rows, []any{i, fmt.Sprintf("name %d ✓", i), fmt.Sprintf("%d.%02d", i, i%100), ts1.Add(time.Duration(i) * time.Minute), i%3 == 0, []byte{byte(i)}, float64(i) / 7})
+	}
+	rows = append(rows, []any{1000, nil, nil, nil, nil, nil, nil})
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"bulk"}, []string{"id", "name", "amount", "at", "ok", "raw", "f"}, pgx.CopyFromRows(rows))
+	log = append(log, fmt.Sprintf("copy from: %d %s", n, errCode(err)))
+	// A duplicate key fails the whole COPY.
+	n, err = conn.CopyFrom(ctx, pgx.Identifier{"bulk"}, []string{"id"}, pgx.CopyFromRows([][]any{{5000}, {1}}))
+	log = append(log, fmt.Sprintf("copy duplicate: %d %s", n, errCode(err)))
+
+	b := &pgx.Batch{}
+	b.Queue("SELECT count(*), sum(amount), min(at), max(name) FROM bulk")
+	b.Queue("UPDATE bulk SET ok = NOT ok WHERE id < $1", 10)
+	b.Queue("SELECT id, ok, f FROM bulk WHERE id < $1 ORDER BY id", 4)
+	b.Queue("INSERT INTO bulk (id) VALUES ($1) RETURNING id", 2000)
+	br := conn.SendBatch(ctx, b)
+	for i := 0; i < b.Len(); i++ {
+		r, err := br.Query()
+		if err != nil {
+			log = append(log, "batch error "+errCode(err))
+			continue
+		}
+		var out []string
+		for r.Next() {
+			vals, err := r.Values()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cells []string
+			for _, v := range vals {
+				cells = append(cells, norm(v))
+			}
+			out = append(out, "("+strings.Join(cells, ", ")+")")
+		}
+		r.Close()
+		log = append(log, fmt.Sprintf("batch %d: %s %s %s", i, strings.Join(out, " "), r.CommandTag(), errCode(r.Err())))
+	}
+	log = append(log, "batch close: "+errCode(br.Close()))
+	return log
+}
+
+func TestPgxBulkMatchesPostgres(t *testing.T) {
+	pgtest.Require(t)
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ts := startServer(t, Config{})
+			want := pgxBulkScenario(t, connectPgx(t, pgtest.NewDatabase(t, "gwbulk"), mode))
+			got := pgxBulkScenario(t, connectPgx(t, ts.dsn("tester", ""), mode))
+			compareLogs(t, got, want)
+		})
+	}
+}

@@ -32,7 +32,10 @@ var errClose = errors.New("gateway: connection closed")
 
 // conn is one client connection.
 type conn struct {
-	srv    *Server
+	srv *Server
+	// raw is the accepted connection; nc is raw or, after an SSLRequest,
+	// the TLS connection over it.
+	raw    net.Conn
 	nc     net.Conn
 	be     *pgproto3.Backend
 	pid    uint32
@@ -72,13 +75,15 @@ type conn struct {
 		// killed is set when Shutdown's grace period ended: statements
 		// are canceled as they start.
 		killed bool
+		// started is set once the startup (and authentication) is done.
+		started bool
 	}
 }
 
 func newConn(s *Server, nc net.Conn, pid uint32) *conn {
 	secret := make([]byte, 4)
 	_, _ = rand.Read(secret)
-	c := &conn{srv: s, nc: nc, pid: pid, secret: secret,
+	c := &conn{srv: s, raw: nc, nc: nc, pid: pid, secret: secret,
 		stmts: map[string]*statement{}, portals: map[string]*portal{}}
 	c.be = pgproto3.NewBackend(nc, nc)
 	c.be.SetMaxBodyLen(s.cfg.MaxMessageBytes)
@@ -231,6 +236,12 @@ func (c *conn) shutdown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.mu.shutdown = true
+	if !c.mu.started {
+		// Still starting up: there is no session to end.
+		c.mu.closed = true
+		c.raw.Close()
+		return
+	}
 	if !c.mu.idle {
 		return
 	}

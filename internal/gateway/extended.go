@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -155,14 +154,9 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		var text string
 		var err error
 		if pf[i] == formatBinary {
-			v, err := parseBinary(raw, pt[i])
-			var e *errs.Error
-			switch {
-			case errors.As(err, &e) && e.Message == "incorrect binary data format":
-				// PostgreSQL names the parameter.
-				return c.extendedError(errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", i+1))
-			case err != nil:
-				return c.extendedError(err)
+			v, err := types.ParseBinary(raw, pt[i])
+			if err != nil {
+				return c.extendedError(types.BindParameterError(err, i+1))
 			}
 			text = types.Format(v, pt[i])
 		} else {
@@ -233,7 +227,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			c.be.Send(rowDescription(cols, p.formats))
 		}
 	default:
-		return protocolErrorf("invalid DESCRIBE message subtype %d", m.ObjectType)
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
 	}
 	return nil
 }
@@ -245,7 +239,7 @@ func (c *conn) closeObject(m *pgproto3.Close) error {
 	case 'P':
 		delete(c.portals, m.Name)
 	default:
-		return protocolErrorf("invalid CLOSE message subtype %d", m.ObjectType)
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType))
 	}
 	c.be.Send(&pgproto3.CloseComplete{})
 	return nil

@@ -185,3 +185,14 @@ func mustEncode(m pgproto3.FrontendMessage) []byte {
 	}
 	return b
 }
+
+func TestTerminateRollsBack(t *testing.T) {
+	ts := startServer(t, Config{})
+	holder := holdWriteToken(t, ts)
+	holder.send(&pgproto3.Terminate{})
+	compareLogs(t, holder.until(), []string{"EOF"})
+	// The block was rolled back and its write token released.
+	other := dialRaw(t, ts.addr, nil)
+	other.send(&pgproto3.Query{String: "INSERT INTO w VALUES (7); SELECT n FROM w"})
+	compareLogs(t, other.until(), []string{"CommandComplete(INSERT 0 1)", "RowDescription(n:23:4:-1:0)", `DataRow("7")`, "CommandComplete(SELECT 1)", "ReadyForQuery(I)"})
+}

@@ -210,6 +210,13 @@ var protocolCases = []struct {
 		&pgproto3.Describe{ObjectType: 'P', Name: "nope"},
 		&pgproto3.Sync{},
 	}}},
+	{"invalid subtypes", exchange{{
+		&pgproto3.Describe{ObjectType: 'X'},
+		&pgproto3.Sync{},
+	}, {
+		&pgproto3.Close{ObjectType: 'X'},
+		&pgproto3.Sync{},
+	}}},
 	{"multiple commands in a prepared statement", exchange{{
 		&pgproto3.Parse{Query: "SELECT 1; SELECT 2"},
 		&pgproto3.Sync{},

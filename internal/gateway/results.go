@@ -147,7 +147,7 @@ func (e *rowEncoder) encode(row zset.Row) (*pgproto3.DataRow, error) {
 		}
 		if e.formats != nil && e.formats[i] == formatBinary {
 			var err error
-			if e.buf, err = appendBinary(e.buf, v, t); err != nil {
+			if e.buf, err = types.AppendBinary(e.buf, v, t); err != nil {
 				return nil, err
 			}
 		} else {

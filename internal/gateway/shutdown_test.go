@@ -34,6 +34,7 @@ func TestShutdown(t *testing.T) {
 	busy := dialRaw(t, ts.addr, nil)
 	busy.send(&pgproto3.Query{String: "SUBSCRIBE mv"}) // runs until canceled
 	busy.next(1)
+	silent := dialRawNoStartup(t, ts.addr) // connected, never starts up
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -50,6 +51,7 @@ func TestShutdown(t *testing.T) {
 	compareLogs(t, idle.until(), fatal)
 	compareLogs(t, holder.until(), fatal)
 	compareLogs(t, busy.until(), fatal)
+	compareLogs(t, silent.until(), []string{"EOF"})
 	if d := time.Since(start); d < 250*time.Millisecond {
 		t.Errorf("shutdown took %v: it did not wait for the running statement", d)
 	}

@@ -9,12 +9,16 @@ import (
 	"net"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
+
+// startupTimeout bounds the startup and authentication of a connection.
+const startupTimeout = time.Minute
 
 // ServerVersion is what the gateway reports as server_version: clients
 // parse the leading number and treat RockStream as PostgreSQL 15.
@@ -24,6 +28,9 @@ const ServerVersion = "15.0 (RockStream)"
 // request, or the startup message, authentication and the session's
 // parameters, ending with the first ReadyForQuery.
 func (c *conn) startup() error {
+	// A client has this long to start up and authenticate, as with
+	// PostgreSQL's authentication_timeout.
+	_ = c.raw.SetDeadline(time.Now().Add(startupTimeout))
 	negotiated := false
 	for {
 		m, err := c.be.ReceiveStartupMessage()
@@ -146,6 +153,10 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	c.reported = map[string]string{}
 	c.reportParameters()
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
+	_ = c.raw.SetDeadline(time.Time{})
+	c.mu.Lock()
+	c.mu.started = true
+	c.mu.Unlock()
 	return c.readyForQuery()
 }
 

@@ -122,9 +122,6 @@ func (e *Engine) Close() error {
 	return errors.Join(ferr, e.mu.store.Close())
 }
 
-// Done returns a channel closed when the engine begins to close.
-func (e *Engine) Done() <-chan struct{} { return e.stop }
-
 // Epoch returns the last committed epoch.
 func (e *Engine) Epoch() uint64 {
 	e.mu.RLock()
@@ -227,9 +224,9 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 		case ext.AsOfEpoch:
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
 		case ext.Subscribe:
-			return s.execSubscribe(st)
+			return s.statement(func() (*Result, error) { return s.execSubscribe(st) })
 		case ext.CopyTo:
-			return s.execCopyExt(ctx, st, paramText)
+			return s.statement(func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
 		case ext.DeclareCursor:
 			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
 		case ext.Fetch:

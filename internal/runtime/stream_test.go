@@ -116,13 +116,14 @@ func columnLine(cols []Column) string {
 	return strings.Join(names, " | ") + "\n"
 }
 
-func rowLine(vals []types.Value, cols []Column) string {
+func rowLine(vals []types.Value, _ []Column) string {
 	var out []string
-	for i, v := range vals {
+	for _, v := range vals {
 		if v.IsNull() {
 			out = append(out, "NULL")
 		} else {
-			out = append(out, types.Format(v, cols[i].Type))
+			// Format's text depends on the value alone.
+			out = append(out, types.Format(v, types.Type{}))
 		}
 	}
 	return strings.Join(out, " | ") + "\n"

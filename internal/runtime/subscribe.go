@@ -65,6 +65,7 @@ func (s *Session) execSubscribe(st ext.Statement) (*Result, error) {
 		return nil, err
 	}
 	return &Result{
+		Tag:     "SUBSCRIBE",
 		Columns: subscriptionColumns(sub.view, sub.progress),
 		Subscription: &Subscription{
 			Next:  func(ctx context.Context) ([]zset.Row, error) { return sub.take(ctx, maxSubscriptionBatch) },

@@ -3,7 +3,7 @@ package types
 import (
 	"bytes"
 	"encoding/binary"
-	"math"
+	"errors"
 	"unicode/utf8"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -20,9 +20,9 @@ import (
 // than its type needs is "insufficient data left in message" (08P01, as
 // PostgreSQL reports it), a field the type forbids is 22P03 with the
 // receive function's message, and bytes left over once the value is read
-// are "incorrect binary data format" (22P03). A bind parameter's message
-// adds " in bind parameter N" to the last one; that is the caller's to do
-// (ErrIncorrectBinaryFormat identifies it).
+// are "incorrect binary data format" (22P03). For a bind parameter,
+// PostgreSQL adds " in bind parameter N" to the last message only;
+// BindParameterError does that.
 
 // Epoch offsets: PostgreSQL's dates and timestamps count from 2000-01-01,
 // RockStream's values from 1970-01-01.
@@ -195,6 +195,18 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 	return Null, errs.Newf(errs.FeatureNotSupported, "type %s has no binary input function", t)
 }
 
+// BindParameterError returns ParseBinary's error err as PostgreSQL reports
+// it for bind parameter n (1-based): bytes left over become "incorrect
+// binary data format in bind parameter n"; every other error is the
+// receive function's own and is returned unchanged, as PostgreSQL returns
+// it.
+func BindParameterError(err error, n int) error {
+	if errors.Is(err, ErrIncorrectBinaryFormat) {
+		return errs.Newf(errs.InvalidBinaryRep, "incorrect binary data format in bind parameter %d", n)
+	}
+	return err
+}
+
 // trailing returns ErrIncorrectBinaryFormat when src holds more than the n
 // bytes a value used. PostgreSQL checks this after the receive function
 // returned, so every error of the value itself comes first.
@@ -295,9 +307,3 @@ func invalidByteSequence(b []byte) error {
 	}
 	return errs.New(errs.CharacterNotInRepertoire, string(msg))
 }
-
-// float8NaN is the NaN PostgreSQL's input functions and casts produce
-// (get_float8_nan): quiet, positive, without payload; as a float4 it is
-// get_float4_nan. Go's math.NaN has a payload bit set, which a binary
-// client would see.
-var float8NaN = math.Float64frombits(0x7ff8000000000000)

@@ -3,6 +3,7 @@ package types
 import (
 	"encoding/binary"
 	"math/big"
+	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/rockstream/rockstream/internal/errs"
@@ -60,7 +61,7 @@ func appendNumericBinary(dst []byte, d *apd.Decimal) []byte {
 	var buf [40]byte
 	var digits []byte // the coefficient's decimal digits, the first non-zero
 	if d.Coeff.IsInt64() {
-		digits = appendUintDigits(buf[:0], uint64(d.Coeff.Int64()))
+		digits = strconv.AppendUint(buf[:0], uint64(d.Coeff.Int64()), 10)
 	} else {
 		digits = d.Coeff.Append(buf[:0], 10)
 	}
@@ -111,21 +112,6 @@ func appendNumericBinHeader(dst []byte, ndigits uint16, weight int16, sign, dsca
 	dst = binary.BigEndian.AppendUint16(dst, uint16(weight))
 	dst = binary.BigEndian.AppendUint16(dst, sign)
 	return binary.BigEndian.AppendUint16(dst, dscale)
-}
-
-// appendUintDigits appends the decimal digits of u.
-func appendUintDigits(dst []byte, u uint64) []byte {
-	var tmp [20]byte
-	i := len(tmp)
-	for {
-		i--
-		tmp[i] = byte('0' + u%10)
-		u /= 10
-		if u == 0 {
-			break
-		}
-	}
-	return append(dst, tmp[i:]...)
 }
 
 // parseNumericBinary is numeric_recv: it reads and checks the header

@@ -374,3 +374,53 @@ func decodeByteaText(t *testing.T, text []byte) []byte {
 	}
 	return []byte(b)
 }
+
+// TestBinaryBindOracle sends bytes as binary bind parameters, where the
+// receive function runs without a typmod and a parameter's leftover bytes
+// get their own message, and compares with BindParameterError's report.
+func TestBinaryBindOracle(t *testing.T) {
+	o := newOracle(t)
+	seed := binaryOracleSeed(t)
+	rng := rand.New(rand.NewPCG(uint64(seed), 4))
+	for _, name := range binaryTestTypes {
+		typ := binType(t, name)
+		if typ.Precision >= 0 || typ.Length >= 0 {
+			continue // a parameter has no typmod
+		}
+		t.Run(name, func(t *testing.T) {
+			for i, src := range binaryReceiveCases(typ, seed, rng) {
+				if i%3 != 0 {
+					continue // a third of the cases: each is a round trip
+				}
+				if src == nil {
+					src = []byte{} // nil would be a NULL parameter
+				}
+				got := ""
+				v, err := ParseBinary(src, typ)
+				if err != nil {
+					err = BindParameterError(err, 2)
+					got = errs.SQLState(err) + " " + err.Error()
+				} else {
+					got = Format(v, typ)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res := o.conn.ExecParams(ctx, "SELECT $1::int4, $2", [][]byte{[]byte("1"), src},
+					[]uint32{23, typ.OID()}, []int16{0, 1}, nil).Read()
+				cancel()
+				want := ""
+				if res.Err != nil {
+					var pe *pgconn.PgError
+					if !errors.As(res.Err, &pe) {
+						t.Fatal(res.Err)
+					}
+					want = pe.Code + " " + pe.Message
+				} else {
+					want = string(res.Rows[0][1])
+				}
+				if got != want {
+					t.Errorf("parameter %x: got %s; PostgreSQL %s", src, got, want)
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,12 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
+// float8NaN is the NaN PostgreSQL's input functions and casts produce
+// (get_float8_nan): quiet, positive, without payload; as a float4 it is
+// get_float4_nan. Go's math.NaN has a payload bit set, which a binary
+// client would see.
+var float8NaN = math.Float64frombits(0x7ff8000000000000)
+
 // AppendFloat appends PostgreSQL's text for a float (extra_float_digits =
 // 1: the shortest text that reads back to the same value) to dst. bits is
 // 64 for double precision and 32 for real. Like C's %g, the value prints in

@@ -19,7 +19,8 @@ var (
 //
 //	SUBSCRIBE [TO] name [WITH (option [, ...])] [AS OF EPOCH n] [;]
 //
-// SNAPSHOT defaults to true and PROGRESS to false.
+// (the two clauses in either order). SNAPSHOT defaults to true and
+// PROGRESS to false.
 func parseSubscribe(text string) Statement {
 	if !subscribeRe.MatchString(text) {
 		return Statement{}
@@ -44,26 +45,33 @@ func parseSubscribe(text string) Statement {
 		return st
 	}
 	st.Name = identName(name.text)
-	if p.peekKeyword("with") {
-		p.next()
-		if err := p.subscribeOptions(&st); err != nil {
-			st.Err = err
-			return st
+	// WITH (...) and AS OF EPOCH n, each at most once, in either order.
+	for seenWith := false; ; {
+		switch {
+		case !seenWith && p.peekKeyword("with"):
+			p.next()
+			seenWith = true
+			if err := p.subscribeOptions(&st); err != nil {
+				st.Err = err
+				return st
+			}
+			continue
+		case !st.HasEpoch && p.peekKeyword("as"):
+			p.next()
+			if !p.keyword("of") || !p.keyword("epoch") {
+				st.Err = errs.New(errs.SyntaxError, "syntax error in SUBSCRIBE: expected AS OF EPOCH n")
+				return st
+			}
+			n := p.next()
+			epoch, err := strconv.ParseUint(n.text, 10, 64)
+			if n.kind != tokNumber || err != nil {
+				st.Err = errs.Newf(errs.SyntaxError, "syntax error in SUBSCRIBE: AS OF EPOCH takes an epoch number, not %q", n.text)
+				return st
+			}
+			st.Epoch, st.HasEpoch = epoch, true
+			continue
 		}
-	}
-	if p.peekKeyword("as") {
-		p.next()
-		if !p.keyword("of") || !p.keyword("epoch") {
-			st.Err = errs.New(errs.SyntaxError, "syntax error in SUBSCRIBE: expected AS OF EPOCH n")
-			return st
-		}
-		n := p.next()
-		epoch, err := strconv.ParseUint(n.text, 10, 64)
-		if n.kind != tokNumber || err != nil {
-			st.Err = errs.Newf(errs.SyntaxError, "syntax error in SUBSCRIBE: AS OF EPOCH takes an epoch number, not %q", n.text)
-			return st
-		}
-		st.Epoch, st.HasEpoch = epoch, true
+		break
 	}
 	if p.peek().kind == tokPunct && p.peek().text == ";" {
 		p.next()
