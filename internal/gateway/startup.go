@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"crypto/tls"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/runtime"
 )
 
 // startupTimeout bounds the startup and authentication of a connection.
@@ -147,6 +149,8 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	if err := c.applyStartupParameters(params); err != nil {
 		return err
 	}
+	c.sess.SetClient(runtime.ClientInfo{User: c.user, Database: cmp.Or(params["database"], c.user),
+		ApplicationName: c.sess.Setting("application_name"), Addr: c.nc.RemoteAddr()})
 	c.be.Send(&pgproto3.AuthenticationOk{})
 	c.reported = map[string]string{}
 	c.reportParameters()

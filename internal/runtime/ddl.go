@@ -328,6 +328,9 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
 		return nil, nil, err
 	}
+	if err := setViewRows(st, o.id, out); err != nil {
+		return nil, nil, err
+	}
 	if err := logChanges(st, w, o.id, out); err != nil {
 		return nil, nil, err
 	}
@@ -417,6 +420,11 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	}
 	for _, p := range [][]byte{o.rowsPrefix(), relPrefix(nsOpState, o.id), relPrefix(nsChangeLog, o.id)} {
 		if err := deletePrefix(st, p); err != nil {
+			return err
+		}
+	}
+	if o.kind == sql.MaterializedView {
+		if err := st.Delete(viewRowsKey(o.id)); err != nil {
 			return err
 		}
 	}

@@ -45,6 +45,9 @@ type Engine struct {
 		// closed is set once Close has closed the store.
 		closed bool
 	}
+
+	// obs holds the engine's sessions and counters (stats.go).
+	obs observer
 }
 
 // Options tunes an engine.
@@ -95,6 +98,8 @@ func Open(store Store, opts Options) (*Engine, error) {
 	e.mu.cat = cat
 	e.mu.epoch = epoch
 	e.mu.committed = make(chan struct{})
+	cat.eng = e
+	e.obs.init(store, epoch)
 	go e.runCommitter()
 	return e, nil
 }
@@ -158,6 +163,8 @@ type Session struct {
 	declared []types.Type
 	// onNotice receives the session's notices; nil discards them.
 	onNotice func(Notice)
+	// act is the session's entry in the engine's registry (sessions.go).
+	act *activity
 }
 
 // txnState says where a transaction block stands.
@@ -186,7 +193,7 @@ type txn struct {
 func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
-func (e *Engine) NewSession() *Session { return &Session{eng: e} }
+func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
@@ -194,6 +201,7 @@ func (s *Session) Close() {
 		s.rollback()
 	}
 	s.closeCursors()
+	s.eng.obs.sessions.unregister(s.act)
 }
 
 // InTransaction reports whether a transaction block is open.
@@ -202,7 +210,9 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // Exec parses and runs one statement. params are the values of $1...;
 // paramText, when not nil, supplies them as text to be parsed once their
 // types are inferred.
-func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
+func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
+	done := s.beginStatement(query)
+	defer func() { done(res, err) }()
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")

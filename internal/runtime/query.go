@@ -256,6 +256,9 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
 			return err
 		}
+		if err := addViewRows(st, v, out); err != nil {
+			return err
+		}
 		if err := logChanges(st, w, v.id, out); err != nil {
 			return err
 		}

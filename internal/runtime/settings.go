@@ -120,6 +120,9 @@ func (s *Session) Setting(name string) string {
 
 func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
+	if name == "rockstream.frontier" {
+		return s.showFrontier(), nil
+	}
 	if _, ok := settings[name]; !ok {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
