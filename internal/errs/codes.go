@@ -55,6 +55,8 @@ const (
 	InvalidWidthBucket    Code = "RS2201G" // 2201G
 	InvalidRecursion      Code = "RS42P19" // 42P19
 	PrerequisiteState     Code = "RS55000" // 55000
+	InvalidRegex          Code = "RS2201B" // 2201B
+	InvalidSchemaName     Code = "RS3F000" // 3F000
 	Internal              Code = "RSXX000" // XX000
 )
 
@@ -111,6 +113,8 @@ var sqlstates = map[Code]string{
 	InvalidWidthBucket:    "2201G",
 	InvalidRecursion:      "42P19",
 	PrerequisiteState:     "55000",
+	InvalidRegex:          "2201B",
+	InvalidSchemaName:     "3F000",
 	Internal:              "XX000",
 }
 

@@ -13,6 +13,7 @@ const (
 	catDatetime category = 'D'
 	catTimespan category = 'T'
 	catPseudo   category = 'P' // anynonarray, in operator candidates only
+	catInternal category = 'Z' // "char"
 )
 
 // anyNonArray is the pseudo-type of the polymorphic argument of the
@@ -35,6 +36,12 @@ func (id TypeID) category() category {
 		return catTimespan
 	case anyNonArray:
 		return catPseudo
+	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
+		return catNumeric
+	case Name:
+		return catString
+	case Char:
+		return catInternal
 	}
 	if isPhantom(id) {
 		c, _ := phantomCategory(id)
@@ -77,6 +84,9 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if from == Unknown {
 		return ImplicitCast
+	}
+	if k, ok := catalogCastContext(from, to); ok {
+		return k
 	}
 	if to == Unknown || from > Interval || to > Interval {
 		return NoCast

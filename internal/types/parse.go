@@ -18,6 +18,9 @@ import (
 // literal ('abcd'::varchar(3)) truncates instead: parse it as Of(Varchar)
 // and Cast the result explicitly. Unknown and Text give the text itself.
 func Parse(t Type, s string) (Value, error) {
+	if _, ok := oidTypeInfo[t.ID]; ok {
+		return parseCatalog(t, s)
+	}
 	switch t.ID {
 	case Unknown, Text:
 		return MakeText(s), nil

@@ -50,6 +50,9 @@ func (id TypeID) baseName() string {
 	case Interval:
 		return "interval"
 	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.name
+	}
 	return "type" + strconv.Itoa(int(id))
 }
 
@@ -123,13 +126,18 @@ func (id TypeID) OID() uint32 {
 	case Interval:
 		return 1186
 	}
-	return 0
+	return oidTypeInfo[id].oid
 }
 
 // TypeByOID returns the unconstrained type with the given PostgreSQL OID.
 func TypeByOID(oid uint32) (Type, bool) {
 	for id := Unknown; id <= Interval; id++ {
 		if id.OID() == oid {
+			return Of(id), true
+		}
+	}
+	for id, c := range oidTypeInfo {
+		if c.oid == oid {
 			return Of(id), true
 		}
 	}
@@ -175,13 +183,13 @@ var typeAliases = map[string]TypeID{
 // unsupportedTypes are PostgreSQL types RockStream knows by name but does
 // not implement; naming one fails with 0A000 rather than 42704.
 var unsupportedTypes = map[string]bool{
-	"bpchar": true, "char": true, "character": true, "name": true,
+	"bpchar": true, "character": true,
 	"json": true, "jsonb": true, "uuid": true, "xml": true,
 	"time": true, "timetz": true, "time without time zone": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
-	"tsvector": true, "tsquery": true, "oid": true, "regclass": true, "regtype": true, "regproc": true,
+	"tsvector": true, "tsquery": true, "regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"record": true, "void": true, "anyelement": true, "anyarray": true, "anynonarray": true,
 	"serial": true, "bigserial": true, "smallserial": true, "serial4": true, "serial8": true, "serial2": true,
@@ -214,6 +222,9 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 		return Type{}, errs.Newf(errs.FeatureNotSupported, "array types are not supported: %s", full)
 	}
 	id, ok := typeAliases[name]
+	if !ok {
+		id, ok = catalogTypeAliases[name]
+	}
 	if !ok {
 		if unsupportedTypes[name] {
 			return Type{}, errs.Newf(errs.FeatureNotSupported, "type %s is not supported", name)
@@ -346,6 +357,9 @@ func pgTypName(id TypeID) string {
 		return "timestamptz"
 	case Interval:
 		return "interval"
+	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.typname
 	}
 	return "unknown"
 }

@@ -34,6 +34,16 @@ const (
 	keyTagTimestamp   byte = 0x2a
 	keyTagTimestampTZ byte = 0x2b
 	keyTagInterval    byte = 0x2c
+	// keyTagOID is followed by the OID as 4 big-endian bytes; an OID
+	// alias value (regclass, ...) has its own tag, then the OID and its
+	// escaped name (the name is determined by the OID, so it never
+	// changes the order).
+	keyTagOID          byte = 0x30
+	keyTagRegClass     byte = 0x31
+	keyTagRegType      byte = 0x32
+	keyTagRegProc      byte = 0x33
+	keyTagRegNamespace byte = 0x34
+	keyTagRegRole      byte = 0x35
 	// keyTagNull is greater than every other ascending tag, so NULL sorts
 	// after every value; complemented (0x80) it is smaller than every
 	// descending tag, so descending keys put NULLs first.
@@ -213,6 +223,22 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.Null, key, corruptKey("interval out of range")
 		}
 		return types.MakeInterval(iv), rest, nil
+	case keyTagOID:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeOID(uint32(u)), rest, nil
+	case keyTagRegClass, keyTagRegType, keyTagRegProc, keyTagRegNamespace, keyTagRegRole:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		name, rest, err := decodeEscaped(rest, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeReg(types.RegClass+types.TypeID(tag-keyTagRegClass), uint32(u), name), rest, nil
 	}
 	return types.Null, key, corruptKey(fmt.Sprintf("unknown tag 0x%02x", key[0]))
 }
@@ -266,6 +292,11 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		dst = append(dst, keyTagInterval)
 		dst = appendUint40(dst, uint64(days+intervalDaysBias))
 		return appendUint40(dst, uint64(micros))
+	case types.Oid:
+		return binary.BigEndian.AppendUint32(append(dst, keyTagOID), v.OID())
+	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		dst = binary.BigEndian.AppendUint32(append(dst, keyTagRegClass+byte(v.Kind()-types.RegClass)), v.OID())
+		return appendEscaped(dst, v.Str())
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a key", v.Kind()))
 }
