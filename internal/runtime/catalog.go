@@ -81,6 +81,12 @@ type catalog struct {
 	// revision counts catalog changes; it only grows, and every DDL that
 	// commits advances it by one.
 	revision uint64
+
+	// session, in the copy of the catalog one session's query binds
+	// against (withSession), is that session; nil otherwise. pg is the
+	// system catalog's index of the copy's relations (pgcatalog.go).
+	session *sessionInfo
+	pg      *pgSnapshot
 }
 
 func newCatalog() *catalog {
@@ -105,6 +111,9 @@ func normalizeName(schema, name string) string {
 }
 
 func (c *catalog) lookup(name string) *object {
+	if o := c.pgRelationObject(name); o != nil {
+		return o
+	}
 	if o := c.byName[strings.TrimPrefix(name, "public.")]; o != nil {
 		return o
 	}

@@ -20,6 +20,7 @@ var operatorNames = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
 	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
+	"~": true, "~*": true, "!~": true, "!~*": true,
 }
 
 // opName returns the operator name of an A_Expr (OPERATOR(pg_catalog.+)

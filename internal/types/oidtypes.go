@@ -37,6 +37,9 @@ const (
 // bytes.
 const maxNameBytes = 63
 
+// IsCatalogType reports whether id is one of the catalog types above.
+func IsCatalogType(id TypeID) bool { return id >= Oid && id <= Char }
+
 // IsReg reports whether id is one of the name-printing OID alias types.
 func IsReg(id TypeID) bool { return id >= RegClass && id <= RegRole }
 
