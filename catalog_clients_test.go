@@ -68,7 +68,12 @@ func TestClientCatalogQueries(t *testing.T) {
 	if _, err := pg.Exec(ctx, string(schema)).ReadAll(); err != nil {
 		t.Fatal(err)
 	}
+	// The session's database name, as the wire gateway sets it from the
+	// startup message.
 	rs := &rockstreamSide{s: db.Session()}
+	if _, err := rs.s.Exec(ctx, "SET current_database = 'clients'"); err != nil {
+		t.Fatal(err)
+	}
 	ps := &postgresSide{conn: pg}
 	for _, side := range []catalogSide{rs, ps} {
 		if err := loadUserOIDs(ctx, side); err != nil {
