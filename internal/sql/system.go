@@ -123,7 +123,8 @@ func (ec *exprCtx) sqlValueSystemFunction(f *pg.SQLValueFunction) (plan.Expr, bo
 		overloads = sc.SystemFunction(name)
 	}
 	if overloads == nil {
-		return nil, true, nonDeterministic(f.Location, strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
+		return nil, true, notSupported(f.Location, "%s is not supported here: it depends on the session, so only a session's queries may use it, not a materialized view",
+			strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 	}
 	e, err := ec.callSystem(name, name, overloads, nil, f.Location)
 	return e, true, err

@@ -186,17 +186,17 @@ func castCatalog(v Value, t Type) (Value, error) {
 			if v.n < -128 || v.n > 127 {
 				return Null, errs.New(errs.NumericOutOfRange, `"char" out of range`)
 			}
-			return MakeText(charOf(string([]byte{byte(v.n)}))), nil
+			return MakeText(charText(byte(v.n))), nil
 		}
 	}
 	return Null, cannotCast(from, t)
 }
 
-// intToOID converts an integer to an OID as PostgreSQL's int4 and int8
-// casts do: a negative integer wraps (-1 is 4294967295), and an int8
-// outside -2^31..2^32-1 is out of range.
+// intToOID converts an integer to an OID as PostgreSQL's casts do: a
+// negative smallint or integer wraps (-1 is 4294967295), and a bigint
+// outside 0..2^32-1 is out of range.
 func intToOID(n int64, from Kind) (Value, error) {
-	if from == Int8 && (n < -1<<31 || n > 1<<32-1) {
+	if from == Int8 && (n < 0 || n > 1<<32-1) {
 		return Null, errs.New(errs.NumericOutOfRange, "OID out of range")
 	}
 	return MakeOID(uint32(n)), nil
@@ -216,13 +216,31 @@ func truncateName(s string) string {
 }
 
 // charOf is "char"'s input: the first byte of s ("" for the empty
-// string, whose "char" is the zero byte).
+// string, whose "char" is the zero byte), or the byte written in octal as
+// \ooo. A value holds its output text: a byte with the high bit set is
+// kept as \ooo, as charout prints it.
 func charOf(s string) string {
 	if s == "" {
 		return ""
 	}
-	return s[:1]
+	if len(s) == 4 && s[0] == '\\' && isOctal(s[1]) && isOctal(s[2]) && isOctal(s[3]) {
+		b := (s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')
+		return charText(b)
+	}
+	return charText(s[0])
 }
+
+// charText is charout of the byte b.
+func charText(b byte) string {
+	switch {
+	case b == 0:
+		return ""
+	case b >= 0x80:
+		return string([]byte{'\\', '0' + b>>6, '0' + b>>3&7, '0' + b&7})
+	}
+	return string([]byte{b})
+}
+
 
 // parseCatalog parses text as a catalog type. OID alias types accept only
 // a numeric OID (or "-" for 0) here; names need the catalog (CastReg).

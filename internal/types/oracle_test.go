@@ -188,6 +188,9 @@ func mustType(t *testing.T, s string) Type {
 }
 
 func typeFromSQL(s string) (Type, error) {
+	if s == `"char"` { // a quoted identifier: the parser strips the quotes
+		s = "char"
+	}
 	name, mods := s, []int32(nil)
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		name = strings.TrimSpace(s[:i])

@@ -149,6 +149,10 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 				b.WriteString(`\b`)
 			case e == 'Y' && !inBracket:
 				b.WriteString(`\B`)
+			case (e == 'w' || e == 'W' || e == 's' || e == 'S') && !inBracket:
+				b.WriteString(unicodeEscape(e, false))
+			case e == 'w' || e == 's':
+				b.WriteString(unicodeEscape(e, true))
 			default:
 				b.WriteByte('\\')
 				b.WriteByte(e)
@@ -162,6 +166,9 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 				class := p[i : i+end+2]
 				if class == "[:<:]" || class == "[:>:]" {
 					return "", unsupportedRegex(class)
+				}
+				if u, ok := unicodeClasses[class]; ok {
+					class = u
 				}
 				b.WriteString(class)
 				i += end + 1
@@ -198,6 +205,13 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 			default:
 				return "", unsupportedRegex("an embedded option inside the pattern")
 			}
+		case c == '{' && i+1 < len(p) && isDigit(p[i+1]):
+			end := strings.IndexByte(p[i:], '}')
+			if end < 0 || !validBound(p[i+1:i+end]) {
+				return "", errs.New(errs.InvalidRegex, "invalid regular expression: braces {} not balanced")
+			}
+			b.WriteString(p[i : i+end+1])
+			i += end
 		default:
 			b.WriteByte(c)
 		}
@@ -209,6 +223,42 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 }
 
 func isOptionLetter(c byte) bool { return c >= 'a' && c <= 'z' }
+
+// validBound reports whether s is the inside of a bound: m, m, or m,n.
+func validBound(s string) bool {
+	m, n, comma := strings.Cut(s, ",")
+	return m != "" && strings.Trim(m, "0123456789") == "" && (!comma || strings.Trim(n, "0123456789") == "")
+}
+
+// PostgreSQL classifies characters with the database's locale (C.UTF-8
+// here: Unicode letters are letters), where RE2's \w, \s and POSIX
+// classes are ASCII. The translation uses Unicode categories instead.
+var unicodeClasses = map[string]string{
+	"[:alpha:]": `\p{L}`,
+	"[:upper:]": `\p{Lu}`,
+	"[:lower:]": `\p{Ll}`,
+	"[:alnum:]": `\p{L}\p{Nd}`,
+	"[:space:]": `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`,
+}
+
+// unicodeEscape translates \w, \W, \s and \S (inBracket: the inside of
+// a bracket expression, for \w and \s only).
+func unicodeEscape(e byte, inBracket bool) string {
+	word, space := `\p{L}\p{Nd}_`, `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`
+	switch {
+	case inBracket && e == 'w':
+		return word
+	case inBracket:
+		return space
+	case e == 'w':
+		return "[" + word + "]"
+	case e == 'W':
+		return "[^" + word + "]"
+	case e == 's':
+		return "[" + space + "]"
+	}
+	return "[^" + space + "]"
+}
 
 // regexMatch returns the evaluator of a match operator.
 func regexMatch(icase, negate bool) func(a, b Value) (Value, error) {
