@@ -227,12 +227,22 @@ func viewQueryText(o *object) string {
 	if o.query == nil {
 		return o.sqlText
 	}
-	text, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: o.query}}})
+	text, err := pg.Deparse(&pg.ParseResult{Version: parseTreeVersion, Stmts: []*pg.RawStmt{{Stmt: o.query}}})
 	if err != nil {
 		return o.sqlText
 	}
 	return text
 }
+
+// parseTreeVersion is the version of pg_query's parse trees, which
+// Deparse requires.
+var parseTreeVersion = func() int32 {
+	r, err := pg.Parse("SELECT")
+	if err != nil {
+		panic(err)
+	}
+	return r.Version
+}()
 
 // relation returns the relation with the given OID, or nil.
 func (p *pgSnapshot) relation(oid uint32) *pgRelation { return p.byOID[oid] }

@@ -72,11 +72,32 @@ func (ec *exprCtx) systemFunc(f *pg.FuncCall, display, name string) (plan.Expr, 
 	return e, true, err
 }
 
-// callSystem resolves a system function's overload for args (the first
-// whose parameters every argument converts to implicitly) and binds the
-// call. A call over constants is computed once.
+// callSystem resolves a system function's overload for args and binds
+// the call: the first overload whose parameters are the arguments' types
+// (an untyped literal counting as text, as PostgreSQL prefers the string
+// category for it), else the first that every argument converts to
+// implicitly. A call over constants is computed once.
 func (ec *exprCtx) callSystem(display, name string, overloads []SystemFunc, args []plan.Expr, loc int32) (plan.Expr, error) {
+	exact := func(o SystemFunc) bool {
+		for i, a := range args {
+			id := a.Type().ID
+			if id == types.Unknown {
+				id = types.Text
+			}
+			if id != o.Args[i].ID {
+				return false
+			}
+		}
+		return true
+	}
+	var ordered []SystemFunc
 	for _, o := range overloads {
+		if len(o.Args) == len(args) && exact(o) {
+			ordered = append(ordered, o)
+		}
+	}
+	ordered = append(ordered, overloads...)
+	for _, o := range ordered {
 		if len(o.Args) != len(args) {
 			continue
 		}

@@ -97,6 +97,9 @@ func catalogCastContext(from, to TypeID) (k CastKind, ok bool) {
 		case Name, Char:
 			return ExplicitCast, true
 		}
+		if from == Name {
+			return ExplicitCast, true // I/O conversion from a string type
+		}
 		return NoCast, true
 	case to == Name:
 		switch from {
