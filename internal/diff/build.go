@@ -94,6 +94,21 @@ func (b *builder) build(p plan.Node) (int, error) {
 	case *plan.Join:
 		return b.join(n)
 
+	case *plan.Unnest:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return 0, err
+		}
+		explain := "unnest " + n.Array.String()
+		if n.WithOrdinality {
+			explain += " with ordinality"
+		}
+		return b.add(node{
+			op:      ops.NewUnnest(n.Array, n.WithOrdinality),
+			inputs:  []int{in},
+			explain: explain + "  state=none",
+		}), nil
+
 	case *plan.Aggregate:
 		return b.aggregate(n)
 

@@ -160,25 +160,9 @@ func constraintName(t pg.ConstrType) string {
 	return strings.TrimPrefix(t.String(), "CONSTR_")
 }
 
-// typeOf resolves a column's declared type.
-func typeOf(tn *pg.TypeName) (types.Type, error) {
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, errs.New(errs.FeatureNotSupported, "array types are not supported")
-	}
-	var names []string
-	for _, n := range tn.Names {
-		names = append(names, n.GetString_().Sval)
-	}
-	var mods []int32
-	for _, m := range tn.Typmods {
-		c := m.GetAConst()
-		if c == nil || c.GetIval() == nil {
-			return types.Type{}, errs.New(errs.SyntaxError, "type modifiers must be simple constants")
-		}
-		mods = append(mods, c.GetIval().Ival)
-	}
-	return types.TypeByName(names, mods)
-}
+// typeOf resolves a column's declared type, as the binder resolves the
+// type of a cast.
+func typeOf(tn *pg.TypeName) (types.Type, error) { return sql.TypeOf(tn) }
 
 // relationNames returns the relation names a statement refers to, except
 // names of its own CTEs.

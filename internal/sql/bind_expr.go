@@ -120,9 +120,9 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 	case *pg.Node_RowExpr:
 		return nil, notSupported(x.RowExpr.Location, "row constructors are not supported yet")
 	case *pg.Node_AArrayExpr:
-		return nil, notSupported(x.AArrayExpr.Location, "arrays are not supported yet")
+		return ec.arrayConstructor(x.AArrayExpr, types.Of(types.Unknown))
 	case *pg.Node_AIndirection:
-		return nil, notSupported(exprLocation(n), "subscripts and field selection are not supported yet")
+		return ec.indirection(x.AIndirection)
 	case *pg.Node_CollateClause:
 		return ec.collate(x.CollateClause)
 	case *pg.Node_GroupingFunc:

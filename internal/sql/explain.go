@@ -87,6 +87,8 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 		fmt.Fprintf(b, "Limit count=%d offset=%d", x.Count, x.Offset)
 	case *plan.Recursive, *plan.WorkingTable, *plan.TimeWindow:
 		b.WriteString(formatIterative(x))
+	case *plan.Unnest:
+		fmt.Fprintf(b, "Unnest %s ordinality=%v %s", x.Array, x.WithOrdinality, formatCols(x.Cols))
 	default:
 		if !formatOrdered(b, n) {
 			fmt.Fprintf(b, "%T", n)

@@ -163,7 +163,11 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		kind = linkScalar
 	case pg.SubLinkType_ARRAY_SUBLINK:
-		return nil, notSupported(loc, "ARRAY(subquery) is not supported yet")
+		rewritten, err := arraySubquery(sl)
+		if err != nil {
+			return nil, err
+		}
+		sl, kind = rewritten, linkScalar
 	case pg.SubLinkType_ROWCOMPARE_SUBLINK:
 		return nil, notSupported(loc, "row comparisons with a subquery are not supported yet")
 	default:

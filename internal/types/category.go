@@ -14,6 +14,7 @@ const (
 	catTimespan category = 'T'
 	catPseudo   category = 'P' // anynonarray, in operator candidates only
 	catInternal category = 'Z' // "char"
+	catArray    category = 'A'
 )
 
 // anyNonArray is the pseudo-type of the polymorphic argument of the
@@ -43,6 +44,9 @@ func (id TypeID) category() category {
 	case Char:
 		return catInternal
 	}
+	if id.IsArray() {
+		return catArray
+	}
 	if isPhantom(id) {
 		c, _ := phantomCategory(id)
 		return c
@@ -67,7 +71,7 @@ func implicitlyCoercible(from, to TypeID) bool {
 		return true
 	}
 	if to == anyNonArray {
-		return true
+		return !from.IsArray()
 	}
 	return CastContext(from, to) == ImplicitCast
 }
@@ -84,6 +88,9 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if from == Unknown {
 		return ImplicitCast
+	}
+	if from.IsArray() || to.IsArray() {
+		return arrayCastContext(from, to)
 	}
 	if k, ok := catalogCastContext(from, to); ok {
 		return k

@@ -55,6 +55,9 @@ func Compare(a, b Value) int {
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
 	}
+	if a.kind.IsArray() {
+		return compareArrays(a, b)
+	}
 	panic(fmt.Sprintf("types.Compare: values of kind %s have no order", kindName(a.kind)))
 }
 
@@ -67,6 +70,8 @@ func compareMixed(a, b Value) int {
 		return compareFloat(a.Float(), b.Float())
 	case isOIDKind(a.kind) && isOIDKind(b.kind):
 		return cmp.Compare(a.n, b.n)
+	case a.kind.IsArray() && b.kind.IsArray():
+		return compareArrays(a, b)
 	}
 	panic(fmt.Sprintf("types.Compare: cannot compare %s with %s", kindName(a.kind), kindName(b.kind)))
 }

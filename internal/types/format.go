@@ -64,6 +64,9 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
 		return appendCatalogFormat(dst, v)
 	}
+	if v.kind.IsArray() {
+		return appendArrayText(dst, v, t)
+	}
 	return dst
 }
 

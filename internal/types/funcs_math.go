@@ -178,13 +178,13 @@ func float8Pow(a []Value) (Value, error) {
 	x, y := a[0].Float(), a[1].Float()
 	if math.IsNaN(x) {
 		if math.IsNaN(y) || y != 0 {
-			return MakeFloat8(math.NaN()), nil
+			return MakeFloat8(float8NaN), nil
 		}
 		return MakeFloat8(1), nil
 	}
 	if math.IsNaN(y) {
 		if x != 1 {
-			return MakeFloat8(math.NaN()), nil
+			return MakeFloat8(float8NaN), nil
 		}
 		return MakeFloat8(1), nil
 	}

@@ -33,6 +33,18 @@ const (
 	Char
 )
 
+func init() {
+	for id, c := range oidTypeInfo {
+		arrayOID[id] = catalogArrayOIDs[c.typname]
+	}
+}
+
+// catalogArrayOIDs are pg_type.typarray of the catalog types.
+var catalogArrayOIDs = map[string]uint32{
+	"oid": 1028, "regclass": 2210, "regtype": 2211, "regproc": 1008, "regnamespace": 4090,
+	"regrole": 4097, "name": 1003, "char": 1002,
+}
+
 // maxNameBytes is PostgreSQL's NAMEDATALEN - 1: names keep at most 63
 // bytes.
 const maxNameBytes = 63
@@ -243,7 +255,6 @@ func charText(b byte) string {
 	}
 	return string([]byte{b})
 }
-
 
 // parseCatalog parses text as a catalog type. OID alias types accept only
 // a numeric OID (or "-" for 0) here; names need the catalog (CastReg).

@@ -130,7 +130,7 @@ func (b bin) eval(t *testing.T) (Value, Type, error) {
 	if rv, err = implicitCast(rv, rt, op.Right); err != nil {
 		return Null, op.Result, err
 	}
-	if lv.IsNull() || rv.IsNull() {
+	if (lv.IsNull() || rv.IsNull()) && !op.NonStrict {
 		return Null, op.Result, nil
 	}
 	v, err := op.Eval(lv, rv)
@@ -190,6 +190,10 @@ func mustType(t *testing.T, s string) Type {
 func typeFromSQL(s string) (Type, error) {
 	if s == `"char"` { // a quoted identifier: the parser strips the quotes
 		s = "char"
+	}
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		t, err := typeFromSQL(elem)
+		return ArrayType(t), err
 	}
 	name, mods := s, []int32(nil)
 	if i := strings.IndexByte(s, '('); i >= 0 {

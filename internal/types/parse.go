@@ -18,6 +18,9 @@ import (
 // literal ('abcd'::varchar(3)) truncates instead: parse it as Of(Varchar)
 // and Cast the result explicitly. Unknown and Text give the text itself.
 func Parse(t Type, s string) (Value, error) {
+	if t.ID.IsArray() {
+		return parseArray(t, s)
+	}
 	if _, ok := oidTypeInfo[t.ID]; ok {
 		return parseCatalog(t, s)
 	}
@@ -76,7 +79,9 @@ func Parse(t Type, s string) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		ts, _ = roundTimestampPrecision(ts, t.Precision)
+		if ts, err = roundTimestampPrecision(ts, t.Precision); err != nil {
+			return Null, err
+		}
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
 		iv, err := ParseInterval(s)

@@ -50,6 +50,9 @@ func (id TypeID) baseName() string {
 	case Interval:
 		return "interval"
 	}
+	if id.IsArray() {
+		return id.Elem().baseName() + "[]"
+	}
 	if c, ok := oidTypeInfo[id]; ok {
 		return c.name
 	}
@@ -64,6 +67,9 @@ func (id TypeID) String() string { return id.baseName() }
 // "bigint", "numeric(10,2)", "character varying(5)", "text",
 // "timestamp without time zone", "double precision", ...
 func (t Type) String() string {
+	if t.ID.IsArray() {
+		return t.Elem().String() + "[]"
+	}
 	switch t.ID {
 	case Numeric:
 		if t.Precision >= 0 {
@@ -126,6 +132,9 @@ func (id TypeID) OID() uint32 {
 	case Interval:
 		return 1186
 	}
+	if id.IsArray() {
+		return arrayOID[id.Elem()]
+	}
 	return oidTypeInfo[id].oid
 }
 
@@ -135,10 +144,16 @@ func TypeByOID(oid uint32) (Type, bool) {
 		if id.OID() == oid {
 			return Of(id), true
 		}
+		if HasArrayType(id) && arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
+		}
 	}
 	for id, c := range oidTypeInfo {
 		if c.oid == oid {
 			return Of(id), true
+		}
+		if arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
 		}
 	}
 	return Type{}, false
@@ -218,8 +233,16 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 2 && !strings.EqualFold(names[0], "pg_catalog") {
 		return Type{}, errs.Newf(errs.UndefinedObject, "type %q does not exist", full)
 	}
-	if strings.HasPrefix(name, "_") || strings.HasSuffix(name, "[]") {
-		return Type{}, errs.Newf(errs.FeatureNotSupported, "array types are not supported: %s", full)
+	if strings.HasPrefix(name, "_") {
+		// pg_type's name of an array type: "_" and the element's typname.
+		elem, ok := typeAliases[name[1:]]
+		if !ok {
+			elem, ok = catalogTypeAliases[name[1:]]
+		}
+		if ok && HasArrayType(elem) && pgTypName(elem) == name[1:] {
+			t, err := TypeByName([]string{name[1:]}, typmods)
+			return ArrayType(t), err
+		}
 	}
 	id, ok := typeAliases[name]
 	if !ok {
@@ -357,6 +380,9 @@ func pgTypName(id TypeID) string {
 		return "timestamptz"
 	case Interval:
 		return "interval"
+	}
+	if id.IsArray() {
+		return "_" + pgTypName(id.Elem())
 	}
 	if c, ok := oidTypeInfo[id]; ok {
 		return c.typname

@@ -211,7 +211,9 @@ func TestCast(t *testing.T) {
 		{MakeDate(DateNegInfinity), Of(Timestamp), false, "-infinity"},
 		{MakeTimestamp(-1), Of(Date), false, "1969-12-31"},
 		{MakeTimestampTZ(5), Of(Timestamp), false, "1970-01-01 00:00:00.000005"},
-		{MakeTimestamp(1_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "1970-01-01 00:00:02"},
+		// Halves round away from PostgreSQL's epoch, 2000-01-01.
+		{MakeTimestamp(1_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "1970-01-01 00:00:01"},
+		{MakeTimestamp(946_684_801_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "2000-01-01 00:00:02"},
 		{MakeInterval(IntervalValue{Micros: 1_234_567}), Type{ID: Interval, Precision: 1, Scale: -1, Length: -1}, true, "00:00:01.2"},
 		{MakeDate(0), Of(Int4), true, "ERROR 42846: cannot cast type date to integer"},
 	} {

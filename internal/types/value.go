@@ -17,6 +17,7 @@ type Value struct {
 	aux  int64        // interval: months<<32 | uint32(days)
 	s    string       // text, bytea
 	d    *apd.Decimal // numeric; never mutated once in a Value
+	arr  *arrayData   // array elements; never mutated once in a Value
 }
 
 // Kind is the representation tag of a Value. KindNull is the zero value.
