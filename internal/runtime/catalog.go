@@ -87,6 +87,7 @@ type catalog struct {
 	// system catalog's index of the copy's relations (pgcatalog.go).
 	session *sessionInfo
 	pg      *pgSnapshot
+	reader  state.Reader
 }
 
 func newCatalog() *catalog {

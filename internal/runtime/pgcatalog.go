@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/rockstream/rockstream/internal/errs"
 	"hash/fnv"
 	"sort"
 	"strings"
@@ -85,13 +86,23 @@ func (s *Session) sessionInfo() *sessionInfo {
 }
 
 // withSession returns a copy of c that answers catalog queries for
-// session s: system functions and OID alias casts are bound against it.
-// The copy shares c's objects.
-func (c *catalog) withSession(s *sessionInfo) *catalog {
+// session s reading r: system functions, OID alias casts and per-row
+// subqueries are bound against it. The copy shares c's objects.
+func (c *catalog) withSession(s *sessionInfo, r state.Reader) *catalog {
 	cp := *c
 	cp.session = s
 	cp.pg = &pgSnapshot{}
+	cp.reader = r
 	return &cp
+}
+
+// RunSubquery implements sql.SubqueryRunner: it runs a subquery of a
+// session's query over the relations that query reads.
+func (c *catalog) RunSubquery(p plan.Node) ([]zset.Row, error) {
+	if c.reader == nil {
+		return nil, errs.New(errs.Internal, "internal error: a per-row subquery outside a session's query")
+	}
+	return runQuery(c.reader, c, p)
 }
 
 // role is one row of pg_roles.
@@ -310,6 +321,10 @@ func parseColumnSpec(spec string) ([]plan.Column, error) {
 }
 
 func specType(s string) (types.Type, error) {
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		t, err := specType(elem)
+		return types.ArrayType(t), err
+	}
 	switch s {
 	case `"char"`:
 		return types.Of(types.Char), nil

@@ -134,6 +134,10 @@ func pgTypeRows(*catalog) ([]zset.Row, error) {
 		if f.id == types.Unknown {
 			b.set("typtype", "p")
 		}
+		if f.id.IsArray() {
+			b.set("typelem", types.Of(f.id.Elem()).OID()).
+				set("typsubscript", types.MakeReg(types.RegProc, 6179, "array_subscript_handler"))
+		}
 	}
 	return b.rows, nil
 }
@@ -144,7 +148,18 @@ func pgIndexRows(c *catalog) ([]zset.Row, error) {
 		if len(r.pk) == 0 {
 			continue
 		}
-		b.row().set("indexrelid", r.oid+pkIndexOffset).set("indrelid", r.oid).set("indnatts", len(r.pk)).
+		keys, colls, opts := make([]types.Value, len(r.pk)), make([]types.Value, len(r.pk)), make([]types.Value, len(r.pk))
+		for k, i := range r.pk {
+			keys[k] = types.MakeInt(types.Int2, int64(i+1))
+			opts[k] = types.MakeInt(types.Int2, 0)
+			colls[k] = types.MakeOID(0)
+			if f := pgTypeFactsOf(r.cols[i].Type); f != nil {
+				colls[k] = types.MakeOID(f.collation)
+			}
+		}
+		b.row().set("indkey", types.MakeArray(types.Int2, keys)).set("indcollation", types.MakeArray(types.Oid, colls)).
+			set("indoption", types.MakeArray(types.Int2, opts))
+		b.set("indexrelid", r.oid+pkIndexOffset).set("indrelid", r.oid).set("indnatts", len(r.pk)).
 			set("indnkeyatts", len(r.pk)).set("indisunique", true).set("indisprimary", true).
 			set("indimmediate", true).set("indisvalid", true).set("indisready", true).set("indislive", true).
 			set("indexprs", nil).set("indpred", nil)
@@ -158,7 +173,12 @@ func pgConstraintRows(c *catalog) ([]zset.Row, error) {
 		if len(r.pk) == 0 {
 			continue
 		}
-		b.row().set("oid", r.oid+pkConstraintOffset).set("conname", pkName(r)).
+		keys := make([]types.Value, len(r.pk))
+		for k, i := range r.pk {
+			keys[k] = types.MakeInt(types.Int2, int64(i+1))
+		}
+		b.row().set("conkey", types.MakeArray(types.Int2, keys))
+		b.set("oid", r.oid+pkConstraintOffset).set("conname", pkName(r)).
 			set("connamespace", namespaceOID(r.schema)).set("contype", "p").set("convalidated", true).
 			set("conrelid", r.oid).set("conindid", r.oid+pkIndexOffset).set("confupdtype", " ").
 			set("confdeltype", " ").set("confmatchtype", " ").set("conislocal", true).set("connoinherit", true).

@@ -57,6 +57,15 @@ func (c *catalog) SystemFunction(name string) []sql.SystemFunc {
 		return []sql.SystemFunc{sig(tName, constant(types.MakeText(c.currentUser())))}
 	case "current_schema":
 		return []sql.SystemFunc{sig(tName, constant(types.MakeText("public")))}
+	case "current_schemas":
+		// The search path: pg_catalog (implicit) and public.
+		return []sql.SystemFunc{sig(types.ArrayType(tName), func(a []types.Value) (types.Value, error) {
+			path := []types.Value{types.MakeText("public")}
+			if a[0].Bool() {
+				path = append([]types.Value{types.MakeText(pgCatalogSchema)}, path...)
+			}
+			return types.MakeArray(types.Name, path), nil
+		}, tBool)}
 	case "pg_backend_pid":
 		return []sql.SystemFunc{sig(tInt4, constant(types.MakeInt(types.Int4, int64(c.session.pid))))}
 	case "pg_is_in_recovery":

@@ -29,7 +29,7 @@ const (
 
 // systemFunctionNames are the functions of pgfuncs.go, for pg_proc.
 var systemFunctionNames = []string{
-	"col_description", "current_database", "current_schema", "current_setting", "current_user",
+	"col_description", "current_database", "current_schema", "current_schemas", "current_setting", "current_user",
 	"format_type", "has_any_column_privilege", "has_database_privilege", "has_schema_privilege",
 	"has_table_privilege", "obj_description", "pg_backend_pid", "pg_conf_load_time", "pg_encoding_to_char",
 	"pg_function_is_visible", "pg_get_constraintdef", "pg_get_expr", "pg_get_function_arguments",
@@ -52,7 +52,7 @@ func allProcs() []proc {
 	procs.once.Do(func() {
 		sigs := types.Functions()
 		system := len(sigs)
-		probe := newCatalog().withSession(&sessionInfo{setting: func(string) string { return "" }})
+		probe := newCatalog().withSession(&sessionInfo{setting: func(string) string { return "" }}, nil)
 		for _, name := range systemFunctionNames {
 			for _, f := range probe.SystemFunction(name) {
 				sigs = append(sigs, types.FunctionSignature{Name: name, Args: f.Args, Result: f.Result, Volatility: 's'})
@@ -89,7 +89,12 @@ func pgProcRows(*catalog) ([]zset.Row, error) {
 		if p.Aggregate {
 			kind = "a"
 		}
-		b.row().set("oid", p.oid).set("proname", p.Name).set("pronamespace", uint32(pgCatalogNamespace)).
+		args := make([]types.Value, len(p.Args))
+		for i, a := range p.Args {
+			args[i] = types.MakeOID(a.OID())
+		}
+		b.row().set("proargtypes", types.MakeArray(types.Oid, args))
+		b.set("oid", p.oid).set("proname", p.Name).set("pronamespace", uint32(pgCatalogNamespace)).
 			set("proowner", uint32(bootstrapRoleOID)).set("prolang", uint32(internalLanguageOID)).
 			set("procost", 1).set("prokind", kind).set("proisstrict", true).
 			set("provolatile", string([]byte{p.Volatility})).set("proparallel", "s").

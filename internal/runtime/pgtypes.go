@@ -53,6 +53,21 @@ var pgTypes = []pgTypeFacts{
 	{types.RegRole, 4, true, 'i', 'p', 4097, 0, 4098, "regrolein", 4092, "regroleout", 4094, "regrolerecv", 4095, "regrolesend"},
 }
 
+// Array types: pg_type's row of each base type's array type.
+func init() {
+	for _, f := range pgTypes {
+		if f.array == 0 || !types.HasArrayType(f.id) {
+			continue
+		}
+		align := byte('i')
+		if f.align == 'd' {
+			align = 'd'
+		}
+		pgTypes = append(pgTypes, pgTypeFacts{types.ArrayOf(f.id), -1, false, align, 'x', 0, f.collation,
+			750, "array_in", 751, "array_out", 2400, "array_recv", 2401, "array_send"})
+	}
+}
+
 // pgTypeByOID returns the facts of the type with the given OID.
 func pgTypeByOID(oid uint32) *pgTypeFacts {
 	for i := range pgTypes {

@@ -53,7 +53,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 		return nil, err
 	}
 	defer done()
-	cat = cat.withSession(s.sessionInfo())
+	cat = cat.withSession(s.sessionInfo(), r)
 	b := newBinder(cat, paramText)
 	p, err := b.Query(n)
 	if err != nil {
