@@ -139,6 +139,12 @@ func pgTypeRows(*catalog) ([]zset.Row, error) {
 				set("typsubscript", types.MakeReg(types.RegProc, 6179, "array_subscript_handler"))
 		}
 	}
+	for _, p := range pseudoTypes {
+		b.row().set("oid", p.oid).set("typname", p.name).set("typnamespace", uint32(pgCatalogNamespace)).
+			set("typowner", uint32(bootstrapRoleOID)).set("typlen", 4).set("typbyval", true).set("typtype", "p").
+			set("typcategory", "P").set("typisdefined", true).set("typdelim", ",").set("typalign", "i").
+			set("typstorage", "p").set("typtypmod", -1)
+	}
 	return b.rows, nil
 }
 

@@ -149,6 +149,10 @@ func (c *catalog) RegLookup(id types.TypeID, name string) (uint32, string, error
 	case types.RegType:
 		t, ok := lookupTypeName(name)
 		if !ok {
+			n := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(name)), "pg_catalog.")
+			if o := pseudoTypeOID(n); o != 0 {
+				return o, n, nil
+			}
 			return 0, "", errs.Newf(errs.UndefinedObject, "type %q does not exist", name)
 		}
 		return t.OID(), t.ID.String(), nil
@@ -237,6 +241,9 @@ func (c *catalog) RegName(id types.TypeID, oid uint32) (string, bool) {
 	case types.RegType:
 		if t, ok := types.TypeByOID(oid); ok && pgTypeByOID(oid) != nil {
 			return t.ID.String(), true
+		}
+		if n := pseudoTypeName(oid); n != "" {
+			return n, true
 		}
 	case types.RegNamespace:
 		if n := namespaceName(oid); n != "" {

@@ -68,6 +68,35 @@ func init() {
 	}
 }
 
+// pseudoTypes are PostgreSQL's pseudo-types that catalog queries name
+// ('trigger'::regtype): they have pg_type rows and OIDs, and no values.
+var pseudoTypes = []struct {
+	name string
+	oid  uint32
+}{
+	{"any", 2276}, {"anyarray", 2277}, {"anycompatible", 5077}, {"anyelement", 2283}, {"anynonarray", 2776},
+	{"cstring", 2275}, {"event_trigger", 3838}, {"internal", 2281}, {"record", 2249}, {"trigger", 2279},
+	{"void", 2278},
+}
+
+func pseudoTypeOID(name string) uint32 {
+	for _, p := range pseudoTypes {
+		if p.name == name {
+			return p.oid
+		}
+	}
+	return 0
+}
+
+func pseudoTypeName(oid uint32) string {
+	for _, p := range pseudoTypes {
+		if p.oid == oid {
+			return p.name
+		}
+	}
+	return ""
+}
+
 // pgTypeByOID returns the facts of the type with the given OID.
 func pgTypeByOID(oid uint32) *pgTypeFacts {
 	for i := range pgTypes {

@@ -159,6 +159,9 @@ func (ec *exprCtx) sqlValueSystemFunction(f *pg.SQLValueFunction) (plan.Expr, bo
 func (ec *exprCtx) regCoerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, bool, error) {
 	from := e.Type().ID
 	sc := ec.st.systemCatalog()
+	if to.ID.IsArray() && types.IsReg(to.ID.Elem()) && from != to.ID && sc != nil {
+		return ec.regArrayCoerce(e, to, c, sc)
+	}
 	if !types.IsReg(to.ID) || from == to.ID || sc == nil {
 		return nil, false, nil
 	}
@@ -181,6 +184,52 @@ func (ec *exprCtx) regCoerce(e plan.Expr, to types.Type, c coercion) (plan.Expr,
 	}
 	return &plan.Func{Name: to.String(), Args: []plan.Expr{e}, Typ: to,
 		Fn: func(a []types.Value) (types.Value, error) { return types.CastReg(a[0], to, explicit, sc) }}, true, nil
+}
+
+// regArrayCoerce converts e to an array of an OID alias type, element by
+// element as regCoerce converts one value (text input is read as text[]
+// first).
+func (ec *exprCtx) regArrayCoerce(e plan.Expr, to types.Type, c coercion, sc SystemCatalog) (plan.Expr, bool, error) {
+	from := e.Type().ID
+	if _, isParam := e.(*plan.Param); isParam && from == types.Unknown {
+		return nil, false, nil
+	}
+	if !castAllowed(from, to.ID, c) {
+		return nil, true, errNoCast
+	}
+	explicit := c == explicitCoercion
+	elem := to.Elem()
+	textArray := types.ArrayType(types.Of(types.Text))
+	conv := func(v types.Value) (types.Value, error) {
+		if v.IsNull() {
+			return types.Null, nil
+		}
+		if !v.Kind().IsArray() {
+			var err error
+			if v, err = types.Cast(v, textArray, explicit); err != nil {
+				return types.Null, err
+			}
+		}
+		in := v.Elems()
+		out := make([]types.Value, len(in))
+		for i, x := range in {
+			r, err := types.CastReg(x, elem, explicit, sc)
+			if err != nil {
+				return types.Null, err
+			}
+			out[i] = r
+		}
+		return types.MakeArray(elem.ID, out), nil
+	}
+	if k, ok := e.(*plan.Const); ok {
+		v, err := conv(k.Val)
+		if err != nil {
+			return nil, true, err
+		}
+		return &plan.Const{Val: v, Typ: to}, true, nil
+	}
+	return &plan.Func{Name: to.String(), Args: []plan.Expr{e}, Typ: to,
+		Fn: func(a []types.Value) (types.Value, error) { return conv(a[0]) }}, true, nil
 }
 
 // collate binds expr COLLATE name. RockStream compares text bytewise (the
