@@ -96,6 +96,10 @@ func (c *catalog) withSession(s *sessionInfo, r state.Reader) *catalog {
 	return &cp
 }
 
+// CanRunSubqueries implements sql.SubqueryRunner: only a session's
+// query runs subqueries per row.
+func (c *catalog) CanRunSubqueries() bool { return c.session != nil && c.reader != nil }
+
 // RunSubquery implements sql.SubqueryRunner: it runs a subquery of a
 // session's query over the relations that query reads.
 func (c *catalog) RunSubquery(p plan.Node) ([]zset.Row, error) {

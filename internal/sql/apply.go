@@ -28,6 +28,9 @@ import (
 // SystemCatalog that implements it lets ad-hoc queries evaluate
 // correlated subqueries per row.
 type SubqueryRunner interface {
+	// CanRunSubqueries reports whether the catalog binds a session's
+	// ad-hoc query, whose subqueries may run per row.
+	CanRunSubqueries() bool
 	RunSubquery(p plan.Node) ([]zset.Row, error)
 }
 
@@ -65,7 +68,7 @@ func (ec *exprCtx) applyReference(e plan.Expr, depth int) (plan.Expr, bool) {
 // another kind.
 func (ec *exprCtx) applySubLink(sl *pg.SubLink, kind linkKind) (plan.Expr, bool, error) {
 	runner, _ := ec.st.b.Cat.(SubqueryRunner)
-	if runner == nil || ec.st.systemCatalog() == nil || (kind != linkScalar && kind != linkExists) {
+	if runner == nil || !runner.CanRunSubqueries() || (kind != linkScalar && kind != linkExists) {
 		return nil, false, nil
 	}
 	sel := sl.Subselect.GetSelectStmt()
