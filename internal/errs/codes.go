@@ -61,6 +61,18 @@ const (
 	ArraySubscriptError      Code = "RS2202E" // 2202E
 	InvalidRegex             Code = "RS2201B" // 2201B
 	InvalidSchemaName        Code = "RS3F000" // 3F000
+	BadCopyFileFormat        Code = "RS22P04" // 22P04
+	ReadOnlyTransaction      Code = "RS25006" // 25006
+	InvalidCursorName        Code = "RS34000" // 34000
+	DuplicateCursor          Code = "RS42P03" // 42P03
+	QueryCanceled            Code = "RS57014" // 57014
+	InvalidAuthorization     Code = "RS28000" // 28000
+	InvalidPassword          Code = "RS28P01" // 28P01
+	TooManyConnections       Code = "RS53300" // 53300
+	IdleInTxnTimeout         Code = "RS25P03" // 25P03
+	DuplicateObject          Code = "RS42710" // 42710
+	InvalidStatementName     Code = "RS26000" // 26000
+	DuplicatePrepared        Code = "RS42P05" // 42P05
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -123,6 +135,18 @@ var sqlstates = map[Code]string{
 	ArraySubscriptError:      "2202E",
 	InvalidRegex:             "2201B",
 	InvalidSchemaName:        "3F000",
+	BadCopyFileFormat:        "22P04",
+	ReadOnlyTransaction:      "25006",
+	InvalidCursorName:        "34000",
+	DuplicateCursor:          "42P03",
+	QueryCanceled:            "57014",
+	InvalidAuthorization:     "28000",
+	InvalidPassword:          "28P01",
+	TooManyConnections:       "53300",
+	IdleInTxnTimeout:         "25P03",
+	DuplicateObject:          "42710",
+	InvalidStatementName:     "26000",
+	DuplicatePrepared:        "42P05",
 	Internal:                 "XX000",
 }
 

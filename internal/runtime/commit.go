@@ -146,6 +146,8 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	}
 	e.mu.cat = w.cat
 	e.mu.epoch = w.epoch
+	close(e.mu.committed)
+	e.mu.committed = make(chan struct{})
 	return nil
 }
 

@@ -39,6 +39,11 @@ type Engine struct {
 		// failed is set when a commit failed in a way that leaves the
 		// store's state unknown; every later write fails with it.
 		failed error
+		// committed is closed (and replaced) when an epoch commits, so
+		// that subscriptions wait for changes without polling.
+		committed chan struct{}
+		// closed is set once Close has closed the store.
+		closed bool
 	}
 }
 
@@ -89,6 +94,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 	e.mu.store = store
 	e.mu.cat = cat
 	e.mu.epoch = epoch
+	e.mu.committed = make(chan struct{})
 	go e.runCommitter()
 	return e, nil
 }
@@ -101,6 +107,7 @@ func (e *Engine) Close() error {
 	e.writeToken <- struct{}{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.mu.closed = true
 	// A clean shutdown writes out what is held in memory, so that the next
 	// start-up has no log to replay.
 	var ferr error
@@ -140,9 +147,17 @@ type Result struct {
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// cursors are the open cursors, by name; all belong to the open
+	// transaction block and are closed when it ends.
+	cursors map[string]*cursor
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
+	// declared holds the parameter types of the prepared statement being
+	// run (prepare.go); nil otherwise.
+	declared []types.Type
+	// onNotice receives the session's notices; nil discards them.
+	onNotice func(Notice)
 }
 
 // txnState says where a transaction block stands.
@@ -161,6 +176,9 @@ type txn struct {
 	// w holds a block's writes; nil until its first write, when the write
 	// token is taken.
 	w *epochWrite
+	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
+	// block reads committed epochs as they come and may not write.
+	readOnly bool
 }
 
 // stateOK reports whether statements may run: outside a block, or in one
@@ -175,6 +193,7 @@ func (s *Session) Close() {
 	if s.txn != nil {
 		s.rollback()
 	}
+	s.closeCursors()
 }
 
 // InTransaction reports whether a transaction block is open.
@@ -188,8 +207,20 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
-		if st.Kind == ext.AsOfEpoch {
+		if st.Err != nil {
+			return nil, st.Err
+		}
+		switch st.Kind {
+		case ext.AsOfEpoch:
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
+		case ext.Subscribe:
+			return s.statement(func() (*Result, error) { return s.execSubscribe(st) })
+		case ext.CopyTo:
+			return s.statement(func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
+		case ext.DeclareCursor:
+			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
+		case ext.Fetch:
+			return s.statement(func() (*Result, error) { return s.fetchExt(ctx, st) })
 		}
 		return s.explainIncremental(st)
 	}
@@ -224,6 +255,13 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
 		return s.execShow(n.GetVariableShowStmt())
 	}
+	return s.statement(func() (*Result, error) { return s.dispatch(ctx, text, n, paramText) })
+}
+
+// statement runs one statement in the open transaction block, or in an
+// implicit transaction of its own outside one: a failure marks the block
+// failed, or rolls the implicit transaction back.
+func (s *Session) statement(run func() (*Result, error)) (*Result, error) {
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
@@ -231,7 +269,7 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	if implicit {
 		s.txn = &txn{}
 	}
-	res, err := s.dispatch(ctx, text, n, paramText)
+	res, err := run()
 	if implicit {
 		if err == nil {
 			err = s.commit()
@@ -253,12 +291,15 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 			tag = "START TRANSACTION"
 		}
 		if s.txn == nil {
-			// Inside a block PostgreSQL warns and carries on.
 			s.txn = &txn{block: true}
+		} else {
+			// Inside a block PostgreSQL warns and carries on.
+			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
 			return &Result{Tag: "COMMIT"}, nil
 		}
 		if s.txn.state == txnFailed {
@@ -273,7 +314,9 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 		}
 		return &Result{Tag: "COMMIT"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.txn != nil {
+		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
+		} else {
 			s.rollback()
 			s.txn = nil
 		}
@@ -300,6 +343,7 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 // commit ends the session's transaction block, committing its writes as
 // one epoch.
 func (s *Session) commit() error {
+	s.closeCursors()
 	w := s.txn.w
 	if w == nil {
 		return nil
@@ -314,6 +358,7 @@ func (s *Session) commit() error {
 }
 
 func (s *Session) rollback() {
+	s.closeCursors()
 	if s.txn.w == nil {
 		return
 	}
@@ -368,7 +413,20 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 }
 
 func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
+	if s.txn.readOnly {
+		if name := writeStmtName(n); name != "" {
+			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
+		}
+	}
 	switch {
+	case n.GetCopyStmt() != nil:
+		return s.execCopy(ctx, n.GetCopyStmt(), paramText)
+	case n.GetDeclareCursorStmt() != nil:
+		return s.execDeclare(ctx, n.GetDeclareCursorStmt(), paramText)
+	case n.GetFetchStmt() != nil:
+		return s.execFetch(ctx, n.GetFetchStmt(), 0, false)
+	case n.GetClosePortalStmt() != nil:
+		return s.execClose(n.GetClosePortalStmt())
 	case n.GetSelectStmt() != nil:
 		return s.execSelect(ctx, n, paramText)
 	case n.GetInsertStmt() != nil:
@@ -395,6 +453,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetExplainStmt() != nil:
 		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
+	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
+		return s.execRole(ctx, n)
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
 }

@@ -114,20 +114,34 @@ type role struct {
 	oid   uint32
 	name  string
 	super bool
+	login bool
 }
 
-// roles returns the roles pg_roles lists: the bootstrap superuser and the
-// session's role. (When roles become catalog objects, they join here.)
+// roles returns the roles pg_roles lists: the bootstrap superuser, the
+// roles created with CREATE ROLE (roles.go), and the session's role when
+// it is neither (a connection the gateway trusts without a role).
 func (c *catalog) roles() []role {
-	out := []role{{oid: bootstrapRoleOID, name: bootstrapRole, super: true}}
-	if c.session != nil && c.session.user != "" && c.session.user != bootstrapRole {
-		out = append(out, role{oid: roleOID(c.session.user), name: c.session.user, super: true})
+	out := []role{{oid: bootstrapRoleOID, name: bootstrapRole, super: true, login: true}}
+	seen := map[string]bool{bootstrapRole: true}
+	if c.reader != nil {
+		_ = c.reader.Scan(rolePrefix, state.PrefixEnd(rolePrefix), func(k, _ []byte) bool {
+			r, err := readRole(c.reader, string(k[len(rolePrefix):]))
+			if err != nil || r == nil || seen[r.Name] {
+				return err == nil
+			}
+			seen[r.Name] = true
+			out = append(out, role{oid: roleOID(r.Name), name: r.Name, super: r.Superuser, login: r.CanLogin})
+			return true
+		})
+	}
+	if c.session != nil && c.session.user != "" && !seen[c.session.user] {
+		out = append(out, role{oid: roleOID(c.session.user), name: c.session.user, super: true, login: true})
 	}
 	return out
 }
 
-// roleOID gives a role that is not a catalog object a stable OID from its
-// name, above the OIDs of relations.
+// roleOID gives a role a stable OID from its name (roles are stored by
+// name, without an id), above the OIDs of relations.
 func roleOID(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))

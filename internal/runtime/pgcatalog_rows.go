@@ -238,7 +238,7 @@ const (
 // setRole fills the role columns pg_roles, pg_authid share.
 func setRole(b *rowBuilder, r role) {
 	b.set("oid", r.oid).set("rolname", r.name).set("rolsuper", r.super).set("rolinherit", true).
-		set("rolcreaterole", r.super).set("rolcreatedb", r.super).set("rolcanlogin", true).
+		set("rolcreaterole", r.super).set("rolcreatedb", r.super).set("rolcanlogin", r.login).
 		set("rolreplication", r.super).set("rolbypassrls", r.super).set("rolconnlimit", -1).
 		set("rolvaliduntil", nil)
 }

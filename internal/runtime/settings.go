@@ -44,9 +44,9 @@ var settings = map[string]setting{
 	"search_path":                         {`"$user", public`, anyValue},
 	"standard_conforming_strings":         {"on", only("on")},
 	"client_min_messages":                 {"notice", anyValue},
-	"statement_timeout":                   {"0", anyValue},
+	"statement_timeout":                   {"0", checkDurationSetting},
 	"lock_timeout":                        {"0", anyValue},
-	"idle_in_transaction_session_timeout": {"0", anyValue},
+	"idle_in_transaction_session_timeout": {"0", checkDurationSetting},
 	"default_transaction_isolation":       {"serializable", anyValue},
 	"transaction_isolation":               {"serializable", anyValue},
 	"rockstream.operation_id":             {"", anyValue},
@@ -105,7 +105,7 @@ func (s *Session) execSet(v *pg.VariableSetStmt) (*Result, error) {
 	}
 	val := strings.Join(parts, ", ")
 	if err := def.check(val); err != nil {
-		return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q: %v", v.Name, val, err)
+		return nil, settingError(v.Name, val, err)
 	}
 	if s.settings == nil {
 		s.settings = map[string]string{}
@@ -129,7 +129,7 @@ func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
 	return &Result{
-		Columns: []Column{{Name: name, Type: types.Of(types.Text)}},
+		Columns: []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}},
 		Rows:    []zset.Row{{types.MakeText(s.Setting(name))}},
 		Tag:     "SHOW",
 	}, nil

@@ -5,6 +5,11 @@
 //	EXPLAIN INCREMENTAL name
 //	EXPLAIN INCREMENTAL query
 //	query AS OF EPOCH n
+//	SUBSCRIBE [TO] name [WITH (option [, ...])] [AS OF EPOCH n]
+//	    option: SNAPSHOT [[=] boolean] | PROGRESS [[=] boolean]
+//	COPY (SUBSCRIBE ... | query AS OF EPOCH n) TO STDOUT [copy options]
+//	DECLARE name ... CURSOR ... FOR SUBSCRIBE ... | query AS OF EPOCH n
+//	FETCH ... | MOVE ... WITH (TIMEOUT [=] 'interval')
 //
 // Anything else is not an extension statement and is passed through
 // unchanged.
@@ -27,6 +32,18 @@ const (
 	ExplainIncremental
 	// AsOfEpoch: a SELECT (Query) read as of epoch Epoch.
 	AsOfEpoch
+	// Subscribe: SUBSCRIBE to the changes of Name, with Snapshot and
+	// Progress, from epoch Epoch when HasEpoch.
+	Subscribe
+	// CopyTo: COPY (Inner) TO STDOUT, Inner being an extension statement;
+	// Query is the text after STDOUT (the COPY options).
+	CopyTo
+	// DeclareCursor: a cursor over Inner, an extension statement; Query
+	// is the text up to and including FOR ("DECLARE c CURSOR FOR").
+	DeclareCursor
+	// Fetch: FETCH or MOVE (Query, standard SQL) with a timeout (Timeout,
+	// the text of an interval).
+	Fetch
 )
 
 // Statement is a recognized extension statement.
@@ -41,6 +58,17 @@ type Statement struct {
 	QueryOffset int
 	// Epoch is the epoch of AS OF EPOCH.
 	Epoch uint64
+	// HasEpoch says whether a SUBSCRIBE named an epoch.
+	HasEpoch bool
+	// Snapshot and Progress are SUBSCRIBE's options.
+	Snapshot, Progress bool
+	// Inner is the statement a COPY or DECLARE wraps.
+	Inner *Statement
+	// Timeout is FETCH's timeout, as written.
+	Timeout string
+	// Err is set when the text is an extension statement with a syntax
+	// error; the statement must fail with it.
+	Err error
 }
 
 var (
@@ -51,6 +79,11 @@ var (
 
 // Parse recognizes an extension statement in text.
 func Parse(text string) Statement {
+	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch} {
+		if st := p(text); st.Kind != None {
+			return st
+		}
+	}
 	m := explainRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return parseAsOf(text)
