@@ -96,9 +96,9 @@ func (c *catalog) withSession(s *sessionInfo, r state.Reader) *catalog {
 	return &cp
 }
 
-// CanRunSubqueries implements sql.SubqueryRunner: only a session's
-// query runs subqueries per row.
-func (c *catalog) CanRunSubqueries() bool { return c.session != nil && c.reader != nil }
+// InSession implements sql.SystemCatalog: the copy made by withSession
+// binds a session's query.
+func (c *catalog) InSession() bool { return c.session != nil && c.reader != nil }
 
 // RunSubquery implements sql.SubqueryRunner: it runs a subquery of a
 // session's query over the relations that query reads.

@@ -25,12 +25,9 @@ import (
 // the use: their relations are small.
 
 // SubqueryRunner runs a bound plan over the relations a query reads. A
-// SystemCatalog that implements it lets ad-hoc queries evaluate
-// correlated subqueries per row.
+// SystemCatalog in a session that implements it lets ad-hoc queries
+// evaluate correlated subqueries per row.
 type SubqueryRunner interface {
-	// CanRunSubqueries reports whether the catalog binds a session's
-	// ad-hoc query, whose subqueries may run per row.
-	CanRunSubqueries() bool
 	RunSubquery(p plan.Node) ([]zset.Row, error)
 }
 
@@ -68,7 +65,7 @@ func (ec *exprCtx) applyReference(e plan.Expr, depth int) (plan.Expr, bool) {
 // another kind.
 func (ec *exprCtx) applySubLink(sl *pg.SubLink, kind linkKind) (plan.Expr, bool, error) {
 	runner, _ := ec.st.b.Cat.(SubqueryRunner)
-	if runner == nil || !runner.CanRunSubqueries() || (kind != linkScalar && kind != linkExists) {
+	if runner == nil || ec.st.systemCatalog() == nil || (kind != linkScalar && kind != linkExists) {
 		return nil, false, nil
 	}
 	sel := sl.Subselect.GetSelectStmt()

@@ -23,6 +23,10 @@ import (
 type SystemCatalog interface {
 	Catalog
 	types.RegCatalog
+	// InSession reports whether the catalog binds a session's ad-hoc
+	// query; only then are the system functions, name lookups of OID
+	// alias types and per-row subqueries available.
+	InSession() bool
 	// SystemFunction returns the overloads of the system function name
 	// (lower case, without schema), or nil.
 	SystemFunction(name string) []SystemFunc
@@ -37,9 +41,13 @@ type SystemFunc struct {
 	Eval      func(args []types.Value) (types.Value, error)
 }
 
-// systemCatalog returns the binder's catalog as a SystemCatalog, or nil.
+// systemCatalog returns the binder's catalog as a SystemCatalog when it
+// binds a session's query, or nil.
 func (st *bindState) systemCatalog() SystemCatalog {
 	sc, _ := st.b.Cat.(SystemCatalog)
+	if sc == nil || !sc.InSession() {
+		return nil
+	}
 	return sc
 }
 
@@ -155,7 +163,9 @@ func (ec *exprCtx) sqlValueSystemFunction(f *pg.SQLValueFunction) (plan.Expr, bo
 // resolving names in the system catalog: a constant is converted now (so
 // that 'nosuch'::regclass fails when the statement is bound, as in
 // PostgreSQL), anything else per row. ok is false when the conversion is
-// not one (the target is no alias type, or there is no system catalog).
+// not one (the target is no alias type, or the query is not a session's:
+// a materialized view cannot depend on names in the catalog, so there
+// only numeric OIDs convert, without names).
 func (ec *exprCtx) regCoerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, bool, error) {
 	from := e.Type().ID
 	sc := ec.st.systemCatalog()
