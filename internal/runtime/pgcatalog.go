@@ -34,23 +34,23 @@ import (
 
 // Namespace, role and database OIDs.
 const (
-	pgCatalogNamespace     = 11
-	publicNamespace        = 2200
-	infoSchemaNamespace    = 13207
-	rockstreamNamespace    = 16383
-	bootstrapRoleOID       = 10
-	databaseOID            = 16384
-	defaultCollationOID    = 100
-	cCollationOID          = 950
-	heapAccessMethodOID    = 2
-	btreeAccessMethodOID   = 403
-	firstUserOID           = 16384
-	userOIDsPerObject      = 4096
-	bootstrapRole          = "rockstream"
-	defaultDatabase        = "rockstream"
-	pgCatalogSchema        = "pg_catalog"
-	informationSchema      = "information_schema"
-	rockstreamCatalogSchem = "rockstream_catalog"
+	pgCatalogNamespace      = 11
+	publicNamespace         = 2200
+	infoSchemaNamespace     = 13207
+	rockstreamNamespace     = 16383
+	bootstrapRoleOID        = 10
+	databaseOID             = 16384
+	defaultCollationOID     = 100
+	cCollationOID           = 950
+	heapAccessMethodOID     = 2
+	btreeAccessMethodOID    = 403
+	firstUserOID            = 16384
+	userOIDsPerObject       = 4096
+	bootstrapRole           = "rockstream"
+	defaultDatabase         = "rockstream"
+	pgCatalogSchema         = "pg_catalog"
+	informationSchema       = "information_schema"
+	rockstreamCatalogSchema = "rockstream_catalog"
 )
 
 // Offsets of a user relation's objects from its OID (userOID).
@@ -158,7 +158,7 @@ var namespaces = []namespace{
 	{pgCatalogNamespace, pgCatalogSchema},
 	{publicNamespace, "public"},
 	{infoSchemaNamespace, informationSchema},
-	{rockstreamNamespace, rockstreamCatalogSchem},
+	{rockstreamNamespace, rockstreamCatalogSchema},
 }
 
 func namespaceOID(schema string) uint32 {

@@ -110,7 +110,7 @@ func pgProcRows(*catalog) ([]zset.Row, error) {
 func splitQualified(s string) ([]string, bool) {
 	var parts []string
 	var cur strings.Builder
-	inQuote, quoted := false, false
+	inQuote := false
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		switch {
@@ -124,11 +124,10 @@ func splitQualified(s string) ([]string, bool) {
 		case inQuote:
 			cur.WriteByte(ch)
 		case ch == '"':
-			inQuote, quoted = true, true
+			inQuote = true
 		case ch == '.':
 			parts = append(parts, cur.String())
 			cur.Reset()
-			quoted = false
 		default:
 			if ch >= 'A' && ch <= 'Z' {
 				ch += 'a' - 'A'
@@ -136,7 +135,6 @@ func splitQualified(s string) ([]string, bool) {
 			cur.WriteByte(ch)
 		}
 	}
-	_ = quoted
 	if inQuote {
 		return nil, false
 	}
