@@ -1,6 +1,7 @@
 package types
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -363,4 +364,52 @@ func CastReg(v Value, t Type, explicit bool, cat RegCatalog) (Value, error) {
 	}
 	name, _ := cat.RegName(t.ID, r.OID())
 	return MakeReg(t.ID, r.OID(), name), nil
+}
+
+// appendCatalogBinary is the binary output of the catalog types: an OID
+// (and every OID alias) as 4 bytes big-endian, a name as its bytes, a
+// "char" as its byte.
+func appendCatalogBinary(dst []byte, v Value, t Type) ([]byte, error) {
+	switch {
+	case isOIDKind(t.ID) && isOIDKind(v.kind):
+		return binary.BigEndian.AppendUint32(dst, v.OID()), nil
+	case t.ID == Name && v.kind == Text:
+		return append(dst, v.s...), nil
+	case t.ID == Char && v.kind == Text:
+		return append(dst, charByte(v.s)), nil
+	}
+	return dst, errs.Newf(errs.Internal, "a %s value cannot be sent as %s", v.kind, t)
+}
+
+// parseCatalogBinary is the binary input of the catalog types. An OID
+// alias arrives as its OID, without a name.
+func parseCatalogBinary(src []byte, t Type) (Value, error) {
+	switch t.ID {
+	case Name:
+		return MakeText(truncateName(string(src))), nil
+	case Char:
+		if len(src) < 1 {
+			return Null, errInsufficientData
+		}
+		return MakeText(charText(src[0])), trailing(src, 1)
+	}
+	if len(src) < 4 {
+		return Null, errInsufficientData
+	}
+	o := binary.BigEndian.Uint32(src)
+	if t.ID == Oid {
+		return MakeOID(o), trailing(src, 4)
+	}
+	return MakeReg(t.ID, o, ""), trailing(src, 4)
+}
+
+// charByte is the byte a "char" value's text stands for.
+func charByte(s string) byte {
+	switch {
+	case s == "":
+		return 0
+	case len(s) == 4 && s[0] == '\\':
+		return (s[1]-'0')<<6 | (s[2]-'0')<<3 | (s[3] - '0')
+	}
+	return s[0]
 }
