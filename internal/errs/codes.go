@@ -58,6 +58,9 @@ const (
 	CharacterNotInRepertoire Code = "RS22021" // 22021
 	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
+	ArraySubscriptError      Code = "RS2202E" // 2202E
+	InvalidRegex             Code = "RS2201B" // 2201B
+	InvalidSchemaName        Code = "RS3F000" // 3F000
 	BadCopyFileFormat        Code = "RS22P04" // 22P04
 	ReadOnlyTransaction      Code = "RS25006" // 25006
 	InvalidCursorName        Code = "RS34000" // 34000
@@ -70,7 +73,6 @@ const (
 	DuplicateObject          Code = "RS42710" // 42710
 	InvalidStatementName     Code = "RS26000" // 26000
 	DuplicatePrepared        Code = "RS42P05" // 42P05
-	ArraySubscriptError      Code = "RS2202E" // 2202E
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -130,6 +132,9 @@ var sqlstates = map[Code]string{
 	CharacterNotInRepertoire: "22021",
 	ProtocolViolation:        "08P01",
 	PrerequisiteState:        "55000",
+	ArraySubscriptError:      "2202E",
+	InvalidRegex:             "2201B",
+	InvalidSchemaName:        "3F000",
 	BadCopyFileFormat:        "22P04",
 	ReadOnlyTransaction:      "25006",
 	InvalidCursorName:        "34000",
@@ -142,7 +147,6 @@ var sqlstates = map[Code]string{
 	DuplicateObject:          "42710",
 	InvalidStatementName:     "26000",
 	DuplicatePrepared:        "42P05",
-	ArraySubscriptError:      "2202E",
 	Internal:                 "XX000",
 }
 

@@ -161,8 +161,12 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			text = types.Format(v, pt[i])
 		} else {
 			text = string(raw)
-			// Parameters are converted at Bind, as PostgreSQL does.
-			_, err = types.Parse(pt[i], text)
+			// Parameters are converted at Bind, as PostgreSQL does;
+			// the names of OID alias types ('orders' as a regclass) are
+			// looked up when the statement runs, in its catalog.
+			if id := pt[i].ID; !types.IsReg(id) && !(id.IsArray() && types.IsReg(id.Elem())) {
+				_, err = types.Parse(pt[i], text)
+			}
 		}
 		if err != nil {
 			return c.extendedError(err)

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"cmp"
 	"crypto/subtle"
 	"crypto/tls"
 	"errors"
@@ -149,7 +148,20 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	if err := c.applyStartupParameters(params); err != nil {
 		return err
 	}
-	c.sess.SetClient(runtime.ClientInfo{User: c.user, Database: cmp.Or(params["database"], c.user),
+	// The system catalog reports who and where the session is
+	// (current_user, current_database()); PostgreSQL's default database
+	// is the user's name.
+	database := params["database"]
+	if database == "" {
+		database = c.user
+	}
+	if err := c.sess.Set("session_authorization", c.user); err != nil {
+		return err
+	}
+	if err := c.sess.Set("current_database", database); err != nil {
+		return err
+	}
+	c.sess.SetClient(runtime.ClientInfo{User: c.user, Database: database,
 		ApplicationName: c.sess.Setting("application_name"), Addr: c.nc.RemoteAddr()})
 	c.be.Send(&pgproto3.AuthenticationOk{})
 	c.reported = map[string]string{}

@@ -85,6 +85,13 @@ type catalog struct {
 	// frontier system relations show (system_observe.go); nil while the
 	// catalog is recovered.
 	eng *Engine
+
+	// session, in the copy of the catalog one session's query binds
+	// against (withSession), is that session; nil otherwise. pg is the
+	// system catalog's index of the copy's relations (pgcatalog.go).
+	session *sessionInfo
+	pg      *pgSnapshot
+	reader  state.Reader
 }
 
 func newCatalog() *catalog {
@@ -109,6 +116,9 @@ func normalizeName(schema, name string) string {
 }
 
 func (c *catalog) lookup(name string) *object {
+	if o := c.pgRelationObject(name); o != nil {
+		return o
+	}
 	if o := c.byName[strings.TrimPrefix(name, "public.")]; o != nil {
 		return o
 	}

@@ -72,6 +72,9 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := checkStoredType(t); err != nil {
+			return nil, nil, err
+		}
 		notNull := cd.IsNotNull
 		var def plan.Expr
 		for _, cn := range cd.Constraints {
@@ -163,6 +166,17 @@ func constraintName(t pg.ConstrType) string {
 // typeOf resolves a column's declared type, as the binder resolves the
 // type of a cast.
 func typeOf(tn *pg.TypeName) (types.Type, error) { return sql.TypeOf(tn) }
+
+// checkStoredType refuses the OID alias types (regclass, ...) as the type
+// of a stored column: a stored value would keep the name of an object
+// that may be dropped, and a view's would be named without the session's
+// catalog.
+func checkStoredType(t types.Type) error {
+	if types.IsReg(t.ID) || t.ID.IsArray() && types.IsReg(t.ID.Elem()) {
+		return errs.Newf(errs.FeatureNotSupported, "columns of type %s are not supported: store the object's oid", t)
+	}
+	return nil
+}
 
 // relationNames returns the relation names a statement refers to, except
 // names of its own CTEs.
@@ -295,6 +309,11 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 	cols, err := viewColumns(p, into.ColNames)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, c := range cols {
+		if err := checkStoredType(c.Type); err != nil {
+			return nil, nil, err
+		}
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,

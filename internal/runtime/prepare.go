@@ -120,7 +120,14 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 	var pt []types.Type
 	switch {
 	case n.GetSelectStmt() != nil:
-		b := newBinder(cat, nil, declared)
+		// A query binds against the catalog as the session sees it
+		// (system functions, per-row subqueries), as execSelect does.
+		r, view, done, err := s.readView()
+		if err != nil {
+			return err
+		}
+		defer done()
+		b := newBinder(view.withSession(s.sessionInfo(), r), nil, declared)
 		q, err := b.Query(n)
 		if err != nil {
 			return err

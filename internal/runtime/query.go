@@ -30,7 +30,7 @@ func newBinder(cat *catalog, paramText []*string, declared []types.Type) *sql.Bi
 	copy(pt, declared)
 	for i, p := range paramText {
 		if p != nil && pt[i].ID != types.Unknown {
-			if v, err := types.Parse(pt[i], *p); err == nil {
+			if v, err := parseParam(cat, pt[i], *p); err == nil {
 				vals[i] = v
 			}
 		}
@@ -50,13 +50,37 @@ func bindParams(b *sql.Binder, paramText []*string) error {
 		if t.ID == types.Unknown {
 			t = types.Of(types.Text)
 		}
-		v, err := types.Parse(t, *p)
+		cat, _ := b.Cat.(*catalog)
+		v, err := parseParam(cat, t, *p)
 		if err != nil {
 			return err
 		}
 		(*b.Params)[i] = v
 	}
 	return nil
+}
+
+// parseParam parses a parameter's text as type t, as t's input function
+// does: an OID alias type ($1::regclass) looks the name up in a session's
+// catalog.
+func parseParam(cat *catalog, t types.Type, text string) (types.Value, error) {
+	if cat != nil && cat.InSession() && (types.IsReg(t.ID) || t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
+		if !t.ID.IsArray() {
+			return types.CastReg(types.MakeText(text), t, true, cat)
+		}
+		arr, err := types.Parse(types.ArrayType(types.Of(types.Text)), text)
+		if err != nil {
+			return types.Null, err
+		}
+		out := make([]types.Value, len(arr.Elems()))
+		for i, e := range arr.Elems() {
+			if out[i], err = types.CastReg(e, t.Elem(), true, cat); err != nil {
+				return types.Null, err
+			}
+		}
+		return types.MakeArray(t.ID.Elem(), out), nil
+	}
+	return types.Parse(t, text)
 }
 
 func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*string) (*Result, error) {
@@ -68,6 +92,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 		return nil, err
 	}
 	defer done()
+	cat = cat.withSession(s.sessionInfo(), r)
 	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(n)
 	if err != nil {

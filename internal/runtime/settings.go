@@ -50,6 +50,11 @@ var settings = map[string]setting{
 	"default_transaction_isolation":       {"serializable", anyValue},
 	"transaction_isolation":               {"serializable", anyValue},
 	"rockstream.operation_id":             {"", anyValue},
+	// The session's role and database, as the system catalog reports
+	// them (current_user, current_database()); the wire gateway sets
+	// them from the startup message.
+	"session_authorization":               {bootstrapRole, anyValue},
+	"current_database":                    {defaultDatabase, anyValue},
 	"rockstream.max_recursion_iterations": {"10000", checkRecursionLimit},
 }
 

@@ -20,6 +20,7 @@ var operatorNames = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
 	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
+	"~": true, "~*": true, "!~": true, "!~*": true,
 	"@>": true, "<@": true, "&&": true,
 }
 

@@ -91,6 +91,11 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		return ec.windowCall(f, schema, name)
 	}
 	if schema == "" || schema == "pg_catalog" {
+		if e, ok, err := ec.systemFunc(f, display, name); ok {
+			return e, err
+		}
+	}
+	if schema == "" || schema == "pg_catalog" {
 		switch {
 		case aggregateNames[name]:
 			return ec.aggregate(f, name)

@@ -127,6 +127,9 @@ type subquery struct {
 // outerReference makes the reference, from the subquery being bound, to
 // expression e of the query depth levels out.
 func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32) (plan.Expr, error) {
+	if p, ok := ec.applyReference(e, depth); ok {
+		return p, nil
+	}
 	switch {
 	case depth > 1:
 		return nil, notSupported(loc, "a reference to %s, a column of a query %d levels out, is not supported", name, depth)
@@ -185,6 +188,19 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	default:
 		return nil, notSupported(loc, "this kind of subquery is not supported")
 	}
+	l, err := ec.decorrelatedSubLink(sl, kind, loc)
+	if errs.CodeOf(err) == errs.FeatureNotSupported {
+		// A subquery the joins cannot carry may still be evaluated per row.
+		if e, ok, aerr := ec.applySubLink(sl, kind); ok && aerr == nil {
+			return e, nil
+		}
+	}
+	return l, err
+}
+
+// decorrelatedSubLink binds a subquery in an expression as a subLink, to
+// be decorrelated into a join when the query around it is planned.
+func (ec *exprCtx) decorrelatedSubLink(sl *pg.SubLink, kind linkKind, loc int32) (plan.Expr, error) {
 	sub, err := ec.subquery(sl.Subselect, kind == linkExists)
 	if err != nil {
 		return nil, err

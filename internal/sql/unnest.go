@@ -2,6 +2,7 @@ package sql
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"math"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -48,7 +49,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -71,9 +72,19 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 		left = &fromItem{tree: &joinTree{leaf: &plan.Values{Rows: [][]plan.Expr{{}}}}}
 	}
 	ec := &exprCtx{st: st, sc: &Scope{items: left.ns}, kind: kindScalar}
-	args, err := ec.funcArgs(fc, "unnest")
+	_, fn := funcName(fc.Funcname)
+	args, err := ec.funcArgs(fc, fn)
 	if err != nil {
 		return nil, err
+	}
+	if fn == "generate_series" {
+		// generate_series(start, stop [, step]) over integers is unnest of
+		// the series as an array.
+		series, err := ec.seriesArray(args, loc)
+		if err != nil {
+			return nil, err
+		}
+		args = []plan.Expr{series}
 	}
 	elem, err := unnestElement(args, loc)
 	if err != nil {
@@ -82,7 +93,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if hasSubLinks(args[0]) {
 		return nil, notSupported(loc, "subqueries in the argument of unnest in FROM are not supported")
 	}
-	name := "unnest"
+	name := fn
 	cols := []plan.Column{{Name: name, Type: elem}}
 	if rf.Alias != nil {
 		cols[0].Name = rf.Alias.Aliasname // a scalar function's column takes the alias
@@ -306,4 +317,55 @@ func conditionalUnnest(e plan.Expr) string {
 		})
 	})
 	return what
+}
+
+// maxSeriesLength bounds generate_series in FROM, whose rows are made as
+// one array.
+const maxSeriesLength = 1 << 20
+
+// seriesArray binds generate_series(start, stop [, step]) over integers
+// as the array of its values.
+func (ec *exprCtx) seriesArray(args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 2 && len(args) != 3 {
+		return nil, undefinedFunction("generate_series", args, loc)
+	}
+	t := types.Of(types.Int4)
+	for _, a := range args {
+		switch a.Type().ID {
+		case types.Int8:
+			t = types.Of(types.Int8)
+		case types.Int2, types.Int4, types.Unknown:
+		default:
+			return nil, notSupported(loc, "generate_series in FROM over %s is not supported; it takes integers", a.Type())
+		}
+	}
+	out := make([]plan.Expr, len(args))
+	for i, a := range args {
+		c, err := ec.coerce(a, t, implicitCoercion)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	fn := func(v []types.Value) (types.Value, error) {
+		start, stop, step := v[0].Int(), v[1].Int(), int64(1)
+		if len(v) == 3 {
+			step = v[2].Int()
+		}
+		if step == 0 {
+			return types.Null, errs.New(errs.InvalidParameterValue, "step size cannot equal zero")
+		}
+		var elems []types.Value
+		for x := start; step > 0 && x <= stop || step < 0 && x >= stop; x += step {
+			if len(elems) == maxSeriesLength {
+				return types.Null, errs.Newf(errs.ProgramLimitExceeded, "generate_series in FROM is limited to %d rows", maxSeriesLength)
+			}
+			elems = append(elems, types.MakeInt(t.ID, x))
+			if step > 0 && x > math.MaxInt64-step || step < 0 && x < math.MinInt64-step {
+				break
+			}
+		}
+		return types.MakeArray(t.ID, elems), nil
+	}
+	return &plan.Func{Name: "generate_series", Args: out, Typ: types.ArrayType(t), Fn: fn}, nil
 }

@@ -49,7 +49,9 @@ func ArrayOf(elem TypeID) TypeID {
 
 // HasArrayType reports whether elem has an array type (ArrayOf(elem) is
 // defined).
-func HasArrayType(elem TypeID) bool { return elem != Unknown && elem <= Interval }
+func HasArrayType(elem TypeID) bool {
+	return elem != Unknown && (elem <= Interval || IsCatalogType(elem))
+}
 
 // ArrayType returns the array type whose elements have type elem (with its
 // modifiers): ArrayType(NumericType(10,2)) is numeric(10,2)[].
@@ -130,7 +132,7 @@ func castArray(v Value, t Type, explicit bool) (Value, error) {
 // valueKindOf returns the kind of the values of type id: Text for VARCHAR,
 // id itself otherwise.
 func valueKindOf(id TypeID) Kind {
-	if id == Varchar {
+	if id == Varchar || id == Name || id == Char {
 		return Text
 	}
 	return id

@@ -119,6 +119,9 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 			return binary.BigEndian.AppendUint32(dst, uint32(iv.Months)), nil
 		}
 	default:
+		if IsCatalogType(t.ID) {
+			return appendCatalogBinary(dst, v, t)
+		}
 		return dst, errs.Newf(errs.FeatureNotSupported, "type %s has no binary output function", t)
 	}
 	return dst, errs.Newf(errs.Internal, "a %s value cannot be sent as %s", v.kind, t)
@@ -197,6 +200,9 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 		// PostgreSQL 15 has no infinite intervals: every bit pattern is an
 		// interval.
 		return MakeInterval(roundIntervalPrecision(iv, t.Precision)), trailing(src, 16)
+	}
+	if IsCatalogType(t.ID) {
+		return parseCatalogBinary(src, t)
 	}
 	return Null, errs.Newf(errs.FeatureNotSupported, "type %s has no binary input function", t)
 }

@@ -56,6 +56,9 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 	if t.ID.IsArray() && from.IsArray() {
 		return castArray(v, t, explicit)
 	}
+	if _, ok := oidTypeInfo[t.ID]; ok || isOIDKind(from) {
+		return castCatalog(v, t)
+	}
 	switch t.ID {
 	case Bool:
 		switch from {

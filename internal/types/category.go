@@ -13,6 +13,7 @@ const (
 	catDatetime category = 'D'
 	catTimespan category = 'T'
 	catPseudo   category = 'P' // anynonarray, in operator candidates only
+	catInternal category = 'Z' // "char"
 	catArray    category = 'A'
 )
 
@@ -36,6 +37,12 @@ func (id TypeID) category() category {
 		return catTimespan
 	case anyNonArray:
 		return catPseudo
+	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
+		return catNumeric
+	case Name:
+		return catString
+	case Char:
+		return catInternal
 	}
 	if id.IsArray() {
 		return catArray
@@ -84,6 +91,9 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if from.IsArray() || to.IsArray() {
 		return arrayCastContext(from, to)
+	}
+	if k, ok := catalogCastContext(from, to); ok {
+		return k
 	}
 	if to == Unknown || from > Interval || to > Interval {
 		return NoCast

@@ -41,7 +41,8 @@ func Compare(a, b Value) int {
 		return compareMixed(a, b)
 	}
 	switch a.kind {
-	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ:
+	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ,
+		Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
 		// Booleans are 0/1 and dates are sign-extended days, so the word
 		// orders them all.
 		return cmp.Compare(a.n, b.n)
@@ -67,6 +68,8 @@ func compareMixed(a, b Value) int {
 		return cmp.Compare(a.n, b.n)
 	case isFloatKind(a.kind) && isFloatKind(b.kind):
 		return compareFloat(a.Float(), b.Float())
+	case isOIDKind(a.kind) && isOIDKind(b.kind):
+		return cmp.Compare(a.n, b.n)
 	case a.kind.IsArray() && b.kind.IsArray():
 		return compareArrays(a, b)
 	}

@@ -61,6 +61,8 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 		return AppendTimestamp(dst, v.n, true)
 	case Interval:
 		return AppendInterval(dst, v.Interval())
+	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
+		return appendCatalogFormat(dst, v)
 	}
 	if v.kind.IsArray() {
 		return appendArrayText(dst, v, t)

@@ -189,6 +189,9 @@ func mustType(t *testing.T, s string) Type {
 }
 
 func typeFromSQL(s string) (Type, error) {
+	if s == `"char"` { // a quoted identifier: the parser strips the quotes
+		s = "char"
+	}
 	if elem, ok := strings.CutSuffix(s, "[]"); ok {
 		t, err := typeFromSQL(elem)
 		return ArrayType(t), err

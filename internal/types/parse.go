@@ -21,6 +21,9 @@ func Parse(t Type, s string) (Value, error) {
 	if t.ID.IsArray() {
 		return parseArray(t, s)
 	}
+	if _, ok := oidTypeInfo[t.ID]; ok {
+		return parseCatalog(t, s)
+	}
 	switch t.ID {
 	case Unknown, Text:
 		return MakeText(s), nil

@@ -53,6 +53,9 @@ func (id TypeID) baseName() string {
 	if id.IsArray() {
 		return id.Elem().baseName() + "[]"
 	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.name
+	}
 	return "type" + strconv.Itoa(int(id))
 }
 
@@ -137,7 +140,7 @@ func (id TypeID) OID() uint32 {
 	if id.IsArray() {
 		return arrayOID[id.Elem()]
 	}
-	return 0
+	return oidTypeInfo[id].oid
 }
 
 // TypeByOID returns the unconstrained type with the given PostgreSQL OID.
@@ -147,6 +150,14 @@ func TypeByOID(oid uint32) (Type, bool) {
 			return Of(id), true
 		}
 		if HasArrayType(id) && arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
+		}
+	}
+	for id, c := range oidTypeInfo {
+		if c.oid == oid {
+			return Of(id), true
+		}
+		if arrayOID[id] == oid {
 			return Of(ArrayOf(id)), true
 		}
 	}
@@ -192,13 +203,13 @@ var typeAliases = map[string]TypeID{
 // unsupportedTypes are PostgreSQL types RockStream knows by name but does
 // not implement; naming one fails with 0A000 rather than 42704.
 var unsupportedTypes = map[string]bool{
-	"bpchar": true, "char": true, "character": true, "name": true,
+	"bpchar": true, "character": true,
 	"json": true, "jsonb": true, "uuid": true, "xml": true,
 	"time": true, "timetz": true, "time without time zone": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
-	"tsvector": true, "tsquery": true, "oid": true, "regclass": true, "regtype": true, "regproc": true,
+	"tsvector": true, "tsquery": true, "regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"record": true, "void": true, "anyelement": true, "anyarray": true, "anynonarray": true,
 	"serial": true, "bigserial": true, "smallserial": true, "serial4": true, "serial8": true, "serial2": true,
@@ -231,12 +242,18 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 	if strings.HasPrefix(name, "_") {
 		// pg_type's name of an array type: "_" and the element's typname.
 		elem, ok := typeAliases[name[1:]]
+		if !ok {
+			elem, ok = catalogTypeAliases[name[1:]]
+		}
 		if ok && HasArrayType(elem) && pgTypName(elem) == name[1:] {
 			t, err := TypeByName([]string{name[1:]}, typmods)
 			return ArrayType(t), err
 		}
 	}
 	id, ok := typeAliases[name]
+	if !ok {
+		id, ok = catalogTypeAliases[name]
+	}
 	if !ok {
 		if unsupportedTypes[name] {
 			return Type{}, errs.Newf(errs.FeatureNotSupported, "type %s is not supported", name)
@@ -372,6 +389,9 @@ func pgTypName(id TypeID) string {
 	}
 	if id.IsArray() {
 		return "_" + pgTypName(id.Elem())
+	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.typname
 	}
 	return "unknown"
 }

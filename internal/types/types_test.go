@@ -293,7 +293,9 @@ func TestTypeByName(t *testing.T) {
 		{[]string{"boolean"}, nil, "boolean", 16},
 		{[]string{"unknown"}, nil, "unknown", 705},
 		{[]string{"pg_catalog", "bpchar"}, []int32{3}, "ERROR 0A000: type bpchar is not supported", 0},
-		{[]string{"char"}, nil, "ERROR 0A000: type char is not supported", 0},
+		{[]string{"char"}, nil, `"char"`, 18}, // the parser turns CHAR into bpchar; "char" arrives quoted
+		{[]string{"pg_catalog", "bpchar"}, nil, "ERROR 0A000: type bpchar is not supported", 0},
+		{[]string{"regclass"}, nil, "regclass", 2205},
 		{[]string{"jsonb"}, nil, "ERROR 0A000: type jsonb is not supported", 0},
 		{[]string{"foo"}, nil, `ERROR 42704: type "foo" does not exist`, 0},
 		{[]string{"public", "int4"}, nil, `ERROR 42704: type "public.int4" does not exist`, 0},

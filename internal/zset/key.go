@@ -38,6 +38,16 @@ const (
 	// keyArrayEnd ends an array's elements; it is below every value tag,
 	// so an array sorts before its extensions.
 	keyArrayEnd byte = 0x01
+	// keyTagOID is followed by the OID as 4 big-endian bytes; an OID
+	// alias value (regclass, ...) has its own tag, then the OID and its
+	// escaped name (the name is determined by the OID, so it never
+	// changes the order).
+	keyTagOID          byte = 0x34
+	keyTagRegClass     byte = 0x35
+	keyTagRegType      byte = 0x36
+	keyTagRegProc      byte = 0x37
+	keyTagRegNamespace byte = 0x38
+	keyTagRegRole      byte = 0x39
 	// keyTagNull is greater than every other ascending tag, so NULL sorts
 	// after every value; complemented (0x80) it is smaller than every
 	// descending tag, so descending keys put NULLs first.
@@ -219,6 +229,22 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.Null, key, corruptKey("interval out of range")
 		}
 		return types.MakeInterval(iv), rest, nil
+	case keyTagOID:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeOID(uint32(u)), rest, nil
+	case keyTagRegClass, keyTagRegType, keyTagRegProc, keyTagRegNamespace, keyTagRegRole:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		name, rest, err := decodeEscaped(rest, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeReg(types.RegClass+types.TypeID(tag-keyTagRegClass), uint32(u), name), rest, nil
 	}
 	return types.Null, key, corruptKey(fmt.Sprintf("unknown tag 0x%02x", key[0]))
 }
@@ -306,6 +332,11 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		dst = append(dst, keyTagInterval)
 		dst = appendUint40(dst, uint64(days+intervalDaysBias))
 		return appendUint40(dst, uint64(micros))
+	case types.Oid:
+		return binary.BigEndian.AppendUint32(append(dst, keyTagOID), v.OID())
+	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		dst = binary.BigEndian.AppendUint32(append(dst, keyTagRegClass+byte(v.Kind()-types.RegClass)), v.OID())
+		return appendEscaped(dst, v.Str())
 	}
 	if v.Kind().IsArray() {
 		dst = append(dst, keyTagArray, byte(v.Kind().Elem()))

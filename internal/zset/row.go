@@ -31,6 +31,8 @@ const (
 	rowTagTimestampTZ
 	rowTagInterval
 	rowTagArray
+	rowTagOID
+	rowTagReg // then the alias type's offset from RegClass, the OID and the name
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -102,6 +104,13 @@ func appendRowValue(dst []byte, v types.Value) []byte {
 		dst = binary.AppendVarint(append(dst, rowTagInterval), int64(iv.Months))
 		dst = binary.AppendVarint(dst, int64(iv.Days))
 		return binary.AppendVarint(dst, iv.Micros)
+	case types.Oid:
+		return binary.AppendUvarint(append(dst, rowTagOID), uint64(v.OID()))
+	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		dst = append(dst, rowTagReg, byte(v.Kind()-types.RegClass))
+		dst = binary.AppendUvarint(dst, uint64(v.OID()))
+		s := v.Str()
+		return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a row", v.Kind()))
 }
@@ -241,6 +250,16 @@ func (d *rowDecoder) bytes(n uint64) []byte {
 	return s
 }
 
+// uvarintMax reads an unsigned varint no greater than hi.
+func (d *rowDecoder) uvarintMax(hi uint64) uint64 {
+	u := d.uvarint()
+	if u > hi {
+		d.fail("value out of range")
+		return 0
+	}
+	return u
+}
+
 // string returns the next n bytes as a substring of the row's one string.
 func (d *rowDecoder) string(n uint64) string {
 	start := d.pos
@@ -321,6 +340,19 @@ func (d *rowDecoder) valueAt(depth int) types.Value {
 		days := d.varintRange(math.MinInt32, math.MaxInt32)
 		micros := d.varint()
 		return types.MakeInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: micros})
+	case rowTagOID:
+		return types.MakeOID(uint32(d.uvarintMax(math.MaxUint32)))
+	case rowTagReg:
+		alias := d.byte()
+		if alias > byte(types.RegRole-types.RegClass) {
+			d.fail("bad OID alias type")
+			return types.Null
+		}
+		oid := uint32(d.uvarintMax(math.MaxUint32))
+		name := d.string(d.uvarint())
+		if d.err == nil {
+			return types.MakeReg(types.RegClass+types.TypeID(alias), oid, name)
+		}
 	default:
 		d.pos--
 		d.fail(fmt.Sprintf("unknown tag %d", tag))
