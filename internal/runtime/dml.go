@@ -62,7 +62,7 @@ func (o *object) uniqueViolation() error {
 }
 
 // writeTable applies a table delta and propagates it to every view.
-func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	delta, err := zset.Consolidate(delta)
 	if err != nil || len(delta) == 0 {
 		return err
@@ -83,7 +83,7 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 		w.pending[o.name] = append(w.pending[o.name], delta...)
 		return nil
 	}
-	return propagate(st, w, map[string]zset.Batch{o.name: delta})
+	return propagate(ctx, st, w, map[string]zset.Batch{o.name: delta})
 }
 
 // returning binds a RETURNING list over the table's scope.
@@ -165,14 +165,14 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		if err != nil {
 			return nil, err
 		}
-		r, err := insertRows(st, w, o, ins, paramText)
+		r, err := insertRows(ctx, st, w, o, ins, paramText)
 		res = r
 		return nil, err
 	}, readsRelations)
 	return res, err
 }
 
-func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
+func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
 	cat := w.cat
 	targets := make([]int, 0, len(o.cols))
 	if len(ins.Cols) == 0 {
@@ -259,7 +259,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		src, err := runQuery(st, cat, p)
+		src, err := runQuery(ctx, st, cat, p)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 		}
 		rows = append(rows, row)
 	}
-	affected, err := insertFullRows(st, w, o, rows, conflict, b, nUser)
+	affected, err := insertFullRows(ctx, st, w, o, rows, conflict, b, nUser)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
 // dropped, primary keys checked and ON CONFLICT (conflict, nil when
 // none) resolved, and the change is written and carried to the views. It
 // returns the rows inserted or updated.
-func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
+func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
 	rows, err := admitRows(st, o, rows)
 	if err != nil {
 		return nil, err
@@ -353,7 +353,7 @@ func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, c
 			return nil, err
 		}
 	}
-	if err := writeTable(st, w, o, delta); err != nil {
+	if err := writeTable(ctx, st, w, o, delta); err != nil {
 		return nil, err
 	}
 	return affected, nil
@@ -568,9 +568,9 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 // bindWhere keeps (all rows when there is none), with their weights: a
 // predicate is evaluated row by row, a plan (a condition with
 // subqueries) runs as a query over st.
-func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
+func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
 	if match != nil {
-		rows, err := runQuery(st, cat, match)
+		rows, err := runQuery(ctx, st, cat, match)
 		if err != nil {
 			return nil, err
 		}
@@ -580,7 +580,7 @@ func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match 
 		}
 		return zset.Consolidate(out)
 	}
-	all, err := readRelation(st, o.rowsPrefix())
+	all, err := readRelation(ctx, st, o.rowsPrefix())
 	if err != nil || where == nil {
 		return all, err
 	}
@@ -662,7 +662,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, cat, o, where, match)
+		matched, err := matchRows(ctx, st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -683,7 +683,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 				return nil, err
 			}
 		}
-		if err := writeTable(st, w, o, delta); err != nil {
+		if err := writeTable(ctx, st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
@@ -741,7 +741,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, cat, o, where, match)
+		matched, err := matchRows(ctx, st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -753,7 +753,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 				deleted = append(deleted, e.Row)
 			}
 		}
-		if err := writeTable(st, w, o, delta); err != nil {
+		if err := writeTable(ctx, st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)
