@@ -7,6 +7,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -585,7 +586,10 @@ func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, wh
 		return all, err
 	}
 	var out zset.Batch
-	for _, e := range all {
+	for i, e := range all {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		v, err := where.Eval(e.Row)
 		if err != nil {
 			return nil, err

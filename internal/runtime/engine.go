@@ -228,7 +228,7 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 		case ext.Fetch:
 			return s.statement(ctx, func() (*Result, error) { return s.fetchExt(ctx, st) })
 		}
-		return s.explainIncremental(st)
+		return s.explainIncremental(ctx, st)
 	}
 	tree, err := pg.Parse(query)
 	if err != nil {
