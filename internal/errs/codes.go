@@ -63,6 +63,14 @@ const (
 	InvalidCursorName        Code = "RS34000" // 34000
 	DuplicateCursor          Code = "RS42P03" // 42P03
 	QueryCanceled            Code = "RS57014" // 57014
+	InvalidAuthorization     Code = "RS28000" // 28000
+	InvalidPassword          Code = "RS28P01" // 28P01
+	TooManyConnections       Code = "RS53300" // 53300
+	IdleInTxnTimeout         Code = "RS25P03" // 25P03
+	DuplicateObject          Code = "RS42710" // 42710
+	InvalidStatementName     Code = "RS26000" // 26000
+	DuplicatePrepared        Code = "RS42P05" // 42P05
+	ArraySubscriptError      Code = "RS2202E" // 2202E
 	Internal                 Code = "RSXX000" // XX000
 )
 
@@ -127,6 +135,14 @@ var sqlstates = map[Code]string{
 	InvalidCursorName:        "34000",
 	DuplicateCursor:          "42P03",
 	QueryCanceled:            "57014",
+	InvalidAuthorization:     "28000",
+	InvalidPassword:          "28P01",
+	TooManyConnections:       "53300",
+	IdleInTxnTimeout:         "25P03",
+	DuplicateObject:          "42710",
+	InvalidStatementName:     "26000",
+	DuplicatePrepared:        "42P05",
+	ArraySubscriptError:      "2202E",
 	Internal:                 "XX000",
 }
 

@@ -24,6 +24,9 @@ type Error struct {
 	// Position is the 1-based character offset into the statement text the
 	// error refers to, or 0 when unknown.
 	Position int
+	// Detail and Hint, when set, add a secondary message and a suggestion
+	// (PostgreSQL's DETAIL and HINT fields).
+	Detail, Hint string
 	// Where says where in the work the error arose, as PostgreSQL's
 	// CONTEXT line does (`COPY t, line 3, column b: "x"`); empty when
 	// the message says it all. The gateway sends it as the ErrorResponse's

@@ -230,8 +230,11 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			if err != nil {
 				return nil, err
 			}
-			in.args[j], in.has[j] = v, !v.IsNull()
-			if s := &a.aggs[j]; s.fn == fnStringAgg && in.has[j] {
+			s := &a.aggs[j]
+			// array_agg keeps NULL inputs as NULL elements; every other
+			// aggregate skips them.
+			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg
+			if s.ordered() && in.has[j] {
 				if in.okeys == nil {
 					in.okeys = make([][]byte, na)
 				}
@@ -338,7 +341,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 				}
 				continue
 			}
-			if s.fn == fnStringAgg {
+			if s.ordered() {
 				if err := a.arrangeOrdered(st, s, acc, gkey, in.okeys[i], in.weight); err != nil {
 					return nil, err
 				}
@@ -359,7 +362,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 	}
 	for i := range a.aggs {
 		if s, acc := &a.aggs[i], &a.accs[i]; acc.dirty {
-			if s.fn == fnStringAgg {
+			if s.ordered() {
 				acc.ext, err = a.orderedValue(st, s, gkey)
 			} else {
 				acc.ext, err = a.extreme(st, s, gkey)

@@ -81,6 +81,10 @@ type catalog struct {
 	// revision counts catalog changes; it only grows, and every DDL that
 	// commits advances it by one.
 	revision uint64
+	// eng is the engine the catalog belongs to, whose sessions and
+	// frontier system relations show (system_observe.go); nil while the
+	// catalog is recovered.
+	eng *Engine
 }
 
 func newCatalog() *catalog {
@@ -88,7 +92,7 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1}
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng}
 	for k, v := range c.byName {
 		n.byName[k] = v
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -122,6 +123,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	if w.ov.Len() == 0 && w.cat == e.mu.cat {
 		return nil
 	}
+	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.mu.failed != nil {
@@ -149,6 +151,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	e.mu.epoch = w.epoch
 	close(e.mu.committed)
 	e.mu.committed = make(chan struct{})
+	e.obs.committed(w.epoch, time.Since(start))
 	return nil
 }
 

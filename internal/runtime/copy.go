@@ -162,8 +162,9 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 // slow client holds no lock. When the data is malformed, CopyFrom returns
 // as soon as it finds the fault without reading the rest; the caller
 // discards what the client still sends, up to its CopyDone or CopyFail.
-func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Result, error) {
-	res, err := s.copyFrom(ctx, in, data)
+func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res *Result, err error) {
+	defer func() { s.copyDone(res, err) }()
+	res, err = s.copyFrom(ctx, in, data)
 	return res, statementError(ctx, err)
 }
 
@@ -245,7 +246,8 @@ func firstDuplicate(st state.Reader, o *object, rows []zset.Row) int {
 // CopyFail abandons a COPY ... FROM STDIN whose client sent CopyFail
 // with msg: nothing is inserted, and inside a transaction block the block
 // fails, as in PostgreSQL.
-func (s *Session) CopyFail(msg string) error {
+func (s *Session) CopyFail(msg string) (err error) {
+	defer func() { s.copyDone(nil, err) }()
 	return s.failStatement(errs.Newf(errs.QueryCanceled, "COPY from stdin failed: %s", msg))
 }
 

@@ -161,25 +161,9 @@ func constraintName(t pg.ConstrType) string {
 	return strings.TrimPrefix(t.String(), "CONSTR_")
 }
 
-// typeOf resolves a column's declared type.
-func typeOf(tn *pg.TypeName) (types.Type, error) {
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, errs.New(errs.FeatureNotSupported, "array types are not supported")
-	}
-	var names []string
-	for _, n := range tn.Names {
-		names = append(names, n.GetString_().Sval)
-	}
-	var mods []int32
-	for _, m := range tn.Typmods {
-		c := m.GetAConst()
-		if c == nil || c.GetIval() == nil {
-			return types.Type{}, errs.New(errs.SyntaxError, "type modifiers must be simple constants")
-		}
-		mods = append(mods, c.GetIval().Ival)
-	}
-	return types.TypeByName(names, mods)
-}
+// typeOf resolves a column's declared type, as the binder resolves the
+// type of a cast.
+func typeOf(tn *pg.TypeName) (types.Type, error) { return sql.TypeOf(tn) }
 
 // relationNames returns the relation names a statement refers to, except
 // names of its own CTEs.
@@ -345,6 +329,9 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
 		return nil, nil, err
 	}
+	if err := setViewRows(st, o.id, out); err != nil {
+		return nil, nil, err
+	}
 	if err := logChanges(st, w, o.id, out); err != nil {
 		return nil, nil, err
 	}
@@ -434,6 +421,11 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	}
 	for _, p := range [][]byte{o.rowsPrefix(), relPrefix(nsOpState, o.id), relPrefix(nsChangeLog, o.id)} {
 		if err := deletePrefix(st, p); err != nil {
+			return err
+		}
+	}
+	if o.kind == sql.MaterializedView {
+		if err := st.Delete(viewRowsKey(o.id)); err != nil {
 			return err
 		}
 	}

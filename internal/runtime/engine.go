@@ -45,6 +45,9 @@ type Engine struct {
 		// closed is set once Close has closed the store.
 		closed bool
 	}
+
+	// obs holds the engine's sessions and counters (stats.go).
+	obs observer
 }
 
 // Options tunes an engine.
@@ -95,6 +98,8 @@ func Open(store Store, opts Options) (*Engine, error) {
 	e.mu.cat = cat
 	e.mu.epoch = epoch
 	e.mu.committed = make(chan struct{})
+	cat.eng = e
+	e.obs.init(store, epoch)
 	go e.runCommitter()
 	return e, nil
 }
@@ -153,6 +158,13 @@ type Session struct {
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
+	// declared holds the parameter types of the prepared statement being
+	// run (prepare.go); nil otherwise.
+	declared []types.Type
+	// onNotice receives the session's notices; nil discards them.
+	onNotice func(Notice)
+	// act is the session's entry in the engine's registry (sessions.go).
+	act *activity
 }
 
 // txnState says where a transaction block stands.
@@ -181,7 +193,7 @@ type txn struct {
 func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
-func (e *Engine) NewSession() *Session { return &Session{eng: e} }
+func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
@@ -189,6 +201,7 @@ func (s *Session) Close() {
 		s.rollback()
 	}
 	s.closeCursors()
+	s.eng.obs.sessions.unregister(s.act)
 }
 
 // InTransaction reports whether a transaction block is open.
@@ -203,8 +216,10 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // with SQLSTATE 57014: ErrStatementTimeout past a deadline,
 // ErrCanceledByUser otherwise, or the *errs.Error given as ctx's cause.
 // A write it stopped leaves nothing behind; see the package doc.
-func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
-	res, err := s.exec(ctx, query, paramText)
+func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
+	done := s.beginStatement(query)
+	defer func() { done(res, err) }()
+	res, err = s.exec(ctx, query, paramText)
 	return res, statementError(ctx, err)
 }
 
@@ -297,12 +312,15 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 			tag = "START TRANSACTION"
 		}
 		if s.txn == nil {
-			// Inside a block PostgreSQL warns and carries on.
 			s.txn = &txn{block: true}
+		} else {
+			// Inside a block PostgreSQL warns and carries on.
+			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
 			return &Result{Tag: "COMMIT"}, nil
 		}
 		if s.txn.state == txnFailed {
@@ -317,7 +335,9 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		}
 		return &Result{Tag: "COMMIT"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.txn != nil {
+		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
+		} else {
 			s.rollback()
 			s.txn = nil
 		}
@@ -454,6 +474,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetExplainStmt() != nil:
 		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
+	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
+		return s.execRole(ctx, n)
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
 }

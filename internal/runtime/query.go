@@ -16,11 +16,26 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// binder returns a binder over cat whose parameters are parsed from
+// newBinder returns a binder over cat whose parameters are parsed from
 // paramText once their types are known (call bindParams after binding).
-func newBinder(cat *catalog, paramText []*string) *sql.Binder {
-	vals := make([]types.Value, len(paramText))
-	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: make([]types.Type, len(paramText))}
+// declared holds the parameter types a prepared statement declares (nil
+// or Unknown entries: to be inferred); the values of declared parameters
+// are parsed at once, so that LIMIT $1 and OFFSET $1, which read their
+// value while binding, see them (a value that fails to parse is reported
+// by bindParams).
+func newBinder(cat *catalog, paramText []*string, declared []types.Type) *sql.Binder {
+	n := max(len(paramText), len(declared))
+	vals := make([]types.Value, n)
+	pt := make([]types.Type, n)
+	copy(pt, declared)
+	for i, p := range paramText {
+		if p != nil && pt[i].ID != types.Unknown {
+			if v, err := types.Parse(pt[i], *p); err == nil {
+				vals[i] = v
+			}
+		}
+	}
+	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt}
 }
 
 // bindParams parses the parameter texts as the types the binder inferred
@@ -53,7 +68,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 		return nil, err
 	}
 	defer done()
-	b := newBinder(cat, paramText)
+	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(n)
 	if err != nil {
 		return nil, err
@@ -239,6 +254,9 @@ func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[st
 			continue
 		}
 		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
+			return err
+		}
+		if err := addViewRows(st, v, out); err != nil {
 			return err
 		}
 		if err := logChanges(st, w, v.id, out); err != nil {

@@ -117,9 +117,9 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 	case *pg.Node_RowExpr:
 		return nil, notSupported(x.RowExpr.Location, "row constructors are not supported yet")
 	case *pg.Node_AArrayExpr:
-		return nil, notSupported(x.AArrayExpr.Location, "arrays are not supported yet")
+		return ec.arrayConstructor(x.AArrayExpr, types.Of(types.Unknown))
 	case *pg.Node_AIndirection:
-		return nil, notSupported(exprLocation(n), "subscripts and field selection are not supported yet")
+		return ec.indirection(x.AIndirection)
 	case *pg.Node_CollateClause:
 		return nil, notSupported(x.CollateClause.Location, "COLLATE is not supported yet")
 	case *pg.Node_GroupingFunc:

@@ -143,6 +143,18 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 // subLink binds a subquery in an expression.
 func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
+	// Over unnest of the row's own array, ARRAY and EXISTS are functions
+	// of the row.
+	switch sl.SubLinkType {
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		if e, ok, err := ec.arrayOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		if e, ok, err := ec.existsOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	}
 	if msg := ec.st.noSubLinks; msg != "" {
 		ec.st.sawSubLink = true
 		return nil, notSupported(loc, "%s", msg)
@@ -163,7 +175,11 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		kind = linkScalar
 	case pg.SubLinkType_ARRAY_SUBLINK:
-		return nil, notSupported(loc, "ARRAY(subquery) is not supported yet")
+		rewritten, err := arraySubquery(sl)
+		if err != nil {
+			return nil, err
+		}
+		sl, kind = rewritten, linkScalar
 	case pg.SubLinkType_ROWCOMPARE_SUBLINK:
 		return nil, notSupported(loc, "row comparisons with a subquery are not supported yet")
 	default:

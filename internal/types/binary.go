@@ -53,6 +53,9 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 	if v.IsNull() {
 		return dst, errs.Newf(errs.Internal, "a NULL %s has no binary representation", t)
 	}
+	if t.ID.IsArray() && v.kind.IsArray() {
+		return appendArrayBinary(dst, v, t)
+	}
 	switch t.ID {
 	case Bool:
 		if v.kind == Bool {
@@ -82,7 +85,7 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 		}
 	case Numeric:
 		if v.kind == Numeric {
-			return appendNumericBinary(dst, v.d), nil
+			return appendNumericBinary(dst, v.dec()), nil
 		}
 	case Unknown, Text, Varchar:
 		if v.kind == Text {
@@ -127,6 +130,9 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 //
 // The result never refers to src.
 func ParseBinary(src []byte, t Type) (Value, error) {
+	if t.ID.IsArray() {
+		return parseArrayBinary(src, t)
+	}
 	switch t.ID {
 	case Bool:
 		if len(src) == 0 {

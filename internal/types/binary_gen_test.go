@@ -126,7 +126,7 @@ func identical(a, b Value) bool {
 		return false
 	}
 	if a.kind == Numeric {
-		return FormatNumeric(a.d) == FormatNumeric(b.d)
+		return FormatNumeric(a.dec()) == FormatNumeric(b.dec())
 	}
 	return a.n == b.n && a.aux == b.aux && a.s == b.s
 }

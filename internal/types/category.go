@@ -13,6 +13,7 @@ const (
 	catDatetime category = 'D'
 	catTimespan category = 'T'
 	catPseudo   category = 'P' // anynonarray, in operator candidates only
+	catArray    category = 'A'
 )
 
 // anyNonArray is the pseudo-type of the polymorphic argument of the
@@ -35,6 +36,9 @@ func (id TypeID) category() category {
 		return catTimespan
 	case anyNonArray:
 		return catPseudo
+	}
+	if id.IsArray() {
+		return catArray
 	}
 	if isPhantom(id) {
 		c, _ := phantomCategory(id)
@@ -60,7 +64,7 @@ func implicitlyCoercible(from, to TypeID) bool {
 		return true
 	}
 	if to == anyNonArray {
-		return true
+		return !from.IsArray()
 	}
 	return CastContext(from, to) == ImplicitCast
 }
@@ -77,6 +81,9 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if from == Unknown {
 		return ImplicitCast
+	}
+	if from.IsArray() || to.IsArray() {
+		return arrayCastContext(from, to)
 	}
 	if to == Unknown || from > Interval || to > Interval {
 		return NoCast

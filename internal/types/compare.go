@@ -48,11 +48,14 @@ func Compare(a, b Value) int {
 	case Float4, Float8:
 		return compareFloat(a.Float(), b.Float())
 	case Numeric:
-		return compareDecimal(a.d, b.d)
+		return compareDecimal(a.dec(), b.dec())
 	case Text, Bytea:
 		return strings.Compare(a.s, b.s)
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
+	}
+	if a.kind.IsArray() {
+		return compareArrays(a, b)
 	}
 	panic(fmt.Sprintf("types.Compare: values of kind %s have no order", kindName(a.kind)))
 }
@@ -64,6 +67,8 @@ func compareMixed(a, b Value) int {
 		return cmp.Compare(a.n, b.n)
 	case isFloatKind(a.kind) && isFloatKind(b.kind):
 		return compareFloat(a.Float(), b.Float())
+	case a.kind.IsArray() && b.kind.IsArray():
+		return compareArrays(a, b)
 	}
 	panic(fmt.Sprintf("types.Compare: cannot compare %s with %s", kindName(a.kind), kindName(b.kind)))
 }

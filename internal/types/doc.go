@@ -35,6 +35,10 @@
 //   - INTERVAL: months, days and microseconds kept apart, as PostgreSQL
 //     keeps them; comparison treats a month as 30 days and a day as 24
 //     hours.
+//   - Arrays (kind ArrayOf(element kind)): a pointer to the elements, each
+//     NULL or of the element kind; one dimension, lower bound 1 (array.go).
+//     Arrays compare element by element, NULL elements last, then by
+//     length, as PostgreSQL's array_cmp.
 //
 // Values are immutable. Strings and decimals referenced by a Value are
 // never modified after the Value is made, so values may be copied and

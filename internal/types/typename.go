@@ -50,6 +50,9 @@ func (id TypeID) baseName() string {
 	case Interval:
 		return "interval"
 	}
+	if id.IsArray() {
+		return id.Elem().baseName() + "[]"
+	}
 	return "type" + strconv.Itoa(int(id))
 }
 
@@ -61,6 +64,9 @@ func (id TypeID) String() string { return id.baseName() }
 // "bigint", "numeric(10,2)", "character varying(5)", "text",
 // "timestamp without time zone", "double precision", ...
 func (t Type) String() string {
+	if t.ID.IsArray() {
+		return t.Elem().String() + "[]"
+	}
 	switch t.ID {
 	case Numeric:
 		if t.Precision >= 0 {
@@ -79,9 +85,14 @@ func (t Type) String() string {
 			return "timestamp(" + strconv.Itoa(int(t.Precision)) + ") with time zone"
 		}
 	case Interval:
-		if t.Precision >= 0 {
-			return "interval(" + strconv.Itoa(int(t.Precision)) + ")"
+		name := "interval"
+		if t.Fields != 0 {
+			name += " " + t.Fields.String()
 		}
+		if t.Precision >= 0 {
+			name += "(" + strconv.Itoa(int(t.Precision)) + ")"
+		}
+		return name
 	}
 	return t.ID.baseName()
 }
@@ -123,6 +134,9 @@ func (id TypeID) OID() uint32 {
 	case Interval:
 		return 1186
 	}
+	if id.IsArray() {
+		return arrayOID[id.Elem()]
+	}
 	return 0
 }
 
@@ -131,6 +145,9 @@ func TypeByOID(oid uint32) (Type, bool) {
 	for id := Unknown; id <= Interval; id++ {
 		if id.OID() == oid {
 			return Of(id), true
+		}
+		if HasArrayType(id) && arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
 		}
 	}
 	return Type{}, false
@@ -197,7 +214,8 @@ var unsupportedTypes = map[string]bool{
 // Names match case-insensitively. A schema qualification must be
 // pg_catalog. float(p) becomes real for p <= 24 and double precision up to
 // 53, as in PostgreSQL's grammar; timestamp(p), timestamptz(p) and
-// interval(p) keep their fractional-second precision in Type.Precision.
+// interval(p) keep their fractional-second precision in Type.Precision,
+// INTERVAL DAY and the other interval field restrictions in Type.Fields.
 func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 0 {
 		return Type{}, errs.New(errs.UndefinedObject, `type "" does not exist`)
@@ -210,8 +228,13 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 2 && !strings.EqualFold(names[0], "pg_catalog") {
 		return Type{}, errs.Newf(errs.UndefinedObject, "type %q does not exist", full)
 	}
-	if strings.HasPrefix(name, "_") || strings.HasSuffix(name, "[]") {
-		return Type{}, errs.Newf(errs.FeatureNotSupported, "array types are not supported: %s", full)
+	if strings.HasPrefix(name, "_") {
+		// pg_type's name of an array type: "_" and the element's typname.
+		elem, ok := typeAliases[name[1:]]
+		if ok && HasArrayType(elem) && pgTypName(elem) == name[1:] {
+			t, err := TypeByName([]string{name[1:]}, typmods)
+			return ArrayType(t), err
+		}
 	}
 	id, ok := typeAliases[name]
 	if !ok {
@@ -290,12 +313,12 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 		t.Precision = p
 		return t, nil
 	case Interval:
-		// pg_query passes INTERVAL's typmods as (fields mask[, precision]);
-		// only the full range (no field restriction) is supported.
-		const fullRange = 0x7FFF
-		if typmods[0] != fullRange {
-			return Type{}, errs.New(errs.FeatureNotSupported, "interval field restrictions (such as INTERVAL DAY) are not supported")
+		// pg_query passes INTERVAL's typmods as (fields mask[, precision]).
+		fields, err := intervalFieldsOf(typmods[0])
+		if err != nil {
+			return Type{}, err
 		}
+		t.Fields = fields
 		if len(typmods) == 1 {
 			return t, nil
 		}
@@ -346,6 +369,9 @@ func pgTypName(id TypeID) string {
 		return "timestamptz"
 	case Interval:
 		return "interval"
+	}
+	if id.IsArray() {
+		return "_" + pgTypName(id.Elem())
 	}
 	return "unknown"
 }

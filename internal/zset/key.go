@@ -34,6 +34,10 @@ const (
 	keyTagTimestamp   byte = 0x2a
 	keyTagTimestampTZ byte = 0x2b
 	keyTagInterval    byte = 0x2c
+	keyTagArray       byte = 0x30
+	// keyArrayEnd ends an array's elements; it is below every value tag,
+	// so an array sorts before its extensions.
+	keyArrayEnd byte = 0x01
 	// keyTagNull is greater than every other ascending tag, so NULL sorts
 	// after every value; complemented (0x80) it is smaller than every
 	// descending tag, so descending keys put NULLs first.
@@ -199,6 +203,8 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.MakeTimestamp(int64(u ^ 1<<63)), rest, nil
 		}
 		return types.MakeTimestampTZ(int64(u ^ 1<<63)), rest, nil
+	case keyTagArray:
+		return decodeArrayKey(key, body, mask)
 	case keyTagInterval:
 		days, rest, err := readFixed(body, 5, mask)
 		if err != nil {
@@ -215,6 +221,40 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 		return types.MakeInterval(iv), rest, nil
 	}
 	return types.Null, key, corruptKey(fmt.Sprintf("unknown tag 0x%02x", key[0]))
+}
+
+// decodeArrayKey decodes an array's element kind, elements and end marker
+// from body (the bytes after the tag of key), each byte XORed with mask.
+// The elements carry their own direction in their tags.
+func decodeArrayKey(key, body []byte, mask byte) (types.Value, []byte, error) {
+	if len(body) == 0 {
+		return types.Null, key, corruptKey("truncated array")
+	}
+	elem := types.Kind(body[0] ^ mask)
+	if !types.HasArrayType(elem) || elem == types.Varchar {
+		return types.Null, key, corruptKey("bad array element kind")
+	}
+	body = body[1:]
+	var elems []types.Value
+	for {
+		if len(body) == 0 {
+			return types.Null, key, corruptKey("unterminated array")
+		}
+		if body[0]^mask == keyArrayEnd {
+			return types.MakeArray(elem, elems), body[1:], nil
+		}
+		if body[0]^mask == keyTagArray {
+			return types.Null, key, corruptKey("nested array")
+		}
+		v, rest, err := DecodeKeyValue(body)
+		if err != nil {
+			return types.Null, key, err
+		}
+		if !v.IsNull() && v.Kind() != elem {
+			return types.Null, key, corruptKey("array element of another kind")
+		}
+		elems, body = append(elems, v), rest
+	}
 }
 
 func corruptKey(what string) error {
@@ -266,6 +306,13 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		dst = append(dst, keyTagInterval)
 		dst = appendUint40(dst, uint64(days+intervalDaysBias))
 		return appendUint40(dst, uint64(micros))
+	}
+	if v.Kind().IsArray() {
+		dst = append(dst, keyTagArray, byte(v.Kind().Elem()))
+		for _, e := range v.Elems() {
+			dst = appendKeyValue(dst, e)
+		}
+		return append(dst, keyArrayEnd)
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a key", v.Kind()))
 }

@@ -30,6 +30,7 @@ const (
 	rowTagTimestamp
 	rowTagTimestampTZ
 	rowTagInterval
+	rowTagArray
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -55,6 +56,15 @@ func EncodeRow(dst []byte, row Row) []byte {
 }
 
 func appendRowValue(dst []byte, v types.Value) []byte {
+	if v.Kind().IsArray() {
+		elems := v.Elems()
+		dst = append(dst, rowTagArray, byte(v.Kind().Elem()))
+		dst = binary.AppendUvarint(dst, uint64(len(elems)))
+		for _, e := range elems {
+			dst = appendRowValue(dst, e)
+		}
+		return dst
+	}
 	switch v.Kind() {
 	case types.KindNull:
 		return append(dst, rowTagNull)
@@ -244,7 +254,31 @@ func (d *rowDecoder) string(n uint64) string {
 }
 
 func (d *rowDecoder) value() types.Value {
+	return d.valueAt(0)
+}
+
+// valueAt decodes a value at array nesting depth depth: the elements of an
+// array (depth 1) cannot be arrays.
+func (d *rowDecoder) valueAt(depth int) types.Value {
 	switch tag := d.byte(); tag {
+	case rowTagArray:
+		elem := types.Kind(d.byte())
+		n := d.uvarint()
+		if depth > 0 || !types.HasArrayType(elem) || elem == types.Varchar || n > uint64(len(d.b)-d.pos) {
+			d.fail("bad array")
+			return types.Null
+		}
+		elems := make([]types.Value, 0, n)
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			e := d.valueAt(depth + 1)
+			if !e.IsNull() && e.Kind() != elem {
+				d.fail("array element of another kind")
+			}
+			elems = append(elems, e)
+		}
+		if d.err == nil {
+			return types.MakeArray(elem, elems)
+		}
 	case rowTagNull:
 		return types.Null
 	case rowTagFalse, rowTagTrue:
@@ -323,7 +357,11 @@ func (d *rowDecoder) numeric() *apd.Decimal {
 // (-0, NaN payloads), numerics (scale) and intervals (months/days split).
 func hasKeyLossyValue(row Row) bool {
 	for _, v := range row {
-		switch v.Kind() {
+		k := v.Kind()
+		if k.IsArray() {
+			k = k.Elem()
+		}
+		switch k {
 		case types.Float4, types.Float8, types.Numeric, types.Interval:
 			return true
 		}
@@ -345,9 +383,12 @@ func identicalRows(a, b Row) bool {
 	return true
 }
 
-// identicalValues reports whether x and y have the same kind and exact
+// IdenticalValues reports whether x and y have the same kind and exact
 // representation (float bits, numeric form, sign, exponent and
-// coefficient, interval fields).
+// coefficient, interval fields, array elements): whether EncodeRow
+// encodes them to the same bytes.
+func IdenticalValues(x, y types.Value) bool { return identicalValues(x, y) }
+
 func identicalValues(x, y types.Value) bool {
 	if x.Kind() != y.Kind() {
 		return false
@@ -375,6 +416,9 @@ func identicalValues(x, y types.Value) bool {
 		return x.Micros() == y.Micros()
 	case types.Interval:
 		return x.Interval() == y.Interval()
+	}
+	if x.Kind().IsArray() {
+		return identicalRows(x.Elems(), y.Elems())
 	}
 	return false
 }

@@ -137,6 +137,14 @@ func identName(s string) string {
 }
 
 func parseAsOf(text string) Statement {
+	// Only a statement ending in an epoch number can match; checking that
+	// first spares the regular expression a scan of every long statement
+	// (a many-row INSERT).
+	end := strings.TrimRight(text, " \t\n\r\f\v")
+	end = strings.TrimRight(strings.TrimSuffix(end, ";"), " \t\n\r\f\v")
+	if end == "" || end[len(end)-1] < '0' || end[len(end)-1] > '9' {
+		return Statement{}
+	}
 	m := asOfRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return Statement{}
