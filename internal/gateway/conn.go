@@ -20,8 +20,8 @@ import (
 
 // Why a statement's context was canceled, as the client is told.
 var (
-	errUserCancel       = errs.New(errs.QueryCanceled, "canceling statement due to user request")
-	errStatementTimeout = errs.New(errs.QueryCanceled, "canceling statement due to statement timeout")
+	errUserCancel       = runtime.ErrCanceledByUser
+	errStatementTimeout = runtime.ErrStatementTimeout
 	errAdminShutdown    = errs.New(errs.AdminShutdown, "terminating connection due to administrator command")
 	errIdleTimeout      = errs.New(errs.IdleInTxnTimeout, "terminating connection due to idle-in-transaction timeout")
 )
