@@ -356,3 +356,21 @@ func TestCancelCopyFrom(t *testing.T) {
 	checkCanceled(t, err, "canceling statement due to statement timeout")
 	checkUsable(t, s)
 }
+
+// TestStatementTimeoutSetting: SET statement_timeout bounds the statements
+// of an embedded session, which the gateway does not see.
+func TestStatementTimeoutSetting(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	cancelSetup(t, eng)
+	s := eng.NewSession()
+	mustExecAll(t, s, `SET rockstream.max_recursion_iterations = 100000000`, `SET statement_timeout = '100ms'`)
+	start := time.Now()
+	_, err := s.Exec(context.Background(), endlessRecursion, nil)
+	checkCanceled(t, err, "canceling statement due to statement timeout")
+	if d := time.Since(start); d > stopWithin {
+		t.Fatalf("stopped after %v", d)
+	}
+	mustExecAll(t, s, `SET statement_timeout = 0`)
+	checkUsable(t, s)
+}

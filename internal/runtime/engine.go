@@ -215,10 +215,17 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // for the write token or the group committer, or evaluating), and fails
 // with SQLSTATE 57014: ErrStatementTimeout past a deadline,
 // ErrCanceledByUser otherwise, or the *errs.Error given as ctx's cause.
-// A write it stopped leaves nothing behind; see the package doc.
+// A write it stopped leaves nothing behind; see the package doc. The
+// session's statement_timeout, when set, is a deadline of its own (the
+// gateway sets the same one), so embedded sessions honour it too.
 func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(query)
 	defer func() { done(res, err) }()
+	if d := s.SettingDuration("statement_timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
+		defer cancel()
+	}
 	res, err = s.exec(ctx, query, paramText)
 	return res, statementError(ctx, err)
 }
