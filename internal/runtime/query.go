@@ -92,7 +92,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 		return nil, err
 	}
 	defer done()
-	cat = cat.withSession(s.sessionInfo(), r)
+	cat = cat.withSession(ctx, s.sessionInfo(), r)
 	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(n)
 	if err != nil {
