@@ -15,7 +15,34 @@ import (
 // stream of changes prepared before the timer starts; see package
 // viewbench for the metrics. Run them with
 //
-//	go test -run XXX -bench 'BenchmarkView' -benchtime 200x .
+//	go test -run XXX -bench 'BenchmarkView|BenchmarkInsertGroupedView' -benchtime 200x .
+
+// BenchmarkInsertGroupedView measures end-to-end ingestion: each
+// transaction inserts 100 rows, with one INSERT statement, into a table
+// read by a grouped aggregate view (100 groups) and a view joining it with
+// a 100-row dimension table.
+func BenchmarkInsertGroupedView(b *testing.B) {
+	const perTxn = 100
+	setup := []string{
+		"CREATE TABLE orders (id bigint, store int, amount bigint)",
+		"CREATE TABLE stores (store int, region text)",
+		"CREATE MATERIALIZED VIEW by_store AS SELECT store, count(*), sum(amount), max(amount) FROM orders GROUP BY store",
+		"CREATE MATERIALIZED VIEW by_region AS SELECT region, sum(amount) FROM orders JOIN stores USING (store) GROUP BY region",
+		"INSERT INTO stores VALUES " + valuesList(100, func(s int) string { return fmt.Sprintf("(%d, 'r%d')", s, s%7) }),
+	}
+	next := 0
+	viewbench.Run(b, viewbench.Workload{
+		Setup: setup,
+		Next: func() viewbench.Txn {
+			ins := "INSERT INTO orders VALUES " + valuesList(perTxn, func(int) string {
+				id := next
+				next++
+				return fmt.Sprintf("(%d,%d,%d)", id, id%100, id%1000)
+			})
+			return viewbench.Txn{Statements: []string{ins}, Units: perTxn}
+		},
+	})
+}
 
 // valuesList writes n rows of VALUES: row(i) gives the text of row i.
 func valuesList(n int, row func(i int) string) string {

@@ -23,11 +23,11 @@ package viewbench
 import (
 	"context"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rockstream/rockstream"
+	"github.com/rockstream/rockstream/internal/proccpu"
 )
 
 // Txn is one transaction of a workload: statements run between BEGIN and
@@ -122,10 +122,4 @@ func Run(b *testing.B, w Workload) {
 }
 
 // CPUTime returns the CPU time (user + system) the process has used.
-func CPUTime(b testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func CPUTime(testing.TB) time.Duration { return proccpu.Used() }
