@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -103,6 +104,68 @@ func BenchmarkMemorySet(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		key = fmt.Appendf(key[:0], "k%08d", i%100000)
 		_ = st.Set(key, key)
+	}
+}
+
+// TestOverlayCommitIntoOverlay commits overlays into an overlay that holds
+// fewer and more writes than they do (the two ways the trees merge), with
+// equal keys on both sides, and the result into a Memory wrapped as the
+// engine wraps it.
+func TestOverlayCommitIntoOverlay(t *testing.T) {
+	for _, childWrites := range []int{2, 40} {
+		t.Run(fmt.Sprint(childWrites), func(t *testing.T) {
+			m := NewMemory().(*Memory)
+			base := struct{ *Memory }{m}
+			model := map[string]string{}
+			set := func(w Writer, k, v string) {
+				mustSet(t, w, k, v)
+				model[k] = v
+			}
+			del := func(w Writer, k string) {
+				if err := w.Delete([]byte(k)); err != nil {
+					t.Fatal(err)
+				}
+				delete(model, k)
+			}
+			for i := range 30 {
+				set(m, fmt.Sprintf("k%02d", i), "m")
+			}
+			epoch := NewOverlay(base)
+			for i := 0; i < 30; i += 3 {
+				set(epoch, fmt.Sprintf("k%02d", i), "e")
+				del(epoch, fmt.Sprintf("k%02d", i+1))
+			}
+			del(epoch, "k05")
+			stmt := NewOverlay(epoch)
+			for i := range childWrites {
+				k := fmt.Sprintf("k%02d", (i*7)%50)
+				if i%4 == 3 {
+					del(stmt, k)
+				} else {
+					set(stmt, k, "s")
+				}
+			}
+			set(stmt, "k04", "s") // deleted by the epoch, set again
+			if err := stmt.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if stmt.Len() != 0 {
+				t.Fatalf("statement holds %d writes after Commit", stmt.Len())
+			}
+			var want []kv
+			for _, k := range slices.Sorted(maps.Keys(model)) {
+				want = append(want, kv{k, model[k]})
+			}
+			if got := scanAll(t, epoch, nil, nil, false); !slices.Equal(got, want) {
+				t.Fatalf("epoch after the statement's Commit = %v, want %v", got, want)
+			}
+			if err := epoch.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if got := scanAll(t, m, nil, nil, false); !slices.Equal(got, want) {
+				t.Fatalf("memory after the epoch's Commit = %v, want %v", got, want)
+			}
+		})
 	}
 }
 
