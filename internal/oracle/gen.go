@@ -108,6 +108,12 @@ type gen struct {
 	nviews   int
 	// rows remembers inserted rows per table, to insert duplicates.
 	rows map[string][][]string
+	// cte, while a query with a WITH item is generated, is that item:
+	// the query's first source (gen_with.go).
+	cte *relation
+	// sublevel counts the subqueries in expressions around the one being
+	// generated (gen_sub.go).
+	sublevel int
 }
 
 // emit appends a statement; its Line is its number in the script.
@@ -325,8 +331,14 @@ func (g *gen) scope(rel relation, alias string) []expr {
 // query returns a SELECT over the readable relations and its columns.
 // depth counts enclosing subqueries.
 func (g *gen) query(depth int) (string, []column) {
-	if g.chance(12) {
+	switch {
+	case depth == 0 && g.cte == nil && g.chance(10):
+		return g.with()
+	case g.chance(12):
 		return g.union(depth)
+	case depth == 0 && g.chance(8):
+		// LIMIT is for the outermost query only.
+		return g.ordered(depth)
 	}
 	from, sc := g.from(depth)
 	if g.chance(40) {
@@ -336,8 +348,15 @@ func (g *gen) query(depth int) (string, []column) {
 }
 
 // from returns a FROM clause (with its join conditions) and the columns
-// in scope.
-func (g *gen) from(depth int) (string, []expr) {
+// in scope, its sources aliased a0, a1, ...
+func (g *gen) from(depth int) (string, []expr) { return g.fromAs(depth, "a") }
+
+// fromAs is from with the sources aliased prefix0, prefix1, ...: a
+// subquery in WHERE names its sources apart from the query around it.
+// Joins are inner, cross, or outer (joinKind), on a pair of columns of one
+// class and at times a residual predicate; the columns of an outer join's
+// NULL-padded side flow into the rest of the query like any other.
+func (g *gen) fromAs(depth int, prefix string) (string, []expr) {
 	nsrc := 1
 	if g.chance(35) {
 		nsrc = g.intn(2, 3, "join width")
@@ -350,13 +369,17 @@ func (g *gen) from(depth int) (string, []expr) {
 		if i == 2 && strings.Contains(clause.String(), " CROSS JOIN ") {
 			break // keep intermediate results small
 		}
-		alias := fmt.Sprintf("a%d", i)
+		alias := fmt.Sprintf("%s%d", prefix, i)
 		var src string
 		var rel relation
-		if depth < 1 && g.chance(15) {
+		switch {
+		case g.cte != nil && (i == 0 || g.chance(30)):
+			rel = *g.cte
+			src = rel.name
+		case depth < 1 && g.chance(15):
 			sql, cols := g.query(depth + 1)
 			src, rel = "("+sql+")", relation{cols: cols}
-		} else {
+		default:
 			rel = pick(g, g.readable)
 			src = rel.name
 		}
@@ -381,20 +404,31 @@ func (g *gen) from(depth int) (string, []expr) {
 			return clause.String(), sc
 		case len(pairs) > 0 && (i == 2 || !g.chance(10)):
 			p := pick(g, pairs)
+			kind := g.joinKind()
 			cond := p[0].sql + " = " + p[1].sql
-			if g.chance(10) {
+			// PostgreSQL runs a FULL JOIN only on a hashable or
+			// mergeable condition, which IS NOT DISTINCT FROM is not.
+			if kind != "FULL JOIN" && g.chance(10) {
 				cond = p[0].sql + " IS NOT DISTINCT FROM " + p[1].sql
 			}
 			if g.chance(25) {
 				cond += " AND " + g.pred(all, 1)
 			}
-			fmt.Fprintf(&clause, " JOIN %s %s ON %s", src, alias, cond)
+			fmt.Fprintf(&clause, " %s %s %s ON %s", kind, src, alias, cond)
 		default:
 			fmt.Fprintf(&clause, " CROSS JOIN %s %s", src, alias)
 		}
 		sc = all
 	}
 	return clause.String(), sc
+}
+
+// joinKind returns the kind of a join with an ON condition.
+func (g *gen) joinKind() string {
+	if !g.chance(45) {
+		return "JOIN"
+	}
+	return pick(g, []string{"LEFT JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"})
 }
 
 // selectBlock is a generated SELECT without aggregates, kept in parts so
@@ -479,10 +513,17 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	}
 	b := selectBlock{from: from, items: make([]expr, n)}
 	for i := range b.items {
-		if want == nil {
+		class := tAny
+		if want != nil {
+			class = want[i].class()
+		}
+		switch {
+		case g.sublevel < maxSublevel && g.chance(8):
+			b.items[i] = g.scalarItem(sc, class)
+		case want == nil:
 			b.items[i] = g.anyExpr(sc, 2)
-		} else {
-			b.items[i] = g.exprOf(sc, want[i].class(), 2)
+		default:
+			b.items[i] = g.exprOf(sc, class, 2)
 		}
 	}
 	if want == nil && g.chance(15) {
@@ -491,7 +532,7 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	}
 	b.distinct = g.chance(15)
 	if g.chance(50) {
-		b.where = g.pred(sc, 2)
+		b.where = g.where(sc, 2)
 	}
 	return b
 }
@@ -502,34 +543,72 @@ func (g *gen) projection(from string, sc []expr) (string, []column) {
 	return b.sql(nil), b.columns()
 }
 
-// union returns two projections joined by UNION [ALL], INTERSECT [ALL] or
-// EXCEPT [ALL]. Where a column merges or matches equal values (any of them
-// but UNION ALL, or DISTINCT in a branch), both branches cast it to the
-// column's common type, with one numeric scale.
+// union returns two to four projections combined by UNION [ALL],
+// INTERSECT [ALL] and EXCEPT [ALL], nested in parentheses at random.
+// Where a column merges or matches equal values (any operator but UNION
+// ALL, or DISTINCT in a branch), every branch casts it to the column's
+// common type, with one numeric scale.
 func (g *gen) union(depth int) (string, []column) {
+	n := 2
+	if g.chance(30) {
+		n = g.intn(3, 4, "set operands")
+	}
 	from, sc := g.from(depth)
-	left := g.selectBlock(from, sc, nil)
-	cols := left.columns()
+	branches := []selectBlock{g.selectBlock(from, sc, nil)}
+	cols := branches[0].columns()
 	want := make([]sqlType, len(cols))
 	for i, c := range cols {
 		want[i] = c.typ
 	}
-	from2, sc2 := g.from(depth)
-	right := g.selectBlock(from2, sc2, want)
-	for i, c := range right.columns() {
-		if cols[i].typ.class() == tInt {
-			cols[i].typ = widen(cols[i].typ, c.typ)
+	for len(branches) < n {
+		from, sc := g.from(depth)
+		b := g.selectBlock(from, sc, want)
+		for i, c := range b.columns() {
+			if cols[i].typ.class() == tInt {
+				cols[i].typ = widen(cols[i].typ, c.typ)
+			}
 		}
+		branches = append(branches, b)
 	}
-	op := g.setOperator()
+	ops := make([]string, n-1)
+	merges := false
+	for i := range ops {
+		ops[i] = g.setOperator()
+		merges = merges || ops[i] != "UNION ALL"
+	}
+	for _, b := range branches {
+		merges = merges || b.distinct
+	}
 	var types []sqlType
-	if op != "UNION ALL" || left.distinct || right.distinct {
+	if merges {
 		types = make([]sqlType, len(cols))
 		for i, c := range cols {
 			types[i] = c.typ
 		}
 	}
-	return left.sql(types) + " " + op + " " + right.sql(types), cols
+	texts := make([]string, n)
+	for i, b := range branches {
+		texts[i] = b.sql(types)
+	}
+	return g.setTree(texts, ops), cols
+}
+
+// setTree combines branches with ops (ops[i] between branches i and
+// i+1), grouping them in a random tree: ops[k-1] at the root splits them
+// into branches[:k] and branches[k:].
+func (g *gen) setTree(branches, ops []string) string {
+	if len(branches) == 1 {
+		return branches[0]
+	}
+	k := g.intn(1, len(branches)-1, "set split")
+	left, right := g.setTree(branches[:k], ops[:k-1]), g.setTree(branches[k:], ops[k:])
+	if k > 1 {
+		left = "(" + left + ")"
+	}
+	if len(branches)-k > 1 {
+		right = "(" + right + ")"
+	}
+	return left + " " + ops[k-1] + " " + right
 }
 
 // aggregate returns a grouped (or global) aggregate query.
@@ -561,7 +640,7 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(items, ", "), from)
 	if g.chance(40) {
-		fmt.Fprintf(&b, " WHERE %s", g.pred(sc, 2))
+		fmt.Fprintf(&b, " WHERE %s", g.where(sc, 2))
 	}
 	if len(keys) > 0 {
 		texts := make([]string, len(keys))
@@ -571,12 +650,26 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 		fmt.Fprintf(&b, " GROUP BY %s", strings.Join(texts, ", "))
 	}
 	if g.chance(25) {
-		switch n := g.intn(0, 2, "having"); {
+		switch n := g.intn(0, 3, "having"); {
 		case n == 0 || n == 2 && len(keys) == 0:
 			fmt.Fprintf(&b, " HAVING count(*) > %d", g.intn(0, 2, "having count"))
 		case n == 1:
 			num := g.exprOf(sc, tInt, 1)
 			fmt.Fprintf(&b, " HAVING sum(%s) > %s", num.sql, g.literal(tInt))
+		case n == 3:
+			// A subquery in HAVING may refer to the group keys that
+			// are columns.
+			var outer []expr
+			for _, k := range keys {
+				if !strings.Contains(k.sql, "(") {
+					outer = append(outer, k)
+				}
+			}
+			if g.sublevel < maxSublevel {
+				fmt.Fprintf(&b, " HAVING %s", g.subPred(outer))
+			} else {
+				fmt.Fprintf(&b, " HAVING count(*) > %d", g.intn(0, 2, "having count"))
+			}
 		default:
 			// Outside aggregates, HAVING may use the group keys only.
 			fmt.Fprintf(&b, " HAVING %s", g.pred(keys, 1))
