@@ -69,7 +69,10 @@ func (g *gen) subPred(outer []expr) string {
 	case 2:
 		// x op (scalar subquery).
 		sub, t := g.scalarSub(outer, tAny)
-		x := g.exprOf(outer, t.class(), 1)
+		x := expr{g.typedLiteral(t), t}
+		if len(outer) > 0 {
+			x = g.exprOf(outer, t.class(), 1)
+		}
 		return "(" + x.sql + ") " + " " + g.compareOp(t) + " " + sub
 	default:
 		x := g.subTestExpr(outer)
