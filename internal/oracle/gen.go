@@ -135,6 +135,9 @@ type gen struct {
 	// sublevel counts the subqueries in expressions around the one being
 	// generated (gen_sub.go).
 	sublevel int
+	// derived counts the subqueries in FROM around the query being
+	// generated.
+	derived int
 }
 
 // emit appends a statement; its Line is its number in the script.
@@ -266,7 +269,9 @@ func (g *gen) fromAs(depth int, prefix string) (string, []expr) {
 			rel = *g.cte
 			src = rel.name
 		case depth < 1 && g.chance(15):
+			g.derived++
 			sql, cols := g.query(depth + 1)
+			g.derived--
 			src, rel = "("+sql+")", relation{cols: cols}
 		default:
 			rel = pick(g, g.readable)
@@ -407,7 +412,10 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 			class = want[i].class()
 		}
 		switch {
-		case g.sublevel < maxSublevel && g.chance(8):
+		case g.sublevel < maxSublevel && g.derived == 0 && g.chance(6):
+			// Not in a subquery in FROM: PostgreSQL takes seconds to
+			// plan a correlated subquery that refers to a column of a
+			// subquery in FROM holding a scalar subquery.
 			b.items[i] = g.scalarItem(sc, class)
 		case want == nil:
 			b.items[i] = g.anyExpr(sc, 2)
