@@ -224,7 +224,7 @@ func (g *gen) scope(rel relation, alias string) []expr {
 // depth counts enclosing subqueries.
 func (g *gen) query(depth int) (string, []column) {
 	switch {
-	case depth == 0 && g.cte == nil && g.chance(10):
+	case depth == 0 && g.cte == nil && g.chance(6):
 		return g.with()
 	case g.chance(12):
 		return g.union(depth)
@@ -412,7 +412,7 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 			class = want[i].class()
 		}
 		switch {
-		case g.sublevel < maxSublevel && g.derived == 0 && g.chance(6):
+		case g.sublevel < maxSublevel && g.derived == 0 && g.chance(3):
 			// Not in a subquery in FROM: PostgreSQL takes seconds to
 			// plan a correlated subquery that refers to a column of a
 			// subquery in FROM holding a scalar subquery.

@@ -27,7 +27,7 @@ const maxSublevel = 2
 // where returns a WHERE condition over sc: a predicate, at times holding
 // a subquery alone, under NOT, or beside another predicate.
 func (g *gen) where(sc []expr, depth int) string {
-	if g.sublevel >= maxSublevel || !g.chance(30) {
+	if g.sublevel >= maxSublevel || !g.chance(15) {
 		return g.pred(sc, depth)
 	}
 	p := g.subPred(sc)
@@ -192,7 +192,7 @@ func (g *gen) subConds(outer, inner []expr, equalOnly bool) []string {
 			conds = append(conds, fmt.Sprintf("%s %s %s", p[0].sql, op, p[1].sql))
 		}
 	}
-	if g.chance(40) {
+	if g.chance(30) {
 		conds = append(conds, g.where(inner, 1))
 	}
 	return conds
