@@ -73,8 +73,11 @@
 //
 // # Random workloads
 //
-// WorkloadGen (gen.go) generates schemas, views from the first-tier
-// grammar and streams of changes whose evaluation cannot fail.
+// WorkloadGen (gen.go) generates schemas, views that combine and nest
+// every construct of the query language the engine maintains (joins of
+// every kind, aggregates, set operations, subqueries in FROM and in
+// expressions, WITH [RECURSIVE], top-k, window functions, the function
+// library), and streams of changes whose evaluation cannot fail.
 // TestRandomViews checks -oracle.cases of them (rapid); a failure prints
 // rapid's seed and a minimal failing script, which runs as a script.
 //

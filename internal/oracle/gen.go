@@ -8,19 +8,40 @@ import (
 )
 
 // This file generates random workloads for property tests: a schema of
-// two or three tables, views over them drawn from the first-tier grammar
-// (filters, projections with arithmetic, grouped aggregates, joins on
-// compatible columns, DISTINCT, UNION [ALL], subqueries in FROM, views on
-// views), and a stream of changes (inserts with duplicates and NULLs,
-// updates, deletes, transactions) with the views created at random points
-// in it, so that some are backfilled over existing rows.
+// two or three tables, views over them, and a stream of changes (inserts
+// with duplicates and NULLs, updates, deletes, transactions committed or
+// rolled back, ad-hoc queries) with the views created at random points in
+// it, so that some are backfilled over existing rows. The views' queries
+// combine and nest, at random:
+//
+//   - filters and projections with arithmetic, CASE, COALESCE, NULLIF and
+//     the function library (gen_funcs.go);
+//   - inner, cross, LEFT, RIGHT and FULL joins of up to three sources on a
+//     pair of columns of one class, at times with a residual predicate;
+//     the NULL-padded columns of outer joins flow into expressions,
+//     aggregates and GROUP BY like any other;
+//   - grouped and global aggregates (count, count(DISTINCT), sum, avg,
+//     min, max, bool_and/or, string_agg, the variance family, FILTER) and
+//     HAVING;
+//   - DISTINCT, and UNION [ALL], INTERSECT [ALL] and EXCEPT [ALL] of two
+//     to four branches nested in parentheses;
+//   - subqueries in FROM, views on views, WITH and WITH RECURSIVE
+//     (gen_with.go);
+//   - subqueries in WHERE, HAVING and select lists: [NOT] IN, [NOT]
+//     EXISTS, op ANY/ALL and scalar subqueries, uncorrelated or correlated
+//     and nested (gen_sub.go);
+//   - ORDER BY ... LIMIT, per-group top-k and window functions
+//     (gen_order.go).
 //
 // Every generated statement is valid and well typed, and its evaluation
 // cannot fail: values stay in small ranges, arithmetic multiplies and
-// divides only by small non-zero constants, and updates only add small
-// constants, so no expression can overflow or divide by zero. A failure in
-// a generated workload is therefore a disagreement, never an accident of
-// evaluation order.
+// divides only by small non-zero constants, updates only add small
+// constants, a scalar subquery is an aggregate without GROUP BY (one row,
+// always), and a recursive query stops over any data. So no expression
+// can overflow or divide by zero, and a failure in a generated workload is
+// a disagreement, never an accident of evaluation order. Nor is any result
+// left open by SQL: what picks rows by order orders them totally, and
+// values merged as equal have one spelling (dedupSafe).
 
 // sqlType is a column or expression type of the generated workloads.
 type sqlType uint8
@@ -108,6 +129,15 @@ type gen struct {
 	nviews   int
 	// rows remembers inserted rows per table, to insert duplicates.
 	rows map[string][][]string
+	// cte, while a query with a WITH item is generated, is that item:
+	// the query's first source (gen_with.go).
+	cte *relation
+	// sublevel counts the subqueries in expressions around the one being
+	// generated (gen_sub.go).
+	sublevel int
+	// derived counts the subqueries in FROM around the query being
+	// generated.
+	derived int
 }
 
 // emit appends a statement; its Line is its number in the script.
@@ -177,138 +207,6 @@ func (g *gen) createView() {
 	g.readable = append(g.readable, relation{name: name, cols: cols})
 }
 
-// step emits one change, a transaction of changes, or an ad-hoc query.
-func (g *gen) step() {
-	switch n := g.intn(0, 99, "step kind"); {
-	case n < 40:
-		g.insert()
-	case n < 60:
-		g.update()
-	case n < 75:
-		g.delete()
-	case n < 90:
-		g.emit("BEGIN")
-		for i := g.intn(1, 3, "transaction size"); i > 0; i-- {
-			switch g.intn(0, 2, "change kind") {
-			case 0:
-				g.insert()
-			case 1:
-				g.update()
-			default:
-				g.delete()
-			}
-		}
-		if g.chance(70) {
-			g.emit("COMMIT")
-		} else {
-			g.emit("ROLLBACK")
-		}
-	default:
-		sql, _ := g.query(0)
-		g.emit("%s", sql)
-	}
-}
-
-// value returns a random literal of type t, NULL at times.
-func (g *gen) value(t sqlType) string {
-	if g.chance(12) {
-		return "NULL"
-	}
-	return g.literal(t)
-}
-
-// literal returns a random non-NULL literal of type t, from a small
-// domain so that values repeat.
-func (g *gen) literal(t sqlType) string {
-	switch t {
-	case tInt:
-		return fmt.Sprint(g.intn(-3, 8, "int"))
-	case tBigint:
-		if g.chance(10) {
-			return fmt.Sprint(3000000000 + g.intn(0, 2, "big"))
-		}
-		return fmt.Sprint(g.intn(-3, 8, "bigint"))
-	case tNumeric:
-		cents := g.intn(-400, 900, "numeric")
-		sign := ""
-		if cents < 0 {
-			sign, cents = "-", -cents
-		}
-		if g.chance(50) {
-			cents -= cents % 50 // fewer distinct values
-		}
-		return fmt.Sprintf("%s%d.%02d", sign, cents/100, cents%100)
-	case tText:
-		return "'" + pick(g, []string{"a", "b", "c", "ab", "B", "", "é", "a b"}) + "'"
-	case tBool:
-		return pick(g, []string{"true", "false"})
-	default:
-		return fmt.Sprintf("'2024-01-%02d'", g.intn(1, 9, "day"))
-	}
-}
-
-// typedLiteral returns a literal whose type PostgreSQL knows without
-// context (for select lists and CASE results).
-func (g *gen) typedLiteral(t sqlType) string {
-	switch t {
-	case tText:
-		return g.literal(t) + "::text"
-	case tDate:
-		return g.literal(t) + "::date"
-	case tBigint:
-		return g.literal(t) + "::bigint"
-	case tNumeric:
-		return g.literal(t) + "::numeric"
-	}
-	return g.literal(t)
-}
-
-func (g *gen) insert() {
-	rel := pick(g, g.tables)
-	n := g.intn(1, 4, "rows")
-	rows := make([]string, n)
-	for i := range rows {
-		prev := g.rows[rel.name]
-		var vals []string
-		if len(prev) > 0 && g.chance(25) {
-			vals = pick(g, prev) // a duplicate
-		} else {
-			vals = make([]string, len(rel.cols))
-			for j, c := range rel.cols {
-				vals[j] = g.value(c.typ)
-			}
-			g.rows[rel.name] = append(prev, vals)
-		}
-		rows[i] = "(" + strings.Join(vals, ", ") + ")"
-	}
-	g.emit("INSERT INTO %s VALUES %s", rel.name, strings.Join(rows, ", "))
-}
-
-func (g *gen) update() {
-	rel := pick(g, g.tables)
-	c := pick(g, rel.cols)
-	var val string
-	switch {
-	case c.typ == tBool && g.chance(50):
-		val = "NOT " + c.name
-	case (c.typ == tInt || c.typ == tBigint) && g.chance(50):
-		val = fmt.Sprintf("%s + %d", c.name, g.intn(-2, 2, "delta"))
-	case c.typ == tNumeric && g.chance(50):
-		val = fmt.Sprintf("%s + %d.25", c.name, g.intn(-1, 1, "delta"))
-	case c.typ == tDate && g.chance(50):
-		val = fmt.Sprintf("%s + %d", c.name, g.intn(-2, 2, "delta"))
-	default:
-		val = g.value(c.typ)
-	}
-	sc := g.scope(rel, "")
-	g.emit("UPDATE %s SET %s = %s WHERE %s", rel.name, c.name, val, g.pred(sc, 1))
-}
-
-func (g *gen) delete() {
-	rel := pick(g, g.tables)
-	g.emit("DELETE FROM %s WHERE %s", rel.name, g.pred(g.scope(rel, ""), 1))
-}
-
 // scope returns rel's columns as expressions, qualified by alias.
 func (g *gen) scope(rel relation, alias string) []expr {
 	out := make([]expr, len(rel.cols))
@@ -325,8 +223,14 @@ func (g *gen) scope(rel relation, alias string) []expr {
 // query returns a SELECT over the readable relations and its columns.
 // depth counts enclosing subqueries.
 func (g *gen) query(depth int) (string, []column) {
-	if g.chance(12) {
+	switch {
+	case depth == 0 && g.cte == nil && g.chance(6):
+		return g.with()
+	case g.chance(12):
 		return g.union(depth)
+	case depth == 0 && g.chance(8):
+		// LIMIT is for the outermost query only.
+		return g.ordered(depth)
 	}
 	from, sc := g.from(depth)
 	if g.chance(40) {
@@ -336,8 +240,15 @@ func (g *gen) query(depth int) (string, []column) {
 }
 
 // from returns a FROM clause (with its join conditions) and the columns
-// in scope.
-func (g *gen) from(depth int) (string, []expr) {
+// in scope, its sources aliased a0, a1, ...
+func (g *gen) from(depth int) (string, []expr) { return g.fromAs(depth, "a") }
+
+// fromAs is from with the sources aliased prefix0, prefix1, ...: a
+// subquery in WHERE names its sources apart from the query around it.
+// Joins are inner, cross, or outer (joinKind), on a pair of columns of one
+// class and at times a residual predicate; the columns of an outer join's
+// NULL-padded side flow into the rest of the query like any other.
+func (g *gen) fromAs(depth int, prefix string) (string, []expr) {
 	nsrc := 1
 	if g.chance(35) {
 		nsrc = g.intn(2, 3, "join width")
@@ -350,13 +261,19 @@ func (g *gen) from(depth int) (string, []expr) {
 		if i == 2 && strings.Contains(clause.String(), " CROSS JOIN ") {
 			break // keep intermediate results small
 		}
-		alias := fmt.Sprintf("a%d", i)
+		alias := fmt.Sprintf("%s%d", prefix, i)
 		var src string
 		var rel relation
-		if depth < 1 && g.chance(15) {
+		switch {
+		case g.cte != nil && (i == 0 || g.chance(30)):
+			rel = *g.cte
+			src = rel.name
+		case depth < 1 && g.chance(15):
+			g.derived++
 			sql, cols := g.query(depth + 1)
+			g.derived--
 			src, rel = "("+sql+")", relation{cols: cols}
-		} else {
+		default:
 			rel = pick(g, g.readable)
 			src = rel.name
 		}
@@ -381,20 +298,31 @@ func (g *gen) from(depth int) (string, []expr) {
 			return clause.String(), sc
 		case len(pairs) > 0 && (i == 2 || !g.chance(10)):
 			p := pick(g, pairs)
+			kind := g.joinKind()
 			cond := p[0].sql + " = " + p[1].sql
-			if g.chance(10) {
+			// PostgreSQL runs a FULL JOIN only on a hashable or
+			// mergeable condition, which IS NOT DISTINCT FROM is not.
+			if kind != "FULL JOIN" && g.chance(10) {
 				cond = p[0].sql + " IS NOT DISTINCT FROM " + p[1].sql
 			}
 			if g.chance(25) {
 				cond += " AND " + g.pred(all, 1)
 			}
-			fmt.Fprintf(&clause, " JOIN %s %s ON %s", src, alias, cond)
+			fmt.Fprintf(&clause, " %s %s %s ON %s", kind, src, alias, cond)
 		default:
 			fmt.Fprintf(&clause, " CROSS JOIN %s %s", src, alias)
 		}
 		sc = all
 	}
 	return clause.String(), sc
+}
+
+// joinKind returns the kind of a join with an ON condition.
+func (g *gen) joinKind() string {
+	if !g.chance(45) {
+		return "JOIN"
+	}
+	return pick(g, []string{"LEFT JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"})
 }
 
 // selectBlock is a generated SELECT without aggregates, kept in parts so
@@ -479,10 +407,20 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	}
 	b := selectBlock{from: from, items: make([]expr, n)}
 	for i := range b.items {
-		if want == nil {
+		class := tAny
+		if want != nil {
+			class = want[i].class()
+		}
+		switch {
+		case g.sublevel < maxSublevel && g.derived == 0 && g.chance(3):
+			// Not in a subquery in FROM: PostgreSQL takes seconds to
+			// plan a correlated subquery that refers to a column of a
+			// subquery in FROM holding a scalar subquery.
+			b.items[i] = g.scalarItem(sc, class)
+		case want == nil:
 			b.items[i] = g.anyExpr(sc, 2)
-		} else {
-			b.items[i] = g.exprOf(sc, want[i].class(), 2)
+		default:
+			b.items[i] = g.exprOf(sc, class, 2)
 		}
 	}
 	if want == nil && g.chance(15) {
@@ -491,7 +429,7 @@ func (g *gen) selectBlock(from string, sc []expr, want []sqlType) selectBlock {
 	}
 	b.distinct = g.chance(15)
 	if g.chance(50) {
-		b.where = g.pred(sc, 2)
+		b.where = g.where(sc, 2)
 	}
 	return b
 }
@@ -502,309 +440,70 @@ func (g *gen) projection(from string, sc []expr) (string, []column) {
 	return b.sql(nil), b.columns()
 }
 
-// union returns two projections joined by UNION [ALL], INTERSECT [ALL] or
-// EXCEPT [ALL]. Where a column merges or matches equal values (any of them
-// but UNION ALL, or DISTINCT in a branch), both branches cast it to the
-// column's common type, with one numeric scale.
+// union returns two to four projections combined by UNION [ALL],
+// INTERSECT [ALL] and EXCEPT [ALL], nested in parentheses at random.
+// Where a column merges or matches equal values (any operator but UNION
+// ALL, or DISTINCT in a branch), every branch casts it to the column's
+// common type, with one numeric scale.
 func (g *gen) union(depth int) (string, []column) {
+	n := 2
+	if g.chance(30) {
+		n = g.intn(3, 4, "set operands")
+	}
 	from, sc := g.from(depth)
-	left := g.selectBlock(from, sc, nil)
-	cols := left.columns()
+	branches := []selectBlock{g.selectBlock(from, sc, nil)}
+	cols := branches[0].columns()
 	want := make([]sqlType, len(cols))
 	for i, c := range cols {
 		want[i] = c.typ
 	}
-	from2, sc2 := g.from(depth)
-	right := g.selectBlock(from2, sc2, want)
-	for i, c := range right.columns() {
-		if cols[i].typ.class() == tInt {
-			cols[i].typ = widen(cols[i].typ, c.typ)
+	for len(branches) < n {
+		from, sc := g.from(depth)
+		b := g.selectBlock(from, sc, want)
+		for i, c := range b.columns() {
+			if cols[i].typ.class() == tInt {
+				cols[i].typ = widen(cols[i].typ, c.typ)
+			}
 		}
+		branches = append(branches, b)
 	}
-	op := g.setOperator()
+	ops := make([]string, n-1)
+	merges := false
+	for i := range ops {
+		ops[i] = g.setOperator()
+		merges = merges || ops[i] != "UNION ALL"
+	}
+	for _, b := range branches {
+		merges = merges || b.distinct
+	}
 	var types []sqlType
-	if op != "UNION ALL" || left.distinct || right.distinct {
+	if merges {
 		types = make([]sqlType, len(cols))
 		for i, c := range cols {
 			types[i] = c.typ
 		}
 	}
-	return left.sql(types) + " " + op + " " + right.sql(types), cols
+	texts := make([]string, n)
+	for i, b := range branches {
+		texts[i] = b.sql(types)
+	}
+	return g.setTree(texts, ops), cols
 }
 
-// aggregate returns a grouped (or global) aggregate query.
-func (g *gen) aggregate(from string, sc []expr) (string, []column) {
-	var items []string
-	var keys []expr
-	var cols []column
-	for i := 1; i <= g.intn(0, 2, "group keys"); i++ {
-		// A constant in GROUP BY is an error (or, for an integer, a
-		// column position): keys always read a column.
-		e := pick(g, sc)
-		if g.chance(30) {
-			if k := g.exprOf(sc, e.typ.class(), 1); refersToColumn(k.sql) {
-				e = k
-			}
-		}
-		e = dedupSafe(e)
-		name := fmt.Sprintf("g%d", i)
-		items = append(items, e.sql+" AS "+name)
-		keys = append(keys, e)
-		cols = append(cols, column{name, e.typ})
+// setTree combines branches with ops (ops[i] between branches i and
+// i+1), grouping them in a random tree: ops[k-1] at the root splits them
+// into branches[:k] and branches[k:].
+func (g *gen) setTree(branches, ops []string) string {
+	if len(branches) == 1 {
+		return branches[0]
 	}
-	for i := 1; i <= g.intn(1, 3, "aggregates"); i++ {
-		a := g.aggCall(sc)
-		name := fmt.Sprintf("y%d", i)
-		items = append(items, a.sql+" AS "+name)
-		cols = append(cols, column{name, a.typ})
+	k := g.intn(1, len(branches)-1, "set split")
+	left, right := g.setTree(branches[:k], ops[:k-1]), g.setTree(branches[k:], ops[k:])
+	if k > 1 {
+		left = "(" + left + ")"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(items, ", "), from)
-	if g.chance(40) {
-		fmt.Fprintf(&b, " WHERE %s", g.pred(sc, 2))
+	if len(branches)-k > 1 {
+		right = "(" + right + ")"
 	}
-	if len(keys) > 0 {
-		texts := make([]string, len(keys))
-		for i, k := range keys {
-			texts[i] = k.sql
-		}
-		fmt.Fprintf(&b, " GROUP BY %s", strings.Join(texts, ", "))
-	}
-	if g.chance(25) {
-		switch n := g.intn(0, 2, "having"); {
-		case n == 0 || n == 2 && len(keys) == 0:
-			fmt.Fprintf(&b, " HAVING count(*) > %d", g.intn(0, 2, "having count"))
-		case n == 1:
-			num := g.exprOf(sc, tInt, 1)
-			fmt.Fprintf(&b, " HAVING sum(%s) > %s", num.sql, g.literal(tInt))
-		default:
-			// Outside aggregates, HAVING may use the group keys only.
-			fmt.Fprintf(&b, " HAVING %s", g.pred(keys, 1))
-		}
-	}
-	return b.String(), cols
-}
-
-// refersToColumn reports whether a generated expression reads a column
-// (columns in queries are always qualified by an alias a0, a1, ...).
-func refersToColumn(sql string) bool {
-	for i := 0; i+2 < len(sql); i++ {
-		if sql[i] == 'a' && sql[i+1] >= '0' && sql[i+1] <= '9' && sql[i+2] == '.' {
-			return true
-		}
-	}
-	return false
-}
-
-// aggCall returns an aggregate call over sc.
-func (g *gen) aggCall(sc []expr) expr {
-	filter := ""
-	if g.chance(20) {
-		filter = " FILTER (WHERE " + g.pred(sc, 1) + ")"
-	}
-	if g.chance(15) {
-		return g.funcAgg(sc, filter)
-	}
-	switch g.intn(0, 7, "aggregate") {
-	case 0:
-		return expr{"count(*)" + filter, tBigint}
-	case 1:
-		e := g.anyExpr(sc, 1)
-		return expr{"count(" + e.sql + ")" + filter, tBigint}
-	case 2:
-		e := g.anyExpr(sc, 1)
-		return expr{"count(DISTINCT " + e.sql + ")" + filter, tBigint}
-	case 3:
-		e := g.exprOf(sc, tInt, 1)
-		// sum(int) is bigint; sum(bigint) and sum(numeric) are numeric.
-		t := tBigint
-		if e.typ != tInt {
-			t = tNumeric
-		}
-		return expr{"sum(" + e.sql + ")" + filter, t}
-	case 4:
-		e := g.exprOf(sc, tInt, 1)
-		return expr{"avg(" + e.sql + ")" + filter, tNumeric}
-	case 5, 6:
-		e := g.anyExpr(sc, 1)
-		if !e.typ.orderable() {
-			fn := "bool_and"
-			if g.chance(50) {
-				fn = "bool_or"
-			}
-			return expr{fn + "(" + e.sql + ")" + filter, tBool}
-		}
-		fn := "min"
-		if g.chance(50) {
-			fn = "max"
-		}
-		e = dedupSafe(e)
-		return expr{fn + "(" + e.sql + ")" + filter, e.typ}
-	default:
-		e := g.exprOf(sc, tBool, 1)
-		fn := "bool_and"
-		if g.chance(50) {
-			fn = "bool_or"
-		}
-		return expr{fn + "(" + e.sql + ")" + filter, tBool}
-	}
-}
-
-// anyExpr returns an expression over sc, mostly of a type sc has.
-func (g *gen) anyExpr(sc []expr, depth int) expr {
-	if !g.chance(50) {
-		return pick(g, sc)
-	}
-	class := pick(g, sc).typ.class()
-	if g.chance(15) {
-		class = pick(g, []sqlType{tInt, tText, tBool, tDate})
-	}
-	return g.exprOf(sc, class, depth)
-}
-
-// exprOf returns an expression of class want (tInt stands for the
-// numeric class) over sc.
-func (g *gen) exprOf(sc []expr, want sqlType, depth int) expr {
-	var cands []expr
-	for _, e := range sc {
-		if e.typ.class() == want {
-			cands = append(cands, e)
-		}
-	}
-	if depth <= 0 || g.chance(35) {
-		if len(cands) > 0 && !g.chance(15) {
-			return pick(g, cands)
-		}
-		if want == tInt && g.chance(30) {
-			return expr{g.literal(tNumeric), tNumeric}
-		}
-		return expr{g.typedLiteral(want), want}
-	}
-	if g.chance(20) {
-		if e, ok := g.funcExpr(sc, want, depth); ok {
-			return e
-		}
-	}
-	sub := func() expr { return g.exprOf(sc, want, depth-1) }
-	switch want {
-	case tInt:
-		switch g.intn(0, 8, "numeric expr") {
-		case 0:
-			a, b := sub(), sub()
-			return expr{"(" + a.sql + " + " + b.sql + ")", widen(a.typ, b.typ)}
-		case 1:
-			a := sub()
-			return expr{fmt.Sprintf("(%s - %d)", a.sql, g.intn(0, 5, "k")), a.typ}
-		case 2:
-			a := sub()
-			return expr{fmt.Sprintf("(%s * %d)", a.sql, g.intn(-3, 3, "k")), a.typ}
-		case 3:
-			a := sub()
-			return expr{fmt.Sprintf("(%s / %d)", a.sql, g.intn(1, 4, "k")), a.typ}
-		case 4:
-			a := sub()
-			return expr{fmt.Sprintf("(%s %% %d)", a.sql, g.intn(2, 4, "k")), a.typ}
-		case 5:
-			a := sub()
-			return expr{"(-(" + a.sql + "))", a.typ}
-		case 6:
-			a := sub()
-			if a.typ == tNumeric {
-				return expr{"(" + a.sql + ")::bigint", tBigint}
-			}
-			return expr{"(" + a.sql + ")::numeric", tNumeric}
-		case 7:
-			d1, d2 := g.exprOf(sc, tDate, 0), g.exprOf(sc, tDate, 0)
-			return expr{"(" + d1.sql + " - " + d2.sql + ")", tInt}
-		}
-	case tText:
-		if g.chance(30) {
-			n := g.exprOf(sc, tInt, 0)
-			return expr{"(" + n.sql + ")::text", tText}
-		}
-	case tBool:
-		return expr{g.pred(sc, depth), tBool}
-	case tDate:
-		if g.chance(50) {
-			d := sub()
-			return expr{fmt.Sprintf("(%s + %d)", d.sql, g.intn(-3, 3, "days")), tDate}
-		}
-	}
-	// CASE, COALESCE and NULLIF for every class.
-	switch g.intn(0, 2, "conditional") {
-	case 0:
-		a, b := sub(), sub()
-		t := a.typ
-		if want == tInt {
-			t = widen(a.typ, b.typ)
-		}
-		return expr{"CASE WHEN " + g.pred(sc, depth-1) + " THEN " + a.sql + " ELSE " + b.sql + " END", t}
-	case 1:
-		a := sub()
-		lit := g.literal(a.typ)
-		t := a.typ
-		if want == tInt && strings.Contains(lit, ".") {
-			t = widen(t, tNumeric)
-		}
-		return expr{"COALESCE(" + a.sql + ", " + lit + ")", t}
-	default:
-		a := sub()
-		return expr{"NULLIF(" + a.sql + ", " + g.literal(a.typ) + ")", a.typ}
-	}
-}
-
-// pred returns a boolean expression over sc.
-func (g *gen) pred(sc []expr, depth int) string {
-	if depth > 0 && g.chance(30) {
-		switch g.intn(0, 2, "connective") {
-		case 0:
-			return "(" + g.pred(sc, depth-1) + " AND " + g.pred(sc, depth-1) + ")"
-		case 1:
-			return "(" + g.pred(sc, depth-1) + " OR " + g.pred(sc, depth-1) + ")"
-		default:
-			return "NOT (" + g.pred(sc, depth-1) + ")"
-		}
-	}
-	e := pick(g, sc)
-	switch g.intn(0, 7, "predicate") {
-	case 0:
-		return e.sql + " IS NULL"
-	case 1:
-		return e.sql + " IS NOT NULL"
-	}
-	if e.typ == tBool {
-		switch g.intn(0, 2, "bool predicate") {
-		case 0:
-			return e.sql
-		case 1:
-			return e.sql + " IS DISTINCT FROM " + g.literal(tBool)
-		default:
-			return e.sql + " = " + g.literal(tBool)
-		}
-	}
-	other := func() string {
-		if g.chance(30) {
-			return g.exprOf(sc, e.typ.class(), 0).sql
-		}
-		return g.literal(e.typ)
-	}
-	switch g.intn(0, 4, "comparison") {
-	case 0:
-		return e.sql + " BETWEEN " + other() + " AND " + other()
-	case 1:
-		list := []string{g.literal(e.typ), g.literal(e.typ)}
-		if g.chance(20) {
-			list = append(list, "NULL")
-		}
-		not := ""
-		if g.chance(30) {
-			not = "NOT "
-		}
-		return e.sql + " " + not + "IN (" + strings.Join(list, ", ") + ")"
-	case 2:
-		return e.sql + " IS DISTINCT FROM " + other()
-	default:
-		op := pick(g, []string{"=", "<>", "<", "<=", ">", ">="})
-		return e.sql + " " + op + " " + other()
-	}
+	return left + " " + ops[k-1] + " " + right
 }

@@ -1,0 +1,142 @@
+package oracle
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Grouped and global aggregate queries of generated workloads: group keys
+// that read a column, aggregate calls with DISTINCT and FILTER, and
+// HAVING over counts, sums, the group keys or a subquery.
+
+// aggregate returns a grouped (or global) aggregate query.
+func (g *gen) aggregate(from string, sc []expr) (string, []column) {
+	var items []string
+	var keys []expr
+	var cols []column
+	for i := 1; i <= g.intn(0, 2, "group keys"); i++ {
+		// A constant in GROUP BY is an error (or, for an integer, a
+		// column position): keys always read a column.
+		e := pick(g, sc)
+		if g.chance(30) {
+			if k := g.exprOf(sc, e.typ.class(), 1); refersToColumn(k.sql) {
+				e = k
+			}
+		}
+		e = dedupSafe(e)
+		name := fmt.Sprintf("g%d", i)
+		items = append(items, e.sql+" AS "+name)
+		keys = append(keys, e)
+		cols = append(cols, column{name, e.typ})
+	}
+	for i := 1; i <= g.intn(1, 3, "aggregates"); i++ {
+		a := g.aggCall(sc)
+		name := fmt.Sprintf("y%d", i)
+		items = append(items, a.sql+" AS "+name)
+		cols = append(cols, column{name, a.typ})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(items, ", "), from)
+	if g.chance(40) {
+		fmt.Fprintf(&b, " WHERE %s", g.where(sc, 2))
+	}
+	if len(keys) > 0 {
+		texts := make([]string, len(keys))
+		for i, k := range keys {
+			texts[i] = k.sql
+		}
+		fmt.Fprintf(&b, " GROUP BY %s", strings.Join(texts, ", "))
+	}
+	if g.chance(25) {
+		switch n := g.intn(0, 3, "having"); {
+		case n == 0 || n == 2 && len(keys) == 0:
+			fmt.Fprintf(&b, " HAVING count(*) > %d", g.intn(0, 2, "having count"))
+		case n == 1:
+			num := g.exprOf(sc, tInt, 1)
+			fmt.Fprintf(&b, " HAVING sum(%s) > %s", num.sql, g.literal(tInt))
+		case n == 3:
+			// A subquery in HAVING may refer to the group keys that
+			// are columns.
+			var outer []expr
+			for _, k := range keys {
+				if !strings.Contains(k.sql, "(") {
+					outer = append(outer, k)
+				}
+			}
+			if g.sublevel < maxSublevel {
+				fmt.Fprintf(&b, " HAVING %s", g.subPred(outer))
+			} else {
+				fmt.Fprintf(&b, " HAVING count(*) > %d", g.intn(0, 2, "having count"))
+			}
+		default:
+			// Outside aggregates, HAVING may use the group keys only.
+			fmt.Fprintf(&b, " HAVING %s", g.pred(keys, 1))
+		}
+	}
+	return b.String(), cols
+}
+
+// refersToColumn reports whether a generated expression reads a column
+// (columns in queries are always qualified by an alias a0, a1, ...).
+func refersToColumn(sql string) bool {
+	for i := 0; i+2 < len(sql); i++ {
+		if sql[i] == 'a' && sql[i+1] >= '0' && sql[i+1] <= '9' && sql[i+2] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// aggCall returns an aggregate call over sc.
+func (g *gen) aggCall(sc []expr) expr {
+	filter := ""
+	if g.chance(20) {
+		filter = " FILTER (WHERE " + g.pred(sc, 1) + ")"
+	}
+	if g.chance(15) {
+		return g.funcAgg(sc, filter)
+	}
+	switch g.intn(0, 7, "aggregate") {
+	case 0:
+		return expr{"count(*)" + filter, tBigint}
+	case 1:
+		e := g.anyExpr(sc, 1)
+		return expr{"count(" + e.sql + ")" + filter, tBigint}
+	case 2:
+		e := g.anyExpr(sc, 1)
+		return expr{"count(DISTINCT " + e.sql + ")" + filter, tBigint}
+	case 3:
+		e := g.exprOf(sc, tInt, 1)
+		// sum(int) is bigint; sum(bigint) and sum(numeric) are numeric.
+		t := tBigint
+		if e.typ != tInt {
+			t = tNumeric
+		}
+		return expr{"sum(" + e.sql + ")" + filter, t}
+	case 4:
+		e := g.exprOf(sc, tInt, 1)
+		return expr{"avg(" + e.sql + ")" + filter, tNumeric}
+	case 5, 6:
+		e := g.anyExpr(sc, 1)
+		if !e.typ.orderable() {
+			fn := "bool_and"
+			if g.chance(50) {
+				fn = "bool_or"
+			}
+			return expr{fn + "(" + e.sql + ")" + filter, tBool}
+		}
+		fn := "min"
+		if g.chance(50) {
+			fn = "max"
+		}
+		e = dedupSafe(e)
+		return expr{fn + "(" + e.sql + ")" + filter, e.typ}
+	default:
+		e := g.exprOf(sc, tBool, 1)
+		fn := "bool_and"
+		if g.chance(50) {
+			fn = "bool_or"
+		}
+		return expr{fn + "(" + e.sql + ")" + filter, tBool}
+	}
+}

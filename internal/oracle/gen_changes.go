@@ -1,0 +1,143 @@
+package oracle
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The changes of generated workloads: inserts of small values that
+// repeat (NULLs and duplicate rows included), updates that add small
+// constants or set new values, deletes, and transactions of them that
+// commit or roll back. Updates and deletes choose rows by a predicate.
+
+// step emits one change, a transaction of changes, or an ad-hoc query.
+func (g *gen) step() {
+	switch n := g.intn(0, 99, "step kind"); {
+	case n < 40:
+		g.insert()
+	case n < 60:
+		g.update()
+	case n < 75:
+		g.delete()
+	case n < 90:
+		g.emit("BEGIN")
+		for i := g.intn(1, 3, "transaction size"); i > 0; i-- {
+			switch g.intn(0, 2, "change kind") {
+			case 0:
+				g.insert()
+			case 1:
+				g.update()
+			default:
+				g.delete()
+			}
+		}
+		if g.chance(70) {
+			g.emit("COMMIT")
+		} else {
+			g.emit("ROLLBACK")
+		}
+	default:
+		sql, _ := g.query(0)
+		g.emit("%s", sql)
+	}
+}
+
+// value returns a random literal of type t, NULL at times.
+func (g *gen) value(t sqlType) string {
+	if g.chance(12) {
+		return "NULL"
+	}
+	return g.literal(t)
+}
+
+// literal returns a random non-NULL literal of type t, from a small
+// domain so that values repeat.
+func (g *gen) literal(t sqlType) string {
+	switch t {
+	case tInt:
+		return fmt.Sprint(g.intn(-3, 8, "int"))
+	case tBigint:
+		if g.chance(10) {
+			return fmt.Sprint(3000000000 + g.intn(0, 2, "big"))
+		}
+		return fmt.Sprint(g.intn(-3, 8, "bigint"))
+	case tNumeric:
+		cents := g.intn(-400, 900, "numeric")
+		sign := ""
+		if cents < 0 {
+			sign, cents = "-", -cents
+		}
+		if g.chance(50) {
+			cents -= cents % 50 // fewer distinct values
+		}
+		return fmt.Sprintf("%s%d.%02d", sign, cents/100, cents%100)
+	case tText:
+		return "'" + pick(g, []string{"a", "b", "c", "ab", "B", "", "é", "a b"}) + "'"
+	case tBool:
+		return pick(g, []string{"true", "false"})
+	default:
+		return fmt.Sprintf("'2024-01-%02d'", g.intn(1, 9, "day"))
+	}
+}
+
+// typedLiteral returns a literal whose type PostgreSQL knows without
+// context (for select lists and CASE results).
+func (g *gen) typedLiteral(t sqlType) string {
+	switch t {
+	case tText:
+		return g.literal(t) + "::text"
+	case tDate:
+		return g.literal(t) + "::date"
+	case tBigint:
+		return g.literal(t) + "::bigint"
+	case tNumeric:
+		return g.literal(t) + "::numeric"
+	}
+	return g.literal(t)
+}
+
+func (g *gen) insert() {
+	rel := pick(g, g.tables)
+	n := g.intn(1, 4, "rows")
+	rows := make([]string, n)
+	for i := range rows {
+		prev := g.rows[rel.name]
+		var vals []string
+		if len(prev) > 0 && g.chance(25) {
+			vals = pick(g, prev) // a duplicate
+		} else {
+			vals = make([]string, len(rel.cols))
+			for j, c := range rel.cols {
+				vals[j] = g.value(c.typ)
+			}
+			g.rows[rel.name] = append(prev, vals)
+		}
+		rows[i] = "(" + strings.Join(vals, ", ") + ")"
+	}
+	g.emit("INSERT INTO %s VALUES %s", rel.name, strings.Join(rows, ", "))
+}
+
+func (g *gen) update() {
+	rel := pick(g, g.tables)
+	c := pick(g, rel.cols)
+	var val string
+	switch {
+	case c.typ == tBool && g.chance(50):
+		val = "NOT " + c.name
+	case (c.typ == tInt || c.typ == tBigint) && g.chance(50):
+		val = fmt.Sprintf("%s + %d", c.name, g.intn(-2, 2, "delta"))
+	case c.typ == tNumeric && g.chance(50):
+		val = fmt.Sprintf("%s + %d.25", c.name, g.intn(-1, 1, "delta"))
+	case c.typ == tDate && g.chance(50):
+		val = fmt.Sprintf("%s + %d", c.name, g.intn(-2, 2, "delta"))
+	default:
+		val = g.value(c.typ)
+	}
+	sc := g.scope(rel, "")
+	g.emit("UPDATE %s SET %s = %s WHERE %s", rel.name, c.name, val, g.pred(sc, 1))
+}
+
+func (g *gen) delete() {
+	rel := pick(g, g.tables)
+	g.emit("DELETE FROM %s WHERE %s", rel.name, g.pred(g.scope(rel, ""), 1))
+}
