@@ -289,6 +289,18 @@ func sameValue(a, b types.Value) bool {
 	if a.Kind() != b.Kind() {
 		return false
 	}
+	if a.Kind().IsArray() {
+		x, y := a.Elems(), b.Elems()
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
 	switch a.Kind() {
 	case types.Text, types.Bytea:
 		return a.Str() == b.Str()
