@@ -129,6 +129,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, ok, err := ec.recordCall(schema, name, args, f.Location); ok || err != nil {
+		return e, err
+	}
 	if (name == "unnest" || name == "generate_subscripts") && (schema == "" || schema == "pg_catalog") {
 		return ec.srfCall(name, args, f.Location)
 	}
