@@ -194,7 +194,7 @@ func exprEqual(a, b plan.Expr) bool {
 		return ok && x.Typ == y.Typ && sameValue(x.Val, y.Val)
 	case *plan.Param:
 		y, ok := b.(*plan.Param)
-		return ok && x.N == y.N && x.Typ == y.Typ
+		return ok && x.N == y.N && x.Typ == y.Typ && x.Values == y.Values // a per-row subquery's parameters are its own
 	case *plan.BinOp:
 		y, ok := b.(*plan.BinOp)
 		if !ok || !sameOp(x.Op, y.Op) {
