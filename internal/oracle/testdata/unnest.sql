@@ -71,6 +71,10 @@ SELECT unnest(ARRAY[1, 2]), unnest(ARRAY['a', 'b', 'c']), unnest(ARRAY[1, 2]) + 
 SELECT unnest(NULL::int[]), generate_subscripts(ARRAY[1, 2], NULL);
 SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1) WITH ORDINALITY AS g(s, n) ORDER BY n;
 SELECT p.id, s FROM posts p, generate_subscripts(p.tags, 1, true) AS s ORDER BY 1, 2;
+SELECT generate_subscripts(ARRAY[1, 2], 1) + unnest(ARRAY[10, 20, 30]) AS v ORDER BY v;
+SELECT DISTINCT unnest(tags) AS t, generate_subscripts(tags, 1) AS i FROM posts ORDER BY 1, 2;
+SELECT author, unnest(array_agg(id ORDER BY id)) AS id, generate_subscripts(array_agg(id), 1) AS i FROM posts GROUP BY author ORDER BY 1, 3;
+SELECT id, unnest(tags) AS t, unnest(votes) AS v FROM posts ORDER BY id, t NULLS LAST, v NULLS LAST LIMIT 4;
 SELECT x, count(*) FROM posts, unnest(votes) AS x GROUP BY x ORDER BY x;
 --! error 0A000
 SELECT id FROM posts WHERE unnest(tags) = 'go';
