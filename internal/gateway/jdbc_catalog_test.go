@@ -14,11 +14,11 @@ import (
 // jdbcJar is Debian's pgJDBC (libpostgresql-jdbc-java).
 const jdbcJar = "/usr/share/java/postgresql.jar"
 
-// TestJDBCCatalog runs pgJDBC's DatabaseMetaData.getTables and getColumns
+// TestJDBCCatalog runs pgJDBC's DatabaseMetaData.getTables, getColumns and getPrimaryKeys
 // (testdata/jdbc/Meta.java, with the installed JDK) through the gateway
 // against RockStream and against PostgreSQL, both holding the schema of
 // testdata/clients/schema.sql: the driver must report the same tables,
-// views, materialized views and columns.
+// views, materialized views, columns and primary keys.
 func TestJDBCCatalog(t *testing.T) {
 	javac, err := exec.LookPath("javac")
 	if err != nil {
@@ -41,6 +41,9 @@ func TestJDBCCatalog(t *testing.T) {
 	ts := startServer(t, Config{})
 	addr, db := pgAddr(t, pgtest.NewDatabase(t, "gwjdbc"))
 	pgHost, pgPort, _ := strings.Cut(addr, ":")
+	// A primary key of several columns, in an order other than the
+	// table's, for getPrimaryKeys' KEY_SEQ.
+	schema = append(schema, "CREATE TABLE order_lines (line int, order_id bigint, sku text, PRIMARY KEY (order_id, line));\n"...)
 	psql(t, pgHost, pgPort, "postgres", db, string(schema))
 	if out := psql(t, "127.0.0.1", ts.port(), "postgres", "rockstream", string(schema)); strings.Contains(out, "ERROR") {
 		t.Fatalf("creating the schema: %s", out)
@@ -61,6 +64,8 @@ func TestJDBCCatalog(t *testing.T) {
 		"TABLE_SCHEM=public TABLE_NAME=totals TABLE_TYPE=MATERIALIZED VIEW",
 		"TABLE_NAME=orders COLUMN_NAME=amount DATA_TYPE=2 TYPE_NAME=numeric COLUMN_SIZE=10 DECIMAL_DIGITS=2",
 		"COLUMN_NAME=note DATA_TYPE=12 TYPE_NAME=varchar COLUMN_SIZE=40",
+		"TABLE_NAME=order_lines COLUMN_NAME=order_id KEY_SEQ=1 PK_NAME=order_lines_pkey",
+		"TABLE_NAME=order_lines COLUMN_NAME=line KEY_SEQ=2 PK_NAME=order_lines_pkey",
 	} {
 		if !strings.Contains(got, frag) {
 			t.Errorf("DatabaseMetaData lacks %q:\n%s", frag, got)

@@ -34,30 +34,32 @@ type SubqueryRunner interface {
 // applyScope is the subquery being bound for per-row evaluation: the
 // outer scope its references to the query around it resolve in, and
 // those references' expressions (over that query's row), in parameter
-// order.
+// order. parent is the per-row subquery it is nested in, if any: the
+// query around that one is further out, and a reference to it is a
+// parameter of that subquery, set while this one runs.
 type applyScope struct {
 	outer  *outerScope
 	exprs  []plan.Expr
 	values *[]types.Value
+	parent *applyScope
 }
 
 // applyReference returns the parameter standing for e, a column of the
 // query depth levels out, when that query is the one around a subquery
-// being bound for per-row evaluation; ok is false otherwise.
+// being bound for per-row evaluation (at any depth inside it); ok is
+// false otherwise.
 func (ec *exprCtx) applyReference(e plan.Expr, depth int) (plan.Expr, bool) {
-	a := ec.st.apply
-	if a == nil {
-		return nil, false
-	}
 	o := ec.st.outer
 	for i := 1; i < depth && o != nil; i++ {
 		o = o.parent
 	}
-	if o != a.outer {
-		return nil, false
+	for a := ec.st.apply; a != nil; a = a.parent {
+		if o == a.outer {
+			a.exprs = append(a.exprs, e)
+			return &plan.Param{N: len(a.exprs), Typ: e.Type(), Values: a.values}, true
+		}
 	}
-	a.exprs = append(a.exprs, e)
-	return &plan.Param{N: len(a.exprs), Typ: e.Type(), Values: a.values}, true
+	return nil, false
 }
 
 // applySubLink binds a scalar or EXISTS subquery for per-row evaluation;
@@ -74,7 +76,7 @@ func (ec *exprCtx) applySubLink(sl *pg.SubLink, kind linkKind) (plan.Expr, bool,
 	}
 	st := ec.st
 	savedOuter, savedApply := st.outer, st.apply
-	a := &applyScope{outer: &outerScope{sc: ec.sc, parent: savedOuter}, values: new([]types.Value)}
+	a := &applyScope{outer: &outerScope{sc: ec.sc, parent: savedOuter}, values: new([]types.Value), parent: savedApply}
 	st.outer, st.apply = a.outer, a
 	node, err := st.query(sel, queryOpts{resolveUnknowns: true}, ec.env)
 	st.outer, st.apply = savedOuter, savedApply

@@ -97,8 +97,14 @@ func foldConstants(f *plan.Func) (plan.Expr, error) {
 
 // indirection binds a[i], a[i:j] and chains of them. Only one subscript
 // per expression is supported (arrays have one dimension); field
-// selection ((row).field) is not supported.
+// selection ((row).field) only of composite set-returning calls
+// (records.go).
 func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
+	if len(x.Indirection) == 1 && x.Indirection[0].GetString_() != nil {
+		if e, ok, err := ec.fieldSelection(x.Arg, x.Indirection[0].GetString_().GetSval(), exprLocation(x.Arg)); ok || err != nil {
+			return e, err
+		}
+	}
 	arg, err := ec.bind(x.Arg)
 	if err != nil {
 		return nil, err

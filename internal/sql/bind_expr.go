@@ -168,6 +168,9 @@ func (ec *exprCtx) columnRef(c *pg.ColumnRef) (plan.Expr, error) {
 				return nil, oerr
 			}
 		}
+		if cerr := compositeReference(ec.sc, names, c.Location); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	// Each reference gets its own nodes, so that its position is known.

@@ -296,7 +296,7 @@ func (st *bindState) targetList(ec *exprCtx, items []*pg.Node) ([]*target, error
 		if name == "" {
 			name = figureColname(rt.Val)
 		}
-		tl = append(tl, &target{expr: e, name: name})
+		tl = append(tl, recordTargets(&target{expr: e, name: name})...)
 	}
 	return tl, nil
 }

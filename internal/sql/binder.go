@@ -79,6 +79,9 @@ func (b *Binder) Query(stmt *pg.Node) (plan.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := compositeColumn(n.Columns()); err != nil {
+		return nil, err
+	}
 	if err := st.checkParams(); err != nil {
 		return nil, err
 	}
@@ -101,6 +104,9 @@ func (b *Binder) InsertQuery(stmt *pg.Node, targets []plan.Column) (plan.Node, e
 	st := newBindState(b)
 	n, err := st.query(sel, queryOpts{top: true}, nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := compositeColumn(n.Columns()); err != nil {
 		return nil, err
 	}
 	cols := n.Columns()

@@ -194,7 +194,7 @@ func exprEqual(a, b plan.Expr) bool {
 		return ok && x.Typ == y.Typ && sameValue(x.Val, y.Val)
 	case *plan.Param:
 		y, ok := b.(*plan.Param)
-		return ok && x.N == y.N && x.Typ == y.Typ
+		return ok && x.N == y.N && x.Typ == y.Typ && x.Values == y.Values // a per-row subquery's parameters are its own
 	case *plan.BinOp:
 		y, ok := b.(*plan.BinOp)
 		if !ok || !sameOp(x.Op, y.Op) {
@@ -288,6 +288,18 @@ func sameValue(a, b types.Value) bool {
 	}
 	if a.Kind() != b.Kind() {
 		return false
+	}
+	if a.Kind().IsArray() {
+		x, y := a.Elems(), b.Elems()
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	switch a.Kind() {
 	case types.Text, types.Bytea:

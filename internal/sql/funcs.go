@@ -129,8 +129,11 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name == "unnest" && (schema == "" || schema == "pg_catalog") {
-		return ec.unnestCall(args, f.Location)
+	if e, ok, err := ec.recordCall(schema, name, args, f.Location); ok || err != nil {
+		return e, err
+	}
+	if (name == "unnest" || name == "generate_subscripts") && (schema == "" || schema == "pg_catalog") {
+		return ec.srfCall(name, args, f.Location)
 	}
 	if schema == "" || schema == "pg_catalog" {
 		if e, ok, err := ec.catalogFunc(display, name, args, f.Location); ok || err != nil {

@@ -148,13 +148,21 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
 	// Over unnest of the row's own array, ARRAY and EXISTS are functions
 	// of the row.
+	// When they read more of the row around them than unnest's argument,
+	// they may still be evaluated per row.
 	switch sl.SubLinkType {
 	case pg.SubLinkType_ARRAY_SUBLINK:
 		if e, ok, err := ec.arrayOverUnnest(sl); ok || err != nil {
+			if rewritten, aerr := arraySubquery(sl); err != nil && aerr == nil {
+				return ec.perRowOr(rewritten, linkScalar, err)
+			}
 			return e, err
 		}
 	case pg.SubLinkType_EXISTS_SUBLINK:
 		if e, ok, err := ec.existsOverUnnest(sl); ok || err != nil {
+			if err != nil {
+				return ec.perRowOr(sl, linkExists, err)
+			}
 			return e, err
 		}
 	}
@@ -189,13 +197,23 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 		return nil, notSupported(loc, "this kind of subquery is not supported")
 	}
 	l, err := ec.decorrelatedSubLink(sl, kind, loc)
-	if errs.CodeOf(err) == errs.FeatureNotSupported {
+	if err != nil {
 		// A subquery the joins cannot carry may still be evaluated per row.
+		return ec.perRowOr(sl, kind, err)
+	}
+	return l, nil
+}
+
+// perRowOr binds sl for per-row evaluation when err, the error of binding
+// it otherwise, is an unsupported construct and the query may evaluate
+// subqueries per row; it returns err when it cannot.
+func (ec *exprCtx) perRowOr(sl *pg.SubLink, kind linkKind, err error) (plan.Expr, error) {
+	if errs.CodeOf(err) == errs.FeatureNotSupported {
 		if e, ok, aerr := ec.applySubLink(sl, kind); ok && aerr == nil {
 			return e, nil
 		}
 	}
-	return l, err
+	return nil, err
 }
 
 // decorrelatedSubLink binds a subquery in an expression as a subLink, to

@@ -1,17 +1,20 @@
 package sql
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
 	"math"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
-// unnest(array), PostgreSQL's one set-returning function RockStream has,
-// in FROM and in the select list. Both become a plan.Unnest, a flat map
-// over the rows it applies to:
+// Set-returning functions in FROM and in the select list: unnest(array),
+// generate_subscripts(array, dim [, reverse]) and, in FROM,
+// generate_series over integers. Each is unnest of an array (the
+// subscripts, the series) and becomes a plan.Unnest, a flat map over the
+// rows it applies to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
@@ -20,10 +23,10 @@ import (
 //     position;
 //   - in the select list, SELECT id, unnest(tags) FROM t returns one row
 //     per element, as PostgreSQL's ProjectSet: after grouping and window
-//     functions, before DISTINCT, ORDER BY and LIMIT. Several unnest calls
-//     must be the same call (PostgreSQL would zip different ones).
+//     functions, before DISTINCT, ORDER BY and LIMIT. Several different
+//     calls are zipped, as PostgreSQL 10 and later do (selectUnnest).
 //
-// Other set-returning functions (generate_series, ...) are not supported.
+// Other set-returning functions are not supported.
 
 // unnestName is the name of the binder's placeholder call for unnest in a
 // select list; no scalar function has it.
@@ -49,7 +52,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -114,10 +117,18 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 	_, fn := funcName(fc.Funcname)
 	args, err := ec.funcArgs(fc, fn)
-	if err != nil || fn != "generate_series" {
+	if err != nil {
 		return fn, args, err
 	}
-	series, err := ec.seriesArray(args, fc.Location)
+	var series plan.Expr
+	switch fn {
+	case "generate_series":
+		series, err = ec.seriesArray(args, fc.Location)
+	case "generate_subscripts":
+		series, err = ec.subscriptsArray(args, fc.Location)
+	default:
+		return fn, args, nil
+	}
 	if err != nil {
 		return fn, nil, err
 	}
@@ -183,81 +194,44 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	return pushFilter(u, above), perm
 }
 
-// unnestCall binds unnest(array) in a select list to a placeholder call
-// that selectUnnest replaces by the element column of a plan.Unnest.
-func (ec *exprCtx) unnestCall(args []plan.Expr, loc int32) (plan.Expr, error) {
-	if wc := ec.st.wins; wc != nil && wc.nestArgs > 0 {
-		return nil, posErr(errs.New(errs.FeatureNotSupported, "window function calls cannot contain set-returning function calls"), loc)
-	} else if wc != nil && wc.nestDef > 0 {
-		return nil, posErr(errs.New(errs.FeatureNotSupported, "set-returning functions are not allowed in window definitions"), loc)
+// subscriptsArray binds generate_subscripts(array, dim [, reverse]) as the
+// array of the subscripts of the array's dimension dim (1..n: arrays are
+// one-dimensional with lower bound 1), in reverse order when reverse is
+// true. Another dimension, a NULL array or a NULL dim give none.
+func (ec *exprCtx) subscriptsArray(args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 2 && len(args) != 3 {
+		return nil, undefinedFunction("generate_subscripts", args, loc)
 	}
-	switch ec.kind {
-	case kindSelect:
-	case kindAggArg:
-		return nil, posErr(errs.New(errs.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls"), loc)
-	default:
-		return nil, posErr(errs.Newf(errs.FeatureNotSupported, "set-returning functions are not allowed in %s", ec.kind.where()), loc)
+	if t := args[0].Type(); t.ID == types.Unknown || !t.ID.IsArray() {
+		return nil, undefinedFunction("generate_subscripts", args, loc)
 	}
-	elem, err := unnestElement(args, loc)
-	if err != nil {
-		return nil, err
-	}
-	return &plan.Func{Name: unnestName, Args: args, Typ: elem, NonStrict: true,
-		Fn: func([]types.Value) (types.Value, error) {
-			return types.Null, errs.New(errs.Internal, "unnest evaluated outside its Unnest")
-		}}, nil
-}
-
-// isUnnestCall reports whether e is unnestCall's placeholder.
-func isUnnestCall(e plan.Expr) bool {
-	f, ok := e.(*plan.Func)
-	return ok && f.Name == unnestName
-}
-
-// selectUnnest puts the unnest calls of a select list (over node's row)
-// into a plan.Unnest over node and replaces them by its element column.
-func selectUnnest(node plan.Node, tl []*target) (plan.Node, error) {
-	var call *plan.Func
-	var err error
-	for _, t := range tl {
-		walkExpr(t.expr, func(e plan.Expr) {
-			if !isUnnestCall(e) {
-				return
-			}
-			switch {
-			case call == nil:
-				call = e.(*plan.Func)
-			case !exprEqual(call, e):
-				err = notSupported(-1, "more than one set-returning function in a select list is not supported")
-			}
-		})
-	}
-	if call == nil || err != nil {
-		return node, err
-	}
-	for _, t := range tl {
-		if what := conditionalUnnest(t.expr); what != "" {
-			return nil, notSupported(-1, "set-returning functions are not allowed in %s", what)
+	want := []types.Type{args[0].Type(), types.Of(types.Int4), types.Of(types.Bool)}
+	out := make([]plan.Expr, len(args))
+	out[0] = args[0]
+	for i := 1; i < len(args); i++ {
+		c, err := ec.coerce(args[i], want[i], implicitCoercion)
+		if err != nil {
+			return nil, undefinedFunction("generate_subscripts", args, loc)
 		}
+		out[i] = c
 	}
-	nested := false
-	walkExpr(call.Args[0], func(e plan.Expr) { nested = nested || isUnnestCall(e) })
-	if nested {
-		return nil, notSupported(-1, "nested set-returning functions are not supported")
-	}
-	inCols := node.Columns()
-	u := &plan.Unnest{Input: node, Array: call.Args[0],
-		Cols: append(append([]plan.Column(nil), inCols...), plan.Column{Name: "unnest", Type: call.Typ})}
-	elem := &plan.ColRef{Index: len(inCols), Name: "unnest", Typ: call.Typ}
-	for _, t := range tl {
-		t.expr, _ = transform(t.expr, func(e plan.Expr) (plan.Expr, bool, error) {
-			if isUnnestCall(e) {
-				return elem, true, nil
+	fn := func(v []types.Value) (types.Value, error) {
+		if v[0].IsNull() || v[1].IsNull() || v[1].Int() != 1 {
+			return types.MakeArray(types.Int4, nil), nil
+		}
+		n := len(v[0].Elems())
+		reverse := len(v) == 3 && !v[2].IsNull() && v[2].Bool()
+		subs := make([]types.Value, n)
+		for i := range subs {
+			s := i + 1
+			if reverse {
+				s = n - i
 			}
-			return nil, false, nil
-		})
+			subs[i] = types.MakeInt(types.Int4, int64(s))
+		}
+		return types.MakeArray(types.Int4, subs), nil
 	}
-	return u, nil
+	return &plan.Func{Name: "generate_subscripts", Args: out, Typ: types.ArrayType(types.Of(types.Int4)), NonStrict: true, Fn: fn}, nil
 }
 
 // walkExpr calls f on e and every subexpression of it.

@@ -16,6 +16,15 @@ SELECT k, (SELECT string_agg(x, '+' ORDER BY x) FROM unnest(i1.tags) x) AS joine
 SELECT k, EXISTS (SELECT 1 FROM generate_series(1, i1.lim) s WHERE s > 2) AS big FROM items i1 ORDER BY k;
 SELECT s, s * 2 FROM generate_series(-3, 3, 2) s ORDER BY s;
 SELECT count(*) FROM generate_series(5, 1);
+-- A subquery in FROM of the per-row subquery reading the outer row.
+SELECT k, (SELECT string_agg(x, ',' ORDER BY i DESC) FROM (SELECT unnest(i1.tags) AS x, generate_subscripts(i1.tags, 1) AS i) s) FROM items i1 ORDER BY k;
+SELECT k, unnest((SELECT array_agg(i2.tag ORDER BY s.i) FROM (SELECT unnest(i1.tags) AS t, generate_subscripts(i1.tags, 1) AS i) s
+  JOIN items i2 ON i2.tag = s.t OR i2.k = s.i WHERE i2.k <> i1.k)) AS tag FROM items i1 ORDER BY 1, 2;
+-- The outer row two levels down.
+SELECT k, (SELECT count(*) FROM items i2 WHERE EXISTS (SELECT 1 FROM unnest(i2.tags) t WHERE t = ANY (i1.tags) AND i2.k > i1.k)) FROM items i1 ORDER BY k;
+SELECT k, (SELECT count(*) FROM items i2 WHERE EXISTS (SELECT 1 FROM items i3 WHERE i3.k < i2.k AND i3.k > i1.lim)) FROM items i1 ORDER BY k;
+SELECT k, (SELECT count(*) FROM items i2 WHERE i2.k = (SELECT max(i3.k) FROM items i3 WHERE i3.k < i2.k AND i3.k > i1.lim)) FROM items i1 ORDER BY k;
+SELECT k, ARRAY(SELECT t || i1.k FROM unnest(i1.tags) t WHERE t <> i1.tag ORDER BY 1) FROM items i1 ORDER BY k;
 
 SELECT k, tag ~ '^pg_', tag ~* '^ord', tag !~ '\.', tag ~ '^[[:alpha:]_]+$', tag OPERATOR(pg_catalog.~) '^(orders)$' FROM items ORDER BY k;
 SELECT k FROM items WHERE tag ~ '^(a\.b|orders)$' COLLATE "C" ORDER BY k;

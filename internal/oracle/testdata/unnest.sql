@@ -45,6 +45,11 @@ CREATE MATERIALIZED VIEW late_go AS
 CREATE MATERIALIZED VIEW distinct_tags AS
   SELECT DISTINCT unnest(tags) AS tag FROM posts;
 
+-- Several set-returning functions in a select list are zipped: as many
+-- rows as the longest set, the shorter ones padded with NULLs.
+CREATE MATERIALIZED VIEW zipped AS
+  SELECT id, unnest(tags) AS tag, generate_subscripts(tags, 1) AS i, unnest(votes) AS vote FROM posts;
+
 INSERT INTO posts VALUES
   (1, 'ann', '{go,sql}', '{1,2,3}'),
   (2, 'bob', '{sql,NULL}', '{3,NULL}'),
@@ -61,6 +66,15 @@ UPDATE posts SET tags = '{}' WHERE id = 1;
 SELECT id, unnest(tags) AS tag FROM posts ORDER BY id, tag;
 SELECT * FROM unnest(ARRAY[3, NULL, 1]) WITH ORDINALITY AS u(x, n) ORDER BY n;
 SELECT unnest('{a,b}'::text[]) || '!' AS shout;
+SELECT id, unnest(tags), generate_subscripts(votes, 1), generate_subscripts(tags, 1, true) AS r FROM posts ORDER BY 1, 3, 4;
+SELECT unnest(ARRAY[1, 2]), unnest(ARRAY['a', 'b', 'c']), unnest(ARRAY[1, 2]) + 1, generate_subscripts(ARRAY[1], 2);
+SELECT unnest(NULL::int[]), generate_subscripts(ARRAY[1, 2], NULL);
+SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1) WITH ORDINALITY AS g(s, n) ORDER BY n;
+SELECT p.id, s FROM posts p, generate_subscripts(p.tags, 1, true) AS s ORDER BY 1, 2;
+SELECT generate_subscripts(ARRAY[1, 2], 1) + unnest(ARRAY[10, 20, 30]) AS v ORDER BY v;
+SELECT DISTINCT unnest(tags) AS t, generate_subscripts(tags, 1) AS i FROM posts ORDER BY 1, 2;
+SELECT author, unnest(array_agg(id ORDER BY id)) AS id, generate_subscripts(array_agg(id), 1) AS i FROM posts GROUP BY author ORDER BY 1, 3;
+SELECT id, unnest(tags) AS t, unnest(votes) AS v FROM posts ORDER BY id, t NULLS LAST, v NULLS LAST LIMIT 4;
 SELECT x, count(*) FROM posts, unnest(votes) AS x GROUP BY x ORDER BY x;
 --! error 0A000
 SELECT id FROM posts WHERE unnest(tags) = 'go';

@@ -5,7 +5,8 @@ import java.sql.ResultSet;
 
 // Meta prints what pgJDBC's DatabaseMetaData reports about the public
 // schema: getTables and getColumns of every table, view and
-// materialized view. Arguments: host:port, database.
+// materialized view, and getPrimaryKeys of every table. Arguments:
+// host:port, database.
 public class Meta {
   static void dump(ResultSet rs, String... cols) throws Exception {
     while (rs.next()) {
@@ -26,6 +27,16 @@ public class Meta {
       dump(md.getColumns(null, "public", "%", "%"),
           "TABLE_NAME", "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE", "DECIMAL_DIGITS",
           "NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_NULLABLE", "IS_AUTOINCREMENT");
+      java.util.List<String> tables = new java.util.ArrayList<>();
+      try (ResultSet rs = md.getTables(null, "public", "%", new String[] {"TABLE"})) {
+        while (rs.next()) {
+          tables.add(rs.getString("TABLE_NAME"));
+        }
+      }
+      for (String t : tables) {
+        dump(md.getPrimaryKeys(null, "public", t),
+            "TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
+      }
     }
   }
 }
