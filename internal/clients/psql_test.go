@@ -11,7 +11,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of the psql tests")
 
 // TestPsql runs the scenario as a psql script; what psql prints (results,
-// COPY output, errors, \d output) is compared with psql_scenario.out.
+// COPY output, errors, \d output) is compared with psql_scenario.expected.
 func TestPsql(t *testing.T) {
 	if *target == "postgres" {
 		t.Skip("the psql scenario uses SUBSCRIBE and materialized views; TestPsqlDescribeMatchesPostgres covers the reference")
@@ -19,7 +19,7 @@ func TestPsql(t *testing.T) {
 	psql := requireTool(t, "psql")
 	e := serverFor(t)
 	got := runCombined(t, e, "testdata", psql, "-X", "-q", "-f", "psql_scenario.sql")
-	golden(t, "testdata/psql_scenario.out", got)
+	golden(t, "testdata/psql_scenario.expected", got)
 }
 
 // describeSchema is created in RockStream and in PostgreSQL; psql's

@@ -1,5 +1,5 @@
 -- The client scenario with psql: run with psql -X -q -f against a fresh
--- server; the output is compared with psql_scenario.out.
+-- server; the output is compared with psql_scenario.expected.
 CREATE TABLE ps_orders (id int PRIMARY KEY, customer text NOT NULL, amount numeric(10,2));
 CREATE MATERIALIZED VIEW ps_totals AS
     SELECT customer, sum(amount) AS total, count(*) AS n FROM ps_orders GROUP BY customer;
