@@ -19,14 +19,11 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/sql/split"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
@@ -81,40 +78,9 @@ type Result struct {
 // script the lexer cannot read (an unterminated string) is returned whole,
 // so that running it reports the error.
 func SplitStatements(script string) ([]string, error) {
-	res, err := pg.Scan(script)
-	if err != nil {
-		if s := strings.TrimSpace(script); s != "" {
-			return []string{s}, nil
-		}
-		return nil, nil
-	}
 	var out []string
-	start, comment := -1, -1
-	for _, t := range res.Tokens {
-		switch t.Token {
-		case pg.Token_SQL_COMMENT:
-			continue
-		case pg.Token_C_COMMENT:
-			if start < 0 && comment < 0 {
-				comment = int(t.Start)
-			}
-			continue
-		case pg.Token_ASCII_59:
-			if start >= 0 {
-				out = append(out, script[start:t.End])
-			}
-			start, comment = -1, -1
-			continue
-		}
-		if start < 0 {
-			start = int(t.Start)
-			if comment >= 0 {
-				start = comment
-			}
-		}
-	}
-	if start >= 0 {
-		out = append(out, strings.TrimRightFunc(script[start:], unicode.IsSpace))
+	for _, st := range split.Statements(script) {
+		out = append(out, st.Text)
 	}
 	return out, nil
 }
@@ -192,6 +158,9 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, e
 	var res *runtime.Result
 	for _, stmt := range stmts {
 		if res, err = s.s.Exec(ctx, stmt, params); err != nil {
+			return nil, err
+		}
+		if err := streamingError(res); err != nil {
 			return nil, err
 		}
 	}

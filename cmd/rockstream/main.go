@@ -77,9 +77,11 @@ state, so a view always equals what its query would return if run from
 scratch, without running it again.
 
 Start with "rockstream demo" to watch a view follow its table, then try your
-own SQL with "rockstream sql".`,
+own SQL with "rockstream sql", and serve psql and other PostgreSQL clients
+with "rockstream start".`,
 		Example: `  rockstream demo
   rockstream sql -c "CREATE TABLE t (a int)" -c "SELECT * FROM t"
+  rockstream start --storage ./data
   rockstream version --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,7 +93,7 @@ own SQL with "rockstream sql".`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())}
 	})
-	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand())
+	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand(), newStartCommand(), newNexmarkCommand())
 	root.Args = wrapArgs(root.Args)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

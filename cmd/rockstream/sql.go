@@ -43,13 +43,12 @@ func (f *sourceFlag) Set(v string) error {
 
 func newSQLCommand() *cobra.Command {
 	var (
-		csv        bool
-		storage    string
-		durability string
-		sources    []sourceArg
+		csv     bool
+		store   storageFlags
+		sources []sourceArg
 	)
 	cmd := &cobra.Command{
-		Use:   "sql [--csv] [-c SQL]... [-f FILE]... [--storage DIR [--durability sync|relaxed]]",
+		Use:   "sql [--csv] [-c SQL]... [-f FILE]... [--storage DIR [--durability sync|relaxed] [--cache-size SIZE]]",
 		Short: "Run SQL statements and print their results as psql does",
 		Long: `Run SQL statements against an embedded RockStream instance and print
 their results exactly as psql -q prints them for PostgreSQL.
@@ -72,7 +71,8 @@ command ends. With --storage DIR its data is kept in DIR: the first run
 creates it, later runs recover the tables and views from it (without
 recomputing the views) and continue. Every transaction is durable when its
 statement returns; --durability relaxed skips the fsync of each epoch, so a
-crash may lose the last transactions — for benchmarks only.
+crash may lose the last transactions — for benchmarks only. --cache-size
+bounds the memory the storage keeps of DIR's data (default 256MB).
 
 Exit status: 0 if every statement succeeded, 1 if any statement failed,
 2 if the command could not run (bad flags, unreadable file, storage that
@@ -96,15 +96,11 @@ cannot be opened).`,
 			if csv {
 				format = writeCSV
 			}
-			opts := rockstream.Options{Storage: storage}
-			switch durability {
-			case "sync":
-			case "relaxed":
-				opts.Relaxed = true
-			default:
-				return usageError{fmt.Errorf("--durability must be sync or relaxed, not %q", durability)}
+			opts, err := store.options()
+			if err != nil {
+				return err
 			}
-			return runSQL(cmd.Context(), opts, scripts, format, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runSQL(cmd.Context(), rockstream.Options(opts), scripts, format, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
@@ -112,8 +108,7 @@ cannot be opened).`,
 	f.VarP(&sourceFlag{kind: "command", sources: &sources}, "command", "c", "run the statements in `SQL` (repeatable)")
 	f.VarP(&sourceFlag{kind: "file", sources: &sources}, "file", "f", "run the statements in `FILE`; - is standard input (repeatable)")
 	f.BoolVar(&csv, "csv", false, "print results as CSV, as psql --csv does")
-	f.StringVar(&storage, "storage", "", "keep the instance's data in `DIR` (default: in memory)")
-	f.StringVar(&durability, "durability", "sync", "`sync` (fsync every epoch) or relaxed (for benchmarks: a crash may lose recent epochs)")
+	store.register(f, "keep the instance's data in `DIR` (default: in memory)")
 	return cmd
 }
 

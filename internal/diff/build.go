@@ -94,6 +94,27 @@ func (b *builder) build(p plan.Node) (int, error) {
 	case *plan.Join:
 		return b.join(n)
 
+	case *plan.Unnest:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return 0, err
+		}
+		explain := "unnest " + n.Array.String()
+		if n.WithOrdinality {
+			explain += " with ordinality"
+		}
+		if n.Outer {
+			explain += "  left"
+		}
+		if n.On != nil {
+			explain += "  on=" + n.On.String()
+		}
+		return b.add(node{
+			op:      ops.NewUnnest(n.Array, n.WithOrdinality, n.Outer, n.On),
+			inputs:  []int{in},
+			explain: explain + "  state=none",
+		}), nil
+
 	case *plan.Aggregate:
 		return b.aggregate(n)
 

@@ -168,6 +168,8 @@ func (c *spineCut) cut(p plan.Node) (plan.Node, error) {
 		return nil, c.unsupported("LIMIT")
 	case *plan.TimeWindow:
 		return nil, c.unsupported("TUMBLE or HOP")
+	case *plan.Unnest:
+		return nil, c.unsupported("unnest")
 	case *plan.Recursive:
 		return nil, c.unsupported("a nested WITH RECURSIVE query")
 	}

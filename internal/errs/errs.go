@@ -24,6 +24,14 @@ type Error struct {
 	// Position is the 1-based character offset into the statement text the
 	// error refers to, or 0 when unknown.
 	Position int
+	// Detail and Hint, when set, add a secondary message and a suggestion
+	// (PostgreSQL's DETAIL and HINT fields).
+	Detail, Hint string
+	// Where says where in the work the error arose, as PostgreSQL's
+	// CONTEXT line does (`COPY t, line 3, column b: "x"`); empty when
+	// the message says it all. The gateway sends it as the ErrorResponse's
+	// Where field.
+	Where string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -45,6 +53,18 @@ func WithPosition(err error, pos int) error {
 	if errors.As(err, &e) && e.Position == 0 && pos > 0 {
 		c := *e
 		c.Position = pos
+		return &c
+	}
+	return err
+}
+
+// WithWhere returns err with its context line set, when err is an *Error
+// without one; other errors are returned unchanged.
+func WithWhere(err error, where string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Where == "" && where != "" {
+		c := *e
+		c.Where = where
 		return &c
 	}
 	return err

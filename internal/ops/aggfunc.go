@@ -28,6 +28,7 @@ const (
 	fnVarPop
 	fnStddevSamp
 	fnStddevPop
+	fnArrayAgg
 )
 
 var aggFuncs = map[string]aggFunc{
@@ -35,7 +36,12 @@ var aggFuncs = map[string]aggFunc{
 	"bool_and": fnBoolAnd, "bool_or": fnBoolOr, "every": fnBoolAnd,
 	"string_agg": fnStringAgg, "var_samp": fnVarSamp, "variance": fnVarSamp, "var_pop": fnVarPop,
 	"stddev_samp": fnStddevSamp, "stddev": fnStddevSamp, "stddev_pop": fnStddevPop,
+	"array_agg": fnArrayAgg,
 }
+
+// ordered reports whether the aggregate keeps its group's input in order
+// (string_agg, array_agg: aggordered.go).
+func (s *aggSpec) ordered() bool { return s.fn == fnStringAgg || s.fn == fnArrayAgg }
 
 // accKind is how a SUM or AVG accumulates its argument.
 type accKind uint8
@@ -51,8 +57,8 @@ const (
 // fields is the number of state-row fields an aggregate keeps.
 func (s *aggSpec) fields() int {
 	switch s.fn {
-	case fnCount, fnMin, fnMax, fnStringAgg:
-		return 1 // count; or the current extreme or string
+	case fnCount, fnMin, fnMax, fnStringAgg, fnArrayAgg:
+		return 1 // count; or the current extreme, string or array
 	case fnBoolAnd, fnBoolOr:
 		return 2 // trues, falses
 	}
@@ -98,7 +104,7 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 		return s, nil
 	}
 	arg := call.Arg.Type()
-	if fn == fnStringAgg {
+	if fn == fnStringAgg || fn == fnArrayAgg {
 		s.arranged = true
 		return s, nil
 	}
@@ -290,7 +296,7 @@ func (s *aggSpec) value(a *accum) (types.Value, error) {
 	switch s.fn {
 	case fnCount:
 		return types.MakeInt(types.Int8, a.n), nil
-	case fnMin, fnMax, fnStringAgg:
+	case fnMin, fnMax, fnStringAgg, fnArrayAgg:
 		return a.ext, nil
 	case fnBoolAnd:
 		if a.t+a.f == 0 {
@@ -373,7 +379,7 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 	case fnCount:
 		a.n = f[0].Int()
 		return nil
-	case fnMin, fnMax, fnStringAgg:
+	case fnMin, fnMax, fnStringAgg, fnArrayAgg:
 		a.ext = f[0]
 		return nil
 	case fnBoolAnd, fnBoolOr:
@@ -410,7 +416,7 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 	switch s.fn {
 	case fnCount:
 		return append(row, i8(a.n))
-	case fnMin, fnMax, fnStringAgg:
+	case fnMin, fnMax, fnStringAgg, fnArrayAgg:
 		return append(row, a.ext)
 	case fnBoolAnd, fnBoolOr:
 		return append(row, i8(a.t), i8(a.f))
@@ -440,6 +446,8 @@ func (s *aggSpec) stateName() string {
 		return "true/false counts"
 	case fnStringAgg:
 		return "string"
+	case fnArrayAgg:
+		return "array"
 	}
 	if s.stats() {
 		return "sum,sum of squares"

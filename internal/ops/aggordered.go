@@ -8,21 +8,27 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// string_agg(value, delimiter [ORDER BY ...]) keeps its group's input in
-// an arrangement ordered as the result concatenates it:
+// string_agg(value, delimiter [ORDER BY ...]) and array_agg(value [ORDER
+// BY ...]) keep their group's input in an arrangement ordered as the result
+// lists it:
 //
 //	'a' | aggregate index | EncodeKey(group values) | sort key → varint(count)
 //
 // where the sort key is, for each ORDER BY key, a NULL flag byte and
 // (unless NULL) the value encoded ascending or descending, then the value
-// and the delimiter themselves (EncodeKey), which break ties between rows
-// equal on the ORDER BY keys (and order the input when there is no ORDER
-// BY). When a step changes a group's arrangement, the group's result is
-// rebuilt by one scan of it: the values in order, each preceded by the
-// delimiter of its own row except the first, each repeated as often as it
-// occurs (once with DISTINCT). The current result is kept in the group's
-// state row so that it can be retracted. Cost: O(group size) per changed
-// group per step.
+// itself (EncodeKey) and, for string_agg, the delimiter, which break ties
+// between rows equal on the ORDER BY keys (and order the input when there
+// is no ORDER BY). A key encodes a value's equality class, so for
+// array_agg over kinds whose key loses the exact representation (numeric
+// scale, float -0, interval fields) the value's row encoding (EncodeRow)
+// follows, and the element comes back exactly. When a step changes a
+// group's arrangement, the group's result is rebuilt by one scan of it:
+// the values in order, each repeated as often as it occurs (once per
+// equality class with DISTINCT) — for string_agg each preceded by the
+// delimiter of its own row except the first. The current result is kept
+// in the group's state row so that it can be retracted. Cost: O(group
+// size) per changed group per step, and the array or string itself in the
+// state row.
 
 // NULL flag bytes of an ORDER BY key: the smaller one sorts first.
 const (
@@ -59,11 +65,29 @@ func (s *aggSpec) orderedKey(dst []byte, row zset.Row, v types.Value) ([]byte, e
 			dst = zset.EncodeKey(dst, one[:]...)
 		}
 	}
+	if s.fn == fnArrayAgg {
+		one[0] = v
+		dst = zset.EncodeKey(dst, one[:]...)
+		if keyLossy(v.Kind()) {
+			dst = zset.EncodeRow(dst, one[:])
+		}
+		return dst, nil
+	}
 	delim, err := s.call.More[0].Eval(row)
 	if err != nil {
 		return nil, err
 	}
 	return zset.EncodeKey(dst, v, delim), nil
+}
+
+// keyLossy reports whether values of kind k have keys that encode their
+// equality class rather than their exact representation.
+func keyLossy(k types.Kind) bool {
+	switch k {
+	case types.Float4, types.Float8, types.Numeric, types.Interval:
+		return true
+	}
+	return false
 }
 
 // arrangeOrdered adds w copies of a row's sort key to the group's
@@ -76,13 +100,15 @@ func (a *Aggregate) arrangeOrdered(st state.Store, s *aggSpec, acc *accum, gkey,
 	return err
 }
 
-// orderedValue rebuilds string_agg's result from the group's arrangement:
-// NULL when it is empty.
+// orderedValue rebuilds string_agg's or array_agg's result from the
+// group's arrangement: NULL when it is empty.
 func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
 	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
 	plen := len(a.arrKey)
 	var (
 		b       strings.Builder
+		elems   []types.Value
+		class   []byte // array_agg DISTINCT: the previous value's key
 		seen    bool
 		scanErr error
 	)
@@ -111,13 +137,42 @@ func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types
 				return false
 			}
 		}
+		if s.call.Distinct {
+			w = 1
+		}
+		if s.fn == fnArrayAgg {
+			v, tail, err := zset.DecodeKeyValue(rest)
+			if err == nil && keyLossy(v.Kind()) {
+				var exact zset.Row
+				if exact, err = zset.DecodeRow(tail); err == nil && len(exact) != 1 {
+					err = corrupt("array_agg key")
+				}
+				if err == nil {
+					v = exact[0]
+				}
+			}
+			if err != nil {
+				scanErr = err
+				return false
+			}
+			if s.call.Distinct {
+				// Equal values are adjacent; keep the first of each class.
+				valueKey := rest[:len(rest)-len(tail)]
+				if seen && string(valueKey) == string(class) {
+					return true
+				}
+				class = append(class[:0], valueKey...)
+			}
+			for ; w > 0; w-- {
+				elems = append(elems, v)
+			}
+			seen = true
+			return true
+		}
 		vals, _, err := zset.DecodeKey(rest, 2)
 		if err != nil {
 			scanErr = err
 			return false
-		}
-		if s.call.Distinct {
-			w = 1
 		}
 		for ; w > 0; w-- {
 			if seen && !vals[1].IsNull() {
@@ -137,6 +192,9 @@ func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types
 	}
 	if !seen {
 		return types.Null, nil
+	}
+	if s.fn == fnArrayAgg {
+		return types.MakeArray(s.call.Arg.Type().ID, elems), nil
 	}
 	if s.result.ID == types.Bytea {
 		return types.MakeBytea([]byte(b.String())), nil

@@ -223,8 +223,11 @@ func (a *Aggregate) evaluate(b zset.Batch) ([]aggInput, error) {
 			if err != nil {
 				return nil, err
 			}
-			in.args[j], in.has[j] = v, !v.IsNull()
-			if s := &a.aggs[j]; s.fn == fnStringAgg && in.has[j] {
+			s := &a.aggs[j]
+			// array_agg keeps NULL inputs as NULL elements; every other
+			// aggregate skips them.
+			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg
+			if s.ordered() && in.has[j] {
 				if in.okeys == nil {
 					in.okeys = make([][]byte, na)
 				}
@@ -328,7 +331,7 @@ func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset
 				}
 				continue
 			}
-			if s.fn == fnStringAgg {
+			if s.ordered() {
 				if err := a.arrangeOrdered(st, s, acc, gkey, in.okeys[i], in.weight); err != nil {
 					return nil, err
 				}
@@ -349,7 +352,7 @@ func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset
 	}
 	for i := range a.aggs {
 		if s, acc := &a.aggs[i], &a.accs[i]; acc.dirty {
-			if s.fn == fnStringAgg {
+			if s.ordered() {
 				acc.ext, err = a.orderedValue(st, s, gkey)
 			} else {
 				acc.ext, err = a.extreme(st, s, gkey)

@@ -1,6 +1,6 @@
 // Package ops holds the incremental operators that a circuit (internal/diff)
 // is made of: the linear ones (Filter, Project, Map, Union, Negate,
-// TimeWindow), Join, OuterJoin, SemiJoin (semi-, anti- and mark joins),
+// TimeWindow, Unnest), Join, OuterJoin, SemiJoin (semi-, anti- and mark joins),
 // Aggregate (and WindowedAggregate, which can release the state of closed
 // event-time windows), Distinct, SetOp (INTERSECT, EXCEPT), TopK, Window,
 // the Values source, and the Fixpoint of a recursive query, which runs a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // Exact arithmetic for aggregate state. Sums are kept exactly so that they
@@ -266,22 +267,4 @@ func decodeScales(dst []scaleCount, v types.Value) ([]scaleCount, error) {
 // identical reports whether a and b are the same value in the same
 // representation: equal NUMERICs with different scales, or 0 and -0, are
 // not identical, because they print differently.
-func identical(a, b types.Value) bool {
-	if a.Kind() != b.Kind() {
-		return false
-	}
-	switch a.Kind() {
-	case types.KindNull:
-		return true
-	case types.Numeric:
-		x, y := a.Decimal(), b.Decimal()
-		return x.Form == y.Form && x.Negative == y.Negative && x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
-	case types.Float4, types.Float8:
-		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
-	case types.Text, types.Bytea:
-		return a.Str() == b.Str()
-	case types.Interval:
-		return a.Interval() == b.Interval()
-	}
-	return a.Int() == b.Int()
-}
+func identical(a, b types.Value) bool { return zset.IdenticalValues(a, b) }

@@ -1,8 +1,9 @@
 package oracle
 
 // Function calls and aggregates of the function catalog in generated
-// workloads: string, numeric and date functions, LIKE/ILIKE, string_agg
-// and the variance family. As everywhere in the generator, no call can
+// workloads: string, numeric and date functions, LIKE/ILIKE, string_agg,
+// array_agg, the variance family, and array constructors, functions and
+// op ANY/ALL (array) over the workloads' scalar columns. As everywhere in the generator, no call can
 // fail on the values the workloads hold.
 //
 // Numeric results keep the scales the workloads' values already have (0
@@ -15,6 +16,11 @@ package oracle
 // it has none for that class.
 func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 	sub := func(c sqlType) expr { return g.exprOf(sc, c, depth-1) }
+	if g.chance(25) {
+		if e, ok := g.arrayExpr(sc, want, depth); ok {
+			return e, true
+		}
+	}
 	switch want {
 	case tInt:
 		switch g.intn(0, 6, "numeric function") {
@@ -88,6 +94,9 @@ func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 // string_agg ordered by its own value (so that the result is the same
 // whatever order rows are read in), or one of the variance family.
 func (g *gen) funcAgg(sc []expr, filter string) expr {
+	if g.chance(30) {
+		return g.arrayAgg(sc, filter)
+	}
 	if g.chance(50) {
 		t := g.exprOf(sc, tText, 1)
 		distinct := ""
@@ -101,4 +110,64 @@ func (g *gen) funcAgg(sc []expr, filter string) expr {
 	n := g.exprOf(sc, tInt, 1)
 	fn := pick(g, []string{"var_samp", "var_pop", "stddev_samp", "stddev_pop", "variance", "stddev"})
 	return expr{fn + "(" + n.sql + ")" + filter, tNumeric}
+}
+
+// arrayExpr returns an expression of class want built on arrays of the
+// scope's values, or false when it has none for that class.
+func (g *gen) arrayExpr(sc []expr, want sqlType, depth int) (expr, bool) {
+	sub := func(c sqlType) expr { return g.exprOf(sc, c, depth-1) }
+	switch want {
+	case tInt:
+		a, b := sub(tInt), sub(tInt)
+		if g.chance(50) {
+			return expr{"cardinality(ARRAY[" + a.sql + ", " + b.sql + ", NULL])", tInt}, true
+		}
+		return expr{"array_position(ARRAY[" + a.sql + ", " + b.sql + "], " + sub(tInt).sql + ")", tInt}, true
+	case tText:
+		t := sub(tText)
+		switch g.intn(0, 2, "array text function") {
+		case 0:
+			return expr{"array_to_string(ARRAY[" + t.sql + ", " + sub(tText).sql + "], ',', '*')", tText}, true
+		case 1:
+			return expr{"(string_to_array(" + t.sql + ", " + pick(g, []string{"' '", "'a'", "''"}) + "))[" +
+				pick(g, []string{"1", "2"}) + "]", tText}, true
+		default:
+			return expr{"array_to_string(array_remove(string_to_array(" + t.sql + ", NULL), 'a'), '')", tText}, true
+		}
+	case tBool:
+		if g.chance(50) {
+			x, a, b := sub(tInt), sub(tInt), sub(tInt)
+			op := pick(g, []string{"= ANY", "<> ALL", "< ANY", ">= ALL"})
+			return expr{"(" + x.sql + " " + op + " (ARRAY[" + a.sql + ", " + b.sql + "]))", tBool}, true
+		}
+		t, u := sub(tText), sub(tText)
+		if g.chance(50) {
+			return expr{"(" + t.sql + " = ANY (string_to_array(" + u.sql + ", ' ')))", tBool}, true
+		}
+		return expr{"(string_to_array(" + t.sql + ", ' ') " + pick(g, []string{"@>", "<@", "&&"}) +
+			" ARRAY[" + u.sql + "])", tBool}, true
+	}
+	return expr{}, false
+}
+
+// arrayAgg returns array_agg over text or dates, ordered by its own value
+// (so that the array is the same whatever order rows are read in: equal
+// values print alike), as the array's text or its cardinality.
+func (g *gen) arrayAgg(sc []expr, filter string) expr {
+	e := g.exprOf(sc, pick(g, []sqlType{tText, tDate, tInt}), 1)
+	if e.typ.class() == tInt {
+		// Numerics equal under = may print differently (1 and 1.00);
+		// their text orders and prints alike.
+		e = expr{"(" + e.sql + ")::text", tText}
+	}
+	distinct := ""
+	if g.chance(25) {
+		distinct = "DISTINCT "
+	}
+	dir := pick(g, []string{"", " DESC", " NULLS FIRST"})
+	call := "array_agg(" + distinct + e.sql + " ORDER BY " + e.sql + dir + ")" + filter
+	if g.chance(30) {
+		return expr{"cardinality(" + call + ")", tInt}
+	}
+	return expr{call + "::text", tText}
 }

@@ -102,12 +102,18 @@ func DiffMultisets(want, got [][]*string) RowDiff {
 			rep[k] = r
 		}
 	}
+	// Only the rows whose counts differ are sorted (by how they print),
+	// each formatted once: equal multisets cost two passes.
 	var d RowDiff
-	keys := make([]string, 0, len(count))
-	for k := range count {
-		keys = append(keys, k)
+	var keys []string
+	shown := map[string]string{}
+	for k, n := range count {
+		if n != 0 {
+			keys = append(keys, k)
+			shown[k] = FormatRow(rep[k])
+		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return FormatRow(rep[keys[i]]) < FormatRow(rep[keys[j]]) })
+	sort.Slice(keys, func(i, j int) bool { return shown[keys[i]] < shown[keys[j]] })
 	for _, k := range keys {
 		for n := count[k]; n > 0; n-- {
 			d.Missing = append(d.Missing, rep[k])

@@ -30,9 +30,20 @@ var _ Engine = (*RockStream)(nil)
 
 // OpenRockStream opens a fresh in-memory instance.
 func OpenRockStream() (r *RockStream, err error) {
+	return openRockStream(rockstream.Options{})
+}
+
+// OpenRockStreamAt opens a durable instance on the directory dir: a new
+// one when dir is empty or missing, else the one a previous engine closed
+// there, with its tables and views (restart tests).
+func OpenRockStreamAt(dir string) (r *RockStream, err error) {
+	return openRockStream(rockstream.Options{Storage: dir, Relaxed: true})
+}
+
+func openRockStream(opts rockstream.Options) (r *RockStream, err error) {
 	r = &RockStream{}
 	err = r.call(func() error {
-		db, err := rockstream.Open(rockstream.Options{})
+		db, err := rockstream.Open(opts)
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,15 @@ type Runner struct {
 	// SkipEngineOnly skips statements marked rockstream-error: for a
 	// system under test that is not RockStream.
 	SkipEngineOnly bool
+	// ViewsBetweenTransactions compares the views only after statements
+	// that leave no transaction block open. Inside a block the observers
+	// see the state before it, which the comparison after the statement
+	// that opened it already covered: workloads of large transactions
+	// set it to save the repeated reads.
+	ViewsBetweenTransactions bool
 
+	// inBlock is set while the script's transaction block is open.
+	inBlock bool
 	// views are the views created so far, in creation order.
 	views []trackedView
 	// reported holds, per view, the difference last reported for it, so
@@ -198,7 +206,13 @@ func (r *Runner) Step(ctx context.Context, st Statement) ([]Finding, error) {
 		}
 	}
 
-	if info.kind != kindQuery {
+	switch info.kind {
+	case kindBegin:
+		r.inBlock = true
+	case kindCommit, kindRollback:
+		r.inBlock = false
+	}
+	if info.kind != kindQuery && !(r.ViewsBetweenTransactions && r.inBlock) {
 		vfs, err := r.compareViews(ctx, st)
 		for _, what := range vfs {
 			report("%s", what)

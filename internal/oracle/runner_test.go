@@ -3,6 +3,7 @@ package oracle
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +279,52 @@ COMMIT;
 	}
 	if len(got) != 2 || !strings.Contains(got[1], "materialized view v differs") {
 		t.Fatalf("want the view to differ after COMMIT; findings:\n%s", strings.Join(got, "\n---\n"))
+	}
+}
+
+// TestRunnerViewsBetweenTransactions checks that ViewsBetweenTransactions
+// reads the views after statements outside a transaction block and after
+// its COMMIT, not after the statements inside it, and still finds a
+// difference the block leaves.
+func TestRunnerViewsBetweenTransactions(t *testing.T) {
+	dsn := pgtest.NewDatabase(t, "oracle")
+	script := `CREATE TABLE t (a int);
+CREATE MATERIALIZED VIEW v AS SELECT a FROM t;
+BEGIN;
+INSERT INTO t VALUES (1);
+INSERT INTO t VALUES (2);
+COMMIT;
+INSERT INTO t VALUES (3);
+`
+	stmts, err := ParseScript("test.sql", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readAfter []int // lines after which the view was read
+	line := 0
+	f := &faulty{Postgres: newPostgresIn(t, dsn, "faulty"), observe: func(sql string, res *Result) *Result {
+		readAfter = append(readAfter, line)
+		if len(res.Rows) == 2 {
+			res.Rows = res.Rows[:1] // lose a row the block inserted
+		}
+		return res
+	}}
+	r := &Runner{Ref: newPostgresIn(t, dsn, "postgres"), SUT: f, Source: "test.sql", Strict: true, ViewsBetweenTransactions: true}
+	var findings []string
+	for _, st := range stmts {
+		line = st.Line
+		fs, err := r.Step(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			findings = append(findings, f.String())
+		}
+	}
+	if want := []int{2, 6, 7}; !slices.Equal(readAfter, want) {
+		t.Errorf("view read after lines %v, want %v", readAfter, want)
+	}
+	if len(findings) != 1 || !strings.HasPrefix(findings[0], "test.sql:6: COMMIT") {
+		t.Errorf("findings %q, want one at the COMMIT", findings)
 	}
 }

@@ -131,6 +131,9 @@ type Func struct {
 	Typ       types.Type
 	NonStrict bool
 	Fn        func(args []types.Value) (types.Value, error)
+	// Render, when set, renders the call from its arguments' text, for
+	// calls that SQL writes as syntax (ARRAY[...], a[i], x = ANY (a)).
+	Render func(args []string) string
 }
 
 func (e *ColRef) Type() types.Type     { return e.Typ }
@@ -163,11 +166,11 @@ func (e *Param) Eval(zset.Row) (types.Value, error) {
 
 func (e *BinOp) Eval(row zset.Row) (types.Value, error) {
 	a, err := e.Left.Eval(row)
-	if err != nil || a.IsNull() {
+	if err != nil || a.IsNull() && !e.Op.NonStrict {
 		return types.Null, err
 	}
 	b, err := e.Right.Eval(row)
-	if err != nil || b.IsNull() {
+	if err != nil || b.IsNull() && !e.Op.NonStrict {
 		return types.Null, err
 	}
 	return e.Op.Eval(a, b)
@@ -485,7 +488,16 @@ func (e *InList) String() string {
 	return "(" + e.Arg.String() + op + joinExprs(e.List, ", ") + "))"
 }
 
-func (e *Func) String() string { return e.Name + "(" + joinExprs(e.Args, ", ") + ")" }
+func (e *Func) String() string {
+	if e.Render != nil {
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = a.String()
+		}
+		return e.Render(args)
+	}
+	return e.Name + "(" + joinExprs(e.Args, ", ") + ")"
+}
 
 func joinExprs(es []Expr, sep string) string {
 	parts := make([]string, len(es))

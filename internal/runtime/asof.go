@@ -97,7 +97,7 @@ func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64
 		return nil, err
 	}
 	cat := s.eng.mu.cat
-	b := newBinder(cat, paramText)
+	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err

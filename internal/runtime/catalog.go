@@ -81,6 +81,17 @@ type catalog struct {
 	// revision counts catalog changes; it only grows, and every DDL that
 	// commits advances it by one.
 	revision uint64
+	// eng is the engine the catalog belongs to, whose sessions and
+	// frontier system relations show (system_observe.go); nil while the
+	// catalog is recovered.
+	eng *Engine
+
+	// session, in the copy of the catalog one session's query binds
+	// against (withSession), is that session; nil otherwise. pg is the
+	// system catalog's index of the copy's relations (pgcatalog.go).
+	session *sessionInfo
+	pg      *pgSnapshot
+	reader  state.Reader
 }
 
 func newCatalog() *catalog {
@@ -88,7 +99,7 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1}
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng}
 	for k, v := range c.byName {
 		n.byName[k] = v
 	}
@@ -105,6 +116,9 @@ func normalizeName(schema, name string) string {
 }
 
 func (c *catalog) lookup(name string) *object {
+	if o := c.pgRelationObject(name); o != nil {
+		return o
+	}
 	if o := c.byName[strings.TrimPrefix(name, "public.")]; o != nil {
 		return o
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -121,6 +122,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	if w.ov.Len() == 0 && w.cat == e.mu.cat {
 		return nil
 	}
+	start := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.mu.failed != nil {
@@ -146,6 +148,9 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	}
 	e.mu.cat = w.cat
 	e.mu.epoch = w.epoch
+	close(e.mu.committed)
+	e.mu.committed = make(chan struct{})
+	e.obs.committed(w.epoch, time.Since(start))
 	return nil
 }
 

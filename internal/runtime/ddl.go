@@ -72,6 +72,9 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := checkStoredType(t); err != nil {
+			return nil, nil, err
+		}
 		notNull := cd.IsNotNull
 		var def plan.Expr
 		for _, cn := range cd.Constraints {
@@ -160,24 +163,19 @@ func constraintName(t pg.ConstrType) string {
 	return strings.TrimPrefix(t.String(), "CONSTR_")
 }
 
-// typeOf resolves a column's declared type.
-func typeOf(tn *pg.TypeName) (types.Type, error) {
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, errs.New(errs.FeatureNotSupported, "array types are not supported")
+// typeOf resolves a column's declared type, as the binder resolves the
+// type of a cast.
+func typeOf(tn *pg.TypeName) (types.Type, error) { return sql.TypeOf(tn) }
+
+// checkStoredType refuses the OID alias types (regclass, ...) as the type
+// of a stored column: a stored value would keep the name of an object
+// that may be dropped, and a view's would be named without the session's
+// catalog.
+func checkStoredType(t types.Type) error {
+	if types.IsReg(t.ID) || t.ID.IsArray() && types.IsReg(t.ID.Elem()) {
+		return errs.Newf(errs.FeatureNotSupported, "columns of type %s are not supported: store the object's oid", t)
 	}
-	var names []string
-	for _, n := range tn.Names {
-		names = append(names, n.GetString_().Sval)
-	}
-	var mods []int32
-	for _, m := range tn.Typmods {
-		c := m.GetAConst()
-		if c == nil || c.GetIval() == nil {
-			return types.Type{}, errs.New(errs.SyntaxError, "type modifiers must be simple constants")
-		}
-		mods = append(mods, c.GetIval().Ival)
-	}
-	return types.TypeByName(names, mods)
+	return nil
 }
 
 // relationNames returns the relation names a statement refers to, except
@@ -312,6 +310,11 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, c := range cols {
+		if err := checkStoredType(c.Type); err != nil {
+			return nil, nil, err
+		}
+	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
 		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit}
@@ -342,6 +345,9 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 		return nil, nil, viewError(o, err)
 	}
 	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
+		return nil, nil, err
+	}
+	if err := setViewRows(st, o.id, out); err != nil {
 		return nil, nil, err
 	}
 	if err := logChanges(st, w, o.id, out); err != nil {
@@ -433,6 +439,11 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	}
 	for _, p := range [][]byte{o.rowsPrefix(), relPrefix(nsOpState, o.id), relPrefix(nsChangeLog, o.id)} {
 		if err := deletePrefix(st, p); err != nil {
+			return err
+		}
+	}
+	if o.kind == sql.MaterializedView {
+		if err := st.Delete(viewRowsKey(o.id)); err != nil {
 			return err
 		}
 	}

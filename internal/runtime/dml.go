@@ -165,15 +165,29 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		if err != nil {
 			return nil, err
 		}
-		r, err := insertRows(st, w, o, ins, paramText)
+		r, err := insertRows(st, w, o, ins, paramText, s.declared)
 		res = r
 		return nil, err
 	}, readsRelations)
 	return res, err
 }
 
-func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string) (*Result, error) {
-	cat := w.cat
+// boundInsert is an INSERT bound to its table: what insertRows runs and
+// what Session.Prepare describes.
+type boundInsert struct {
+	b        *sql.Binder
+	nUser    int   // parameters the client supplies; later ones are EXCLUDED's
+	targets  []int // the target columns' indexes
+	conflict *onConflict
+	ret      *returning
+	// The source: VALUES rows, one expression per target column (nil for
+	// DEFAULT), or the plan of a query.
+	exprRows [][]plan.Expr
+	query    plan.Node
+}
+
+// bindInsert binds an INSERT into o without running anything.
+func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*boundInsert, error) {
 	targets := make([]int, 0, len(o.cols))
 	if len(ins.Cols) == 0 {
 		for i := range o.cols {
@@ -198,30 +212,28 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 	}
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
-	// DO UPDATE.
-	b := newBinder(cat, paramText)
-	nUser := len(paramText)
-	var conflict *onConflict
+	// DO UPDATE: the client's are all those the statement names.
+	if n := maxParamRef(ins); n > len(declared) {
+		declared = append(append([]types.Type(nil), declared...), make([]types.Type, n-len(declared))...)
+	}
+	b := newBinder(cat, paramText, declared)
+	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {
 		var err error
-		if conflict, err = bindOnConflict(b, o, aliasOf(ins.Relation), oc, nUser); err != nil {
+		if bi.conflict, err = bindOnConflict(b, o, aliasOf(ins.Relation), oc, bi.nUser); err != nil {
 			return nil, err
 		}
 	}
 	sc := b.TableScope(o.name, aliasOf(ins.Relation), o.cols)
-	ret, err := bindReturning(b, sc, o, ins.ReturningList)
-	if err != nil {
+	var err error
+	if bi.ret, err = bindReturning(b, sc, o, ins.ReturningList); err != nil {
 		return nil, err
 	}
 
-	// Bind the source rows: one expression per target column, or nil for
-	// DEFAULT.
-	var exprRows [][]plan.Expr
-	var queryRows []zset.Row
 	sel := ins.SelectStmt.GetSelectStmt()
 	switch {
 	case ins.SelectStmt == nil:
-		exprRows = [][]plan.Expr{make([]plan.Expr, len(targets))}
+		bi.exprRows = [][]plan.Expr{make([]plan.Expr, len(targets))}
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.SortClause == nil && sel.LimitCount == nil && sel.LimitOffset == nil:
 		for _, l := range sel.ValuesLists {
 			items := l.GetList().Items
@@ -245,47 +257,37 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 					return nil, err
 				}
 			}
-			exprRows = append(exprRows, row)
+			bi.exprRows = append(bi.exprRows, row)
 		}
 	default:
 		targetCols := make([]plan.Column, len(targets))
 		for j, t := range targets {
 			targetCols[j] = o.cols[t]
 		}
-		p, err := b.InsertQuery(ins.SelectStmt, targetCols)
-		if err != nil {
+		if bi.query, err = b.InsertQuery(ins.SelectStmt, targetCols); err != nil {
 			return nil, err
 		}
-		if err := bindParams(b, paramText); err != nil {
-			return nil, err
-		}
-		src, err := runQuery(st, cat, p)
-		if err != nil {
-			return nil, err
-		}
-		queryRows = src
 	}
+	return bi, nil
+}
+
+func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*Result, error) {
+	cat := w.cat
+	bi, err := bindInsert(cat, o, ins, paramText, declared)
+	if err != nil {
+		return nil, err
+	}
+	b, nUser, targets, conflict, ret, exprRows := bi.b, bi.nUser, bi.targets, bi.conflict, bi.ret, bi.exprRows
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
-
-	// Build full rows: defaults, then the targets' values.
-	newRow := func(vals []types.Value) (zset.Row, error) {
-		row := make(zset.Row, len(o.cols))
-		for i, d := range o.defaults {
-			if d != nil {
-				v, err := d.Eval(nil)
-				if err != nil {
-					return nil, err
-				}
-				row[i] = v
-			}
+	var queryRows []zset.Row
+	if bi.query != nil {
+		if queryRows, err = runQuery(st, cat, bi.query); err != nil {
+			return nil, err
 		}
-		for j, t := range targets {
-			row[t] = vals[j]
-		}
-		return row, o.checkRow(row)
 	}
+
 	var rows []zset.Row
 	for _, er := range exprRows {
 		vals := make([]types.Value, len(targets))
@@ -306,23 +308,54 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 			}
 			vals[j] = v
 		}
-		row, err := newRow(vals)
+		row, err := o.fullRow(targets, vals)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
 	}
 	for _, qr := range queryRows {
-		row, err := newRow(qr)
+		row, err := o.fullRow(targets, qr)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
 	}
-	if rows, err = admitRows(st, o, rows); err != nil {
+	affected, err := insertFullRows(st, w, o, rows, conflict, b, nUser)
+	if err != nil {
 		return nil, err
 	}
+	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
+}
 
+// fullRow builds a table row from the values of the target columns: the
+// other columns get their defaults. It enforces NOT NULL.
+func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
+	row := make(zset.Row, len(o.cols))
+	for i, d := range o.defaults {
+		if d != nil {
+			v, err := d.Eval(nil)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		}
+	}
+	for j, t := range targets {
+		row[t] = vals[j]
+	}
+	return row, o.checkRow(row)
+}
+
+// insertFullRows inserts complete rows into table o: late rows are
+// dropped, primary keys checked and ON CONFLICT (conflict, nil when
+// none) resolved, and the change is written and carried to the views. It
+// returns the rows inserted or updated.
+func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
+	rows, err := admitRows(st, o, rows)
+	if err != nil {
+		return nil, err
+	}
 	var delta zset.Batch
 	var affected []zset.Row
 	if len(o.pk) == 0 {
@@ -342,7 +375,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 	if err := writeTable(st, w, o, delta); err != nil {
 		return nil, err
 	}
-	return ret.result(fmt.Sprintf("INSERT 0 %d", len(affected)), affected)
+	return affected, nil
 }
 
 // onConflict is a bound ON CONFLICT clause.
@@ -552,8 +585,9 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 
 // matchRows returns the table's rows that the WHERE clause bound by
 // bindWhere keeps (all rows when there is none), with their weights: a
-// predicate is evaluated row by row, a plan (a condition with
-// subqueries) runs as a query over st.
+// predicate is evaluated row by row, over only the rows under the key
+// prefixes it names when it fixes the leading key column (keyscan.go); a
+// plan (a condition with subqueries) runs as a query over st.
 func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
 	if match != nil {
 		rows, err := runQuery(st, cat, match)
@@ -566,9 +600,12 @@ func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match 
 		}
 		return zset.Consolidate(out)
 	}
-	all, err := readRelation(st, o.rowsPrefix())
-	if err != nil || where == nil {
-		return all, err
+	if where == nil {
+		return readRelation(st, o.rowsPrefix())
+	}
+	all, err := readCandidates(st, o, where)
+	if err != nil {
+		return nil, err
 	}
 	var out zset.Batch
 	for _, e := range all {
@@ -600,12 +637,12 @@ type dmlTarget struct {
 	match plan.Node
 }
 
-func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string) (*dmlTarget, error) {
+func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string, declared []types.Type) (*dmlTarget, error) {
 	o, err := targetTable(cat, rv)
 	if err != nil {
 		return nil, err
 	}
-	t := &dmlTarget{o: o, b: newBinder(cat, paramText)}
+	t := &dmlTarget{o: o, b: newBinder(cat, paramText, declared)}
 	t.sc = t.b.TableScope(o.name, aliasOf(rv), o.cols)
 	if t.where, t.match, err = bindWhere(t.b, t.sc, rv, whereClause); err != nil {
 		return nil, err
@@ -632,7 +669,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText)
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText, s.declared)
 		if err != nil {
 			return nil, err
 		}
@@ -715,7 +752,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText)
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText, s.declared)
 		if err != nil {
 			return nil, err
 		}

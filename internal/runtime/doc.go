@@ -24,4 +24,12 @@
 //     reaches zero is deleted, and a negative weight is an internal error
 //     that fails the statement.
 //   - DDL is not allowed inside a transaction block; it is its own epoch.
+//   - COPY ... FROM STDIN is one statement: its data is parsed completely
+//     before it takes the write token, then its rows are inserted together
+//     or not at all (copy.go).
+//   - A subscription (SUBSCRIBE, COPY (SUBSCRIBE ...), a SUBSCRIBE cursor)
+//     reads only committed epochs, whole and in commit order, from the
+//     view's change log; it is woken by the commit notification that
+//     commitEpoch closes, runs no goroutine of its own and never holds a
+//     lock while it waits (subscribe.go).
 package runtime

@@ -39,7 +39,15 @@ type Engine struct {
 		// failed is set when a commit failed in a way that leaves the
 		// store's state unknown; every later write fails with it.
 		failed error
+		// committed is closed (and replaced) when an epoch commits, so
+		// that subscriptions wait for changes without polling.
+		committed chan struct{}
+		// closed is set once Close has closed the store.
+		closed bool
 	}
+
+	// obs holds the engine's sessions and counters (stats.go).
+	obs observer
 }
 
 // Options tunes an engine.
@@ -89,6 +97,9 @@ func Open(store Store, opts Options) (*Engine, error) {
 	e.mu.store = store
 	e.mu.cat = cat
 	e.mu.epoch = epoch
+	e.mu.committed = make(chan struct{})
+	cat.eng = e
+	e.obs.init(store, epoch)
 	go e.runCommitter()
 	return e, nil
 }
@@ -101,6 +112,7 @@ func (e *Engine) Close() error {
 	e.writeToken <- struct{}{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.mu.closed = true
 	// A clean shutdown writes out what is held in memory, so that the next
 	// start-up has no log to replay.
 	var ferr error
@@ -140,9 +152,19 @@ type Result struct {
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// cursors are the open cursors, by name; all belong to the open
+	// transaction block and are closed when it ends.
+	cursors map[string]*cursor
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
+	// declared holds the parameter types of the prepared statement being
+	// run (prepare.go); nil otherwise.
+	declared []types.Type
+	// onNotice receives the session's notices; nil discards them.
+	onNotice func(Notice)
+	// act is the session's entry in the engine's registry (sessions.go).
+	act *activity
 }
 
 // txnState says where a transaction block stands.
@@ -161,6 +183,9 @@ type txn struct {
 	// w holds a block's writes; nil until its first write, when the write
 	// token is taken.
 	w *epochWrite
+	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
+	// block reads committed epochs as they come and may not write.
+	readOnly bool
 }
 
 // stateOK reports whether statements may run: outside a block, or in one
@@ -168,13 +193,15 @@ type txn struct {
 func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
 
 // NewSession returns a session of e.
-func (e *Engine) NewSession() *Session { return &Session{eng: e} }
+func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
 
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
 	if s.txn != nil {
 		s.rollback()
 	}
+	s.closeCursors()
+	s.eng.obs.sessions.unregister(s.act)
 }
 
 // InTransaction reports whether a transaction block is open.
@@ -183,13 +210,27 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // Exec parses and runs one statement. params are the values of $1...;
 // paramText, when not nil, supplies them as text to be parsed once their
 // types are inferred.
-func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
+func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
+	done := s.beginStatement(query)
+	defer func() { done(res, err) }()
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
-		if st.Kind == ext.AsOfEpoch {
+		if st.Err != nil {
+			return nil, st.Err
+		}
+		switch st.Kind {
+		case ext.AsOfEpoch:
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
+		case ext.Subscribe:
+			return s.statement(func() (*Result, error) { return s.execSubscribe(st) })
+		case ext.CopyTo:
+			return s.statement(func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
+		case ext.DeclareCursor:
+			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
+		case ext.Fetch:
+			return s.statement(func() (*Result, error) { return s.fetchExt(ctx, st) })
 		}
 		return s.explainIncremental(st)
 	}
@@ -224,6 +265,13 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
 		return s.execShow(n.GetVariableShowStmt())
 	}
+	return s.statement(func() (*Result, error) { return s.dispatch(ctx, text, n, paramText) })
+}
+
+// statement runs one statement in the open transaction block, or in an
+// implicit transaction of its own outside one: a failure marks the block
+// failed, or rolls the implicit transaction back.
+func (s *Session) statement(run func() (*Result, error)) (*Result, error) {
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
@@ -231,7 +279,7 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	if implicit {
 		s.txn = &txn{}
 	}
-	res, err := s.dispatch(ctx, text, n, paramText)
+	res, err := run()
 	if implicit {
 		if err == nil {
 			err = s.commit()
@@ -253,12 +301,15 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 			tag = "START TRANSACTION"
 		}
 		if s.txn == nil {
-			// Inside a block PostgreSQL warns and carries on.
 			s.txn = &txn{block: true}
+		} else {
+			// Inside a block PostgreSQL warns and carries on.
+			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
 			return &Result{Tag: "COMMIT"}, nil
 		}
 		if s.txn.state == txnFailed {
@@ -273,7 +324,9 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 		}
 		return &Result{Tag: "COMMIT"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.txn != nil {
+		if s.txn == nil {
+			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
+		} else {
 			s.rollback()
 			s.txn = nil
 		}
@@ -300,6 +353,7 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 // commit ends the session's transaction block, committing its writes as
 // one epoch.
 func (s *Session) commit() error {
+	s.closeCursors()
 	w := s.txn.w
 	if w == nil {
 		return nil
@@ -314,6 +368,7 @@ func (s *Session) commit() error {
 }
 
 func (s *Session) rollback() {
+	s.closeCursors()
 	if s.txn.w == nil {
 		return
 	}
@@ -368,7 +423,20 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 }
 
 func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
+	if s.txn.readOnly {
+		if name := writeStmtName(n); name != "" {
+			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
+		}
+	}
 	switch {
+	case n.GetCopyStmt() != nil:
+		return s.execCopy(ctx, n.GetCopyStmt(), paramText)
+	case n.GetDeclareCursorStmt() != nil:
+		return s.execDeclare(ctx, n.GetDeclareCursorStmt(), paramText)
+	case n.GetFetchStmt() != nil:
+		return s.execFetch(ctx, n.GetFetchStmt(), 0, false)
+	case n.GetClosePortalStmt() != nil:
+		return s.execClose(n.GetClosePortalStmt())
 	case n.GetSelectStmt() != nil:
 		return s.execSelect(ctx, n, paramText)
 	case n.GetInsertStmt() != nil:
@@ -395,6 +463,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetExplainStmt() != nil:
 		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
+	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
+		return s.execRole(ctx, n)
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
 }

@@ -16,11 +16,26 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// binder returns a binder over cat whose parameters are parsed from
+// newBinder returns a binder over cat whose parameters are parsed from
 // paramText once their types are known (call bindParams after binding).
-func newBinder(cat *catalog, paramText []*string) *sql.Binder {
-	vals := make([]types.Value, len(paramText))
-	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: make([]types.Type, len(paramText))}
+// declared holds the parameter types a prepared statement declares (nil
+// or Unknown entries: to be inferred); the values of declared parameters
+// are parsed at once, so that LIMIT $1 and OFFSET $1, which read their
+// value while binding, see them (a value that fails to parse is reported
+// by bindParams).
+func newBinder(cat *catalog, paramText []*string, declared []types.Type) *sql.Binder {
+	n := max(len(paramText), len(declared))
+	vals := make([]types.Value, n)
+	pt := make([]types.Type, n)
+	copy(pt, declared)
+	for i, p := range paramText {
+		if p != nil && pt[i].ID != types.Unknown {
+			if v, err := parseParam(cat, pt[i], *p); err == nil {
+				vals[i] = v
+			}
+		}
+	}
+	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt}
 }
 
 // bindParams parses the parameter texts as the types the binder inferred
@@ -35,13 +50,37 @@ func bindParams(b *sql.Binder, paramText []*string) error {
 		if t.ID == types.Unknown {
 			t = types.Of(types.Text)
 		}
-		v, err := types.Parse(t, *p)
+		cat, _ := b.Cat.(*catalog)
+		v, err := parseParam(cat, t, *p)
 		if err != nil {
 			return err
 		}
 		(*b.Params)[i] = v
 	}
 	return nil
+}
+
+// parseParam parses a parameter's text as type t, as t's input function
+// does: an OID alias type ($1::regclass) looks the name up in a session's
+// catalog.
+func parseParam(cat *catalog, t types.Type, text string) (types.Value, error) {
+	if cat != nil && cat.InSession() && (types.IsReg(t.ID) || t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
+		if !t.ID.IsArray() {
+			return types.CastReg(types.MakeText(text), t, true, cat)
+		}
+		arr, err := types.Parse(types.ArrayType(types.Of(types.Text)), text)
+		if err != nil {
+			return types.Null, err
+		}
+		out := make([]types.Value, len(arr.Elems()))
+		for i, e := range arr.Elems() {
+			if out[i], err = types.CastReg(e, t.Elem(), true, cat); err != nil {
+				return types.Null, err
+			}
+		}
+		return types.MakeArray(t.ID.Elem(), out), nil
+	}
+	return types.Parse(t, text)
 }
 
 func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*string) (*Result, error) {
@@ -53,7 +92,8 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 		return nil, err
 	}
 	defer done()
-	b := newBinder(cat, paramText)
+	cat = cat.withSession(s.sessionInfo(), r)
+	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(n)
 	if err != nil {
 		return nil, err
@@ -239,6 +279,9 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 			continue
 		}
 		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
+			return err
+		}
+		if err := addViewRows(st, v, out); err != nil {
 			return err
 		}
 		if err := logChanges(st, w, v.id, out); err != nil {

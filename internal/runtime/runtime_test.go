@@ -8,31 +8,53 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
 // TestScripts runs the scripts in testdata/: each `exec` runs its
 // statements in one session and prints every result; `verify` checks that
 // every materialized view equals its recomputation; `state-keys VIEW`
-// counts the keys of a view's operator state (state_test.go).
+// counts the keys of a view's operator state (state_test.go); COPY,
+// SUBSCRIBE and their streams have the commands of stream_test.go.
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		eng := OpenMemory()
 		sessions := map[string]*Session{}
+		defer func() {
+			for _, s := range sessions {
+				s.Close()
+			}
+			if err := eng.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
+		st := streams{}
+		session := func(d *datadriven.TestData) *Session {
+			name := "default"
+			if d.HasArg("session") {
+				d.ScanArgs(t, "session", &name)
+			}
+			s := sessions[name]
+			if s == nil {
+				s = eng.NewSession()
+				sessions[name] = s
+			}
+			return s
+		}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "exec":
-				name := "default"
-				if d.HasArg("session") {
-					d.ScanArgs(t, "session", &name)
-				}
-				s := sessions[name]
-				if s == nil {
-					s = eng.NewSession()
-					sessions[name] = s
-				}
-				return execScript(t, s, d.Input)
+				return execScript(t, session(d), d.Input)
+			case "copy-from":
+				return scriptCopyFrom(t, session(d), d)
+			case "copy-to":
+				return scriptCopyTo(t, session(d), d)
+			case "stream":
+				return scriptStream(t, session(d), st, d)
+			case "next":
+				return scriptNext(t, st, d)
+			case "close":
+				return scriptClose(t, st, d)
 			case "verify":
 				if err := eng.VerifyViews(); err != nil {
 					return "error: " + err.Error() + "\n"
@@ -54,7 +76,7 @@ func execScript(t *testing.T, s *Session, script string) string {
 	for _, stmt := range splitStatements(t, script) {
 		res, err := s.Exec(context.Background(), stmt, nil)
 		if err != nil {
-			fmt.Fprintf(&b, "error (%s): %s\n", errs.SQLState(err), err)
+			b.WriteString(errorText(err))
 			continue
 		}
 		if res.Columns != nil {

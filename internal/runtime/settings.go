@@ -44,12 +44,17 @@ var settings = map[string]setting{
 	"search_path":                         {`"$user", public`, anyValue},
 	"standard_conforming_strings":         {"on", only("on")},
 	"client_min_messages":                 {"notice", anyValue},
-	"statement_timeout":                   {"0", anyValue},
+	"statement_timeout":                   {"0", checkDurationSetting},
 	"lock_timeout":                        {"0", anyValue},
-	"idle_in_transaction_session_timeout": {"0", anyValue},
+	"idle_in_transaction_session_timeout": {"0", checkDurationSetting},
 	"default_transaction_isolation":       {"serializable", anyValue},
 	"transaction_isolation":               {"serializable", anyValue},
 	"rockstream.operation_id":             {"", anyValue},
+	// The session's role and database, as the system catalog reports
+	// them (current_user, current_database()); the wire gateway sets
+	// them from the startup message.
+	"session_authorization":               {bootstrapRole, anyValue},
+	"current_database":                    {defaultDatabase, anyValue},
 	"rockstream.max_recursion_iterations": {"10000", checkRecursionLimit},
 }
 
@@ -100,7 +105,7 @@ func (s *Session) execSet(v *pg.VariableSetStmt) (*Result, error) {
 	}
 	val := strings.Join(parts, ", ")
 	if err := def.check(val); err != nil {
-		return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q: %q: %v", v.Name, val, err)
+		return nil, settingError(v.Name, val, err)
 	}
 	if s.settings == nil {
 		s.settings = map[string]string{}
@@ -120,11 +125,14 @@ func (s *Session) Setting(name string) string {
 
 func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
+	if name == "rockstream.frontier" {
+		return s.showFrontier(), nil
+	}
 	if _, ok := settings[name]; !ok {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
 	return &Result{
-		Columns: []Column{{Name: name, Type: types.Of(types.Text)}},
+		Columns: []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}},
 		Rows:    []zset.Row{{types.MakeText(s.Setting(name))}},
 		Tag:     "SHOW",
 	}, nil

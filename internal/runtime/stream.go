@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"io"
+	"fmt"
 
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -37,25 +37,28 @@ type CopyOut struct {
 	// Close releases what Next holds; the caller calls it once, whether or
 	// not Next reached io.EOF.
 	Close func()
+
+	// rows counts the rows Next has returned.
+	rows int64
 }
+
+// Tag returns the command tag of the COPY, "COPY n" with n the rows sent
+// so far; after Next returned io.EOF it is the statement's tag.
+func (c *CopyOut) Tag() string { return fmt.Sprintf("COPY %d", c.rows) }
 
 // Subscription is a running SUBSCRIBE: its snapshot, then each committed
-// change, in epoch order. Result.Columns describes its rows.
+// change, in epoch order (subscribe.go). Result.Columns describes its
+// rows; Result.Tag is "SUBSCRIBE".
 type Subscription struct {
-	// Next returns the next rows, blocking until at least one is available
-	// or ctx ends. It returns io.EOF when the subscription cannot go on
-	// (the engine is closing).
+	// Next returns the next rows (at most 1024), blocking until at least
+	// one is available or ctx ends (then ctx's error, and the subscription
+	// may be read again). It returns io.EOF once Close was called or the
+	// engine is closing, and another error when the subscription cannot
+	// go on (the view was dropped, or it fell behind the change-log
+	// horizon).
 	Next func(ctx context.Context) ([]zset.Row, error)
-	// Close ends the subscription.
+	// Close ends the subscription. It may be called from another
+	// goroutine while Next waits, which then returns io.EOF; it holds no
+	// goroutine, so a subscription never closed leaks nothing but memory.
 	Close func()
-}
-
-// copySpec is a parsed COPY statement.
-type copySpec struct{}
-
-// CopyFrom reads the data of a COPY ... FROM STDIN announced by in and
-// inserts its rows into the table atomically: all of them, or none when any
-// row fails to parse or insert. It returns the "COPY n" result.
-func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Result, error) {
-	panic("not yet")
 }

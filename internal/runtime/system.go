@@ -26,7 +26,7 @@ func (c *catalog) systemRelation(name string) *object {
 		return &object{name: name, kind: sql.Table, cols: latenessColumns,
 			system: func(r state.Reader) (zset.Batch, error) { return latenessRows(r, c) }}
 	}
-	return nil
+	return c.observedRelation(name)
 }
 
 func systemRelationError(o *object, what string) error {

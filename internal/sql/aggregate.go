@@ -78,6 +78,12 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 			}
 			break
 		}
+		if fn == "array_agg" {
+			if err := ec.arrayAgg(&call, argCtx, args, f.Location); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if len(args) != 1 {
 			return nil, undefinedFunction(name, args, f.Location)
 		}

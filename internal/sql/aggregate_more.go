@@ -23,7 +23,6 @@ var aggregateAliases = map[string]string{
 // aggregateRejections says why an aggregate PostgreSQL has is rejected,
 // where more than "not supported yet" helps.
 var aggregateRejections = map[string]string{
-	"array_agg":        "arrays are not supported",
 	"json_agg":         "JSON is not supported",
 	"jsonb_agg":        "JSON is not supported",
 	"json_object_agg":  "JSON is not supported",
@@ -43,7 +42,29 @@ func aggRejection(name string) string {
 
 // orderSensitive reports whether an aggregate's result depends on the
 // order of its input, so that ORDER BY inside the call must be kept.
-func orderSensitive(fn string) bool { return fn == "string_agg" }
+func orderSensitive(fn string) bool { return fn == "string_agg" || fn == "array_agg" }
+
+// arrayAgg binds array_agg(value): its result is an array of the value's
+// type. An untyped argument has no type to make an array of, as in
+// PostgreSQL; arrays of arrays (PostgreSQL's multidimensional result)
+// are not supported.
+func (ec *exprCtx) arrayAgg(call *plan.AggCall, argCtx *exprCtx, args []plan.Expr, loc int32) error {
+	if len(args) != 1 {
+		return undefinedFunction("array_agg", args, loc)
+	}
+	t := args[0].Type()
+	switch {
+	case t.ID == types.Unknown:
+		// PostgreSQL has array_agg(anynonarray) and array_agg(anyarray).
+		return posErr(errs.New(errs.AmbiguousFunction, "function array_agg(unknown) is not unique"), loc)
+	case t.ID.IsArray():
+		return notSupported(loc, "array_agg over arrays is not supported: its result would be a multidimensional array")
+	case !types.HasArrayType(t.ID):
+		return undefinedFunction("array_agg", args, loc)
+	}
+	call.Arg, call.Type = args[0], types.ArrayType(t)
+	return nil
+}
 
 // stringAgg binds string_agg(value, delimiter): (text, text) or (bytea,
 // bytea), resolved as PostgreSQL resolves the overloads.

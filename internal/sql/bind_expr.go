@@ -113,15 +113,18 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 	case *pg.Node_SubLink:
 		return ec.subLink(x.SubLink)
 	case *pg.Node_SqlvalueFunction:
+		if e, ok, err := ec.sqlValueSystemFunction(x.SqlvalueFunction); ok {
+			return e, err
+		}
 		return nil, sqlValueFunction(x.SqlvalueFunction)
 	case *pg.Node_RowExpr:
 		return nil, notSupported(x.RowExpr.Location, "row constructors are not supported yet")
 	case *pg.Node_AArrayExpr:
-		return nil, notSupported(x.AArrayExpr.Location, "arrays are not supported yet")
+		return ec.arrayConstructor(x.AArrayExpr, types.Of(types.Unknown))
 	case *pg.Node_AIndirection:
-		return nil, notSupported(exprLocation(n), "subscripts and field selection are not supported yet")
+		return ec.indirection(x.AIndirection)
 	case *pg.Node_CollateClause:
-		return nil, notSupported(x.CollateClause.Location, "COLLATE is not supported yet")
+		return ec.collate(x.CollateClause)
 	case *pg.Node_GroupingFunc:
 		return nil, notSupported(x.GroupingFunc.Location, "GROUPING is not supported yet")
 	case *pg.Node_SetToDefault:
@@ -280,6 +283,9 @@ func numberLiteral(s string) (*plan.Const, error) {
 // coerce converts e to type to under context c, reporting a failed parse
 // of a literal at the literal's position. errNoCast is returned unchanged.
 func (ec *exprCtx) coerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, error) {
+	if out, ok, err := ec.regCoerce(e, to, c); ok {
+		return out, err
+	}
 	out, err := coerceExpr(e, to, c, ec.st.setParamType)
 	loc, ok := ec.st.locs[e]
 	if err != nil && !errors.Is(err, errNoCast) && ok {

@@ -20,6 +20,8 @@ var operatorNames = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true, "||": true,
 	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
+	"~": true, "~*": true, "!~": true, "!~*": true,
+	"@>": true, "<@": true, "&&": true,
 }
 
 // opName returns the operator name of an A_Expr (OPERATOR(pg_catalog.+)
@@ -110,7 +112,7 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 		}
 		return ec.binaryOp(op, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
-		return nil, notSupported(a.Location, "ANY/ALL (array) is not supported yet")
+		return ec.arrayComparison(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
 		l, err := ec.bind(a.Lexpr)
 		if err != nil {
@@ -368,11 +370,15 @@ func (ec *exprCtx) booleanTest(t *pg.BooleanTest) (plan.Expr, error) {
 
 // typeCast binds CAST(x AS t) and x::t.
 func (ec *exprCtx) typeCast(c *pg.TypeCast) (plan.Expr, error) {
-	arg, err := ec.bind(c.Arg)
+	to, err := typeOf(c.TypeName)
 	if err != nil {
 		return nil, err
 	}
-	to, err := typeOf(c.TypeName)
+	if a := c.Arg.GetAArrayExpr(); a != nil && to.ID.IsArray() {
+		// ARRAY[...]::t[] converts the elements to t, and types ARRAY[].
+		return ec.arrayConstructor(a, to)
+	}
+	arg, err := ec.bind(c.Arg)
 	if err != nil {
 		return nil, err
 	}
@@ -387,13 +393,14 @@ func (ec *exprCtx) typeCast(c *pg.TypeCast) (plan.Expr, error) {
 	return out, err
 }
 
+// TypeOf resolves a type name as a column definition or a cast writes it,
+// with its modifiers and array brackets.
+func TypeOf(tn *pg.TypeName) (types.Type, error) { return typeOf(tn) }
+
 // typeOf resolves a type name with its modifiers.
 func typeOf(tn *pg.TypeName) (types.Type, error) {
 	if tn == nil {
 		return types.Type{}, errs.New(errs.Internal, "missing type name")
-	}
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, notSupported(tn.Location, "array types are not supported yet")
 	}
 	if tn.Setof || tn.PctType {
 		return types.Type{}, notSupported(tn.Location, "type name form is not supported")
@@ -414,6 +421,14 @@ func typeOf(tn *pg.TypeName) (types.Type, error) {
 	t, err := types.TypeByName(names, mods)
 	if err != nil {
 		return types.Type{}, posErr(err, tn.Location)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// PostgreSQL ignores the bounds and the number of brackets:
+		// int[3] and int[][] are both integer[].
+		if t.ID.IsArray() || !types.HasArrayType(t.ID) {
+			return types.Type{}, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", t), tn.Location)
+		}
+		t = types.ArrayType(t)
 	}
 	return t, nil
 }

@@ -165,6 +165,9 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if node, err = st.planWindows(node, wins, tl, outer); err != nil {
 		return nil, err
 	}
+	if node, err = selectUnnest(node, tl); err != nil {
+		return nil, err
+	}
 	node = applyDistinctOn(node, tl, distinctOn, sorts)
 	if opts.sub != nil {
 		return st.finishSubquery(node, sc, tl, distinct, sel, opts.sub)

@@ -48,6 +48,9 @@ type bindState struct {
 	// recursions numbers the recursive queries bound, to pair each with
 	// its working table.
 	recursions int
+	// apply, while a subquery is bound for per-row evaluation (apply.go),
+	// collects its references to the query around it.
+	apply *applyScope
 }
 
 // maxViewDepth bounds the nesting of views on views.

@@ -26,11 +26,13 @@ type paramTyper func(p *plan.Param, t types.Type) error
 
 // constrained reports whether t carries a type modifier (numeric precision,
 // varchar length, fractional-second digits).
-func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 }
+func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 || t.Fields != 0 }
 
 // realType reports whether id is a concrete SQL type (operators may name
 // polymorphic pseudo-types for their operands, which take any type).
-func realType(id types.TypeID) bool { return id > types.Unknown && id <= types.Interval }
+func realType(id types.TypeID) bool {
+	return id > types.Unknown && (id <= types.Interval || types.IsCatalogType(id)) || id.IsArray()
+}
 
 // coerceExpr converts e to type to under context c, as PostgreSQL's
 // coerce_type and coerce_type_typmod do:
@@ -51,7 +53,12 @@ func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (pl
 			if x.Val.IsNull() {
 				return &plan.Const{Val: types.Null, Typ: to}, nil
 			}
-			v, err := types.Parse(types.Of(to.ID), x.Val.Str())
+			// The input function sees an interval's fields, which give a
+			// bare number its unit (INTERVAL '90' DAY); the cast below
+			// applies the other modifiers.
+			in := types.Of(to.ID)
+			in.Fields = to.Fields
+			v, err := types.Parse(in, x.Val.Str())
 			if err != nil {
 				return nil, err
 			}

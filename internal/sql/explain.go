@@ -87,6 +87,12 @@ func formatNode(b *strings.Builder, n plan.Node, depth int) {
 		fmt.Fprintf(b, "Limit count=%d offset=%d", x.Count, x.Offset)
 	case *plan.Recursive, *plan.WorkingTable, *plan.TimeWindow:
 		b.WriteString(formatIterative(x))
+	case *plan.Unnest:
+		fmt.Fprintf(b, "Unnest %s ordinality=%v", x.Array, x.WithOrdinality)
+		if x.Outer {
+			fmt.Fprintf(b, " left on=%v", x.On)
+		}
+		fmt.Fprintf(b, " %s", formatCols(x.Cols))
 	default:
 		if !formatOrdered(b, n) {
 			fmt.Fprintf(b, "%T", n)

@@ -304,7 +304,9 @@ func sameValue(a, b types.Value) bool {
 }
 
 // conjuncts splits a predicate into its top-level AND arms, leaving out
-// those that are the constant true.
+// those that are the constant true. An OR whose arms share conjuncts
+// gives those conjuncts as arms of their own (factorOr), so that a join
+// condition repeated in every arm of an OR becomes a join key.
 func conjuncts(e plan.Expr) []plan.Expr {
 	if e == nil {
 		return nil
@@ -312,14 +314,71 @@ func conjuncts(e plan.Expr) []plan.Expr {
 	if k, ok := e.(*plan.Const); ok && k.Typ.ID == types.Bool && !k.Val.IsNull() && k.Val.Bool() {
 		return nil
 	}
-	if a, ok := e.(*plan.And); ok {
+	switch x := e.(type) {
+	case *plan.And:
 		var out []plan.Expr
-		for _, x := range a.Args {
-			out = append(out, conjuncts(x)...)
+		for _, a := range x.Args {
+			out = append(out, conjuncts(a)...)
 		}
 		return out
+	case *plan.Or:
+		if common, rest := factorOr(x); len(common) > 0 {
+			out := common
+			if rest != nil {
+				out = append(out, rest)
+			}
+			return out
+		}
 	}
 	return []plan.Expr{e}
+}
+
+// factorOr takes the conjuncts common to every arm out of an OR, as
+// PostgreSQL's planner does (find_duplicate_ors): (A AND B) OR (A AND C)
+// is A AND (B OR C). It returns the common conjuncts and the OR of what
+// remains of the arms, which is nil when some arm had nothing else (A OR
+// (A AND B) is A). The laws hold in three-valued logic, so the result is
+// the same value, NULL included. TPC-H Q19 is the case in point: its
+// join condition is repeated in each arm of an OR.
+func factorOr(or *plan.Or) (common []plan.Expr, rest plan.Expr) {
+	var arms [][]plan.Expr
+	for _, a := range or.Args {
+		arms = append(arms, conjuncts(a))
+	}
+	has := func(list []plan.Expr, e plan.Expr) bool {
+		for _, x := range list {
+			if exprEqual(x, e) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range arms[0] {
+		inAll := !has(common, c)
+		for _, arm := range arms[1:] {
+			inAll = inAll && has(arm, c)
+		}
+		if inAll {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return nil, nil
+	}
+	var left []plan.Expr
+	for _, arm := range arms {
+		var kept []plan.Expr
+		for _, c := range arm {
+			if !has(common, c) {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 0 {
+			return common, nil
+		}
+		left = append(left, andOf(kept))
+	}
+	return common, &plan.Or{Args: left}
 }
 
 // andOf joins conjuncts into one predicate (nil for none).

@@ -20,6 +20,9 @@ type joinTree struct {
 	left, right *joinTree
 	on          []plan.Expr // conjuncts over left's row then right's
 	width       int
+	// unnest, when set, makes the node unnest over left (right is nil);
+	// its row is left's followed by unnest's columns.
+	unnest *unnestTree
 }
 
 // fromItem is one bound FROM item: its tree, the scope items it brings,
@@ -38,6 +41,15 @@ func (st *bindState) fromClause(items []*pg.Node, env *cteEnv) (*joinTree, *Scop
 	}
 	var acc *fromItem
 	for _, n := range items {
+		if rf, fc := unnestFunction(n); rf != nil {
+			// unnest may read the items before it.
+			u, err := st.unnestItem(acc, rf, fc)
+			if err != nil {
+				return nil, nil, err
+			}
+			acc = u
+			continue
+		}
 		it, err := st.fromItem(n, env)
 		if err != nil {
 			return nil, nil, err
@@ -250,6 +262,9 @@ func (st *bindState) joinExpr(j *pg.JoinExpr, env *cteEnv) (*fromItem, error) {
 	l, err := st.fromItem(j.Larg, env)
 	if err != nil {
 		return nil, err
+	}
+	if rf, fc := unnestFunction(j.Rarg); rf != nil {
+		return st.joinUnnest(l, j, rf, fc)
 	}
 	r, err := st.fromItem(j.Rarg, env)
 	if err != nil {

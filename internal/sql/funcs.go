@@ -14,7 +14,7 @@ import (
 // bool_and under its standard name).
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
+	"bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true,
 	"variance": true, "var_pop": true, "var_samp": true,
 }
@@ -22,7 +22,7 @@ var aggregateNames = map[string]bool{
 // otherAggregates are PostgreSQL aggregates the engine does not maintain
 // yet.
 var otherAggregates = map[string]bool{
-	"array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_agg": true, "jsonb_agg": true,
 	"json_object_agg": true, "jsonb_object_agg": true, "xmlagg": true,
 	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"corr": true, "covar_pop": true, "covar_samp": true,
@@ -91,6 +91,11 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		return ec.windowCall(f, schema, name)
 	}
 	if schema == "" || schema == "pg_catalog" {
+		if e, ok, err := ec.systemFunc(f, display, name); ok {
+			return e, err
+		}
+	}
+	if schema == "" || schema == "pg_catalog" {
 		switch {
 		case aggregateNames[name]:
 			return ec.aggregate(f, name)
@@ -123,6 +128,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	args, err := ec.funcArgs(f, name)
 	if err != nil {
 		return nil, err
+	}
+	if name == "unnest" && (schema == "" || schema == "pg_catalog") {
+		return ec.unnestCall(args, f.Location)
 	}
 	if schema == "" || schema == "pg_catalog" {
 		if e, ok, err := ec.catalogFunc(display, name, args, f.Location); ok || err != nil {

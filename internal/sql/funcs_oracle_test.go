@@ -67,13 +67,24 @@ func TestOracleFunctionSyntax(t *testing.T) {
 		"timestamp '2026-06-01 12:00' AT TIME ZONE 'UTC'", "timestamp '2026-06-01 12:00' AT TIME ZONE 'Nowhere/Town'",
 		"(timestamptz '2026-06-01 12:00+00' AT TIME ZONE 'Europe/Paris') AT TIME ZONE 'Europe/Paris'",
 		"date_trunc('day', timestamptz '2026-03-29 12:00+00', 'Europe/Paris')", "date_trunc('month', timestamptz '2026-03-01 01:00+00', 'America/New_York')",
+		"ARRAY[1, NULL] || ARRAY[2]", "array_to_string(ARRAY[1, NULL, 3], '-', '*')",
+		"array_to_string(ARRAY['a', NULL], ',')", "string_to_array('a,b,,c', ',', '')", "string_to_array('', ',')",
+		"string_to_array('abc', NULL)", "array_position(ARRAY['a', 'b', 'a'], 'a', 2)", "array_position(ARRAY[1], NULL)",
+		"cardinality(ARRAY[1, 2])", "cardinality('{}'::int[])", "array_length('{}'::int[], 1)", "array_length(ARRAY[1], 2)",
+		"array_upper(ARRAY[1, 2], 1)", "array_lower(ARRAY[1], 1)", "array_ndims(ARRAY[1])", "array_dims(ARRAY[1, 2])",
+		"(ARRAY[1, 2, 3])[2]", "(ARRAY[1, 2, 3])[0]", "(ARRAY[1, 2, 3])[2:]", "(ARRAY[1, 2, 3])[:2]", "(ARRAY[1, 2, 3])[3:1]",
+		"(ARRAY[1, 2, 3])[-5:9]", "(ARRAY[1, 2, 3])[NULL]", "array_remove(ARRAY[1, NULL, 1], NULL)", "array_cat(NULL, ARRAY[1])",
+		"array_append(NULL::int[], NULL)", "ARRAY[1.5, 2] @> ARRAY[2.0]", "ARRAY['a'] && ARRAY['b']", "ARRAY[interval '1 day'] = ARRAY[interval '24 hours']",
+		"ARRAY[]", "ARRAY[1, 'x']", "ARRAY[1, 2]::text[]", "ARRAY['1', '2']::int[]", "ARRAY[NULL]", "ARRAY['a', 'b']",
+		"array_position(ARRAY[1, 2], 2, NULL)", "1 = ANY(ARRAY[2, 3])", "1 < ALL('{2,3}')", "'a' = ANY(ARRAY[1])",
+		"1 + ANY(ARRAY[1])", "1 = ANY(1)", "cardinality(NULL::int[])", "(ARRAY[1])[1.6]", "(1)[1]",
 	}
 	// What is rejected with 0A000 (PostgreSQL computes these).
 	rejected := []string{
 		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
 		"clock_timestamp()", "regexp_replace('a', 'a', 'b')", "substring('hello' from 'l+')",
 		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'CET')",
-		"array_agg(1)", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
+		"ARRAY[[1]]", "'{{1}}'::int[]", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
 		"timestamp '2026-01-01' AT TIME ZONE interval '1 hour'",
 	}
 	for _, expr := range rejected {

@@ -22,6 +22,9 @@ func (st *bindState) planTree(t *joinTree, conj []plan.Expr) (plan.Node, []int) 
 	if t.leaf != nil {
 		return pushFilter(t.leaf, conj), identity(t.width)
 	}
+	if t.unnest != nil {
+		return st.planUnnest(t, conj)
+	}
 	if t.kind == plan.InnerJoin {
 		return st.planInner(t, conj)
 	}
@@ -175,7 +178,7 @@ func (st *bindState) planInner(t *joinTree, conj []plan.Expr) (plan.Node, []int)
 	var pool []plan.Expr
 	var flatten func(x *joinTree, off int)
 	flatten = func(x *joinTree, off int) {
-		if x.leaf == nil && x.kind == plan.InnerJoin {
+		if x.leaf == nil && x.unnest == nil && x.kind == plan.InnerJoin {
 			flatten(x.left, off)
 			flatten(x.right, off+x.left.width)
 			for _, c := range x.on {

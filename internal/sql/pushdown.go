@@ -7,7 +7,8 @@ import (
 // pushFilter returns n filtered by the conjuncts conj (over n's output
 // row), with each conjunct moved as far down as it keeps its meaning:
 // through projections (by substituting the projected expressions), into
-// the inputs of unions and below DISTINCT, to the one input of a join it
+// the inputs of unions, below DISTINCT and below unnest (when it reads the
+// input's columns only), to the one input of a join it
 // reads (as planOuter decides for outer joins), into an inner join's keys
 // or residual, and below an aggregate when it reads only group keys.
 // Filtering early keeps the state of joins and aggregates small.
@@ -30,6 +31,23 @@ func pushFilter(n plan.Node, conj []plan.Expr) plan.Node {
 		return &plan.Project{Input: pushFilter(x.Input, below), Exprs: x.Exprs, Cols: x.Cols}
 	case *plan.Distinct:
 		return &plan.Distinct{Input: pushFilter(x.Input, conj)}
+	case *plan.Unnest:
+		// Conjuncts on the input's columns filter the rows to unnest.
+		w := len(x.Input.Columns())
+		var below, above []plan.Expr
+		for _, c := range conj {
+			if side(c, w)&2 == 0 {
+				below = append(below, c)
+			} else {
+				above = append(above, c)
+			}
+		}
+		if len(below) == 0 {
+			break
+		}
+		u := *x
+		u.Input = pushFilter(x.Input, below)
+		return filterOf(&u, above)
 	case *plan.Union:
 		u := &plan.Union{Cols: x.Cols}
 		for _, in := range x.Ins {

@@ -127,6 +127,9 @@ type subquery struct {
 // outerReference makes the reference, from the subquery being bound, to
 // expression e of the query depth levels out.
 func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32) (plan.Expr, error) {
+	if p, ok := ec.applyReference(e, depth); ok {
+		return p, nil
+	}
 	switch {
 	case depth > 1:
 		return nil, notSupported(loc, "a reference to %s, a column of a query %d levels out, is not supported", name, depth)
@@ -143,6 +146,18 @@ func (ec *exprCtx) outerReference(e plan.Expr, depth int, name string, loc int32
 // subLink binds a subquery in an expression.
 func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	loc := sl.Location
+	// Over unnest of the row's own array, ARRAY and EXISTS are functions
+	// of the row.
+	switch sl.SubLinkType {
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		if e, ok, err := ec.arrayOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		if e, ok, err := ec.existsOverUnnest(sl); ok || err != nil {
+			return e, err
+		}
+	}
 	if msg := ec.st.noSubLinks; msg != "" {
 		ec.st.sawSubLink = true
 		return nil, notSupported(loc, "%s", msg)
@@ -163,12 +178,29 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 	case pg.SubLinkType_EXPR_SUBLINK:
 		kind = linkScalar
 	case pg.SubLinkType_ARRAY_SUBLINK:
-		return nil, notSupported(loc, "ARRAY(subquery) is not supported yet")
+		rewritten, err := arraySubquery(sl)
+		if err != nil {
+			return nil, err
+		}
+		sl, kind = rewritten, linkScalar
 	case pg.SubLinkType_ROWCOMPARE_SUBLINK:
 		return nil, notSupported(loc, "row comparisons with a subquery are not supported yet")
 	default:
 		return nil, notSupported(loc, "this kind of subquery is not supported")
 	}
+	l, err := ec.decorrelatedSubLink(sl, kind, loc)
+	if errs.CodeOf(err) == errs.FeatureNotSupported {
+		// A subquery the joins cannot carry may still be evaluated per row.
+		if e, ok, aerr := ec.applySubLink(sl, kind); ok && aerr == nil {
+			return e, nil
+		}
+	}
+	return l, err
+}
+
+// decorrelatedSubLink binds a subquery in an expression as a subLink, to
+// be decorrelated into a join when the query around it is planned.
+func (ec *exprCtx) decorrelatedSubLink(sl *pg.SubLink, kind linkKind, loc int32) (plan.Expr, error) {
 	sub, err := ec.subquery(sl.Subselect, kind == linkExists)
 	if err != nil {
 		return nil, err

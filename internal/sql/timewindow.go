@@ -91,6 +91,11 @@ func (st *bindState) rangeFunction(rf *pg.RangeFunction, env *cteEnv) (*fromItem
 	if fc != nil {
 		_, name = funcName(fc.Funcname)
 	}
+	if !rf.IsRowsfrom && name == "session" {
+		// Other streaming systems' session window table function: say
+		// what to write instead.
+		return nil, notSupported(fc.Location, "SESSION windows are not supported; write sessions with lag() and a running sum() OVER the partition (docs/nexmark.md, q11)")
+	}
 	if rf.IsRowsfrom || (name != "tumble" && name != "hop") {
 		return nil, notSupported(-1, "functions in FROM are not supported yet")
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -233,6 +234,11 @@ func openError(dir string, err error) error {
 	if isDamage(err) {
 		return corrupted(err, "storage: cannot open %s: its files failed Pebble's checks", dir)
 	}
+	if errors.Is(err, syscall.EAGAIN) {
+		// Pebble's LOCK file is held: another process has the directory
+		// open.
+		return wrapf(errs.IOError, err, "storage: cannot open %s: another process is using it (a running server?)", dir)
+	}
 	return wrapf(errs.IOError, err, "storage: cannot open %s", dir)
 }
 
@@ -320,6 +326,14 @@ func (d *DB) damaged(op string, err error) error {
 
 // Dir returns the database directory.
 func (d *DB) Dir() string { return d.dir }
+
+// Durability returns how Commit treats the disk.
+func (d *DB) Durability() Durability {
+	if d.writeOpts.Sync {
+		return Sync
+	}
+	return Relaxed
+}
 
 // Err returns the error that stopped the DB after a failed commit, or nil.
 func (d *DB) Err() error {

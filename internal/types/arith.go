@@ -222,7 +222,7 @@ func floatNeg(k TypeID) func(a, b Value) (Value, error) {
 // Numeric operators.
 
 func numAdd(a, b Value) (Value, error) {
-	d, err := NumericAdd(a.d, b.d)
+	d, err := NumericAdd(a.dec(), b.dec())
 	if err != nil {
 		return Null, err
 	}
@@ -230,7 +230,7 @@ func numAdd(a, b Value) (Value, error) {
 }
 
 func numSub(a, b Value) (Value, error) {
-	d, err := NumericSub(a.d, b.d)
+	d, err := NumericSub(a.dec(), b.dec())
 	if err != nil {
 		return Null, err
 	}
@@ -238,7 +238,7 @@ func numSub(a, b Value) (Value, error) {
 }
 
 func numMul(a, b Value) (Value, error) {
-	d, err := NumericMul(a.d, b.d)
+	d, err := NumericMul(a.dec(), b.dec())
 	if err != nil {
 		return Null, err
 	}
@@ -246,7 +246,7 @@ func numMul(a, b Value) (Value, error) {
 }
 
 func numDiv(a, b Value) (Value, error) {
-	d, err := NumericDiv(a.d, b.d)
+	d, err := NumericDiv(a.dec(), b.dec())
 	if err != nil {
 		return Null, err
 	}
@@ -254,14 +254,14 @@ func numDiv(a, b Value) (Value, error) {
 }
 
 func numMod(a, b Value) (Value, error) {
-	d, err := NumericMod(a.d, b.d)
+	d, err := NumericMod(a.dec(), b.dec())
 	if err != nil {
 		return Null, err
 	}
 	return MakeNumeric(d), nil
 }
 
-func numNeg(a, _ Value) (Value, error) { return MakeNumeric(NumericNeg(a.d)), nil }
+func numNeg(a, _ Value) (Value, error) { return MakeNumeric(NumericNeg(a.dec())), nil }
 
 // Date and time operators.
 

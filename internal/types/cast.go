@@ -53,6 +53,12 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 	if from == Text {
 		return Parse(t, v.s)
 	}
+	if t.ID.IsArray() && from.IsArray() {
+		return castArray(v, t, explicit)
+	}
+	if _, ok := oidTypeInfo[t.ID]; ok || isOIDKind(from) {
+		return castCatalog(v, t)
+	}
 	switch t.ID {
 	case Bool:
 		switch from {
@@ -71,7 +77,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		case Bool:
 			return Value{kind: t.ID, n: v.n}, nil
 		case Numeric:
-			n, err := numericToInt(v.d, t.ID)
+			n, err := numericToInt(v.dec(), t.ID)
 			if err != nil {
 				return Null, err
 			}
@@ -84,7 +90,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 			return Value{kind: t.ID, n: n}, nil
 		}
 	case Numeric:
-		var d = v.d
+		var d = v.dec()
 		switch from {
 		case Int2, Int4, Int8:
 			d = NumericFromInt(v.n)
@@ -118,7 +124,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 			}
 			return MakeFloat4(r), nil
 		case Numeric:
-			f, err := numericToFloat(v.d, 32)
+			f, err := numericToFloat(v.dec(), 32)
 			if err != nil {
 				return Null, err
 			}
@@ -131,7 +137,7 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		case Float4, Float8:
 			return MakeFloat8(v.Float()), nil
 		case Numeric:
-			f, err := numericToFloat(v.d, 64)
+			f, err := numericToFloat(v.dec(), 64)
 			if err != nil {
 				return Null, err
 			}
@@ -173,8 +179,8 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
 		if from == Interval {
-			if t.Precision >= 0 {
-				return MakeInterval(roundIntervalPrecision(v.Interval(), t.Precision)), nil
+			if t.Precision >= 0 || t.Fields != 0 {
+				return MakeInterval(applyIntervalTypmod(v.Interval(), t)), nil
 			}
 			return v, nil
 		}

@@ -13,6 +13,8 @@ const (
 	catDatetime category = 'D'
 	catTimespan category = 'T'
 	catPseudo   category = 'P' // anynonarray, in operator candidates only
+	catInternal category = 'Z' // "char"
+	catArray    category = 'A'
 )
 
 // anyNonArray is the pseudo-type of the polymorphic argument of the
@@ -35,6 +37,15 @@ func (id TypeID) category() category {
 		return catTimespan
 	case anyNonArray:
 		return catPseudo
+	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
+		return catNumeric
+	case Name:
+		return catString
+	case Char:
+		return catInternal
+	}
+	if id.IsArray() {
+		return catArray
 	}
 	if isPhantom(id) {
 		c, _ := phantomCategory(id)
@@ -60,7 +71,7 @@ func implicitlyCoercible(from, to TypeID) bool {
 		return true
 	}
 	if to == anyNonArray {
-		return true
+		return !from.IsArray()
 	}
 	return CastContext(from, to) == ImplicitCast
 }
@@ -77,6 +88,12 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if from == Unknown {
 		return ImplicitCast
+	}
+	if from.IsArray() || to.IsArray() {
+		return arrayCastContext(from, to)
+	}
+	if k, ok := catalogCastContext(from, to); ok {
+		return k
 	}
 	if to == Unknown || from > Interval || to > Interval {
 		return NoCast

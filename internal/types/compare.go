@@ -41,18 +41,22 @@ func Compare(a, b Value) int {
 		return compareMixed(a, b)
 	}
 	switch a.kind {
-	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ:
+	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ,
+		Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
 		// Booleans are 0/1 and dates are sign-extended days, so the word
 		// orders them all.
 		return cmp.Compare(a.n, b.n)
 	case Float4, Float8:
 		return compareFloat(a.Float(), b.Float())
 	case Numeric:
-		return compareDecimal(a.d, b.d)
+		return compareDecimal(a.dec(), b.dec())
 	case Text, Bytea:
 		return strings.Compare(a.s, b.s)
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
+	}
+	if a.kind.IsArray() {
+		return compareArrays(a, b)
 	}
 	panic(fmt.Sprintf("types.Compare: values of kind %s have no order", kindName(a.kind)))
 }
@@ -64,6 +68,10 @@ func compareMixed(a, b Value) int {
 		return cmp.Compare(a.n, b.n)
 	case isFloatKind(a.kind) && isFloatKind(b.kind):
 		return compareFloat(a.Float(), b.Float())
+	case isOIDKind(a.kind) && isOIDKind(b.kind):
+		return cmp.Compare(a.n, b.n)
+	case a.kind.IsArray() && b.kind.IsArray():
+		return compareArrays(a, b)
 	}
 	panic(fmt.Sprintf("types.Compare: cannot compare %s with %s", kindName(a.kind), kindName(b.kind)))
 }

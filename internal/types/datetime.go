@@ -258,17 +258,26 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// roundTimestampPrecision rounds micros to p fractional-second digits,
-// halves away from zero, as timestamp(p) does.
+// roundTimestampPrecision rounds micros to p fractional-second digits as
+// timestamp(p) does: halves away from PostgreSQL's epoch, 2000-01-01 (so
+// 1990-01-01 00:00:00.5 rounds down), failing when the result is out of
+// range.
 func roundTimestampPrecision(micros int64, p int32) (int64, error) {
 	if p < 0 || p >= 6 || !isFiniteTimestamp(micros) {
 		return micros, nil
 	}
-	return roundMicros(micros, p), nil
+	r := roundMicros(micros-pgEpochMicros, p)
+	if r >= endTimestamp-pgEpochMicros {
+		return 0, errTimestampRange
+	}
+	return r + pgEpochMicros, nil
 }
 
 // roundMicros rounds micros to p (0..5) fractional-second digits, halves
-// away from zero.
+// away from zero. Within half a unit of the int64 limits the arithmetic
+// wraps around, as PostgreSQL's (built with -fwrapv) does: an interval(2)
+// of -2562047788:00:54.775808 becomes +2562047788:00:54.77 there, and so
+// here.
 func roundMicros(micros int64, p int32) int64 {
 	unit := int64(1)
 	for range 6 - p {
@@ -276,13 +285,7 @@ func roundMicros(micros int64, p int32) int64 {
 	}
 	half := unit / 2
 	if micros >= 0 {
-		if micros > math.MaxInt64-half {
-			return micros
-		}
 		return (micros + half) / unit * unit
-	}
-	if micros < math.MinInt64+half {
-		return micros
 	}
 	return -((-micros + half) / unit * unit)
 }

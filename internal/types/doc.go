@@ -35,6 +35,10 @@
 //   - INTERVAL: months, days and microseconds kept apart, as PostgreSQL
 //     keeps them; comparison treats a month as 30 days and a day as 24
 //     hours.
+//   - Arrays (kind ArrayOf(element kind)): a pointer to the elements, each
+//     NULL or of the element kind; one dimension, lower bound 1 (array.go).
+//     Arrays compare element by element, NULL elements last, then by
+//     length, as PostgreSQL's array_cmp.
 //
 // Values are immutable. Strings and decimals referenced by a Value are
 // never modified after the Value is made, so values may be copied and
@@ -70,6 +74,10 @@
 // Evaluation never resolves anything: Operator.Eval applies a resolved
 // operator to operands already cast to its argument types. Integer
 // arithmetic, comparison and AppendFormat do not allocate.
+//
+// AppendBinary and ParseBinary are the types' send and receive functions:
+// PostgreSQL 15's binary format byte for byte, with its receive-side checks,
+// errors and typmod application (docs/wire.md).
 //
 // Text that depends on the clock ('now', 'today', 'tomorrow', 'yesterday')
 // is rejected with 0A000, since values must be deterministic.

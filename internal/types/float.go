@@ -8,6 +8,12 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
+// float8NaN is the NaN PostgreSQL's input functions and casts produce
+// (get_float8_nan): quiet, positive, without payload; as a float4 it is
+// get_float4_nan. Go's math.NaN has a payload bit set, which a binary
+// client would see.
+var float8NaN = math.Float64frombits(0x7ff8000000000000)
+
 // AppendFloat appends PostgreSQL's text for a float (extra_float_digits =
 // 1: the shortest text that reads back to the same value) to dst. bits is
 // 64 for double precision and 32 for real. Like C's %g, the value prints in
@@ -203,7 +209,7 @@ func scanFloat(s string) (n int, goSyntax string, special bool, val float64, non
 				q = r + 1
 			}
 		}
-		return q, "", true, math.NaN(), true
+		return q, "", true, math.Copysign(float8NaN, float64(signOf(neg))), true
 	}
 	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
 		q := p + 2

@@ -48,7 +48,7 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 	case Float8:
 		return AppendFloat(dst, v.Float(), 64)
 	case Numeric:
-		return AppendNumeric(dst, v.d)
+		return AppendNumeric(dst, v.dec())
 	case Text:
 		return append(dst, v.s...)
 	case Bytea:
@@ -61,6 +61,11 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 		return AppendTimestamp(dst, v.n, true)
 	case Interval:
 		return AppendInterval(dst, v.Interval())
+	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
+		return appendCatalogFormat(dst, v)
+	}
+	if v.kind.IsArray() {
+		return appendArrayText(dst, v, t)
 	}
 	return dst
 }

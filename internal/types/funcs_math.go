@@ -100,7 +100,7 @@ func floatAbs(k TypeID) func([]Value) (Value, error) {
 }
 
 func numericAbs(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if !d.Negative {
 		return a[0], nil
 	}
@@ -178,13 +178,13 @@ func float8Pow(a []Value) (Value, error) {
 	x, y := a[0].Float(), a[1].Float()
 	if math.IsNaN(x) {
 		if math.IsNaN(y) || y != 0 {
-			return MakeFloat8(math.NaN()), nil
+			return MakeFloat8(float8NaN), nil
 		}
 		return MakeFloat8(1), nil
 	}
 	if math.IsNaN(y) {
 		if x != 1 {
-			return MakeFloat8(math.NaN()), nil
+			return MakeFloat8(float8NaN), nil
 		}
 		return MakeFloat8(1), nil
 	}
@@ -245,7 +245,7 @@ func float8Radians(a []Value) (Value, error) {
 // never negative.
 func numericRound(trunc bool) func([]Value) (Value, error) {
 	return func(a []Value) (Value, error) {
-		d := a[0].d
+		d := a[0].dec()
 		if d.Form != apd.Finite {
 			return a[0], nil
 		}
@@ -290,7 +290,7 @@ func truncDec(d *apd.Decimal, scale int32) *apd.Decimal {
 // <= x (floor), with scale 0.
 func numericCeilFloor(ceil bool) func([]Value) (Value, error) {
 	return func(a []Value) (Value, error) {
-		d := a[0].d
+		d := a[0].dec()
 		if d.Form != apd.Finite {
 			return a[0], nil
 		}
@@ -311,7 +311,7 @@ func numericCeilFloor(ceil bool) func([]Value) (Value, error) {
 }
 
 func numericSign(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if isNaN(d) {
 		return a[0], nil
 	}
@@ -320,7 +320,7 @@ func numericSign(a []Value) (Value, error) {
 
 // numericDivTrunc is div(a, b): the quotient truncated to an integer.
 func numericDivTrunc(a []Value) (Value, error) {
-	x, y := a[0].d, a[1].d
+	x, y := a[0].dec(), a[1].dec()
 	if x.Form != apd.Finite || y.Form != apd.Finite {
 		if isNaN(x) || isNaN(y) {
 			return MakeNumeric(decNaN), nil
@@ -347,7 +347,7 @@ func numericDivTrunc(a []Value) (Value, error) {
 }
 
 func numericScale(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		return Null, nil
 	}
@@ -355,7 +355,7 @@ func numericScale(a []Value) (Value, error) {
 }
 
 func numericMinScale(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		return Null, nil
 	}
@@ -363,7 +363,7 @@ func numericMinScale(a []Value) (Value, error) {
 }
 
 func numericTrimScale(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		return a[0], nil
 	}
@@ -378,7 +378,7 @@ func clampScale(rscale int64) int32 {
 // numericSqrt returns the square root, correctly rounded to PostgreSQL's
 // scale: at least 16 significant digits and no less than the input's.
 func numericSqrt(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		if isNaN(d) || !d.Negative {
 			return a[0], nil
@@ -462,7 +462,7 @@ func decToFloat(d *apd.Decimal) float64 {
 }
 
 func numericExp(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		if d.Form == apd.Infinite && d.Negative {
 			return MakeNumeric(new(apd.Decimal)), nil
@@ -558,7 +558,7 @@ func checkLogArg(d *apd.Decimal) error {
 }
 
 func numericLn(a []Value) (Value, error) {
-	d := a[0].d
+	d := a[0].dec()
 	if d.Form != apd.Finite {
 		if d.Form == apd.Infinite && d.Negative {
 			return Null, errLogNegative
@@ -600,7 +600,7 @@ func numericLog10(a []Value) (Value, error) {
 
 // numericLog is log(base, x): ln(x)/ln(base) with log_var's scale.
 func numericLog(a []Value) (Value, error) {
-	b, x := a[0].d, a[1].d
+	b, x := a[0].dec(), a[1].dec()
 	if b.Form != apd.Finite || x.Form != apd.Finite {
 		if isNaN(b) || isNaN(x) {
 			return MakeNumeric(decNaN), nil
@@ -650,7 +650,7 @@ func numericLog(a []Value) (Value, error) {
 
 // numericPower is power(x, y) with power_var's scale rules.
 func numericPower(a []Value) (Value, error) {
-	x, y := a[0].d, a[1].d
+	x, y := a[0].dec(), a[1].dec()
 	if x.Form != apd.Finite || y.Form != apd.Finite {
 		return numericPowerSpecial(a[0], a[1])
 	}
@@ -704,7 +704,7 @@ func numericPower(a []Value) (Value, error) {
 	if err != nil || !neg {
 		return v, err
 	}
-	return MakeNumeric(NumericNeg(v.d)), nil
+	return MakeNumeric(NumericNeg(v.dec())), nil
 }
 
 // powerInt is x^n for an integer n (power_var_int): exact, then rounded to
@@ -796,7 +796,7 @@ func decIsOdd(d *apd.Decimal) bool {
 // numericPowerSpecial is power() when an argument is NaN or infinite,
 // following POSIX pow() as numeric_power does.
 func numericPowerSpecial(xv, yv Value) (Value, error) {
-	x, y := xv.d, yv.d
+	x, y := xv.dec(), yv.dec()
 	one := apd.New(1, 0)
 	zero := new(apd.Decimal)
 	if isNaN(x) {

@@ -83,7 +83,7 @@ func decGCD(x, y *apd.Decimal) *apd.Decimal {
 }
 
 func numericGCD(a []Value) (Value, error) {
-	x, y := a[0].d, a[1].d
+	x, y := a[0].dec(), a[1].dec()
 	if x.Form != apd.Finite || y.Form != apd.Finite {
 		return MakeNumeric(decNaN), nil
 	}
@@ -91,7 +91,7 @@ func numericGCD(a []Value) (Value, error) {
 }
 
 func numericLCM(a []Value) (Value, error) {
-	x, y := a[0].d, a[1].d
+	x, y := a[0].dec(), a[1].dec()
 	if x.Form != apd.Finite || y.Form != apd.Finite {
 		return MakeNumeric(decNaN), nil
 	}
@@ -176,7 +176,7 @@ func floatWidthBucket(a []Value) (Value, error) {
 }
 
 func numericWidthBucket(a []Value) (Value, error) {
-	x, b1, b2, count := a[0].d, a[1].d, a[2].d, a[3].n
+	x, b1, b2, count := a[0].dec(), a[1].dec(), a[2].dec(), a[3].n
 	if count <= 0 {
 		return Null, errBucketCount
 	}

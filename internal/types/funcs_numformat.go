@@ -355,7 +355,7 @@ func numberText(v Value, t TypeID, d *numDesc) (numstr string, sign byte, preSpa
 		var n int64
 		switch t {
 		case Numeric:
-			x := v.d
+			x := v.dec()
 			if x.Form != apd.Finite {
 				return "", 0, 0, errs.Newf(errs.FeatureNotSupported, "cannot convert %s to integer", map[bool]string{true: "NaN", false: "infinity"}[isNaN(x)])
 			}
@@ -380,7 +380,7 @@ func numberText(v Value, t TypeID, d *numDesc) (numstr string, sign byte, preSpa
 		var s string
 		switch t {
 		case Numeric:
-			x := v.d
+			x := v.dec()
 			if x.Form != apd.Finite {
 				b := []byte(strings.Repeat("#", d.pre+d.post+6))
 				b[0] = ' '
@@ -412,7 +412,7 @@ func numberText(v Value, t TypeID, d *numDesc) (numstr string, sign byte, preSpa
 	var org string
 	switch t {
 	case Numeric:
-		x := v.d
+		x := v.dec()
 		if d.is(nfMulti) {
 			x, _ = NumericMul(x, roundDec(apd.New(1, int32(d.multi)), 0))
 			d.pre += d.multi

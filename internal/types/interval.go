@@ -242,11 +242,17 @@ const (
 // format ('1 day 02:00:00', '3 hours', '1 year 2 months', '-1 day +02:00',
 // '@ 1 hour ago', '1-2' for years-months, a bare number of seconds) and the
 // ISO 8601 formats ('P1Y2M3DT4H5M6S', 'P0001-02-03T04:05:06').
-func ParseInterval(s string) (IntervalValue, error) {
+func ParseInterval(s string) (IntervalValue, error) { return parseInterval(s, 0) }
+
+// parseInterval parses INTERVAL text for a type with field restriction
+// f, which gives a bare number its unit ('90' is 90 days for INTERVAL
+// DAY) and reads 'a:b' as minutes and seconds for INTERVAL MINUTE TO
+// SECOND. The caller truncates the result to the fields.
+func parseInterval(s string, f IntervalFields) (IntervalValue, error) {
 	fields, e := splitDateTime(s)
 	var acc intervalAcc
 	if e == dtOK {
-		e = decodeInterval(fields, &acc)
+		e = decodeInterval(fields, f, &acc)
 	}
 	if e == dtBadFormat {
 		acc = intervalAcc{}
@@ -341,8 +347,9 @@ func parseIntervalNumber(s string) (val int64, frac float64, yearMonth bool, e d
 
 // decodeInterval decodes postgres-format interval fields, reading them from
 // right to left so that each unit word applies to the number before it
-// (DecodeInterval).
-func decodeInterval(fields []dtField, acc *intervalAcc) dtError {
+// (DecodeInterval). The type's field restriction r gives the unit of a
+// number with none.
+func decodeInterval(fields []dtField, r IntervalFields, acc *intervalAcc) dtError {
 	fmask := 0
 	unit := ivNone
 	ago := false
@@ -360,6 +367,10 @@ func decodeInterval(fields []dtField, acc *intervalAcc) dtError {
 				}
 				var h, m, sec, us int64
 				e := decodeTime(body, &h, &m, &sec, &us)
+				if r == IntervalMinute|IntervalSecond && strings.Count(body, ":") == 1 && strings.IndexByte(body, '.') < 0 {
+					// 'a:b' is minutes and seconds for MINUTE TO SECOND.
+					h, m, sec = 0, h, m
+				}
 				t := us
 				ok := e == dtOK
 				if ok {
@@ -393,7 +404,7 @@ func decodeInterval(fields []dtField, acc *intervalAcc) dtError {
 			}
 		number:
 			if unit == ivNone {
-				unit = ivSecond
+				unit = r.bareUnit()
 			}
 			val, frac, ym, e := parseIntervalNumber(f.s)
 			if e != dtOK {
@@ -460,8 +471,9 @@ func decodeInterval(fields []dtField, acc *intervalAcc) dtError {
 				return dtBadFormat
 			}
 			if u == ivAgo {
+				// A number right before "ago" has no unit: '1 ago' is
+				// malformed (the number case rejects unit ivAgo).
 				ago = true
-				u = ivNone
 			}
 			unit = u
 		default:

@@ -619,7 +619,7 @@ func intFits(n int64, k TypeID) bool {
 func numericToFloat(d *apd.Decimal, bits int) (float64, error) {
 	switch {
 	case isNaN(d):
-		return math.NaN(), nil
+		return float8NaN, nil
 	case d.Form == apd.Infinite:
 		return math.Inf(infSign(d)), nil
 	}

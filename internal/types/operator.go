@@ -1,6 +1,8 @@
 package types
 
 import (
+	"slices"
+
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
@@ -11,9 +13,12 @@ type Operator struct {
 	Left, Right Type // Left is Unknown-typed for a prefix operator
 	Result      Type
 	// Eval applies the operator to non-NULL operands already of types Left
-	// and Right. Every operator here is strict: a NULL operand gives NULL
-	// without calling Eval.
+	// and Right. An operator is strict unless NonStrict is set: a NULL
+	// operand gives NULL without calling Eval.
 	Eval func(a, b Value) (Value, error)
+	// NonStrict is set for the array operators that see NULL operands
+	// (array || element appends a NULL).
+	NonStrict bool
 }
 
 // opDef is one entry of the operator catalog, like a pg_operator row.
@@ -244,6 +249,16 @@ var errAmbiguous = errs.New(errs.UndefinedFunction, "ambiguous")
 // accepts the inputs and errAmbiguous when several do equally well.
 func selectOperator(cands []*opDef, in []TypeID) (*opDef, error) {
 	n := len(in)
+	if !slices.ContainsFunc(in, TypeID.IsArray) {
+		// The array operators are polymorphic in PostgreSQL (anyarray,
+		// anycompatible): without an array operand they only match by
+		// coercing an untyped literal, which the category rules rank
+		// below the string operators. Registered per element type here,
+		// they would count as exact matches, so they are left out.
+		cands = slices.DeleteFunc(slices.Clone(cands), func(c *opDef) bool {
+			return c.args[0].IsArray() || c.args[1].IsArray()
+		})
+	}
 	// An exact match, with an unknown operand taken as the other's type.
 	exact := [2]TypeID{}
 	copy(exact[:], in)

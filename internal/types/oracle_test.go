@@ -60,8 +60,9 @@ func (l lit) eval(t *testing.T) (Value, Type, error) {
 		return Null, typ, nil
 	}
 	// A literal cast is the input function followed by an explicit cast
-	// to apply the type modifier.
-	v, err := Parse(Type{ID: typ.ID, Precision: -1, Scale: -1, Length: -1}, l.text)
+	// to apply the type modifier. The input function sees an interval's
+	// fields, which give a bare number its unit.
+	v, err := Parse(Type{ID: typ.ID, Precision: -1, Scale: -1, Length: -1, Fields: typ.Fields}, l.text)
 	if err != nil {
 		return Null, typ, err
 	}
@@ -130,7 +131,7 @@ func (b bin) eval(t *testing.T) (Value, Type, error) {
 	if rv, err = implicitCast(rv, rt, op.Right); err != nil {
 		return Null, op.Result, err
 	}
-	if lv.IsNull() || rv.IsNull() {
+	if (lv.IsNull() || rv.IsNull()) && !op.NonStrict {
 		return Null, op.Result, nil
 	}
 	v, err := op.Eval(lv, rv)
@@ -188,6 +189,13 @@ func mustType(t *testing.T, s string) Type {
 }
 
 func typeFromSQL(s string) (Type, error) {
+	if s == `"char"` { // a quoted identifier: the parser strips the quotes
+		s = "char"
+	}
+	if elem, ok := strings.CutSuffix(s, "[]"); ok {
+		t, err := typeFromSQL(elem)
+		return ArrayType(t), err
+	}
 	name, mods := s, []int32(nil)
 	if i := strings.IndexByte(s, '('); i >= 0 {
 		name = strings.TrimSpace(s[:i])
@@ -203,6 +211,16 @@ func typeFromSQL(s string) (Type, error) {
 		if suffix := strings.TrimSpace(rest[j+1:]); suffix != "" {
 			name += " " + suffix
 		}
+	}
+	if fields, ok := strings.CutPrefix(name, "interval "); ok {
+		// "interval day to second(3)": pg_query's modifiers are the
+		// fields' mask and the precision.
+		for f, text := range intervalFieldNames {
+			if text == fields {
+				return TypeByName([]string{"interval"}, append([]int32{int32(f)}, mods...))
+			}
+		}
+		return Type{}, fmt.Errorf("unknown interval fields %q", fields)
 	}
 	if name == "interval" && len(mods) == 1 {
 		mods = []int32{0x7FFF, mods[0]}
@@ -412,13 +430,30 @@ func TestOracleInput(t *testing.T) {
 			"10000 years", "178956970 years 7 months", "-178956970 years -8 months", "1 week ago", "@1 day",
 			"1 day 2:03", "1 -2:03", "-1 -2:03:04", "1 day 2:03:04.5 ago", "P1Y2M", "PT1M", "PT1.5S", "P1DT", "P1DT1H",
 			"P0.5D", "P0.5M", "P0.5W", "PT0.5M", "P1Y1Y", "P2026-01-02", "P20260102", "PT10:20:30", "PT102030",
-			"P0001-00-00", "P1-2-3T4:5:6", "1 day 2 hour", "2 hours 1 day", "1:00:00 1 day", "1 day 1:00 1 sec",
+			"P0001-00-00", "P1-2-3T4:5:6", "1 day 2 hour", "2 hours 1 day", "1:00:00 1 day", "1 day 1:00 1 sec", "90 ago", "1 ago",
 			"1 hour 30", "30 1 hour", "5 minutes 30", "1.5e3 seconds", "-0", "+0", "1 years 1 years", "1 y 2 mon 3 w 4 d",
 			"1 microsecond", "1 milliseconds", "2 mseconds", "3 usecs", "1 millenniums", "1 centuriesx", "1 min 1 mins",
 			"123456789 seconds", "9223372036854775807 us", "9223372036854775808 us", "-9223372036854775808 us",
 			"2147483647 months", "-2147483648 months", "1 mon 2147483647 days", "0.5 millisecond", "1.5 us",
 			"2 weeks 1.5 days", "1-0", "0-11", "0-12", "-0-6", "1-2 3", "1-2 3 4:05:06", "1-2 3 4:05", "3 4:05:06"},
-		"date ": {"Sat 2026-01-03", "2026-01-03 Sat", "BC 2026-01-03", "epoch 2026-01-02", "10:00 2026-01-02"},
+		// Field restrictions give a bare number its unit and truncate.
+		"interval day": {"90", "1 day 02:03:04", "-1 day -02:03", "1.5", "3 days 25:00", "1 year 2 months 3 days",
+			"1 2:03", "90 ago", "P1DT2H"},
+		"interval year":             {"1", "14 months", "-14 months", "1.5", "1-6", "-1-6"},
+		"interval month":            {"3", "1.5", "1 year 2 months 3 days", "1-2"},
+		"interval year to month":    {"1-2", "3", "1 year 5 days"},
+		"interval hour":             {"7", "1 day 02:30:00", "-02:30", "1.5", "1 7"},
+		"interval minute":           {"90", "02:03:04.5", "-1:2:3", "1.5"},
+		"interval second":           {"90", "1.25", "1:30"},
+		"interval day to hour":      {"7", "1 2", "1 02:30", "-1 -2"},
+		"interval day to minute":    {"1 2:03:04", "90", "1:30", "1 30"},
+		"interval day to second":    {"1 2:03:04.5", "90", "1:30"},
+		"interval hour to minute":   {"1:30", "1:30:45", "90", "-1:30:45"},
+		"interval hour to second":   {"1:30:45.5", "90", "1:30"},
+		"interval minute to second": {"1:30", "1:30.5", "90", "1:02:03", "-1:30", "1 1:30", "+1:30"},
+		"interval second(0)":        {"1.5", "2.5", "-1.5"},
+		"interval day to second(2)": {"1 2:03:04.567", "1:30"},
+		"date ":                     {"Sat 2026-01-03", "2026-01-03 Sat", "BC 2026-01-03", "epoch 2026-01-02", "10:00 2026-01-02"},
 		"timestamptz ": {"2026-03-08 02:30 America/New_York", "2026-11-01 01:30 America/New_York",
 			"2026-03-29 02:30 Europe/Paris", "2026-10-25 02:30 Europe/Paris", "2026-01-02 10:00 utc-3",
 			"2026-01-02 10:00 abc+3", "2026-01-02 10:00 EST5EDT", "2026-01-02 allballs"},
@@ -492,6 +527,13 @@ func TestOracleCasts(t *testing.T) {
 		tz("2026-01-02 03:04:05+02"), iv("1 day 02:03:04.56789"), l("bytea", `\x01ff`)} {
 		add(e, "date", "timestamp", "timestamptz", "text", "character varying(5)", "timestamp(0)",
 			"timestamp(2)", "timestamptz(1)", "interval", "interval(1)", "bytea", "integer")
+	}
+	for _, e := range []ex{iv("1 year 2 months 3 days 04:05:06.789"), iv("-1 year -2 months -3 days -04:05:06.789"),
+		iv("14 months 40 days 25:59:59")} {
+		add(e, "interval year", "interval month", "interval year to month", "interval day", "interval hour",
+			"interval minute", "interval second", "interval day to hour", "interval day to minute",
+			"interval day to second(1)", "interval hour to minute", "interval hour to second",
+			"interval minute to second(0)")
 	}
 	for _, e := range cases {
 		o.check(t, e)
@@ -777,6 +819,11 @@ func TestOracleTypeNames(t *testing.T) {
 		{"timestamp(2) with time zone", []string{"pg_catalog", "timestamptz"}, []int32{2}},
 		{"interval", []string{"pg_catalog", "interval"}, nil},
 		{"interval(4)", []string{"pg_catalog", "interval"}, []int32{0x7FFF, 4}},
+		{"interval day", []string{"pg_catalog", "interval"}, []int32{int32(IntervalDay)}},
+		{"interval year to month", []string{"pg_catalog", "interval"}, []int32{int32(IntervalYear | IntervalMonth)}},
+		{"interval day to second(3)", []string{"pg_catalog", "interval"},
+			[]int32{int32(IntervalDay | IntervalHour | IntervalMinute | IntervalSecond), 3}},
+		{"interval minute to second", []string{"pg_catalog", "interval"}, []int32{int32(IntervalMinute | IntervalSecond)}},
 		{"boolean", []string{"pg_catalog", "bool"}, nil},
 	} {
 		if _, err := o.exec("DROP TABLE IF EXISTS tn; CREATE TEMP TABLE tn (c " + c.sql + ")"); err != nil {

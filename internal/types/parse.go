@@ -18,6 +18,12 @@ import (
 // literal ('abcd'::varchar(3)) truncates instead: parse it as Of(Varchar)
 // and Cast the result explicitly. Unknown and Text give the text itself.
 func Parse(t Type, s string) (Value, error) {
+	if t.ID.IsArray() {
+		return parseArray(t, s)
+	}
+	if _, ok := oidTypeInfo[t.ID]; ok {
+		return parseCatalog(t, s)
+	}
 	switch t.ID {
 	case Unknown, Text:
 		return MakeText(s), nil
@@ -73,14 +79,16 @@ func Parse(t Type, s string) (Value, error) {
 		if err != nil {
 			return Null, err
 		}
-		ts, _ = roundTimestampPrecision(ts, t.Precision)
+		if ts, err = roundTimestampPrecision(ts, t.Precision); err != nil {
+			return Null, err
+		}
 		return Value{kind: t.ID, n: ts}, nil
 	case Interval:
-		iv, err := ParseInterval(s)
+		iv, err := parseInterval(s, t.Fields)
 		if err != nil {
 			return Null, err
 		}
-		return MakeInterval(roundIntervalPrecision(iv, t.Precision)), nil
+		return MakeInterval(applyIntervalTypmod(iv, t)), nil
 	}
 	return Null, errs.Newf(errs.FeatureNotSupported, "type %s has no input function", t)
 }

@@ -4,7 +4,10 @@ package types
 type TypeID uint8
 
 // The supported SQL types. Unknown is the type of an untyped literal ('abc'
-// or NULL before resolution), as in PostgreSQL.
+// or NULL before resolution), as in PostgreSQL. The numbers are part of the
+// on-disk key and row formats (an array's element kind is stored as its
+// TypeID, docs/format): never renumber them; add new types at the end,
+// below arrayFlag (array.go).
 const (
 	Unknown TypeID = iota
 	Bool
@@ -34,6 +37,9 @@ type Type struct {
 	Precision, Scale int32
 	// Length is VARCHAR's maximum length in characters; -1 when unbounded.
 	Length int32
+	// Fields is INTERVAL's field restriction (INTERVAL DAY, ...); 0 when
+	// there is none.
+	Fields IntervalFields
 }
 
 // Of returns the unconstrained type with the given ID.

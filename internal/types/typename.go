@@ -50,6 +50,12 @@ func (id TypeID) baseName() string {
 	case Interval:
 		return "interval"
 	}
+	if id.IsArray() {
+		return id.Elem().baseName() + "[]"
+	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.name
+	}
 	return "type" + strconv.Itoa(int(id))
 }
 
@@ -61,6 +67,9 @@ func (id TypeID) String() string { return id.baseName() }
 // "bigint", "numeric(10,2)", "character varying(5)", "text",
 // "timestamp without time zone", "double precision", ...
 func (t Type) String() string {
+	if t.ID.IsArray() {
+		return t.Elem().String() + "[]"
+	}
 	switch t.ID {
 	case Numeric:
 		if t.Precision >= 0 {
@@ -79,9 +88,14 @@ func (t Type) String() string {
 			return "timestamp(" + strconv.Itoa(int(t.Precision)) + ") with time zone"
 		}
 	case Interval:
-		if t.Precision >= 0 {
-			return "interval(" + strconv.Itoa(int(t.Precision)) + ")"
+		name := "interval"
+		if t.Fields != 0 {
+			name += " " + t.Fields.String()
 		}
+		if t.Precision >= 0 {
+			name += "(" + strconv.Itoa(int(t.Precision)) + ")"
+		}
+		return name
 	}
 	return t.ID.baseName()
 }
@@ -123,7 +137,10 @@ func (id TypeID) OID() uint32 {
 	case Interval:
 		return 1186
 	}
-	return 0
+	if id.IsArray() {
+		return arrayOID[id.Elem()]
+	}
+	return oidTypeInfo[id].oid
 }
 
 // TypeByOID returns the unconstrained type with the given PostgreSQL OID.
@@ -131,6 +148,17 @@ func TypeByOID(oid uint32) (Type, bool) {
 	for id := Unknown; id <= Interval; id++ {
 		if id.OID() == oid {
 			return Of(id), true
+		}
+		if HasArrayType(id) && arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
+		}
+	}
+	for id, c := range oidTypeInfo {
+		if c.oid == oid {
+			return Of(id), true
+		}
+		if arrayOID[id] == oid {
+			return Of(ArrayOf(id)), true
 		}
 	}
 	return Type{}, false
@@ -175,13 +203,13 @@ var typeAliases = map[string]TypeID{
 // unsupportedTypes are PostgreSQL types RockStream knows by name but does
 // not implement; naming one fails with 0A000 rather than 42704.
 var unsupportedTypes = map[string]bool{
-	"bpchar": true, "char": true, "character": true, "name": true,
+	"bpchar": true, "character": true,
 	"json": true, "jsonb": true, "uuid": true, "xml": true,
 	"time": true, "timetz": true, "time without time zone": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
-	"tsvector": true, "tsquery": true, "oid": true, "regclass": true, "regtype": true, "regproc": true,
+	"tsvector": true, "tsquery": true, "regprocedure": true, "regoper": true, "regoperator": true, "regconfig": true, "regdictionary": true, "regcollation": true,
 	"int4range": true, "int8range": true, "numrange": true, "tsrange": true, "tstzrange": true, "daterange": true,
 	"record": true, "void": true, "anyelement": true, "anyarray": true, "anynonarray": true,
 	"serial": true, "bigserial": true, "smallserial": true, "serial4": true, "serial8": true, "serial2": true,
@@ -197,7 +225,8 @@ var unsupportedTypes = map[string]bool{
 // Names match case-insensitively. A schema qualification must be
 // pg_catalog. float(p) becomes real for p <= 24 and double precision up to
 // 53, as in PostgreSQL's grammar; timestamp(p), timestamptz(p) and
-// interval(p) keep their fractional-second precision in Type.Precision.
+// interval(p) keep their fractional-second precision in Type.Precision,
+// INTERVAL DAY and the other interval field restrictions in Type.Fields.
 func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 0 {
 		return Type{}, errs.New(errs.UndefinedObject, `type "" does not exist`)
@@ -210,10 +239,21 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 2 && !strings.EqualFold(names[0], "pg_catalog") {
 		return Type{}, errs.Newf(errs.UndefinedObject, "type %q does not exist", full)
 	}
-	if strings.HasPrefix(name, "_") || strings.HasSuffix(name, "[]") {
-		return Type{}, errs.Newf(errs.FeatureNotSupported, "array types are not supported: %s", full)
+	if strings.HasPrefix(name, "_") {
+		// pg_type's name of an array type: "_" and the element's typname.
+		elem, ok := typeAliases[name[1:]]
+		if !ok {
+			elem, ok = catalogTypeAliases[name[1:]]
+		}
+		if ok && HasArrayType(elem) && pgTypName(elem) == name[1:] {
+			t, err := TypeByName([]string{name[1:]}, typmods)
+			return ArrayType(t), err
+		}
 	}
 	id, ok := typeAliases[name]
+	if !ok {
+		id, ok = catalogTypeAliases[name]
+	}
 	if !ok {
 		if unsupportedTypes[name] {
 			return Type{}, errs.Newf(errs.FeatureNotSupported, "type %s is not supported", name)
@@ -290,12 +330,12 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 		t.Precision = p
 		return t, nil
 	case Interval:
-		// pg_query passes INTERVAL's typmods as (fields mask[, precision]);
-		// only the full range (no field restriction) is supported.
-		const fullRange = 0x7FFF
-		if typmods[0] != fullRange {
-			return Type{}, errs.New(errs.FeatureNotSupported, "interval field restrictions (such as INTERVAL DAY) are not supported")
+		// pg_query passes INTERVAL's typmods as (fields mask[, precision]).
+		fields, err := intervalFieldsOf(typmods[0])
+		if err != nil {
+			return Type{}, err
 		}
+		t.Fields = fields
 		if len(typmods) == 1 {
 			return t, nil
 		}
@@ -346,6 +386,12 @@ func pgTypName(id TypeID) string {
 		return "timestamptz"
 	case Interval:
 		return "interval"
+	}
+	if id.IsArray() {
+		return "_" + pgTypName(id.Elem())
+	}
+	if c, ok := oidTypeInfo[id]; ok {
+		return c.typname
 	}
 	return "unknown"
 }

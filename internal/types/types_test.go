@@ -211,7 +211,9 @@ func TestCast(t *testing.T) {
 		{MakeDate(DateNegInfinity), Of(Timestamp), false, "-infinity"},
 		{MakeTimestamp(-1), Of(Date), false, "1969-12-31"},
 		{MakeTimestampTZ(5), Of(Timestamp), false, "1970-01-01 00:00:00.000005"},
-		{MakeTimestamp(1_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "1970-01-01 00:00:02"},
+		// Halves round away from PostgreSQL's epoch, 2000-01-01.
+		{MakeTimestamp(1_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "1970-01-01 00:00:01"},
+		{MakeTimestamp(946_684_801_500_000), Type{ID: Timestamp, Precision: 0, Scale: -1, Length: -1}, true, "2000-01-01 00:00:02"},
 		{MakeInterval(IntervalValue{Micros: 1_234_567}), Type{ID: Interval, Precision: 1, Scale: -1, Length: -1}, true, "00:00:01.2"},
 		{MakeDate(0), Of(Int4), true, "ERROR 42846: cannot cast type date to integer"},
 	} {
@@ -291,7 +293,9 @@ func TestTypeByName(t *testing.T) {
 		{[]string{"boolean"}, nil, "boolean", 16},
 		{[]string{"unknown"}, nil, "unknown", 705},
 		{[]string{"pg_catalog", "bpchar"}, []int32{3}, "ERROR 0A000: type bpchar is not supported", 0},
-		{[]string{"char"}, nil, "ERROR 0A000: type char is not supported", 0},
+		{[]string{"char"}, nil, `"char"`, 18}, // the parser turns CHAR into bpchar; "char" arrives quoted
+		{[]string{"pg_catalog", "bpchar"}, nil, "ERROR 0A000: type bpchar is not supported", 0},
+		{[]string{"regclass"}, nil, "regclass", 2205},
 		{[]string{"jsonb"}, nil, "ERROR 0A000: type jsonb is not supported", 0},
 		{[]string{"foo"}, nil, `ERROR 42704: type "foo" does not exist`, 0},
 		{[]string{"public", "int4"}, nil, `ERROR 42704: type "public.int4" does not exist`, 0},

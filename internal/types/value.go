@@ -1,22 +1,47 @@
 package types
 
 import (
+	"unsafe"
+
 	"github.com/cockroachdb/apd/v3"
 )
 
 // Value is one SQL value. Scalars (booleans, integers, floats, dates,
-// timestamps) live in a word with no boxing; text, bytea and numeric are held
-// by reference; an interval uses two words. The zero Value is NULL.
+// timestamps) live in a word with no boxing; text, bytea, numeric and
+// arrays are held by reference; an interval uses two words. The zero Value
+// is NULL.
 //
 // A non-NULL Value's kind is the TypeID of its representation: VARCHAR values
 // have kind Text (the length limit is a property of the column's Type, not of
 // the value) and TIMESTAMPTZ values have kind TimestampTZ.
 type Value struct {
 	kind Kind
-	n    int64        // bool (0/1), integers, float bits, date days, timestamp micros, interval micros
-	aux  int64        // interval: months<<32 | uint32(days)
-	s    string       // text, bytea
-	d    *apd.Decimal // numeric; never mutated once in a Value
+	n    int64  // bool (0/1), integers, float bits, date days, timestamp micros, interval micros
+	aux  int64  // interval: months<<32 | uint32(days)
+	s    string // text, bytea
+	// ref is what a NUMERIC or an array value refers to: an *apd.Decimal
+	// or an *arrayData (the kind says which), never mutated once in a
+	// Value; nil for other kinds. One field serves both so that a Value
+	// stays six words; dec and arrayBody convert it back to the pointer
+	// type it was made from.
+	ref unsafe.Pointer
+}
+
+// dec returns a NUMERIC value's decimal (nil for other kinds, so that an
+// array's body is never read as a decimal).
+func (v Value) dec() *apd.Decimal {
+	if v.kind != Numeric {
+		return nil
+	}
+	return (*apd.Decimal)(v.ref)
+}
+
+// arrayBody returns an array value's body (nil for other kinds).
+func (v Value) arrayBody() *arrayData {
+	if !v.kind.IsArray() {
+		return nil
+	}
+	return (*arrayData)(v.ref)
 }
 
 // Kind is the representation tag of a Value. KindNull is the zero value.
@@ -55,7 +80,9 @@ func MakeFloat8(f float64) Value { return Value{kind: Float8, n: int64(math64bit
 // MakeNumeric returns a NUMERIC value. d must not be modified afterwards.
 // A decimal with a positive exponent or a negative zero is replaced by its
 // canonical form (see doc.go), so d's display scale is what Format prints.
-func MakeNumeric(d *apd.Decimal) Value { return Value{kind: Numeric, d: canonical(d)} }
+func MakeNumeric(d *apd.Decimal) Value {
+	return Value{kind: Numeric, ref: unsafe.Pointer(canonical(d))}
+}
 
 // MakeText returns a TEXT (or VARCHAR) value.
 func MakeText(s string) Value { return Value{kind: Text, s: s} }
@@ -103,7 +130,7 @@ func (v Value) Float() float64 {
 }
 
 // Decimal returns a NUMERIC value. The result must not be modified.
-func (v Value) Decimal() *apd.Decimal { return v.d }
+func (v Value) Decimal() *apd.Decimal { return v.dec() }
 
 // Str returns a TEXT value's string, or a BYTEA value's bytes as a string.
 func (v Value) Str() string { return v.s }

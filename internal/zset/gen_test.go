@@ -18,6 +18,8 @@ var allKinds = []types.Kind{
 	types.Bool, types.Int2, types.Int4, types.Int8, types.Numeric,
 	types.Float4, types.Float8, types.Text, types.Bytea, types.Date,
 	types.Timestamp, types.TimestampTZ, types.Interval,
+	types.ArrayOf(types.Int4), types.ArrayOf(types.Text), types.ArrayOf(types.Numeric),
+	types.ArrayOf(types.Float8), types.ArrayOf(types.Interval), types.ArrayOf(types.Bool),
 }
 
 // genKind draws one of allKinds.
@@ -35,6 +37,12 @@ func genValue(k types.Kind) *rapid.Generator[types.Value] {
 
 // genNonNull draws a non-NULL value of kind k.
 func genNonNull(k types.Kind) *rapid.Generator[types.Value] {
+	if k.IsArray() {
+		// Short arrays, so that equal prefixes, NULL elements and arrays
+		// that extend others are common.
+		return rapid.Map(rapid.SliceOfN(genValue(k.Elem()), 0, 4),
+			func(elems []types.Value) types.Value { return types.MakeArray(k.Elem(), elems) })
+	}
 	switch k {
 	case types.Bool:
 		return rapid.Map(rapid.Bool(), types.MakeBool)
@@ -188,6 +196,9 @@ func describe(v types.Value) string {
 		iv := v.Interval()
 		b.WriteString(itoa(int64(iv.Months)) + "m " + itoa(int64(iv.Days)) + "d " + itoa(iv.Micros) + "us")
 	}
+	if v.Kind().IsArray() {
+		b.WriteString(describeRow(v.Elems()))
+	}
 	b.WriteByte(')')
 	return b.String()
 }
@@ -201,6 +212,9 @@ func describeRow(r Row) string {
 }
 
 func kindLabel(k types.Kind) string {
+	if k.IsArray() {
+		return kindLabel(k.Elem()) + "[]"
+	}
 	return [...]string{"null", "bool", "int2", "int4", "int8", "numeric", "float4", "float8",
 		"text", "varchar", "bytea", "date", "timestamp", "timestamptz", "interval"}[k]
 }

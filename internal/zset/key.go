@@ -34,6 +34,20 @@ const (
 	keyTagTimestamp   byte = 0x2a
 	keyTagTimestampTZ byte = 0x2b
 	keyTagInterval    byte = 0x2c
+	keyTagArray       byte = 0x30
+	// keyArrayEnd ends an array's elements; it is below every value tag,
+	// so an array sorts before its extensions.
+	keyArrayEnd byte = 0x01
+	// keyTagOID is followed by the OID as 4 big-endian bytes; an OID
+	// alias value (regclass, ...) has its own tag, then the OID and its
+	// escaped name (the name is determined by the OID, so it never
+	// changes the order).
+	keyTagOID          byte = 0x34
+	keyTagRegClass     byte = 0x35
+	keyTagRegType      byte = 0x36
+	keyTagRegProc      byte = 0x37
+	keyTagRegNamespace byte = 0x38
+	keyTagRegRole      byte = 0x39
 	// keyTagNull is greater than every other ascending tag, so NULL sorts
 	// after every value; complemented (0x80) it is smaller than every
 	// descending tag, so descending keys put NULLs first.
@@ -199,6 +213,8 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.MakeTimestamp(int64(u ^ 1<<63)), rest, nil
 		}
 		return types.MakeTimestampTZ(int64(u ^ 1<<63)), rest, nil
+	case keyTagArray:
+		return decodeArrayKey(key, body, mask)
 	case keyTagInterval:
 		days, rest, err := readFixed(body, 5, mask)
 		if err != nil {
@@ -213,8 +229,58 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.Null, key, corruptKey("interval out of range")
 		}
 		return types.MakeInterval(iv), rest, nil
+	case keyTagOID:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeOID(uint32(u)), rest, nil
+	case keyTagRegClass, keyTagRegType, keyTagRegProc, keyTagRegNamespace, keyTagRegRole:
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		name, rest, err := decodeEscaped(rest, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeReg(types.RegClass+types.TypeID(tag-keyTagRegClass), uint32(u), name), rest, nil
 	}
 	return types.Null, key, corruptKey(fmt.Sprintf("unknown tag 0x%02x", key[0]))
+}
+
+// decodeArrayKey decodes an array's element kind, elements and end marker
+// from body (the bytes after the tag of key), each byte XORed with mask.
+// The elements carry their own direction in their tags.
+func decodeArrayKey(key, body []byte, mask byte) (types.Value, []byte, error) {
+	if len(body) == 0 {
+		return types.Null, key, corruptKey("truncated array")
+	}
+	elem := types.Kind(body[0] ^ mask)
+	if !types.HasArrayType(elem) || elem == types.Varchar {
+		return types.Null, key, corruptKey("bad array element kind")
+	}
+	body = body[1:]
+	var elems []types.Value
+	for {
+		if len(body) == 0 {
+			return types.Null, key, corruptKey("unterminated array")
+		}
+		if body[0]^mask == keyArrayEnd {
+			return types.MakeArray(elem, elems), body[1:], nil
+		}
+		if body[0]^mask == keyTagArray {
+			return types.Null, key, corruptKey("nested array")
+		}
+		v, rest, err := DecodeKeyValue(body)
+		if err != nil {
+			return types.Null, key, err
+		}
+		if !v.IsNull() && v.Kind() != elem {
+			return types.Null, key, corruptKey("array element of another kind")
+		}
+		elems, body = append(elems, v), rest
+	}
 }
 
 func corruptKey(what string) error {
@@ -266,6 +332,18 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		dst = append(dst, keyTagInterval)
 		dst = appendUint40(dst, uint64(days+intervalDaysBias))
 		return appendUint40(dst, uint64(micros))
+	case types.Oid:
+		return binary.BigEndian.AppendUint32(append(dst, keyTagOID), v.OID())
+	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		dst = binary.BigEndian.AppendUint32(append(dst, keyTagRegClass+byte(v.Kind()-types.RegClass)), v.OID())
+		return appendEscaped(dst, v.Str())
+	}
+	if v.Kind().IsArray() {
+		dst = append(dst, keyTagArray, byte(v.Kind().Elem()))
+		for _, e := range v.Elems() {
+			dst = appendKeyValue(dst, e)
+		}
+		return append(dst, keyArrayEnd)
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a key", v.Kind()))
 }

@@ -175,12 +175,8 @@ func checkDecoded(t *rapid.T, want, got Row) {
 		if w.Kind() != g.Kind() || types.Compare(w, g) != 0 {
 			t.Fatalf("value %d decoded as %s, want %s", i, describe(g), describe(w))
 		}
-		switch w.Kind() {
-		case types.Numeric, types.Float4, types.Float8, types.Interval:
-		default:
-			if !identical(w, g) {
-				t.Fatalf("value %d decoded as %s, want exactly %s", i, describe(g), describe(w))
-			}
+		if !hasKeyLossyValue(Row{w}) && !identical(w, g) {
+			t.Fatalf("value %d decoded as %s, want exactly %s", i, describe(g), describe(w))
 		}
 	}
 }
@@ -392,6 +388,9 @@ func TestKeyFormatExamples(t *testing.T) {
 		{types.MakeTimestamp(0), false, "2a8000000000000000"},
 		{iv(1, 0, 0), false, "2c800000001e0000000000"},
 		{iv(0, 0, -1), false, "2c7fffffffff141dd75fff"},
+		{types.MakeArray(types.Int4, []types.Value{types.MakeInt(types.Int4, 1), types.Null}), false, "3003" + "1580000001" + "7f" + "01"},
+		{types.MakeArray(types.Int4, nil), true, "cffcfe"},
+		{types.MakeArray(types.Text, []types.Value{types.MakeText("a")}), false, "3008" + "20610001" + "01"},
 	}
 	for _, c := range cases {
 		var got []byte

@@ -30,6 +30,9 @@ const (
 	rowTagTimestamp
 	rowTagTimestampTZ
 	rowTagInterval
+	rowTagArray
+	rowTagOID
+	rowTagReg // then the alias type's offset from RegClass, the OID and the name
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -55,6 +58,15 @@ func EncodeRow(dst []byte, row Row) []byte {
 }
 
 func appendRowValue(dst []byte, v types.Value) []byte {
+	if v.Kind().IsArray() {
+		elems := v.Elems()
+		dst = append(dst, rowTagArray, byte(v.Kind().Elem()))
+		dst = binary.AppendUvarint(dst, uint64(len(elems)))
+		for _, e := range elems {
+			dst = appendRowValue(dst, e)
+		}
+		return dst
+	}
 	switch v.Kind() {
 	case types.KindNull:
 		return append(dst, rowTagNull)
@@ -92,6 +104,13 @@ func appendRowValue(dst []byte, v types.Value) []byte {
 		dst = binary.AppendVarint(append(dst, rowTagInterval), int64(iv.Months))
 		dst = binary.AppendVarint(dst, int64(iv.Days))
 		return binary.AppendVarint(dst, iv.Micros)
+	case types.Oid:
+		return binary.AppendUvarint(append(dst, rowTagOID), uint64(v.OID()))
+	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		dst = append(dst, rowTagReg, byte(v.Kind()-types.RegClass))
+		dst = binary.AppendUvarint(dst, uint64(v.OID()))
+		s := v.Str()
+		return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a row", v.Kind()))
 }
@@ -231,6 +250,16 @@ func (d *rowDecoder) bytes(n uint64) []byte {
 	return s
 }
 
+// uvarintMax reads an unsigned varint no greater than hi.
+func (d *rowDecoder) uvarintMax(hi uint64) uint64 {
+	u := d.uvarint()
+	if u > hi {
+		d.fail("value out of range")
+		return 0
+	}
+	return u
+}
+
 // string returns the next n bytes as a substring of the row's one string.
 func (d *rowDecoder) string(n uint64) string {
 	start := d.pos
@@ -244,7 +273,31 @@ func (d *rowDecoder) string(n uint64) string {
 }
 
 func (d *rowDecoder) value() types.Value {
+	return d.valueAt(0)
+}
+
+// valueAt decodes a value at array nesting depth depth: the elements of an
+// array (depth 1) cannot be arrays.
+func (d *rowDecoder) valueAt(depth int) types.Value {
 	switch tag := d.byte(); tag {
+	case rowTagArray:
+		elem := types.Kind(d.byte())
+		n := d.uvarint()
+		if depth > 0 || !types.HasArrayType(elem) || elem == types.Varchar || n > uint64(len(d.b)-d.pos) {
+			d.fail("bad array")
+			return types.Null
+		}
+		elems := make([]types.Value, 0, n)
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			e := d.valueAt(depth + 1)
+			if !e.IsNull() && e.Kind() != elem {
+				d.fail("array element of another kind")
+			}
+			elems = append(elems, e)
+		}
+		if d.err == nil {
+			return types.MakeArray(elem, elems)
+		}
 	case rowTagNull:
 		return types.Null
 	case rowTagFalse, rowTagTrue:
@@ -287,6 +340,19 @@ func (d *rowDecoder) value() types.Value {
 		days := d.varintRange(math.MinInt32, math.MaxInt32)
 		micros := d.varint()
 		return types.MakeInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: micros})
+	case rowTagOID:
+		return types.MakeOID(uint32(d.uvarintMax(math.MaxUint32)))
+	case rowTagReg:
+		alias := d.byte()
+		if alias > byte(types.RegRole-types.RegClass) {
+			d.fail("bad OID alias type")
+			return types.Null
+		}
+		oid := uint32(d.uvarintMax(math.MaxUint32))
+		name := d.string(d.uvarint())
+		if d.err == nil {
+			return types.MakeReg(types.RegClass+types.TypeID(alias), oid, name)
+		}
 	default:
 		d.pos--
 		d.fail(fmt.Sprintf("unknown tag %d", tag))
@@ -323,7 +389,11 @@ func (d *rowDecoder) numeric() *apd.Decimal {
 // (-0, NaN payloads), numerics (scale) and intervals (months/days split).
 func hasKeyLossyValue(row Row) bool {
 	for _, v := range row {
-		switch v.Kind() {
+		k := v.Kind()
+		if k.IsArray() {
+			k = k.Elem()
+		}
+		switch k {
 		case types.Float4, types.Float8, types.Numeric, types.Interval:
 			return true
 		}
@@ -345,9 +415,12 @@ func identicalRows(a, b Row) bool {
 	return true
 }
 
-// identicalValues reports whether x and y have the same kind and exact
+// IdenticalValues reports whether x and y have the same kind and exact
 // representation (float bits, numeric form, sign, exponent and
-// coefficient, interval fields).
+// coefficient, interval fields, array elements): whether EncodeRow
+// encodes them to the same bytes.
+func IdenticalValues(x, y types.Value) bool { return identicalValues(x, y) }
+
 func identicalValues(x, y types.Value) bool {
 	if x.Kind() != y.Kind() {
 		return false
@@ -375,6 +448,9 @@ func identicalValues(x, y types.Value) bool {
 		return x.Micros() == y.Micros()
 	case types.Interval:
 		return x.Interval() == y.Interval()
+	}
+	if x.Kind().IsArray() {
+		return identicalRows(x.Elems(), y.Elems())
 	}
 	return false
 }

@@ -39,3 +39,30 @@ DELETE FROM t WHERE id IS NULL;
 SELECT * FROM t ORDER BY id, a;
 DELETE FROM t;
 INSERT INTO t VALUES (1, 1, 'again', 1);
+
+-- UPDATE and DELETE by the leading key column (the first primary-key
+-- column, or the first column without a primary key) read only the rows
+-- under those keys: duplicates, NULLs in IN lists, equal numerics written
+-- differently, cross-type comparisons and further conditions must still
+-- find exactly the rows PostgreSQL finds.
+CREATE TABLE kp (x text, k2 int, k1 numeric(6,2), v int, PRIMARY KEY (k1, k2));
+CREATE TABLE kn (k bigint, v int);
+CREATE MATERIALIZED VIEW kp_all AS SELECT * FROM kp;
+CREATE MATERIALIZED VIEW kn_sum AS SELECT k, count(*) AS n, sum(v) AS s FROM kn GROUP BY k;
+INSERT INTO kp VALUES ('a', 1, 1, 10), ('b', 2, 1, 20), ('c', 1, 2.5, 30), ('d', 2, 3, 40), ('e', 1, -1, 50);
+INSERT INTO kn VALUES (1, 1), (1, 1), (2, 2), (NULL, 3), (3, 4), (4, 5), (2, 6);
+UPDATE kp SET v = v + 1 WHERE k1 = 1.0;
+UPDATE kp SET v = v + 1 WHERE k1 = 1.000 AND k2 = 2;
+UPDATE kp SET x = 'z' WHERE k1 IN (2.50, 3, NULL, 7);
+UPDATE kp SET k1 = k1 + 10 WHERE 3 = k1;
+DELETE FROM kp WHERE k1 = 1 AND v > 15;
+DELETE FROM kp WHERE k2 = 1 AND k1 IN (-1);
+DELETE FROM kn WHERE k = 1;
+DELETE FROM kn WHERE k IN (2, NULL) AND v > 5;
+UPDATE kn SET v = v * 10 WHERE k = 3::int;
+UPDATE kn SET k = 5 WHERE k IN (4::smallint, 3);
+DELETE FROM kn WHERE k = NULL;
+DELETE FROM kn WHERE k IN (NULL);
+UPDATE kn SET v = 0 WHERE k IS NULL OR k = 2;
+SELECT * FROM kp ORDER BY k1, k2;
+SELECT * FROM kn ORDER BY k, v;

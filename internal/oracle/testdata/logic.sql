@@ -89,6 +89,14 @@ CREATE MATERIALIZED VIEW f_case AS SELECT id FROM cmp WHERE CASE WHEN t IS NULL 
 CREATE MATERIALIZED VIEW f_nullif AS SELECT id FROM cmp WHERE NULLIF(a, b) IS NULL;
 CREATE MATERIALIZED VIEW f_text AS SELECT id, t FROM cmp WHERE t > 'A' AND t <= 'b';
 CREATE MATERIALIZED VIEW f_mixed AS SELECT id FROM cmp WHERE (a > 0 OR t = '') AND NOT (x < 0);
+-- ORs whose arms share a conjunct, which is taken out of them (and
+-- becomes a join key): the result must not change, NULLs included.
+CREATE MATERIALIZED VIEW f_or_common AS
+SELECT id FROM cmp WHERE (a > 0 AND t < 'b') OR (a > 0 AND x > 1) OR (x > 1 AND a > 0 AND u = 'a');
+CREATE MATERIALIZED VIEW f_or_absorb AS SELECT id, a FROM cmp WHERE b > 1 OR (b > 1 AND a IS NULL);
+CREATE MATERIALIZED VIEW f_or_join AS
+SELECT c1.id AS id1, c2.id AS id2 FROM cmp c1, cmp c2
+WHERE (c1.a = c2.b AND c1.t = 'b') OR (c1.a = c2.b AND c2.x IS NULL) OR (c1.a = c2.b AND c1.x > c2.x);
 
 -- Rows move in and out of every filter.
 INSERT INTO cmp VALUES (6, 2, 1, 'b', 'B', 0, '2024-03-01'), (7, NULL, 0, NULL, NULL, NULL, NULL), (6, 2, 1, 'b', 'B', 0, '2024-03-01');

@@ -73,6 +73,8 @@ DELETE FROM bids WHERE id = 8;
 -- What is rejected.
 --! rockstream-error 0A000
 SELECT * FROM TUMBLE(bids, ts, '1 month');
+--! rockstream-error 0A000
+SELECT * FROM SESSION(bids, ts, INTERVAL '10 minutes');
 --! rockstream-error 22023
 SELECT * FROM HOP(bids, ts, '7 minutes', '1 hour');
 --! rockstream-error 42804

@@ -104,3 +104,17 @@ SELECT true AS a, false AS b, 1.0::real AS c, 0.1::real AS d, 1e-7::float8 AS e,
        '1 year 13 months'::interval AS n, '-1 hour -2 minutes'::interval AS o, '1 day 25:00:00'::interval AS p,
        'abc'::varchar(10) AS q, 'é'::text < 'z' AS r, 'Z' < 'a' AS s, '1 mon'::interval = '30 days' AS t,
        '2024-01-01'::date - '2023-12-25'::date AS u, '2024-01-31'::date + 1 AS v, '0.5'::real::float8 AS w;
+
+-- Interval field restrictions: a bare number takes the unit of the
+-- restriction, and fields to the right of its last one are zeroed, on
+-- input, in casts and when a column of the restricted type is assigned.
+CREATE TABLE spans (id int, d interval day, ym interval year to month, hm interval hour to minute, s interval second(0));
+CREATE MATERIALIZED VIEW span_view AS
+SELECT id, d, ym, hm, s, d + ym AS both_, DATE '1998-12-01' - d AS before_, d > interval '10' day AS long_ FROM spans;
+INSERT INTO spans VALUES (1, '90', '1-6', '1 day 02:03:04', '1.5'), (2, '1 day 25:00', '14 months 3 days', '90', '2.5');
+INSERT INTO spans SELECT id + 10, ym, d, d + interval '7' hour, hm FROM spans;
+UPDATE spans SET d = d + interval '36' hour, s = s + interval '1.5' second WHERE id < 10;
+SELECT id, d, ym, hm, s FROM spans ORDER BY id;
+SELECT interval '90' day, interval '3' month, interval '1' year, interval '1:30' minute to second,
+       '1 day 02:03:04.5678'::interval day to second(2), CAST(interval '100' hour AS interval day),
+       DATE '1998-12-01' - interval '90' day AS q1_cutoff, DATE '1994-01-01' + interval '1' year AS q6_end;

@@ -5,6 +5,11 @@
 //	EXPLAIN INCREMENTAL name
 //	EXPLAIN INCREMENTAL query
 //	query AS OF EPOCH n
+//	SUBSCRIBE [TO] name [WITH (option [, ...])] [AS OF EPOCH n]
+//	    option: SNAPSHOT [[=] boolean] | PROGRESS [[=] boolean]
+//	COPY (SUBSCRIBE ... | query AS OF EPOCH n) TO STDOUT [copy options]
+//	DECLARE name ... CURSOR ... FOR SUBSCRIBE ... | query AS OF EPOCH n
+//	FETCH ... | MOVE ... WITH (TIMEOUT [=] 'interval')
 //
 // Anything else is not an extension statement and is passed through
 // unchanged.
@@ -27,6 +32,18 @@ const (
 	ExplainIncremental
 	// AsOfEpoch: a SELECT (Query) read as of epoch Epoch.
 	AsOfEpoch
+	// Subscribe: SUBSCRIBE to the changes of Name, with Snapshot and
+	// Progress, from epoch Epoch when HasEpoch.
+	Subscribe
+	// CopyTo: COPY (Inner) TO STDOUT, Inner being an extension statement;
+	// Query is the text after STDOUT (the COPY options).
+	CopyTo
+	// DeclareCursor: a cursor over Inner, an extension statement; Query
+	// is the text up to and including FOR ("DECLARE c CURSOR FOR").
+	DeclareCursor
+	// Fetch: FETCH or MOVE (Query, standard SQL) with a timeout (Timeout,
+	// the text of an interval).
+	Fetch
 )
 
 // Statement is a recognized extension statement.
@@ -34,13 +51,27 @@ type Statement struct {
 	Kind Kind
 	// Name is the relation named, lower-cased unless quoted.
 	Name string
-	// Query is the embedded SQL text, for PostgreSQL's parser.
+	// Query is the embedded SQL text, for PostgreSQL's parser: the query
+	// of EXPLAIN INCREMENTAL and AS OF EPOCH, COPY's options (the text
+	// after STDOUT), DECLARE's text up to FOR, the FETCH or MOVE without
+	// its WITH clause.
 	Query string
 	// QueryOffset is the byte offset of Query in the original text, so
 	// that error positions can be reported against the whole statement.
 	QueryOffset int
 	// Epoch is the epoch of AS OF EPOCH.
 	Epoch uint64
+	// HasEpoch says whether a SUBSCRIBE named an epoch.
+	HasEpoch bool
+	// Snapshot and Progress are SUBSCRIBE's options.
+	Snapshot, Progress bool
+	// Inner is the statement a COPY or DECLARE wraps.
+	Inner *Statement
+	// Timeout is FETCH's timeout, as written.
+	Timeout string
+	// Err is set when the text is an extension statement with a syntax
+	// error; the statement must fail with it.
+	Err error
 }
 
 var (
@@ -51,6 +82,11 @@ var (
 
 // Parse recognizes an extension statement in text.
 func Parse(text string) Statement {
+	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch} {
+		if st := p(text); st.Kind != None {
+			return st
+		}
+	}
 	m := explainRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return parseAsOf(text)
@@ -101,6 +137,14 @@ func identName(s string) string {
 }
 
 func parseAsOf(text string) Statement {
+	// Only a statement ending in an epoch number can match; checking that
+	// first spares the regular expression a scan of every long statement
+	// (a many-row INSERT).
+	end := strings.TrimRight(text, " \t\n\r\f\v")
+	end = strings.TrimRight(strings.TrimSuffix(end, ";"), " \t\n\r\f\v")
+	if end == "" || end[len(end)-1] < '0' || end[len(end)-1] > '9' {
+		return Statement{}
+	}
 	m := asOfRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return Statement{}

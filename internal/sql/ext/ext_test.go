@@ -17,6 +17,10 @@ func TestParse(t *testing.T) {
 		{"SELECT * FROM v AS OF EPOCH 12;", Statement{Kind: AsOfEpoch, Query: "SELECT * FROM v", Epoch: 12}},
 		{" select a as of from v as of epoch 3", Statement{Kind: AsOfEpoch, Query: "select a as of from v", QueryOffset: 1, Epoch: 3}},
 		{"SELECT 'AS OF EPOCH 3'", Statement{}},
+		{"SELECT * FROM v AS OF EPOCH 7 \n ; \t", Statement{Kind: AsOfEpoch, Query: "SELECT * FROM v", Epoch: 7}},
+		{"SELECT * FROM v AS OF EPOCH 7;;", Statement{}},
+		{"SELECT * FROM v AS OF EPOCH 7 -- latest", Statement{}},
+		{"INSERT INTO t VALUES (1), (2)", Statement{}},
 	} {
 		if got := Parse(tc.in); got != tc.want {
 			t.Errorf("Parse(%q) = %+v, want %+v", tc.in, got, tc.want)

@@ -1,0 +1,201 @@
+// Package admin serves a RockStream server's HTTP endpoints for operators:
+// liveness and readiness probes, a JSON health summary and Prometheus
+// metrics. docs/operations.md documents every endpoint and metric.
+//
+// The endpoints answer from the moment the process listens, before the
+// engine has recovered: /live is always 200, /ready is 503 until the
+// server says it is ready (the engine recovered and the gateway listens)
+// and again once it starts shutting down, and /health and /metrics report
+// what is known so far. Nothing here changes the engine; every answer is
+// read from it when asked.
+package admin
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rockstream/rockstream/internal/gateway"
+	"github.com/rockstream/rockstream/internal/runtime"
+)
+
+// Config describes the server the endpoints report on.
+type Config struct {
+	// Version is the binary's version, reported by /health and
+	// rockstream_build_info.
+	Version string
+	// StorageDir is the engine's storage directory; empty for an engine
+	// in memory.
+	StorageDir string
+}
+
+// GatewayStats is what the endpoints read from the wire gateway.
+type GatewayStats interface {
+	Stats() gateway.Stats
+}
+
+// Server holds the state the endpoints report. Its methods are safe for
+// concurrent use.
+type Server struct {
+	cfg      Config
+	started  time.Time
+	eng      atomic.Pointer[runtime.Engine]
+	gw       atomic.Pointer[GatewayStats]
+	ready    atomic.Bool
+	stopping atomic.Bool
+	registry *prometheus.Registry
+}
+
+// New returns the endpoints of a server that is starting: not ready, with
+// no engine yet.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, started: time.Now(), registry: prometheus.NewRegistry()}
+	s.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&collector{s: s},
+	)
+	return s
+}
+
+// SetEngine makes the endpoints report on eng, once it has recovered;
+// nil stops them reading the engine (before it closes).
+func (s *Server) SetEngine(eng *runtime.Engine) { s.eng.Store(eng) }
+
+// SetGateway makes the endpoints report the gateway's connections; nil
+// stops them.
+func (s *Server) SetGateway(g GatewayStats) {
+	if g == nil {
+		s.gw.Store(nil)
+		return
+	}
+	s.gw.Store(&g)
+}
+
+// SetReady says whether the server accepts clients: true once the engine
+// recovered and the gateway listens.
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// SetStopping says the server is shutting down: /ready answers 503 from
+// then on, so that load balancers stop sending clients.
+func (s *Server) SetStopping() {
+	s.stopping.Store(true)
+	s.ready.Store(false)
+}
+
+func (s *Server) gateway() GatewayStats {
+	if g := s.gw.Load(); g != nil {
+		return *g
+	}
+	return nil
+}
+
+// Handler returns the endpoints.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusOK, "live\n")
+	})
+	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, r *http.Request) {
+		if s.ready.Load() {
+			writeText(w, http.StatusOK, "ready\n")
+			return
+		}
+		writeText(w, http.StatusServiceUnavailable, s.status()+"\n")
+	})
+	mux.HandleFunc("GET /health", s.serveHealth)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusOK, "RockStream: /live /ready /health /metrics\n")
+	})
+	return mux
+}
+
+func writeText(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(body))
+}
+
+// status is "ok" when ready, "stopping" once shutting down, and
+// "starting" before.
+func (s *Server) status() string {
+	switch {
+	case s.stopping.Load():
+		return "stopping"
+	case s.ready.Load():
+		return "ok"
+	}
+	return "starting"
+}
+
+// Health is the body of /health.
+type Health struct {
+	// Status is "ok" (ready), "starting" or "stopping"; the HTTP status is
+	// 200 for "ok" and 503 otherwise.
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	// Epoch is the last committed epoch, DurableEpoch the last known to
+	// survive a machine crash (null in memory), RecoveredEpoch the one
+	// the engine started from; all null before recovery finished.
+	Epoch          *uint64 `json:"epoch"`
+	DurableEpoch   *uint64 `json:"durable_epoch"`
+	RecoveredEpoch *uint64 `json:"recovered_epoch"`
+	UptimeSeconds  float64 `json:"uptime_seconds"`
+	// Storage is the storage directory, empty in memory.
+	Storage           string `json:"storage"`
+	InMemory          bool   `json:"in_memory"`
+	Tables            int    `json:"tables"`
+	MaterializedViews int    `json:"materialized_views"`
+	Views             int    `json:"views"`
+	Sessions          int    `json:"sessions"`
+	// Connections is the number of open client connections of the
+	// gateway.
+	Connections int `json:"connections"`
+}
+
+func (s *Server) health() Health {
+	h := Health{
+		Status:        s.status(),
+		Version:       s.cfg.Version,
+		UptimeSeconds: time.Since(s.started).Seconds(),
+		Storage:       s.cfg.StorageDir,
+		InMemory:      s.cfg.StorageDir == "",
+	}
+	if eng := s.eng.Load(); eng != nil {
+		st := eng.Stats()
+		h.Epoch, h.RecoveredEpoch = &st.Epoch, &st.RecoveredEpoch
+		if st.Durable {
+			h.DurableEpoch = &st.DurableEpoch
+		}
+		h.Tables, h.MaterializedViews, h.Views = eng.ObjectCounts()
+		h.Sessions = st.Sessions
+	}
+	if g := s.gateway(); g != nil {
+		h.Connections = g.Stats().Connections
+	}
+	return h
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	h := s.health()
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	code := http.StatusOK
+	if h.Status != "ok" {
+		code = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}

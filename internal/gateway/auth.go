@@ -1,0 +1,218 @@
+package gateway
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/scram"
+)
+
+// authenticate runs the configured authentication exchange for c.user.
+func (c *conn) authenticate() error {
+	switch c.srv.cfg.Auth.Method {
+	case AuthTrust:
+		if !c.srv.cfg.Auth.AllowTrustRemote && !isLocal(c.nc.RemoteAddr()) {
+			return &errs.Error{Code: errs.InvalidAuthorization, SQLState: "28000",
+				Message: fmt.Sprintf("trust authentication is refused for remote connection from %s (user %q)", c.nc.RemoteAddr(), c.user),
+				Hint:    "configure password or scram-sha-256 authentication, or allow trust for remote clients explicitly"}
+		}
+		role, err := c.srv.eng.LookupRole(c.user)
+		if err != nil {
+			return err
+		}
+		// Without roles there are no privileges: every user may do
+		// everything, as a superuser would.
+		c.superuser = role == nil || role.Superuser
+		return nil
+	case AuthPassword:
+		return c.authPassword()
+	case AuthSCRAM:
+		return c.authSCRAM()
+	}
+	return errs.Newf(errs.Internal, "unknown authentication method %q", c.srv.cfg.Auth.Method)
+}
+
+// isLocal reports whether addr is a loopback address or a Unix socket.
+func isLocal(addr net.Addr) bool {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	case nil:
+		return false
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c *conn) authFailed() error {
+	return errs.Newf(errs.InvalidPassword, "password authentication failed for user %q", c.user)
+}
+
+// verifier returns the stored password of c.user: a configured user's or
+// a role's. ok is false when the user has none (or does not exist).
+func (c *conn) verifier() (v scram.Verifier, superuser, ok bool, err error) {
+	if pw, found := c.srv.cfg.Auth.Users[c.user]; found {
+		v, err := c.srv.users.get(c.user, pw)
+		return v, true, err == nil, err
+	}
+	role, err := c.srv.eng.LookupRole(c.user)
+	if err != nil || role == nil || role.Verifier == "" {
+		return scram.Verifier{}, false, false, err
+	}
+	v, err = scram.ParseVerifier(role.Verifier)
+	if err != nil {
+		return scram.Verifier{}, false, false, nil
+	}
+	return v, role.Superuser, true, nil
+}
+
+// checkLogin refuses a role that exists but may not log in.
+func (c *conn) checkLogin() error {
+	if _, found := c.srv.cfg.Auth.Users[c.user]; found {
+		return nil
+	}
+	role, err := c.srv.eng.LookupRole(c.user)
+	if err != nil {
+		return err
+	}
+	if role != nil && !role.CanLogin {
+		return errs.Newf(errs.InvalidAuthorization, "role %q is not permitted to log in", c.user)
+	}
+	return nil
+}
+
+func (c *conn) authPassword() error {
+	c.be.Send(&pgproto3.AuthenticationCleartextPassword{})
+	if err := c.flush(); err != nil {
+		return err
+	}
+	if err := c.be.SetAuthType(pgproto3.AuthTypeCleartextPassword); err != nil {
+		return err
+	}
+	m, err := c.be.Receive()
+	if err != nil {
+		return errClose
+	}
+	pm, ok := m.(*pgproto3.PasswordMessage)
+	if !ok {
+		return protocolErrorf("expected password response, got message type %T", m)
+	}
+	if pw, found := c.srv.cfg.Auth.Users[c.user]; found {
+		if subtle.ConstantTimeCompare([]byte(pw), []byte(pm.Password)) != 1 {
+			return c.authFailed()
+		}
+		c.superuser = true
+		return nil
+	}
+	v, superuser, ok, err := c.verifier()
+	if err != nil {
+		return err
+	}
+	if !ok || !v.CheckPassword(pm.Password) {
+		return c.authFailed()
+	}
+	c.superuser = superuser
+	return c.checkLogin()
+}
+
+func (c *conn) authSCRAM() error {
+	c.be.Send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scram.Mechanism}})
+	if err := c.flush(); err != nil {
+		return err
+	}
+	if err := c.be.SetAuthType(pgproto3.AuthTypeSASL); err != nil {
+		return err
+	}
+	m, err := c.be.Receive()
+	if err != nil {
+		return errClose
+	}
+	init, ok := m.(*pgproto3.SASLInitialResponse)
+	if !ok {
+		return protocolErrorf("expected SASL response, got message type %T", m)
+	}
+	if init.AuthMechanism != scram.Mechanism {
+		return protocolErrorf("client selected an invalid SASL authentication mechanism")
+	}
+	v, superuser, known, err := c.verifier()
+	if err != nil {
+		return err
+	}
+	if !known {
+		// Go through the exchange with a verifier no password matches, so
+		// that a client cannot tell which users exist.
+		v = scram.MockVerifier(c.user, c.srv.secret)
+	}
+	conv := scram.NewConversation(v)
+	out, err := conv.Step(init.Data)
+	if err != nil {
+		return protocolErrorf("%v", err)
+	}
+	c.be.Send(&pgproto3.AuthenticationSASLContinue{Data: out})
+	if err := c.flush(); err != nil {
+		return err
+	}
+	if err := c.be.SetAuthType(pgproto3.AuthTypeSASLContinue); err != nil {
+		return err
+	}
+	m, err = c.be.Receive()
+	if err != nil {
+		return errClose
+	}
+	resp, ok := m.(*pgproto3.SASLResponse)
+	if !ok {
+		return protocolErrorf("expected SASL response, got message type %T", m)
+	}
+	out, err = conv.Step(resp.Data)
+	if errors.Is(err, scram.ErrFailed) || (err == nil && !known) {
+		return c.authFailed()
+	}
+	if err != nil {
+		return protocolErrorf("%v", err)
+	}
+	c.be.Send(&pgproto3.AuthenticationSASLFinal{Data: out})
+	c.superuser = superuser
+	return c.checkLogin()
+}
+
+// userVerifiers derives, once per user, the SCRAM verifiers of the
+// configured users' passwords.
+type userVerifiers struct {
+	users map[string]string
+	mu    struct {
+		sync.Mutex
+		byUser map[string]scram.Verifier
+	}
+}
+
+func newUserVerifiers(users map[string]string) *userVerifiers {
+	u := &userVerifiers{users: users}
+	u.mu.byUser = map[string]scram.Verifier{}
+	return u
+}
+
+func (u *userVerifiers) get(user, password string) (scram.Verifier, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if v, ok := u.mu.byUser[user]; ok {
+		return v, nil
+	}
+	v, err := scram.NewVerifier(password)
+	if err != nil {
+		return scram.Verifier{}, err
+	}
+	u.mu.byUser[user] = v
+	return v, nil
+}

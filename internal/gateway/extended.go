@@ -1,0 +1,369 @@
+package gateway
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// statement is a prepared statement of the extended query protocol.
+type statement struct {
+	prep *runtime.Prepared
+	// empty is set for a statement with no SQL in it (EmptyQueryResponse).
+	empty bool
+}
+
+// portal is a statement bound to its parameters, run by Execute.
+type portal struct {
+	stmt    *statement
+	params  []*string
+	formats []int16 // result column formats; nil when the statement has no rows
+	// resultFormats are the format codes Bind asked for, expanded when
+	// the statement's columns are known only once it runs.
+	resultFormats []int16
+
+	// Set once the portal has run.
+	ran  bool
+	res  *runtime.Result
+	next int  // next row to send
+	sent bool // a previous Execute sent part of the rows
+	done bool // every row was sent and CommandComplete too
+}
+
+// extendedError sends err for an extended-protocol message and discards
+// the messages that follow until Sync.
+func (c *conn) extendedError(err error) error {
+	if isFatal(err) {
+		return err
+	}
+	c.be.Send(errorResponse(err, "ERROR", 0))
+	c.skipToSync = true
+	return nil
+}
+
+func (c *conn) parse(m *pgproto3.Parse) error {
+	if m.Name != "" {
+		if _, exists := c.stmts[m.Name]; exists {
+			return c.extendedError(errs.Newf(errs.DuplicatePrepared, "prepared statement %q already exists", m.Name))
+		}
+	}
+	declared := make([]types.Type, len(m.ParameterOIDs))
+	for i, oid := range m.ParameterOIDs {
+		if oid == 0 {
+			declared[i] = types.Of(types.Unknown)
+			continue
+		}
+		t, ok := types.TypeByOID(oid)
+		if !ok {
+			return c.extendedError(errs.Newf(errs.FeatureNotSupported, "parameter $%d has type OID %d, which RockStream does not support", i+1, oid))
+		}
+		declared[i] = t
+	}
+	p, err := c.sess.Prepare(m.Query, declared)
+	if err != nil {
+		return c.extendedError(err)
+	}
+	c.stmts[m.Name] = &statement{prep: p, empty: isEmptyQuery(m.Query)}
+	c.be.Send(&pgproto3.ParseComplete{})
+	return nil
+}
+
+// isEmptyQuery reports whether q holds no statement.
+func isEmptyQuery(q string) bool {
+	for _, r := range q {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' && r != ';' {
+			return len(splitStatements(q)) == 0
+		}
+	}
+	return true
+}
+
+func (c *conn) lookupStatement(name string) (*statement, error) {
+	st, ok := c.stmts[name]
+	if !ok {
+		if name == "" {
+			return nil, errs.New(errs.InvalidStatementName, "unnamed prepared statement does not exist")
+		}
+		return nil, errs.Newf(errs.InvalidStatementName, "prepared statement %q does not exist", name)
+	}
+	return st, nil
+}
+
+func (c *conn) lookupPortal(name string) (*portal, error) {
+	p, ok := c.portals[name]
+	if !ok {
+		return nil, errs.Newf(errs.InvalidCursorName, "portal %q does not exist", name)
+	}
+	return p, nil
+}
+
+// formatCodes expands a Bind message's format codes to n values: none
+// means text for all, one applies to all.
+func formatCodes(codes []int16, n int, what string) ([]int16, error) {
+	out := make([]int16, n)
+	switch len(codes) {
+	case 0:
+	case 1:
+		for i := range out {
+			out[i] = codes[0]
+		}
+	case n:
+		copy(out, codes)
+	default:
+		if what == "result" {
+			return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(codes), n)
+		}
+		return nil, errs.Newf(errs.ProtocolViolation, "bind message has %d %s formats but %d %ss", len(codes), what, n, what)
+	}
+	for _, f := range out {
+		if f != formatText && f != formatBinary {
+			return nil, errs.Newf(errs.ProtocolViolation, "unsupported format code: %d", f)
+		}
+	}
+	return out, nil
+}
+
+func (c *conn) bind(m *pgproto3.Bind) error {
+	st, err := c.lookupStatement(m.PreparedStatement)
+	if err != nil {
+		return c.extendedError(err)
+	}
+	if m.DestinationPortal != "" {
+		if _, exists := c.portals[m.DestinationPortal]; exists {
+			return c.extendedError(errs.Newf(errs.DuplicateCursor, "cursor %q already exists", m.DestinationPortal))
+		}
+	}
+	pt := st.prep.ParamTypes
+	if len(m.Parameters) != len(pt) {
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d", len(m.Parameters), m.PreparedStatement, len(pt)))
+	}
+	pf, err := formatCodes(m.ParameterFormatCodes, len(pt), "parameter")
+	if err != nil {
+		return c.extendedError(err)
+	}
+	params := make([]*string, len(pt))
+	for i, raw := range m.Parameters {
+		if raw == nil {
+			continue
+		}
+		var text string
+		var err error
+		if pf[i] == formatBinary {
+			v, err := types.ParseBinary(raw, pt[i])
+			if err != nil {
+				return c.extendedError(types.BindParameterError(err, i+1))
+			}
+			text = types.Format(v, pt[i])
+		} else {
+			text = string(raw)
+			// Parameters are converted at Bind, as PostgreSQL does;
+			// the names of OID alias types ('orders' as a regclass) are
+			// looked up when the statement runs, in its catalog.
+			if id := pt[i].ID; !types.IsReg(id) && !(id.IsArray() && types.IsReg(id.Elem())) {
+				_, err = types.Parse(pt[i], text)
+			}
+		}
+		if err != nil {
+			return c.extendedError(err)
+		}
+		params[i] = &text
+	}
+	p := &portal{stmt: st, params: params, resultFormats: append([]int16(nil), m.ResultFormatCodes...)}
+	if cols := st.prep.Columns; cols != nil {
+		if p.formats, err = formatCodes(m.ResultFormatCodes, len(cols), "result"); err != nil {
+			return c.extendedError(err)
+		}
+	}
+	c.portals[m.DestinationPortal] = p
+	c.be.Send(&pgproto3.BindComplete{})
+	return nil
+}
+
+func (c *conn) describe(m *pgproto3.Describe) error {
+	switch m.ObjectType {
+	case 'S':
+		st, err := c.lookupStatement(m.Name)
+		if err != nil {
+			return c.extendedError(err)
+		}
+		oids := make([]uint32, len(st.prep.ParamTypes))
+		for i, t := range st.prep.ParamTypes {
+			oids[i] = t.OID()
+		}
+		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: oids})
+		if st.prep.Columns == nil {
+			c.be.Send(&pgproto3.NoData{})
+		} else {
+			c.be.Send(rowDescription(st.prep.Columns, nil))
+		}
+	case 'P':
+		p, err := c.lookupPortal(m.Name)
+		if err != nil {
+			return c.extendedError(err)
+		}
+		cols := p.stmt.prep.Columns
+		if p.stmt.prep.RowsUnknown {
+			// Only running the statement tells its rows (a FETCH's are
+			// its cursor's); the result waits in the portal for Execute.
+			if !p.ran {
+				if err := c.startPortal(p); err != nil {
+					return c.extendedError(err)
+				}
+			}
+			cols = nil
+			if p.res.CopyIn == nil && p.res.CopyOut == nil {
+				cols = p.res.Columns
+			}
+		}
+		if cols == nil {
+			c.be.Send(&pgproto3.NoData{})
+		} else {
+			if p.formats == nil {
+				if p.formats, err = formatCodes(p.resultFormats, len(cols), "result"); err != nil {
+					return c.extendedError(err)
+				}
+			}
+			c.be.Send(rowDescription(cols, p.formats))
+		}
+	default:
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))
+	}
+	return nil
+}
+
+func (c *conn) closeObject(m *pgproto3.Close) error {
+	switch m.ObjectType {
+	case 'S':
+		delete(c.stmts, m.Name)
+	case 'P':
+		delete(c.portals, m.Name)
+	default:
+		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid CLOSE message subtype %d", m.ObjectType))
+	}
+	c.be.Send(&pgproto3.CloseComplete{})
+	return nil
+}
+
+func (c *conn) sync() error {
+	c.endOfTransaction()
+	return c.readyForQuery()
+}
+
+// execute runs a portal (the first time) and sends up to MaxRows of its
+// rows (0: all); PortalSuspended says more remain.
+func (c *conn) execute(m *pgproto3.Execute) error {
+	p, err := c.lookupPortal(m.Portal)
+	if err != nil {
+		return c.extendedError(err)
+	}
+	if p.stmt.empty {
+		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	if !p.ran {
+		if err := c.startPortal(p); err != nil {
+			return c.extendedError(err)
+		}
+	}
+	res := p.res
+	if !p.done && (res.CopyIn != nil || res.CopyOut != nil || res.Subscription != nil) {
+		p.done = true
+		if err := c.stream(res, p.formats, false); err != nil {
+			return c.extendedError(err)
+		}
+		return nil
+	}
+	if res.Columns == nil || p.done {
+		// Executing a completed portal again returns no more rows.
+		tag := res.Tag
+		if p.done {
+			tag = retag(tag, 0)
+		}
+		p.done = true
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		return nil
+	}
+	rows := res.Rows[p.next:]
+	// As PostgreSQL, a portal that sent as many rows as asked is
+	// suspended, even when no row remains.
+	suspended := m.MaxRows > 0 && uint32(len(rows)) >= m.MaxRows
+	if suspended {
+		rows = rows[:m.MaxRows]
+	}
+	if err := c.sendRows(newRowEncoder(res.Columns, p.formats), rows); err != nil {
+		return c.extendedError(err)
+	}
+	p.next += len(rows)
+	if suspended {
+		p.sent = true
+		c.be.Send(&pgproto3.PortalSuspended{})
+		return nil
+	}
+	tag := res.Tag
+	if p.sent {
+		// The count is of the rows this Execute sent.
+		tag = retag(tag, len(rows))
+	}
+	p.done = true
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return nil
+}
+
+// startPortal runs the portal's statement; its result waits in the
+// portal for Execute. Streams (COPY, SUBSCRIBE) have started but move no
+// data yet.
+func (c *conn) startPortal(p *portal) error {
+	ctx, done := c.statementContext()
+	defer done()
+	c.srv.queries.Add(1)
+	res, err := c.sess.ExecPrepared(ctx, p.stmt.prep, p.params)
+	if err != nil {
+		c.srv.errors.Add(1)
+		return c.statementError(ctx, err)
+	}
+	p.ran, p.res = true, res
+	if !p.stmt.prep.RowsUnknown && !sameColumns(p.stmt.prep.Columns, res.Columns) {
+		p.done = true
+		return errs.New(errs.FeatureNotSupported, "cached plan must not change result type")
+	}
+	if p.formats == nil && res.Columns != nil {
+		f, err := formatCodes(p.resultFormats, len(res.Columns), "result")
+		if err != nil {
+			return err
+		}
+		p.formats = f
+	}
+	return nil
+}
+
+// sameColumns reports whether a result has the columns the statement was
+// described with (their number and types; a statement described as
+// returning no rows returns none).
+func sameColumns(described, got []runtime.Column) bool {
+	if (described == nil) != (got == nil) || len(described) != len(got) {
+		return false
+	}
+	for i := range described {
+		if described[i].Type.ID != got[i].Type.ID {
+			return false
+		}
+	}
+	return true
+}
+
+// retag replaces the row count at the end of a command tag.
+func retag(tag string, n int) string {
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 {
+		return tag
+	}
+	if _, err := strconv.Atoi(tag[i+1:]); err != nil {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(n)
+}

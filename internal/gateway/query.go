@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/rockstream/rockstream/internal/sql/split"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// flushEvery bounds how many DataRow messages are buffered before they are
+// written out, so that a large result does not sit in memory twice.
+const flushEvery = 256
+
+// isFatal reports whether err ends the connection rather than the
+// statement.
+func isFatal(err error) bool {
+	var pe *protocolError
+	var fe *fatalError
+	return errors.Is(err, errClose) || errors.Is(err, errAdminShutdown) ||
+		errors.Is(err, errIdleTimeout) || errors.As(err, &pe) || errors.As(err, &fe)
+}
+
+// simpleQuery runs a Query message: its statements in order, each as its
+// own transaction unless inside a block, stopping at the first error.
+func (c *conn) simpleQuery(q string) error {
+	stmts := split.Statements(q)
+	// A Query message drops the unnamed prepared statement and portal.
+	delete(c.stmts, "")
+	delete(c.portals, "")
+	if len(stmts) == 0 {
+		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return c.readyForQuery()
+	}
+	for _, st := range stmts {
+		err := c.runSimple(st.Text)
+		if err == nil {
+			continue
+		}
+		if isFatal(err) {
+			return err
+		}
+		c.be.Send(errorResponse(err, "ERROR", utf8.RuneCountInString(q[:st.Offset])))
+		break
+	}
+	c.endOfTransaction()
+	return c.readyForQuery()
+}
+
+// endOfTransaction drops the portals when no transaction block is open:
+// portals live until the end of the transaction that created them.
+func (c *conn) endOfTransaction() {
+	if c.sess.TxnStatus() == 'I' {
+		clear(c.portals)
+	}
+}
+
+// runSimple runs one statement of a Query message and sends its result.
+func (c *conn) runSimple(text string) error {
+	ctx, done := c.statementContext()
+	defer done()
+	c.srv.queries.Add(1)
+	res, err := c.sess.Exec(ctx, text, nil)
+	if err != nil {
+		c.srv.errors.Add(1)
+		return c.statementError(ctx, err)
+	}
+	switch {
+	case res.CopyIn != nil:
+		return c.copyIn(ctx, res.CopyIn)
+	case res.CopyOut != nil:
+		return c.copyOut(ctx, res)
+	case res.Subscription != nil:
+		return c.subscribe(ctx, res, nil, true)
+	}
+	if res.Columns != nil {
+		c.be.Send(rowDescription(res.Columns, nil))
+		if err := c.sendRows(newRowEncoder(res.Columns, nil), res.Rows); err != nil {
+			return err
+		}
+	}
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	return nil
+}
+
+// sendRows sends rows as DataRow messages, flushing now and then.
+func (c *conn) sendRows(enc *rowEncoder, rows []zset.Row) error {
+	for i, row := range rows {
+		m, err := enc.encode(row)
+		if err != nil {
+			return err
+		}
+		c.be.Send(m)
+		if (i+1)%flushEvery == 0 {
+			if err := c.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func splitStatements(q string) []split.Statement { return split.Statements(q) }

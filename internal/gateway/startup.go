@@ -1,0 +1,319 @@
+package gateway
+
+import (
+	"crypto/subtle"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/runtime"
+)
+
+// startupTimeout bounds the startup and authentication of a connection.
+const startupTimeout = time.Minute
+
+// ServerVersion is what the gateway reports as server_version: clients
+// parse the leading number and treat RockStream as PostgreSQL 15.
+const ServerVersion = "15.0 (RockStream)"
+
+// startup runs the connection's start: TLS or GSS negotiation, a cancel
+// request, or the startup message, authentication and the session's
+// parameters, ending with the first ReadyForQuery.
+func (c *conn) startup() error {
+	// A client has this long to start up and authenticate, as with
+	// PostgreSQL's authentication_timeout.
+	_ = c.raw.SetDeadline(time.Now().Add(startupTimeout))
+	negotiated := false
+	for {
+		m, err := c.be.ReceiveStartupMessage()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+				return errClose
+			}
+			if strings.Contains(err.Error(), "unknown startup message code") {
+				return protocolErrorf("unsupported frontend protocol: server supports 3.0")
+			}
+			return protocolErrorf("invalid startup packet: %v", err)
+		}
+		switch m := m.(type) {
+		case *pgproto3.SSLRequest:
+			if negotiated {
+				return protocolErrorf("unexpected SSLRequest: encryption was already negotiated")
+			}
+			negotiated = true
+			if err := c.startTLS(); err != nil {
+				return err
+			}
+		case *pgproto3.GSSEncRequest:
+			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+				return errClose
+			}
+		case *pgproto3.CancelRequest:
+			c.mu.Lock()
+			c.mu.cancelOnly = true
+			c.mu.Unlock()
+			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
+			return errClose
+		case *pgproto3.StartupMessage:
+			return c.start(m)
+		}
+	}
+}
+
+// startTLS answers an SSLRequest: 'N' without TLS, else 'S' and the
+// handshake.
+func (c *conn) startTLS() error {
+	cfg := c.srv.cfg.TLS
+	if cfg == nil {
+		if _, err := c.nc.Write([]byte{'N'}); err != nil {
+			return errClose
+		}
+		return nil
+	}
+	if _, err := c.nc.Write([]byte{'S'}); err != nil {
+		return errClose
+	}
+	tc := tls.Server(c.nc, cfg)
+	if err := tc.Handshake(); err != nil {
+		c.srv.log.Info("gateway: TLS handshake failed", "pid", c.pid, "err", err)
+		c.srv.rejected()
+		return errClose
+	}
+	c.nc = tc
+	c.be = pgproto3.NewBackend(tc, tc)
+	c.be.SetMaxBodyLen(c.srv.cfg.MaxMessageBytes)
+	return nil
+}
+
+// cancelRequest cancels the statement running on connection pid when the
+// secret matches; a wrong key is ignored silently, as in PostgreSQL.
+func (s *Server) cancelRequest(pid uint32, secret []byte) {
+	c := s.lookup(pid)
+	if c == nil || subtle.ConstantTimeCompare(c.secret, secret) != 1 {
+		s.log.Info("gateway: cancel request with a wrong key ignored", "pid", pid)
+		return
+	}
+	c.cancelStatement(errUserCancel)
+}
+
+// start handles the startup message: limits, authentication, session
+// parameters, then AuthenticationOk, ParameterStatus, BackendKeyData and
+// ReadyForQuery.
+func (c *conn) start(m *pgproto3.StartupMessage) error {
+	if m.ProtocolVersion != pgproto3.ProtocolVersion30 {
+		// A newer 3.x minor version: offer 3.0, as PostgreSQL 15 does.
+		var unknown []string
+		for k := range m.Parameters {
+			if strings.HasPrefix(k, "_pq_.") {
+				unknown = append(unknown, k)
+			}
+		}
+		sort.Strings(unknown)
+		c.be.Send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: unknown})
+	}
+	params := map[string]string{}
+	for k, v := range m.Parameters {
+		params[k] = v
+	}
+	c.user = params["user"]
+	if c.user == "" {
+		c.srv.rejected()
+		return errs.New(errs.InvalidAuthorization, "no PostgreSQL user name specified in startup packet")
+	}
+	if c.srv.overLimit(c) {
+		c.srv.rejected()
+		return errs.New(errs.TooManyConnections, "sorry, too many clients already")
+	}
+	if err := c.authenticate(); err != nil {
+		c.srv.rejected()
+		c.srv.log.Info("gateway: authentication failed", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "err", err)
+		return err
+	}
+	c.srv.log.Debug("gateway: session started", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "application_name", params["application_name"])
+	c.sess = c.srv.eng.NewSession()
+	c.sess.OnNotice(c.sendNotice)
+	if d := c.srv.cfg.StatementTimeout; d > 0 {
+		_ = c.sess.Set("statement_timeout", d.String())
+	}
+	if d := c.srv.cfg.IdleInTransactionTimeout; d > 0 {
+		_ = c.sess.Set("idle_in_transaction_session_timeout", d.String())
+	}
+	if err := c.applyStartupParameters(params); err != nil {
+		return err
+	}
+	// The system catalog reports who and where the session is
+	// (current_user, current_database()); PostgreSQL's default database
+	// is the user's name.
+	database := params["database"]
+	if database == "" {
+		database = c.user
+	}
+	if err := c.sess.Set("session_authorization", c.user); err != nil {
+		return err
+	}
+	if err := c.sess.Set("current_database", database); err != nil {
+		return err
+	}
+	c.sess.SetClient(runtime.ClientInfo{User: c.user, Database: database,
+		ApplicationName: c.sess.Setting("application_name"), Addr: c.nc.RemoteAddr()})
+	c.be.Send(&pgproto3.AuthenticationOk{})
+	c.reported = map[string]string{}
+	c.reportParameters()
+	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
+	_ = c.raw.SetDeadline(time.Time{})
+	c.mu.Lock()
+	c.mu.started = true
+	c.mu.Unlock()
+	return c.readyForQuery()
+}
+
+// applyStartupParameters sets the session settings the startup message
+// carries, including those in options (-c name=value, --name=value).
+func (c *conn) applyStartupParameters(params map[string]string) error {
+	set := func(name, value string) error {
+		name = strings.ToLower(name)
+		if name == "client_encoding" && !isUTF8(value) {
+			return errs.Newf(errs.InvalidParameterValue, "invalid value for parameter \"client_encoding\": %q: RockStream supports UTF8 only", value)
+		}
+		if err := c.sess.Set(name, value); err != nil {
+			return err
+		}
+		return nil
+	}
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := params[k]
+		switch {
+		case k == "user", k == "database", strings.HasPrefix(k, "_pq_."):
+		case k == "replication":
+			if v != "false" && v != "off" && v != "0" {
+				return errs.New(errs.FeatureNotSupported, "replication connections are not supported")
+			}
+		case k == "options":
+			opts, err := parseOptions(v)
+			if err != nil {
+				return err
+			}
+			for _, o := range opts {
+				if err := set(o[0], o[1]); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := set(k, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isUTF8(enc string) bool {
+	switch strings.ToUpper(strings.ReplaceAll(enc, "-", "")) {
+	case "UTF8", "UNICODE":
+		return true
+	}
+	return false
+}
+
+// parseOptions parses the options startup parameter: command-line
+// switches separated by spaces (a backslash escapes the next character),
+// of which -c name=value and --name=value set settings.
+func parseOptions(s string) ([][2]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	var out [][2]string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		var kv string
+		switch {
+		case w == "-c" && i+1 < len(words):
+			i++
+			kv = words[i]
+		case strings.HasPrefix(w, "-c"):
+			kv = w[2:]
+		case strings.HasPrefix(w, "--"):
+			kv = w[2:]
+		default:
+			return nil, errs.Newf(errs.FeatureNotSupported, "command-line option %q is not supported; use -c name=value", w)
+		}
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, errs.Newf(errs.SyntaxError, "-c %s requires a value", kv)
+		}
+		out = append(out, [2]string{strings.ReplaceAll(name, "-", "_"), value})
+	}
+	return out, nil
+}
+
+// reportParameters sends ParameterStatus for each reported parameter whose
+// value the client does not have yet: all of them after authentication,
+// the changed ones after SET.
+func (c *conn) reportParameters() {
+	on := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	vals := map[string]string{
+		"server_version":                ServerVersion,
+		"server_encoding":               "UTF8",
+		"client_encoding":               "UTF8",
+		"DateStyle":                     c.sess.Setting("datestyle"),
+		"IntervalStyle":                 c.sess.Setting("intervalstyle"),
+		"TimeZone":                      c.sess.Setting("timezone"),
+		"integer_datetimes":             "on",
+		"standard_conforming_strings":   "on",
+		"application_name":              c.sess.Setting("application_name"),
+		"is_superuser":                  on(c.superuser),
+		"session_authorization":         c.user,
+		"default_transaction_read_only": "off",
+		"in_hot_standby":                "off",
+	}
+	names := make([]string, 0, len(vals))
+	for k := range vals {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if old, ok := c.reported[k]; ok && old == vals[k] {
+			continue
+		}
+		c.reported[k] = vals[k]
+		c.be.Send(&pgproto3.ParameterStatus{Name: k, Value: vals[k]})
+	}
+}

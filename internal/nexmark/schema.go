@@ -1,0 +1,75 @@
+package nexmark
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Table is one of the benchmark's tables.
+type Table struct {
+	Name string
+	// Columns is the column list of CREATE TABLE, without parentheses.
+	Columns string
+	// EventTime is the column holding the event's time.
+	EventTime string
+}
+
+// Tables are the three event tables, in the column order Inserts writes.
+var Tables = []Table{
+	{
+		Name: "person",
+		Columns: "id bigint PRIMARY KEY, name text, email_address text, credit_card text, " +
+			"city text, state text, date_time timestamp, extra text",
+		EventTime: "date_time",
+	},
+	{
+		Name: "auction",
+		Columns: "id bigint PRIMARY KEY, item_name text, description text, initial_bid bigint, " +
+			"reserve bigint, date_time timestamp, expires timestamp, seller bigint, category bigint, extra text",
+		EventTime: "date_time",
+	},
+	{
+		Name: "bid",
+		Columns: "auction bigint, bidder bigint, price bigint, channel text, url text, " +
+			"date_time timestamp, extra text",
+		EventTime: "date_time",
+	},
+}
+
+// CreateTable returns the table's CREATE TABLE statement. With a positive
+// lateness it declares the event-time column and lateness, a RockStream
+// extension (docs/sql.md); PostgreSQL gets lateness 0.
+func (t Table) CreateTable(lateness time.Duration) string {
+	s := fmt.Sprintf("CREATE TABLE %s (%s)", t.Name, t.Columns)
+	if lateness > 0 {
+		s += fmt.Sprintf(" WITH (event_time = '%s', lateness = '%s')", t.EventTime, intervalText(lateness))
+	}
+	return s
+}
+
+// intervalText writes a duration as an interval literal of microseconds.
+func intervalText(d time.Duration) string {
+	return fmt.Sprintf("%d microseconds", d.Microseconds())
+}
+
+// SideInputTable is the bounded side input q13 joins bids with: one row
+// per key 0–9,999.
+const SideInputTable = "CREATE TABLE side_input (key bigint PRIMARY KEY, value text)"
+
+// SideInputKeys is the number of keys of the side input.
+const SideInputKeys = 10000
+
+// SideInputRows returns the INSERT that fills SideInputTable: key k has
+// value 'k'.
+func SideInputRows() string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO side_input VALUES ")
+	for k := range SideInputKeys {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(%d, '%d')", k, k)
+	}
+	return b.String()
+}

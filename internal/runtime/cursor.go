@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// A cursor is a query's result read a few rows at a time with FETCH. It
+// lives in a transaction block and is closed when the block ends, as
+// PostgreSQL's cursors WITHOUT HOLD are. A cursor over a SELECT holds the
+// rows of the query as of DECLARE; a cursor over SUBSCRIBE reads the
+// view's changes as they are committed, FETCH waiting for them.
+type cursor struct {
+	cols []Column
+	rows []zset.Row    // a SELECT's rows not fetched yet
+	sub  *subscription // a SUBSCRIBE's, or nil
+}
+
+// Cursor option bits of DeclareCursorStmt.Options (PostgreSQL's
+// CURSOR_OPT_*).
+const (
+	cursorBinary = 0x01
+	cursorScroll = 0x02
+	cursorHold   = 0x20
+)
+
+// declareCursor checks a DECLARE's name and options.
+func (s *Session) declareCursor(d *pg.DeclareCursorStmt) error {
+	switch {
+	case !s.txn.block:
+		return errs.New(errs.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+	case d.Options&cursorHold != 0:
+		return errs.New(errs.FeatureNotSupported, "DECLARE CURSOR WITH HOLD is not supported; cursors are closed at the end of their transaction block")
+	case d.Options&cursorScroll != 0:
+		return errs.New(errs.FeatureNotSupported, "SCROLL cursors are not supported; cursors scan forward only")
+	case d.Options&cursorBinary != 0:
+		return errs.New(errs.FeatureNotSupported, "DECLARE BINARY CURSOR is not supported")
+	case s.cursors[d.Portalname] != nil:
+		return errs.Newf(errs.DuplicateCursor, "cursor %q already exists", d.Portalname)
+	}
+	return nil
+}
+
+func (s *Session) addCursor(name string, c *cursor) *Result {
+	if s.cursors == nil {
+		s.cursors = map[string]*cursor{}
+	}
+	s.cursors[name] = c
+	return &Result{Tag: "DECLARE CURSOR"}
+}
+
+// execDeclare declares a cursor over a SELECT.
+func (s *Session) execDeclare(ctx context.Context, d *pg.DeclareCursorStmt, paramText []*string) (*Result, error) {
+	if err := s.declareCursor(d); err != nil {
+		return nil, err
+	}
+	if d.Query.GetSelectStmt() == nil {
+		return nil, errs.New(errs.FeatureNotSupported, "a cursor reads a SELECT or a SUBSCRIBE")
+	}
+	res, err := s.execSelect(ctx, d.Query, paramText)
+	if err != nil {
+		return nil, err
+	}
+	return s.addCursor(d.Portalname, &cursor{cols: res.Columns, rows: res.Rows}), nil
+}
+
+// declareExt declares a cursor over SUBSCRIBE or a SELECT AS OF EPOCH.
+func (s *Session) declareExt(ctx context.Context, st ext.Statement, paramText []*string) (*Result, error) {
+	tree, err := pg.Parse(st.Query + " SELECT 1")
+	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetDeclareCursorStmt() == nil {
+		return nil, errs.Newf(errs.SyntaxError, "syntax error in %q", st.Query)
+	}
+	d := tree.Stmts[0].Stmt.GetDeclareCursorStmt()
+	if err := s.declareCursor(d); err != nil {
+		return nil, err
+	}
+	if st.Inner.Kind == ext.AsOfEpoch {
+		res, err := s.execSelectAsOf(ctx, st.Inner.Query, st.Inner.Epoch, paramText)
+		if err != nil {
+			return nil, err
+		}
+		return s.addCursor(d.Portalname, &cursor{cols: res.Columns, rows: res.Rows}), nil
+	}
+	if s.txn.w != nil {
+		return nil, errs.New(errs.FeatureNotSupported, "a SUBSCRIBE cursor cannot be declared in a transaction block that has written; declare it in a block of its own")
+	}
+	sub, err := s.eng.subscribe(*st.Inner)
+	if err != nil {
+		return nil, err
+	}
+	s.txn.readOnly = true
+	return s.addCursor(d.Portalname, &cursor{cols: subscriptionColumns(sub.view, sub.progress), sub: sub}), nil
+}
+
+// fetchExt runs FETCH or MOVE with a timeout.
+func (s *Session) fetchExt(ctx context.Context, st ext.Statement) (*Result, error) {
+	tree, err := pg.Parse(st.Query)
+	if err != nil {
+		return nil, parseError(err)
+	}
+	if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetFetchStmt() == nil {
+		return nil, errs.New(errs.SyntaxError, "WITH (TIMEOUT ...) follows FETCH or MOVE")
+	}
+	iv, err := types.ParseInterval(st.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	if iv.Months != 0 || iv.Days < 0 || iv.Micros < 0 || iv.Days > 24 {
+		return nil, errs.Newf(errs.InvalidParameterValue, "FETCH timeout %q must be between 0 and 24 days", st.Timeout)
+	}
+	timeout := time.Duration(iv.Days)*24*time.Hour + time.Duration(iv.Micros)*time.Microsecond
+	return s.execFetch(ctx, tree.Stmts[0].Stmt.GetFetchStmt(), timeout, true)
+}
+
+// execFetch runs FETCH or MOVE. Over a SUBSCRIBE cursor it waits until at
+// least one row is available (at most timeout, when hasTimeout), then
+// returns up to the count asked for.
+func (s *Session) execFetch(ctx context.Context, f *pg.FetchStmt, timeout time.Duration, hasTimeout bool) (*Result, error) {
+	c := s.cursors[f.Portalname]
+	if c == nil {
+		return nil, errs.Newf(errs.InvalidCursorName, "cursor %q does not exist", f.Portalname)
+	}
+	if f.Direction != pg.FetchDirection_FETCH_FORWARD || f.HowMany < 0 {
+		return nil, errs.New(errs.PrerequisiteState, "cursor can only scan forward")
+	}
+	if f.HowMany == 0 {
+		return nil, errs.New(errs.FeatureNotSupported, "FETCH 0 and MOVE 0 (the current row again) are not supported; cursors read forward only")
+	}
+	n := f.HowMany
+	if n > math.MaxInt32 {
+		n = math.MaxInt32
+	}
+	var rows []zset.Row
+	switch {
+	case c.sub != nil:
+		wctx := ctx
+		if hasTimeout {
+			var cancel context.CancelFunc
+			wctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		got, err := c.sub.take(wctx, int(n))
+		switch {
+		case err == nil:
+			rows = got
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			// The timeout elapsed with nothing new: no rows.
+		case ctx.Err() != nil:
+			return nil, errs.New(errs.QueryCanceled, "canceling statement due to user request")
+		default:
+			if !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+		}
+	case c.sub == nil:
+		if int64(len(c.rows)) < n {
+			n = int64(len(c.rows))
+		}
+		rows, c.rows = c.rows[:n:n], c.rows[n:]
+	}
+	if f.Ismove {
+		return &Result{Tag: fmt.Sprintf("MOVE %d", len(rows))}, nil
+	}
+	return &Result{Columns: c.cols, Rows: rows, Tag: fmt.Sprintf("FETCH %d", len(rows))}, nil
+}
+
+// execClose closes one cursor, or all with CLOSE ALL.
+func (s *Session) execClose(c *pg.ClosePortalStmt) (*Result, error) {
+	if c.Portalname == "" {
+		s.closeCursors()
+		return &Result{Tag: "CLOSE CURSOR ALL"}, nil
+	}
+	cur := s.cursors[c.Portalname]
+	if cur == nil {
+		return nil, errs.Newf(errs.InvalidCursorName, "cursor %q does not exist", c.Portalname)
+	}
+	if cur.sub != nil {
+		cur.sub.close()
+	}
+	delete(s.cursors, c.Portalname)
+	return &Result{Tag: "CLOSE CURSOR"}, nil
+}
+
+// closeCursors closes every cursor of the session.
+func (s *Session) closeCursors() {
+	for name, c := range s.cursors {
+		if c.sub != nil {
+			c.sub.close()
+		}
+		delete(s.cursors, name)
+	}
+}
+
+// writeStmtName names a statement that writes, for the error of a write
+// in a read-only block; "" for one that does not.
+func writeStmtName(n *pg.Node) string {
+	switch {
+	case n.GetInsertStmt() != nil:
+		return "INSERT"
+	case n.GetUpdateStmt() != nil:
+		return "UPDATE"
+	case n.GetDeleteStmt() != nil:
+		return "DELETE"
+	case n.GetCopyStmt() != nil && n.GetCopyStmt().IsFrom:
+		return "COPY FROM"
+	}
+	return ""
+}

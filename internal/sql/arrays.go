@@ -1,0 +1,331 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// This file binds the array constructs of expressions: ARRAY[...],
+// subscripts and slices, op ANY/ALL (array) and ARRAY(subquery). They
+// become plan.Func calls (whose names EXPLAIN shows), so every rewrite of
+// the binder handles them as it handles functions.
+
+// arrayConstructor binds ARRAY[e1, e2, ...]: the elements converted to
+// their common type, as PostgreSQL's transformArrayExpr. target, when an
+// array type, is the type a cast around the constructor asks for; it
+// types an empty ARRAY[] and converts the elements directly.
+func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.Expr, error) {
+	es := make([]plan.Expr, len(a.Elements))
+	locs := make([]int32, len(a.Elements))
+	for i, n := range a.Elements {
+		if n.GetAArrayExpr() != nil {
+			return nil, notSupported(exprLocation(n), "multidimensional arrays are not supported")
+		}
+		e, err := ec.bind(n)
+		if err != nil {
+			return nil, err
+		}
+		es[i], locs[i] = e, exprLocation(n)
+	}
+	var elem types.Type
+	switch {
+	case target.ID.IsArray():
+		elem = target.Elem()
+		for i, e := range es {
+			c, err := ec.coerce(e, elem, explicitCoercion)
+			if errors.Is(err, errNoCast) {
+				return nil, posErr(errs.Newf(errs.CannotCoerce, "cannot cast type %s to %s", e.Type(), elem), locs[i])
+			}
+			if err != nil {
+				return nil, posErr(err, locs[i])
+			}
+			es[i] = c
+		}
+	case len(es) == 0:
+		return nil, posErr(errs.New(errs.IndeterminateDatatype, "cannot determine type of empty array"), a.Location)
+	default:
+		var err error
+		if es, elem, err = ec.common("ARRAY", es, locs); err != nil {
+			return nil, err
+		}
+		if elem.ID == types.Unknown {
+			elem = types.Of(types.Text)
+			for i, e := range es {
+				if es[i], err = ec.coerce(e, elem, implicitCoercion); err != nil {
+					return nil, posErr(err, locs[i])
+				}
+			}
+		}
+	}
+	if elem.ID.IsArray() {
+		return nil, notSupported(a.Location, "multidimensional arrays are not supported")
+	}
+	if !types.HasArrayType(elem.ID) {
+		return nil, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", elem), a.Location)
+	}
+	typ := types.ArrayType(elem)
+	build := func(args []types.Value) (types.Value, error) {
+		out := make([]types.Value, len(args))
+		copy(out, args)
+		return types.MakeArray(elem.ID, out), nil
+	}
+	f := &plan.Func{Name: "ARRAY", Args: es, Typ: typ, NonStrict: true, Fn: build,
+		Render: func(args []string) string { return "ARRAY[" + strings.Join(args, ", ") + "]" }}
+	return foldConstants(f)
+}
+
+// foldConstants computes a call over constants now.
+func foldConstants(f *plan.Func) (plan.Expr, error) {
+	for _, a := range f.Args {
+		if _, ok := a.(*plan.Const); !ok {
+			return f, nil
+		}
+	}
+	v, err := f.Eval(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Const{Val: v, Typ: f.Typ}, nil
+}
+
+// indirection binds a[i], a[i:j] and chains of them. Only one subscript
+// per expression is supported (arrays have one dimension); field
+// selection ((row).field) is not supported.
+func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
+	arg, err := ec.bind(x.Arg)
+	if err != nil {
+		return nil, err
+	}
+	loc := exprLocation(x.Arg)
+	if len(x.Indirection) != 1 {
+		for _, n := range x.Indirection {
+			if n.GetAIndices() == nil {
+				return nil, notSupported(loc, "field selection is not supported")
+			}
+		}
+		return nil, notSupported(loc, "multidimensional subscripts are not supported")
+	}
+	ind := x.Indirection[0].GetAIndices()
+	if ind == nil {
+		return nil, notSupported(loc, "field selection is not supported")
+	}
+	t := arg.Type()
+	if !t.ID.IsArray() {
+		if t.ID == types.Unknown {
+			// PostgreSQL takes an untyped literal as text, which has no
+			// subscripts either.
+			t = types.Of(types.Text)
+		}
+		return nil, posErr(errs.Newf(errs.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t), loc)
+	}
+	index := func(n *pg.Node) (plan.Expr, error) {
+		if n == nil {
+			return nil, nil
+		}
+		e, err := ec.bind(n)
+		if err != nil {
+			return nil, err
+		}
+		c, err := ec.coerce(e, types.Of(types.Int4), assignmentCoercion)
+		if errors.Is(err, errNoCast) {
+			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "array subscript must have type integer"), exprLocation(n))
+		}
+		return c, err
+	}
+	lo, err := index(ind.Lidx)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := index(ind.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if !ind.IsSlice {
+		return &plan.Func{Name: "subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
+			Fn:     func(v []types.Value) (types.Value, error) { return types.ArraySubscript(v[0], v[1]), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+	}
+	args := []plan.Expr{arg}
+	hasLo, hasHi := lo != nil, hi != nil
+	if hasLo {
+		args = append(args, lo)
+	}
+	if hasHi {
+		args = append(args, hi)
+	}
+	name := "slice" + map[bool]string{true: "L", false: ""}[hasLo] + map[bool]string{true: "U", false: ""}[hasHi]
+	return &plan.Func{Name: name, Args: args, Typ: t, NonStrict: true,
+		Fn: func(v []types.Value) (types.Value, error) {
+			var l, h types.Value
+			if hasLo {
+				l = v[1]
+			}
+			if hasHi {
+				h = v[len(v)-1]
+			}
+			return types.ArraySlice(v[0], l, h, hasLo, hasHi), nil
+		},
+		Render: func(a []string) string {
+			lo, hi := "", ""
+			if hasLo {
+				lo = a[1]
+			}
+			if hasHi {
+				hi = a[len(a)-1]
+			}
+			return "(" + a[0] + ")[" + lo + ":" + hi + "]"
+		}}, nil
+}
+
+// arrayComparison binds x op ANY (array) and x op ALL (array), as
+// PostgreSQL's make_scalar_array_op: op is resolved between x and the
+// array's element type (an untyped literal array takes the operator's
+// right type), must yield boolean, and is applied to each element with
+// SQL's NULL rules: ANY is true when some comparison is true, else NULL
+// when some is NULL, else false (false for an empty array); ALL is false
+// when some comparison is false, else NULL when some is NULL, else true.
+// A NULL array gives NULL.
+func (ec *exprCtx) arrayComparison(a *pg.A_Expr, all bool) (plan.Expr, error) {
+	op, err := opName(a.Name, a.Location)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ec.bind(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ec.bind(a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	rt := r.Type()
+	elem := types.Of(types.Unknown)
+	switch {
+	case rt.ID.IsArray():
+		elem = rt.Elem()
+	case rt.ID != types.Unknown:
+		return nil, posErr(errs.New(errs.WrongObjectType, "op ANY/ALL (array) requires array on right side"), a.Location)
+	}
+	o, err := types.ResolveBinary(op, l.Type(), elem)
+	if err != nil {
+		return nil, posErr(err, a.Location)
+	}
+	if o.Result.ID != types.Bool {
+		return nil, posErr(errs.New(errs.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean"), a.Location)
+	}
+	if !types.HasArrayType(o.Right.ID) {
+		return nil, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", o.Right), a.Location)
+	}
+	if l, err = ec.operand(l, o.Left, op, a.Location); err != nil {
+		return nil, err
+	}
+	if r, err = ec.operand(r, types.ArrayType(o.Right), op, a.Location); err != nil {
+		return nil, err
+	}
+	name := op + " ANY"
+	if all {
+		name = op + " ALL"
+	}
+	return &plan.Func{Name: name, Args: []plan.Expr{l, r}, Typ: types.Of(types.Bool), NonStrict: true,
+		Fn:     func(v []types.Value) (types.Value, error) { return compareEach(o, all, v[0], v[1]) },
+		Render: func(a []string) string { return a[0] + " " + name + " (" + a[1] + ")" }}, nil
+}
+
+// compareEach applies o between x and each element of arr for ANY (all
+// false) or ALL (all true).
+func compareEach(o *types.Operator, all bool, x, arr types.Value) (types.Value, error) {
+	if arr.IsNull() {
+		return types.Null, nil
+	}
+	sawNull := false
+	for _, e := range arr.Elems() {
+		if x.IsNull() || e.IsNull() {
+			sawNull = true
+			continue
+		}
+		r, err := o.Eval(x, e)
+		if err != nil {
+			return types.Null, err
+		}
+		switch {
+		case r.IsNull():
+			sawNull = true
+		case r.Bool() != all:
+			return types.MakeBool(!all), nil
+		}
+	}
+	if sawNull {
+		return types.Null, nil
+	}
+	return types.MakeBool(all), nil
+}
+
+// arraySubquery rewrites ARRAY(SELECT x FROM ... [ORDER BY ...]) into the
+// scalar subquery (SELECT COALESCE(array_agg(x ORDER BY ...), '{}') FROM
+// ...), which has the same value for every outer row (the empty array
+// when the subquery has no rows) and is decorrelated as scalar subqueries
+// with aggregates are. Subqueries that already group, aggregate, use
+// DISTINCT, LIMIT, window functions or set operations are not rewritten
+// and not supported.
+func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
+	sel := sl.Subselect.GetSelectStmt()
+	loc := sl.Location
+	switch {
+	case sel == nil || sel.Op != pg.SetOperation_SETOP_NONE || len(sel.ValuesLists) > 0:
+		return nil, notSupported(loc, "ARRAY(subquery) over a set operation or VALUES is not supported")
+	case len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.DistinctClause) > 0 ||
+		sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.WindowClause) > 0 || sel.WithClause != nil:
+		return nil, notSupported(loc, "ARRAY(subquery) with GROUP BY, HAVING, DISTINCT, LIMIT, OFFSET, WINDOW or WITH is not supported")
+	case len(sel.TargetList) != 1:
+		return nil, posErr(errs.New(errs.SyntaxError, "subquery must return only one column"), loc)
+	}
+	target := sel.TargetList[0].GetResTarget()
+	if target == nil || target.Val == nil || isStar(target.Val) {
+		return nil, notSupported(loc, "ARRAY(SELECT *) is not supported")
+	}
+	var order []*pg.Node
+	for _, n := range sel.SortClause {
+		sb := n.GetSortBy()
+		if sb == nil {
+			return nil, notSupported(loc, "ORDER BY item %s is not supported", nodeName(n))
+		}
+		cp := proto.Clone(sb).(*pg.SortBy)
+		// ORDER BY 1 and ORDER BY the output name mean the select-list
+		// item, which inside the aggregate must be written out.
+		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
+			if c.GetIval().Ival != 1 {
+				return nil, posErr(errs.Newf(errs.InvalidColumnRef, "ORDER BY position %d is not in select list", c.GetIval().Ival), sb.Location)
+			}
+			cp.Node = target.Val
+		} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && target.Name != "" &&
+			strings.EqualFold(cr.Fields[0].GetString_().GetSval(), target.Name) {
+			cp.Node = target.Val
+		}
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: cp}})
+	}
+	agg := &pg.FuncCall{
+		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
+		Args:     []*pg.Node{target.Val},
+		AggOrder: order,
+		Location: loc,
+	}
+	empty := pg.MakeAConstStrNode("{}", loc)
+	coalesce := &pg.Node{Node: &pg.Node_CoalesceExpr{CoalesceExpr: &pg.CoalesceExpr{
+		Args:     []*pg.Node{{Node: &pg.Node_FuncCall{FuncCall: agg}}, empty},
+		Location: loc,
+	}}}
+	rewritten := proto.Clone(sel).(*pg.SelectStmt)
+	rewritten.TargetList = []*pg.Node{pg.MakeResTargetNodeWithVal(coalesce, loc)}
+	rewritten.SortClause = nil
+	out := proto.Clone(sl).(*pg.SubLink)
+	out.SubLinkType = pg.SubLinkType_EXPR_SUBLINK
+	out.Subselect = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: rewritten}}
+	return out, nil
+}

@@ -1,0 +1,371 @@
+package sql
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"math"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// unnest(array), PostgreSQL's one set-returning function RockStream has,
+// in FROM and in the select list. Both become a plan.Unnest, a flat map
+// over the rows it applies to:
+//
+//   - in FROM, unnest may read the columns of the FROM items before it
+//     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
+//     FROM t, unnest(t.tags) AS u(tag) and t CROSS JOIN LATERAL
+//     unnest(t.tags) unnest each row of t, WITH ORDINALITY adds the
+//     position;
+//   - in the select list, SELECT id, unnest(tags) FROM t returns one row
+//     per element, as PostgreSQL's ProjectSet: after grouping and window
+//     functions, before DISTINCT, ORDER BY and LIMIT. Several unnest calls
+//     must be the same call (PostgreSQL would zip different ones).
+//
+// Other set-returning functions (generate_series, ...) are not supported.
+
+// unnestName is the name of the binder's placeholder call for unnest in a
+// select list; no scalar function has it.
+const unnestName = "unnest"
+
+// unnestTree is the joinTree of unnest over the FROM items to its left.
+type unnestTree struct {
+	array      plan.Expr // over the left tree's row
+	ordinality bool
+	cols       []plan.Column
+	// outer is LEFT JOIN LATERAL unnest(...) ON: the joinTree's on then
+	// decides the matches and stays at the Unnest.
+	outer bool
+}
+
+// unnestFunction returns the unnest call of a function in FROM, or nil.
+func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
+	rf := n.GetRangeFunction()
+	if rf == nil {
+		return nil, nil
+	}
+	fc := rangeFuncCall(rf)
+	if fc == nil {
+		return nil, nil
+	}
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" || (schema != "" && schema != "pg_catalog") {
+		return nil, nil
+	}
+	return rf, fc
+}
+
+// unnestItem binds unnest(array) in FROM over left, the FROM items before
+// it (nil when it comes first).
+func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.FuncCall) (*fromItem, error) {
+	loc := fc.Location
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, notSupported(loc, "ROWS FROM and column definition lists are not supported")
+	}
+	if items := rf.Functions[0].GetList().GetItems(); len(items) > 1 && items[1].GetNode() != nil {
+		return nil, notSupported(loc, "a column definition list is not supported for unnest")
+	}
+	if fc.AggStar || fc.AggDistinct || len(fc.AggOrder) > 0 || fc.AggFilter != nil || fc.Over != nil || fc.FuncVariadic {
+		return nil, posErr(errs.New(errs.WrongObjectType, "unnest is not an aggregate or window function"), loc)
+	}
+	if left == nil {
+		left = &fromItem{tree: &joinTree{leaf: &plan.Values{Rows: [][]plan.Expr{{}}}}}
+	}
+	ec := &exprCtx{st: st, sc: &Scope{items: left.ns}, kind: kindScalar}
+	_, fn := funcName(fc.Funcname)
+	args, err := ec.funcArgs(fc, fn)
+	if err != nil {
+		return nil, err
+	}
+	if fn == "generate_series" {
+		// generate_series(start, stop [, step]) over integers is unnest of
+		// the series as an array.
+		series, err := ec.seriesArray(args, loc)
+		if err != nil {
+			return nil, err
+		}
+		args = []plan.Expr{series}
+	}
+	elem, err := unnestElement(args, loc)
+	if err != nil {
+		return nil, err
+	}
+	if hasSubLinks(args[0]) {
+		return nil, notSupported(loc, "subqueries in the argument of unnest in FROM are not supported")
+	}
+	name := fn
+	cols := []plan.Column{{Name: name, Type: elem}}
+	if rf.Alias != nil {
+		cols[0].Name = rf.Alias.Aliasname // a scalar function's column takes the alias
+	}
+	if rf.Ordinality {
+		cols = append(cols, plan.Column{Name: "ordinality", Type: types.Of(types.Int8)})
+	}
+	item, err := leafItem(nil, cols, rf.Alias, name)
+	if err != nil {
+		return nil, posErr(err, loc)
+	}
+	for i := range cols {
+		cols[i].Name = item.cols[i].name // as the alias's column list renames them
+	}
+	lw := left.tree.width
+	return &fromItem{
+		tree: &joinTree{left: left.tree, width: lw + len(cols),
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols}},
+		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
+		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
+	}, nil
+}
+
+// unnestElement checks unnest's arguments and returns the element type.
+func unnestElement(args []plan.Expr, loc int32) (types.Type, error) {
+	if len(args) != 1 {
+		if len(args) > 1 {
+			return types.Type{}, notSupported(loc, "unnest with more than one argument is not supported")
+		}
+		return types.Type{}, undefinedFunction("unnest", args, loc)
+	}
+	t := args[0].Type()
+	switch {
+	case t.ID == types.Unknown:
+		return types.Type{}, posErr(errs.New(errs.IndeterminateDatatype, "could not determine polymorphic type because input has type unknown"), loc)
+	case !t.ID.IsArray():
+		return types.Type{}, undefinedFunction("unnest", args, loc)
+	}
+	return t.Elem(), nil
+}
+
+// planUnnest plans an unnest tree: the FROM items to its left with the
+// conjuncts that read only them, the Unnest, and the other conjuncts
+// above it.
+func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int) {
+	lw := t.left.width
+	var below, above, on []plan.Expr
+	pending := conj
+	if t.unnest.outer {
+		// ON decides which elements match; only conditions from above on
+		// the preserved side may move below.
+		on = t.on
+	} else {
+		pending = append(append([]plan.Expr(nil), t.on...), conj...)
+	}
+	for _, c := range pending {
+		if side(c, lw)&2 == 0 {
+			below = append(below, c)
+		} else {
+			above = append(above, c)
+		}
+	}
+	input, lperm := st.planTree(t.left, below)
+	inCols := input.Columns()
+	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
+		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
+	perm := append([]int(nil), lperm...)
+	for i := range t.unnest.cols {
+		perm = append(perm, len(inCols)+i)
+	}
+	if len(on) > 0 {
+		for i, c := range on {
+			on[i] = remapExpr(c, perm)
+		}
+		u.On = andOf(on)
+	}
+	for i, c := range above {
+		above[i] = remapExpr(c, perm)
+	}
+	return pushFilter(u, above), perm
+}
+
+// unnestCall binds unnest(array) in a select list to a placeholder call
+// that selectUnnest replaces by the element column of a plan.Unnest.
+func (ec *exprCtx) unnestCall(args []plan.Expr, loc int32) (plan.Expr, error) {
+	if wc := ec.st.wins; wc != nil && wc.nestArgs > 0 {
+		return nil, posErr(errs.New(errs.FeatureNotSupported, "window function calls cannot contain set-returning function calls"), loc)
+	} else if wc != nil && wc.nestDef > 0 {
+		return nil, posErr(errs.New(errs.FeatureNotSupported, "set-returning functions are not allowed in window definitions"), loc)
+	}
+	switch ec.kind {
+	case kindSelect:
+	case kindAggArg:
+		return nil, posErr(errs.New(errs.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls"), loc)
+	default:
+		return nil, posErr(errs.Newf(errs.FeatureNotSupported, "set-returning functions are not allowed in %s", ec.kind.where()), loc)
+	}
+	elem, err := unnestElement(args, loc)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Func{Name: unnestName, Args: args, Typ: elem, NonStrict: true,
+		Fn: func([]types.Value) (types.Value, error) {
+			return types.Null, errs.New(errs.Internal, "unnest evaluated outside its Unnest")
+		}}, nil
+}
+
+// isUnnestCall reports whether e is unnestCall's placeholder.
+func isUnnestCall(e plan.Expr) bool {
+	f, ok := e.(*plan.Func)
+	return ok && f.Name == unnestName
+}
+
+// selectUnnest puts the unnest calls of a select list (over node's row)
+// into a plan.Unnest over node and replaces them by its element column.
+func selectUnnest(node plan.Node, tl []*target) (plan.Node, error) {
+	var call *plan.Func
+	var err error
+	for _, t := range tl {
+		walkExpr(t.expr, func(e plan.Expr) {
+			if !isUnnestCall(e) {
+				return
+			}
+			switch {
+			case call == nil:
+				call = e.(*plan.Func)
+			case !exprEqual(call, e):
+				err = notSupported(-1, "more than one set-returning function in a select list is not supported")
+			}
+		})
+	}
+	if call == nil || err != nil {
+		return node, err
+	}
+	for _, t := range tl {
+		if what := conditionalUnnest(t.expr); what != "" {
+			return nil, notSupported(-1, "set-returning functions are not allowed in %s", what)
+		}
+	}
+	nested := false
+	walkExpr(call.Args[0], func(e plan.Expr) { nested = nested || isUnnestCall(e) })
+	if nested {
+		return nil, notSupported(-1, "nested set-returning functions are not supported")
+	}
+	inCols := node.Columns()
+	u := &plan.Unnest{Input: node, Array: call.Args[0],
+		Cols: append(append([]plan.Column(nil), inCols...), plan.Column{Name: "unnest", Type: call.Typ})}
+	elem := &plan.ColRef{Index: len(inCols), Name: "unnest", Typ: call.Typ}
+	for _, t := range tl {
+		t.expr, _ = transform(t.expr, func(e plan.Expr) (plan.Expr, bool, error) {
+			if isUnnestCall(e) {
+				return elem, true, nil
+			}
+			return nil, false, nil
+		})
+	}
+	return u, nil
+}
+
+// walkExpr calls f on e and every subexpression of it.
+func walkExpr(e plan.Expr, f func(plan.Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	for _, k := range children(e) {
+		walkExpr(k, f)
+	}
+}
+
+// joinUnnest binds l [CROSS | LEFT] JOIN [LATERAL] unnest(...) [ON cond]:
+// a join of each row of l with its elements, the condition deciding the
+// matching pairs; LEFT keeps a row of l without matches once, with NULL
+// unnest columns. RIGHT and FULL joins with unnest, and USING or NATURAL,
+// are not supported.
+func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunction, fc *pg.FuncCall) (*fromItem, error) {
+	if j.Jointype != pg.JoinType_JOIN_INNER && j.Jointype != pg.JoinType_JOIN_LEFT || j.IsNatural || len(j.UsingClause) > 0 {
+		return nil, notSupported(fc.Location, "only an inner, cross or left join with unnest is supported")
+	}
+	it, err := st.unnestItem(l, rf, fc)
+	if err != nil {
+		return nil, err
+	}
+	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
+	if j.Quals != nil {
+		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
+		on, err := ec.bindBool(j.Quals, "JOIN/ON")
+		if err != nil {
+			return nil, err
+		}
+		it.tree.on = conjuncts(on)
+	}
+	if j.Alias != nil {
+		return nil, notSupported(fc.Location, "an alias for a join with unnest is not supported")
+	}
+	return it, nil
+}
+
+// conditionalUnnest returns the construct (CASE, COALESCE) that holds an
+// unnest call in e, where PostgreSQL forbids set-returning functions
+// because they would run for rows the condition skips; "" when none does.
+func conditionalUnnest(e plan.Expr) string {
+	var what string
+	walkExpr(e, func(x plan.Expr) {
+		if what != "" {
+			return
+		}
+		var name string
+		switch x.(type) {
+		case *plan.Case:
+			name = "CASE"
+		case *plan.Coalesce:
+			name = "COALESCE"
+		default:
+			return
+		}
+		walkExpr(x, func(y plan.Expr) {
+			if isUnnestCall(y) {
+				what = name
+			}
+		})
+	})
+	return what
+}
+
+// maxSeriesLength bounds generate_series in FROM, whose rows are made as
+// one array.
+const maxSeriesLength = 1 << 20
+
+// seriesArray binds generate_series(start, stop [, step]) over integers
+// as the array of its values.
+func (ec *exprCtx) seriesArray(args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 2 && len(args) != 3 {
+		return nil, undefinedFunction("generate_series", args, loc)
+	}
+	t := types.Of(types.Int4)
+	for _, a := range args {
+		switch a.Type().ID {
+		case types.Int8:
+			t = types.Of(types.Int8)
+		case types.Int2, types.Int4, types.Unknown:
+		default:
+			return nil, notSupported(loc, "generate_series in FROM over %s is not supported; it takes integers", a.Type())
+		}
+	}
+	out := make([]plan.Expr, len(args))
+	for i, a := range args {
+		c, err := ec.coerce(a, t, implicitCoercion)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	fn := func(v []types.Value) (types.Value, error) {
+		start, stop, step := v[0].Int(), v[1].Int(), int64(1)
+		if len(v) == 3 {
+			step = v[2].Int()
+		}
+		if step == 0 {
+			return types.Null, errs.New(errs.InvalidParameterValue, "step size cannot equal zero")
+		}
+		var elems []types.Value
+		for x := start; step > 0 && x <= stop || step < 0 && x >= stop; x += step {
+			if len(elems) == maxSeriesLength {
+				return types.Null, errs.Newf(errs.ProgramLimitExceeded, "generate_series in FROM is limited to %d rows", maxSeriesLength)
+			}
+			elems = append(elems, types.MakeInt(t.ID, x))
+			if step > 0 && x > math.MaxInt64-step || step < 0 && x < math.MinInt64-step {
+				break
+			}
+		}
+		return types.MakeArray(t.ID, elems), nil
+	}
+	return &plan.Func{Name: "generate_series", Args: out, Typ: types.ArrayType(t), Fn: fn}, nil
+}

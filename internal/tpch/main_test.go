@@ -1,0 +1,9 @@
+package tpch
+
+import (
+	"testing"
+
+	"github.com/rockstream/rockstream/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
