@@ -140,7 +140,9 @@ type Session struct {
 
 // Exec runs one statement (or several, separated by semicolons, returning
 // the last result). An error in a transaction block aborts the block, as in
-// PostgreSQL.
+// PostgreSQL. When ctx ends, the running statement stops and fails with
+// SQLSTATE 57014, changing nothing ("canceling statement due to statement
+// timeout" past ctx's deadline, "... due to user request" otherwise).
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, error) {
 	params, err := paramTexts(args)
 	if err != nil {

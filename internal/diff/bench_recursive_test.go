@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"testing"
 
 	"github.com/rockstream/rockstream/internal/plan"
@@ -48,17 +49,17 @@ func BenchmarkReachability(b *testing.B) {
 			for i := int64(0); i < n; i++ {
 				all = append(all, edge(i, (i+1)%n))
 			}
-			if _, err := circ.Step(st, map[string]zset.Batch{"edges": all}); err != nil {
+			if _, err := circ.Step(context.Background(), st, map[string]zset.Batch{"edges": all}); err != nil {
 				b.Fatal(err)
 			}
 			e := edge(c.far, c.far+1)
 			del := zset.Batch{{Row: e.Row, Weight: -1}}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := circ.Step(st, map[string]zset.Batch{"edges": del}); err != nil {
+				if _, err := circ.Step(context.Background(), st, map[string]zset.Batch{"edges": del}); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := circ.Step(st, map[string]zset.Batch{"edges": {e}}); err != nil {
+				if _, err := circ.Step(context.Background(), st, map[string]zset.Batch{"edges": {e}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/ops"
@@ -59,12 +60,14 @@ func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
 // Step feeds one epoch's deltas of the scanned relations (by plan.Scan
 // Relation name; a missing entry is an empty delta) through the circuit,
 // reading and writing operator state in st, and returns the consolidated
-// output delta. On error the caller discards st's writes. The first Step
+// output delta. On error the caller discards st's writes. When ctx ends
+// the step stops soon after, between operators or inside a long loop of
+// one, and returns ctx.Err() unwrapped. The first Step
 // after Build must run even with no input, so that an aggregate without
 // GROUP BY emits its one row.
 //
 // The deltas are not modified; they need not be consolidated.
-func (c *Circuit) Step(st state.Store, deltas map[string]zset.Batch) (zset.Batch, error) {
+func (c *Circuit) Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch) (zset.Batch, error) {
 	outs := make([]zset.Batch, len(c.nodes))
 	var scans map[string]zset.Batch
 	for i := range c.nodes {
@@ -84,11 +87,14 @@ func (c *Circuit) Step(st state.Store, deltas map[string]zset.Batch) (zset.Batch
 			outs[i] = d
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c.ins = c.ins[:0]
 		for _, j := range n.inputs {
 			c.ins = append(c.ins, outs[j])
 		}
-		out, err := n.op.Step(st, c.ins)
+		out, err := n.op.Step(ctx, st, c.ins)
 		if err != nil {
 			return nil, err
 		}

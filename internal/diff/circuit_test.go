@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestRebuiltCircuitFindsItsState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out1, err := c1.Step(st, first)
+	out1, err := c1.Step(context.Background(), st, first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestRebuiltCircuitFindsItsState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out2, err := c2.Step(st, second)
+	out2, err := c2.Step(context.Background(), st, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestStepLeavesInputsAlone(t *testing.T) {
 		{Row: row(t, tc, "2, 'y'"), Weight: -1},
 	}
 	before := render(in, []plan.Column{{Type: types.Of(types.Int4)}, {Type: types.Of(types.Text)}})
-	if _, err := c.Step(state.NewMemory(), map[string]zset.Batch{"t": in}); err != nil {
+	if _, err := c.Step(context.Background(), state.NewMemory(), map[string]zset.Batch{"t": in}); err != nil {
 		t.Fatal(err)
 	}
 	if after := render(in, []plan.Column{{Type: types.Of(types.Int4)}, {Type: types.Of(types.Text)}}); after != before {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -107,7 +108,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			deltas[rel] = append(deltas[rel], zset.Entry{Row: row, Weight: w})
 		}
 		ov := state.NewOverlay(h.store)
-		out, err := h.circuit.Step(ov, deltas)
+		out, err := h.circuit.Step(context.Background(), ov, deltas)
 		if err != nil {
 			ov.Discard()
 			return errString(err) + "\n"
@@ -174,7 +175,7 @@ func batchEval(p plan.Node, forQuery bool, inputs map[string]zset.Batch) (zset.B
 	if err != nil {
 		return nil, err
 	}
-	return c.Step(state.NewMemory(), inputs)
+	return c.Step(context.Background(), state.NewMemory(), inputs)
 }
 
 func render(b zset.Batch, cols []plan.Column) string {

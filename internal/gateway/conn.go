@@ -20,8 +20,8 @@ import (
 
 // Why a statement's context was canceled, as the client is told.
 var (
-	errUserCancel       = errs.New(errs.QueryCanceled, "canceling statement due to user request")
-	errStatementTimeout = errs.New(errs.QueryCanceled, "canceling statement due to statement timeout")
+	errUserCancel       = runtime.ErrCanceledByUser
+	errStatementTimeout = runtime.ErrStatementTimeout
 	errAdminShutdown    = errs.New(errs.AdminShutdown, "terminating connection due to administrator command")
 	errIdleTimeout      = errs.New(errs.IdleInTxnTimeout, "terminating connection due to idle-in-transaction timeout")
 )
@@ -305,10 +305,15 @@ func (c *conn) statementContext() (context.Context, func()) {
 }
 
 // statementError returns the error a client sees for a statement that
-// failed under ctx: the cancellation's cause when ctx was canceled.
+// failed under ctx: the cancellation's cause when ctx was canceled. A
+// statement the engine stopped at its own statement_timeout deadline
+// already carries its message.
 func (c *conn) statementError(ctx context.Context, err error) error {
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		c.srv.canceled.Add(1)
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	c.srv.canceled.Add(1)
+	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	return err

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -138,13 +139,13 @@ type aggInput struct {
 }
 
 // Step implements Operator.
-func (a *Aggregate) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	b := in[0]
 	global := len(a.groupBy) == 0
 	if len(b) == 0 && !global {
 		return nil, nil
 	}
-	inputs, err := a.evaluate(b)
+	inputs, err := a.evaluate(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -157,14 +158,17 @@ func (a *Aggregate) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 	out := make(zset.Batch, 0, 2*groups+1) // at most −old +new per group
 	if len(inputs) == 0 {
 		// Without GROUP BY the one group must exist after the first step.
-		return a.group(st, nil, nil, out)
+		return a.group(ctx, st, nil, nil, out)
 	}
-	for i := 0; i < len(inputs); {
+	for i, g := 0, 0; i < len(inputs); g++ {
+		if err := Interrupted(ctx, g); err != nil {
+			return nil, err
+		}
 		n := i + 1
 		for n < len(inputs) && bytes.Equal(inputs[n].key, inputs[i].key) {
 			n++
 		}
-		if out, err = a.group(st, inputs[i].key, inputs[i:n], out); err != nil {
+		if out, err = a.group(ctx, st, inputs[i].key, inputs[i:n], out); err != nil {
 			return nil, err
 		}
 		i = n
@@ -174,7 +178,7 @@ func (a *Aggregate) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 
 // evaluate computes every delta row's group key, FILTERs and arguments,
 // and sorts the rows by group key.
-func (a *Aggregate) evaluate(b zset.Batch) ([]aggInput, error) {
+func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
@@ -190,6 +194,9 @@ func (a *Aggregate) evaluate(b zset.Batch) ([]aggInput, error) {
 	sc.inputs = resize(sc.inputs, len(b))
 	vals, has, keys, ends, inputs := sc.vals, sc.has, sc.keys, sc.ends, sc.inputs
 	for i, e := range b {
+		if err := Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		in := &inputs[i]
 		in.group = vals[i*(ng+na) : i*(ng+na)+ng : i*(ng+na)+ng]
 		in.args = vals[i*(ng+na)+ng : (i+1)*(ng+na) : (i+1)*(ng+na)]
@@ -271,7 +278,7 @@ func resize[T any](s []T, n int) []T {
 
 // group folds one group's delta rows into its state and appends the
 // group's output change to out.
-func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset.Batch) (zset.Batch, error) {
+func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows []aggInput, out zset.Batch) (zset.Batch, error) {
 	global := len(a.groupBy) == 0
 	ng := len(a.groupBy)
 	a.key = append(append(a.key[:0], a.groupPrefix...), gkey...)
@@ -316,6 +323,9 @@ func (a *Aggregate) group(st state.Store, gkey []byte, rows []aggInput, out zset
 	}
 
 	for r := range rows {
+		if err := Interrupted(ctx, r+1); err != nil {
+			return nil, err
+		}
 		in := &rows[r]
 		if err := addCount(&count, in.weight); err != nil {
 			return nil, err

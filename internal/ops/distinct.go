@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -35,9 +36,12 @@ func NewDistinct(prefix []byte) *Distinct {
 }
 
 // Step implements Operator.
-func (d *Distinct) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (d *Distinct) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	var out zset.Batch
-	for _, e := range in[0] {
+	for i, e := range in[0] {
+		if err := Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		d.key = append(zset.EncodeKey(append(d.key[:0], d.prefix...), e.Row...), repSep)
 		if err := d.cls.load(st, d.key); err != nil {
 			return nil, err

@@ -29,6 +29,13 @@
 //     failing expression, an overflow) the operator may have written part
 //     of its state; the caller runs each epoch in a state.Overlay and
 //     discards it.
+//   - Cancellation is an error like any other. Step's context is only
+//     looked at, never waited on: between operators (diff.Circuit), at
+//     every iteration of a Fixpoint, and every checkInterval units of work
+//     (rows, keys, pairs, groups) inside a step's long loops, through
+//     Interrupted and work.tick. Once it is done the step returns its
+//     error unwrapped and the caller discards the step's writes; while it
+//     is not, it changes nothing of what a step computes.
 //   - State keys. An operator writes only keys that start with its prefix.
 //     Keys use zset.EncodeKey (order-preserving), so a prefix scan visits a
 //     join key's rows or a group's values in order, followed where exact

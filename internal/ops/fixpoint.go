@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -22,7 +23,7 @@ const DefaultMaxIterations = 10000
 // the working table: Step with a working-table delta d and no other
 // change returns Step(d) evaluated over the current side inputs.
 type Body interface {
-	Step(st state.Store, deltas map[string]zset.Batch) (zset.Batch, error)
+	Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch) (zset.Batch, error)
 }
 
 // FixpointSpec describes a recursive query to NewFixpoint.
@@ -123,12 +124,12 @@ type bagFixpoint struct {
 }
 
 // Step implements Operator.
-func (f *bagFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	// (step' − step)(Wk−1) for every k, from the side inputs' change.
 	pending := map[int64]zset.Batch{}
 	last := int64(0)
 	if sides := sideDeltas(f.spec, in, anyWeight); sides != nil {
-		out, err := f.spec.Body.Step(st, sides)
+		out, err := f.spec.Body.Step(ctx, st, sides)
 		if err != nil {
 			return nil, err
 		}
@@ -147,9 +148,12 @@ func (f *bagFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 		prev[i] = zset.Entry{Row: row, Weight: e.Weight}
 	}
 	for k := int64(1); len(prev) > 0 || k <= last; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err // one look per iteration: the loop may run to its limit
+		}
 		var next zset.Batch
 		if len(prev) > 0 {
-			out, err := f.spec.Body.Step(st, map[string]zset.Batch{f.spec.Working: prev})
+			out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: prev})
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"encoding/binary"
 
 	"github.com/rockstream/rockstream/internal/state"
@@ -59,7 +60,7 @@ type fact struct {
 func (x *fact) derivable() bool { return x.base+x.deriv > 0 }
 
 // Step implements Operator.
-func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	f.facts = map[string]*fact{}
 	defer func() { f.facts = nil }()
 
@@ -78,7 +79,7 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 		}
 	}
 	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w < 0 }); sides != nil {
-		out, err := f.spec.Body.Step(st, sides)
+		out, err := f.spec.Body.Step(ctx, st, sides)
 		if err != nil {
 			return nil, err
 		}
@@ -96,11 +97,14 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 		}
 	}
 	for len(frontier) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err // one look per iteration: the loop may run to its limit
+		}
 		retract := make(zset.Batch, len(frontier))
 		for i, x := range frontier {
 			retract[i] = zset.Entry{Row: x.row, Weight: -1}
 		}
-		out, err := f.spec.Body.Step(st, map[string]zset.Batch{f.spec.Working: retract})
+		out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: retract})
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +124,7 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 	// 3. The side inputs' insertions, re-derivation and semi-naive
 	// insertion.
 	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w > 0 }); sides != nil {
-		out, err := f.spec.Body.Step(st, sides)
+		out, err := f.spec.Body.Step(ctx, st, sides)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +140,9 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 		}
 	}
 	for iter := 1; len(entered) > 0; iter++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err // one look per iteration: the loop may run to its limit
+		}
 		if iter > f.spec.MaxIterations {
 			return nil, iterationLimit(f.spec, "the recursive term still derives new rows (or the recursion is deeper than that)")
 		}
@@ -143,7 +150,7 @@ func (f *setFixpoint) Step(st state.Store, in []zset.Batch) (zset.Batch, error) 
 		for i, x := range entered {
 			add[i] = zset.Entry{Row: x.row, Weight: 1}
 		}
-		out, err := f.spec.Body.Step(st, map[string]zset.Batch{f.spec.Working: add})
+		out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: add})
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -95,35 +96,36 @@ func (j *Join) collectMatch(k, v []byte) bool {
 }
 
 // Step implements Operator: in[0] is the left delta, in[1] the right one.
-func (j *Join) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	dl, dr := in[0], in[1]
 	if len(dl) == 0 && len(dr) == 0 {
 		return nil, nil
 	}
 	var out zset.Batch
+	w := &work{ctx: ctx}
 	j.probes = j.probes[:0]
-	lp, err := j.index(dl, j.leftKeys, j.leftPrefix)
+	lp, err := j.index(w, dl, j.leftKeys, j.leftPrefix)
 	if err != nil {
 		return nil, err
 	}
-	rp, err := j.index(dr, j.rightKeys, j.rightPrefix)
+	rp, err := j.index(w, dr, j.rightKeys, j.rightPrefix)
 	if err != nil {
 		return nil, err
 	}
 	// b' = b + Δb.
-	if err := j.arrange(st, rp); err != nil {
+	if err := j.arrange(w, st, rp); err != nil {
 		return nil, err
 	}
 	// Δa ⋈ b'.
-	if out, err = j.probe(st, out, lp, j.leftPrefix, j.rightPrefix, true); err != nil {
+	if out, err = j.probe(w, st, out, lp, j.leftPrefix, j.rightPrefix, true); err != nil {
 		return nil, err
 	}
 	// a ⋈ Δb, with a not yet holding Δa.
-	if out, err = j.probe(st, out, rp, j.rightPrefix, j.leftPrefix, false); err != nil {
+	if out, err = j.probe(w, st, out, rp, j.rightPrefix, j.leftPrefix, false); err != nil {
 		return nil, err
 	}
 	// a' = a + Δa.
-	if err := j.arrange(st, lp); err != nil {
+	if err := j.arrange(w, st, lp); err != nil {
 		return nil, err
 	}
 	return zset.Consolidate(out)
@@ -131,7 +133,7 @@ func (j *Join) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 
 // index evaluates the join key of every delta row and returns the rows
 // that can match, sorted by key, so that each key is probed once.
-func (j *Join) index(b zset.Batch, keys []plan.Expr, prefix []byte) ([]probe, error) {
+func (j *Join) index(w *work, b zset.Batch, keys []plan.Expr, prefix []byte) ([]probe, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
@@ -141,6 +143,9 @@ func (j *Join) index(b zset.Batch, keys []plan.Expr, prefix []byte) ([]probe, er
 	refs := make([]keyRef, 0, len(b))
 rowLoop:
 	for i, e := range b {
+		if err := w.tick(); err != nil {
+			return nil, err
+		}
 		j.keyVals = j.keyVals[:0]
 		for k, x := range keys {
 			v, err := x.Eval(e.Row)
@@ -167,8 +172,11 @@ rowLoop:
 }
 
 // arrange adds the probes' rows to the side's arrangement.
-func (j *Join) arrange(st state.Store, ps []probe) error {
+func (j *Join) arrange(w *work, st state.Store, ps []probe) error {
 	for _, p := range ps {
+		if err := w.tick(); err != nil {
+			return err
+		}
 		j.keyBuf = append(append(j.keyBuf[:0], p.key...), rowSep)
 		j.keyBuf = zset.EncodeRow(j.keyBuf, p.row)
 		var err error
@@ -186,7 +194,7 @@ const rowSep = 0x01
 // probe joins each run of equal-keyed probes with the rows arranged under
 // the same key on the other side and appends the pairs to out. deltaLeft
 // says which side the probes are on, to order the concatenated row.
-func (j *Join) probe(st state.Store, out zset.Batch, ps []probe, own, other []byte, deltaLeft bool) (zset.Batch, error) {
+func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, other []byte, deltaLeft bool) (zset.Batch, error) {
 	width := j.leftWidth + j.rightWidth
 	for i := 0; i < len(ps); {
 		n := i + 1
@@ -210,6 +218,9 @@ func (j *Join) probe(st state.Store, out zset.Batch, ps []probe, own, other []by
 		}
 		for _, p := range run {
 			for _, m := range j.matches {
+				if err := w.tick(); err != nil {
+					return nil, err
+				}
 				mrow := j.matchVals[m.off:m.end]
 				row := j.rows.alloc(width)
 				if deltaLeft {

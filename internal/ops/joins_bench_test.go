@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -24,7 +25,7 @@ func benchJoinDeltas(b *testing.B, op Operator, side int, check func(out, delta 
 		left[k] = zset.Entry{Row: zset.Row{i4(int64(k)), i4(int64(k))}, Weight: 1}
 		right[k] = zset.Entry{Row: zset.Row{i4(int64(k)), i4(int64(-k))}, Weight: 1}
 	}
-	if _, err := op.Step(st, []zset.Batch{consolidate(b, left), consolidate(b, right)}); err != nil {
+	if _, err := op.Step(context.Background(), st, []zset.Batch{consolidate(b, left), consolidate(b, right)}); err != nil {
 		b.Fatal(err)
 	}
 	ins := make(zset.Batch, batch)
@@ -47,7 +48,7 @@ func benchJoinDeltas(b *testing.B, op Operator, side int, check func(out, delta 
 			in = []zset.Batch{nil, d}
 		}
 		ov := state.NewOverlay(st)
-		out, err := op.Step(ov, in)
+		out, err := op.Step(context.Background(), ov, in)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -77,8 +77,11 @@ rowLoop:
 // forEachKey calls fn once for every key present in a or b (both sorted by
 // key), in key order, with the runs of rows of that key on each side
 // (either may be empty).
-func forEachKey(a, b []keyedRow, fn func(key []byte, da, db []keyedRow) error) error {
+func forEachKey(w *work, a, b []keyedRow, fn func(key []byte, da, db []keyedRow) error) error {
 	for len(a) > 0 || len(b) > 0 {
+		if err := w.tick(); err != nil {
+			return err
+		}
 		var key []byte
 		switch {
 		case len(a) == 0:
@@ -318,10 +321,13 @@ func (p *keyPairs) load(st state.Reader, key []byte, da, db []keyedRow) error {
 // bs[k] of one key in which a row changed: each changed left entry with
 // every right entry, each unchanged one with the changed right entries
 // (bDelta, from deltaIndexes). Pairs of unchanged rows change nothing.
-func forEachChangedPair(as, bs []sideEntry, bDelta []int, fn func(i, k int) error) error {
+func forEachChangedPair(w *work, as, bs []sideEntry, bDelta []int, fn func(i, k int) error) error {
 	for i := range as {
 		if as[i].dW != 0 {
 			for k := range bs {
+				if err := w.tick(); err != nil {
+					return err
+				}
 				if err := fn(i, k); err != nil {
 					return err
 				}
@@ -329,6 +335,9 @@ func forEachChangedPair(as, bs []sideEntry, bDelta []int, fn func(i, k int) erro
 			continue
 		}
 		for _, k := range bDelta {
+			if err := w.tick(); err != nil {
+				return err
+			}
 			if err := fn(i, k); err != nil {
 				return err
 			}

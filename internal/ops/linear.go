@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"math"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -20,9 +21,12 @@ type Filter struct {
 
 // Step implements Operator. A subset of a consolidated batch is
 // consolidated, so the output needs no further work.
-func (f *Filter) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (f *Filter) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	var out zset.Batch
-	for _, e := range in[0] {
+	for i, e := range in[0] {
+		if err := Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		ok, err := isTrue(f.Pred, e.Row)
 		if err != nil {
 			return nil, err
@@ -50,7 +54,7 @@ type Project struct {
 }
 
 // Step implements Operator.
-func (p *Project) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (p *Project) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	b := in[0]
 	if len(b) == 0 {
 		return nil, nil
@@ -60,6 +64,9 @@ func (p *Project) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
 	arena := make([]types.Value, len(b)*n)
 	out := make(zset.Batch, len(b))
 	for i, e := range b {
+		if err := Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		row := arena[i*n : (i+1)*n : (i+1)*n]
 		for j, x := range p.Exprs {
 			v, err := x.Eval(e.Row)
@@ -80,9 +87,12 @@ type Map struct {
 }
 
 // Step implements Operator.
-func (m *Map) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (m *Map) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	out := make(zset.Batch, 0, len(in[0]))
-	for _, e := range in[0] {
+	for i, e := range in[0] {
+		if err := Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		r, err := m.Fn(e.Row)
 		if err != nil {
 			return nil, err
@@ -96,7 +106,7 @@ func (m *Map) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
 type Union struct{}
 
 // Step implements Operator.
-func (Union) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (Union) Step(_ context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	n, nonEmpty := 0, 0
 	for _, b := range in {
 		n += len(b)
@@ -121,7 +131,7 @@ func (Union) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
 type Negate struct{}
 
 // Step implements Operator.
-func (Negate) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (Negate) Step(_ context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	out := make(zset.Batch, len(in[0]))
 	for i, e := range in[0] {
 		if e.Weight == math.MinInt64 {

@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"slices"
 
@@ -16,8 +17,12 @@ import (
 type Operator interface {
 	// Step consumes this epoch's consolidated input deltas, one per input
 	// in order, reads and writes the operator's state in st, and returns
-	// the consolidated output delta.
-	Step(st state.Store, in []zset.Batch) (zset.Batch, error)
+	// the consolidated output delta. A step whose loops may run long looks
+	// at ctx every checkInterval units of work and, once ctx is done,
+	// returns ctx.Err() unwrapped; st then holds part of the step's
+	// writes, which the caller discards as after any error. ctx carries
+	// nothing else: an operator's result never depends on it.
+	Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error)
 }
 
 // appendWeight appends w as a varint.
@@ -108,4 +113,36 @@ func (r *rowAlloc) alloc(n int) zset.Row {
 func (r *rowAlloc) unalloc(n int) {
 	r.pos -= n
 	clear(r.block[r.pos : r.pos+n])
+}
+
+// checkInterval is how many units of work (rows, pairs, groups) a long
+// loop of an operator does between looks at its statement's context:
+// rare enough that the look costs nothing measurable, often enough that a
+// canceled statement stops within a millisecond or so.
+const checkInterval = 1 << 12
+
+// Interrupted returns ctx's error when n, a loop's running count of work,
+// is a multiple of checkInterval and ctx is done; otherwise nil. A loop
+// that may run long calls it once per unit of work and returns the error
+// as it is: the caller discards the step's writes, and the runtime says
+// why the statement stopped.
+func Interrupted(ctx context.Context, n int) error {
+	if n&(checkInterval-1) != 0 {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// work counts one step's units of work across nested loops and helpers
+// (keys, then pairs of rows under each key), so that the looks at ctx
+// stay checkInterval units apart however the work is split.
+type work struct {
+	ctx context.Context
+	n   int
+}
+
+// tick counts one unit of work; see interrupted.
+func (w *work) tick() error {
+	w.n++
+	return Interrupted(w.ctx, w.n)
 }

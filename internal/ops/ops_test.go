@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -29,21 +30,21 @@ func consolidate(t testing.TB, b zset.Batch) zset.Batch {
 
 func TestNegateAndUnion(t *testing.T) {
 	a := consolidate(t, zset.Batch{{Row: zset.Row{i4(1)}, Weight: 2}, {Row: zset.Row{i4(2)}, Weight: 1}})
-	n, err := Negate{}.Step(nil, []zset.Batch{a})
+	n, err := Negate{}.Step(context.Background(), nil, []zset.Batch{a})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n[0].Weight != -2 || n[1].Weight != -1 || a[0].Weight != 2 {
 		t.Fatalf("Negate = %v (input %v)", n, a)
 	}
-	sum, err := Union{}.Step(nil, []zset.Batch{a, n})
+	sum, err := Union{}.Step(context.Background(), nil, []zset.Batch{a, n})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sum) != 0 {
 		t.Fatalf("a + (−a) = %v, want empty", sum)
 	}
-	if _, err := (Negate{}).Step(nil, []zset.Batch{{{Row: zset.Row{i4(1)}, Weight: math.MinInt64}}}); errs.SQLState(err) != "22003" {
+	if _, err := (Negate{}).Step(context.Background(), nil, []zset.Batch{{{Row: zset.Row{i4(1)}, Weight: math.MinInt64}}}); errs.SQLState(err) != "22003" {
 		t.Fatalf("negating MinInt64: %v", err)
 	}
 }
@@ -56,7 +57,7 @@ func TestMap(t *testing.T) {
 		}
 		return r, nil
 	}}
-	out, err := abs.Step(nil, []zset.Batch{in})
+	out, err := abs.Step(context.Background(), nil, []zset.Batch{in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestMap(t *testing.T) {
 		t.Fatalf("Map = %v", out)
 	}
 	boom := errors.New("boom")
-	if _, err := (&Map{Fn: func(zset.Row) (zset.Row, error) { return nil, boom }}).Step(nil, []zset.Batch{in}); err != boom {
+	if _, err := (&Map{Fn: func(zset.Row) (zset.Row, error) { return nil, boom }}).Step(context.Background(), nil, []zset.Batch{in}); err != boom {
 		t.Fatalf("Map error = %v", err)
 	}
 }
@@ -76,7 +77,7 @@ func TestAggregateRejectsNegativeGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Step(state.NewMemory(), []zset.Batch{{{Row: zset.Row{i4(1)}, Weight: -1}}})
+	_, err = a.Step(context.Background(), state.NewMemory(), []zset.Batch{{{Row: zset.Row{i4(1)}, Weight: -1}}})
 	if errs.SQLState(err) != "XX000" {
 		t.Fatalf("negative group count: %v", err)
 	}
@@ -90,10 +91,10 @@ func TestOperatorsStayUnderPrefix(t *testing.T) {
 	j := NewJoin(prefix, []plan.Expr{ref(0, types.Int4)}, []plan.Expr{ref(0, types.Int4)}, nil, nil, 1, 1)
 	d := NewDistinct(prefix)
 	in := zset.Batch{{Row: zset.Row{i4(1)}, Weight: 1}}
-	if _, err := j.Step(st, []zset.Batch{in, in}); err != nil {
+	if _, err := j.Step(context.Background(), st, []zset.Batch{in, in}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Step(st, []zset.Batch{in}); err != nil {
+	if _, err := d.Step(context.Background(), st, []zset.Batch{in}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -139,7 +140,7 @@ func BenchmarkAggregateGroupedSum(b *testing.B) {
 		st := state.NewMemory()
 		for _, d := range batches {
 			ov := state.NewOverlay(st)
-			if _, err := a.Step(ov, []zset.Batch{d}); err != nil {
+			if _, err := a.Step(context.Background(), ov, []zset.Batch{d}); err != nil {
 				b.Fatal(err)
 			}
 			if err := ov.Commit(); err != nil {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -97,7 +98,7 @@ func errMoreThanOneRow() error {
 }
 
 // Step implements Operator: in[0] is the left delta, in[1] the right one.
-func (j *OuterJoin) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (j *OuterJoin) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	dl, dr := in[0], in[1]
 	if len(dl) == 0 && len(dr) == 0 {
 		return nil, nil
@@ -121,9 +122,10 @@ func (j *OuterJoin) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 			out = append(out, zset.Entry{Row: j.join(j.nullsOfLeft, e.Row), Weight: e.Weight})
 		}
 	}
-	err = forEachKey(la, rb, func(key []byte, da, db []keyedRow) error {
+	w := &work{ctx: ctx}
+	err = forEachKey(w, la, rb, func(key []byte, da, db []keyedRow) error {
 		var err error
-		out, err = j.stepKey(st, out, key, da, db)
+		out, err = j.stepKey(w, st, out, key, da, db)
 		return err
 	})
 	if err != nil {
@@ -141,7 +143,7 @@ func (j *OuterJoin) join(l, r zset.Row) zset.Row {
 }
 
 // stepKey applies one join key's deltas da (left) and db (right).
-func (j *OuterJoin) stepKey(st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
+func (j *OuterJoin) stepKey(w *work, st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
 	if err := j.load(st, key, da, db); err != nil {
 		return nil, err
 	}
@@ -150,7 +152,7 @@ func (j *OuterJoin) stepKey(st state.Store, out zset.Batch, key []byte, da, db [
 	j.bCnt = resize(j.bCnt, len(bs))
 	clear(j.aCnt)
 	clear(j.bCnt)
-	err := forEachChangedPair(as, bs, j.bDelta, func(i, k int) error {
+	err := forEachChangedPair(w, as, bs, j.bDelta, func(i, k int) error {
 		var err error
 		out, err = j.pair(out, &as[i], &bs[k], &j.aCnt[i], &j.bCnt[k])
 		return err

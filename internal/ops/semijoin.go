@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"slices"
 
@@ -182,7 +183,7 @@ func ProbeOf(test plan.Expr, leftWidth int) (x, y plan.Expr, ok bool) {
 }
 
 // Step implements Operator: in[0] is the left delta, in[1] the right one.
-func (j *SemiJoin) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (j *SemiJoin) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	dl, dr := in[0], in[1]
 	if len(dl) == 0 && len(dr) == 0 {
 		return nil, nil
@@ -199,12 +200,13 @@ func (j *SemiJoin) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 	for _, e := range lnull {
 		out = j.emit(out, e.Row, 0, markFalse, e.Weight, markFalse)
 	}
-	err = forEachKey(la, rb, func(key []byte, da, db []keyedRow) error {
+	w := &work{ctx: ctx}
+	err = forEachKey(w, la, rb, func(key []byte, da, db []keyedRow) error {
 		var err error
 		if j.keyed {
 			out, err = j.stepKeyed(st, out, key, da, db)
 		} else {
-			out, err = j.stepRows(st, out, key, da, db)
+			out, err = j.stepRows(w, st, out, key, da, db)
 		}
 		return err
 	})
@@ -258,14 +260,14 @@ func (j *SemiJoin) marked(row zset.Row, m mark) zset.Row {
 }
 
 // stepRows applies one key's deltas in row mode.
-func (j *SemiJoin) stepRows(st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
+func (j *SemiJoin) stepRows(w *work, st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
 	if err := j.load(st, key, da, db); err != nil {
 		return nil, err
 	}
 	as, bs := j.as, j.bs
 	j.aCnt = resize(j.aCnt, len(as))
 	clear(j.aCnt)
-	err := forEachChangedPair(as, bs, j.bDelta, func(i, k int) error { return j.pair(&as[i], &bs[k], &j.aCnt[i]) })
+	err := forEachChangedPair(w, as, bs, j.bDelta, func(i, k int) error { return j.pair(&as[i], &bs[k], &j.aCnt[i]) })
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -106,7 +107,7 @@ func (s *SetOp) summary() (wl, wr int64, rep int, err error) {
 
 // Step implements Operator: in[0] is the left input's delta, in[1] the
 // right's.
-func (s *SetOp) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (s *SetOp) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	n := len(in[0]) + len(in[1])
 	if n == 0 {
 		return nil, nil
@@ -126,7 +127,10 @@ func (s *SetOp) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 	}
 	sortKeyRefs(s.refs, s.keys)
 	var out zset.Batch
-	for i := 0; i < len(s.refs); {
+	for i, classes := 0, 0; i < len(s.refs); classes++ {
+		if err := Interrupted(ctx, classes); err != nil {
+			return nil, err
+		}
 		k := s.keys[s.refs[i].off:s.refs[i].end]
 		j := i + 1
 		for j < len(s.refs) && bytes.Equal(s.keys[s.refs[j].off:s.refs[j].end], k) {

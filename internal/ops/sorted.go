@@ -231,8 +231,11 @@ func (d *sortedDelta) key(e *sortedDeltaEntry) []byte { return d.buf[e.off:e.end
 func (d *sortedDelta) part(e *sortedDeltaEntry) []byte { return d.buf[e.off : e.off+e.layout.partLen] }
 
 // partitions calls fn for each run of sorted entries with one partition.
-func (d *sortedDelta) partitions(fn func(part []byte, rows []sortedDeltaEntry) error) error {
+func (d *sortedDelta) partitions(w *work, fn func(part []byte, rows []sortedDeltaEntry) error) error {
 	for i := 0; i < len(d.sorted); {
+		if err := w.tick(); err != nil {
+			return err
+		}
 		p := d.part(&d.sorted[i])
 		j := i + 1
 		for j < len(d.sorted) && bytes.Equal(d.part(&d.sorted[j]), p) {

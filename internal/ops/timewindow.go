@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -42,7 +43,7 @@ func NewTimeWindow(timeCol int, t types.Type, slide, size int64) (*TimeWindow, e
 }
 
 // Step implements Operator.
-func (w *TimeWindow) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (w *TimeWindow) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	if len(in[0]) == 0 {
 		return nil, nil
 	}

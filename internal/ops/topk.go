@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 	"math"
 
 	"github.com/rockstream/rockstream/internal/plan"
@@ -74,7 +75,7 @@ func satAdd(a, b int64) int64 {
 }
 
 // Step implements Operator.
-func (t *TopK) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (t *TopK) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	if len(in[0]) == 0 || t.count == 0 {
 		return nil, nil
 	}
@@ -82,9 +83,10 @@ func (t *TopK) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 		return nil, err
 	}
 	var out zset.Batch
-	err := t.delta.partitions(func(part []byte, rows []sortedDeltaEntry) error {
+	w := &work{ctx: ctx}
+	err := t.delta.partitions(w, func(part []byte, rows []sortedDeltaEntry) error {
 		var err error
-		out, err = t.partition(st, part, rows, out)
+		out, err = t.partition(w, st, part, rows, out)
 		return err
 	})
 	if err != nil {
@@ -103,7 +105,7 @@ func (t *TopK) window() (lo, hi int64) {
 	return t.offset, satAdd(t.offset, t.count)
 }
 
-func (t *TopK) partition(st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
+func (t *TopK) partition(w *work, st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
 	lo, hi := t.window()
 	var deleted int64
 	for i := range rows {
@@ -144,6 +146,9 @@ func (t *TopK) partition(st state.Store, part []byte, rows []sortedDeltaEntry, o
 		}
 	}
 	for i := range rows {
+		if err := w.tick(); err != nil {
+			return nil, err
+		}
 		r := &rows[i]
 		if t.count < 0 {
 			out = append(out, zset.Entry{Row: r.row, Weight: r.weight})

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -34,7 +35,7 @@ func topKFixture(t testing.TB, n, k int64) (*TopK, *countingStore) {
 		in = append(in, zset.Entry{Row: zset.Row{i4(0), i4(i * 10)}, Weight: 1})
 	}
 	in = append(in, zset.Entry{Row: zset.Row{i4(1), i4(0)}, Weight: 1})
-	if _, err := op.Step(st, []zset.Batch{consolidate(t, in)}); err != nil {
+	if _, err := op.Step(context.Background(), st, []zset.Batch{consolidate(t, in)}); err != nil {
 		t.Fatal(err)
 	}
 	return op, st
@@ -58,7 +59,7 @@ func TestTopKScanIsBounded(t *testing.T) {
 			zset.Batch{{Row: zset.Row{i4(0), i4(0)}, Weight: -1}, {Row: zset.Row{i4(0), i4(20)}, Weight: 1}}, k + 2},
 	} {
 		st.visited = 0
-		out, err := op.Step(st, []zset.Batch{consolidate(t, c.delta)})
+		out, err := op.Step(context.Background(), st, []zset.Batch{consolidate(t, c.delta)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func BenchmarkTopKStep(b *testing.B) {
 		if i%2 == 1 {
 			d = del
 		}
-		if _, err := op.Step(st, []zset.Batch{d}); err != nil {
+		if _, err := op.Step(context.Background(), st, []zset.Batch{d}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -116,7 +117,7 @@ func BenchmarkWindowStep(b *testing.B) {
 			in = append(in, zset.Entry{Row: zset.Row{i4(g), i4(i * 2)}, Weight: 1})
 		}
 	}
-	if _, err := op.Step(st, []zset.Batch{consolidate(b, in)}); err != nil {
+	if _, err := op.Step(context.Background(), st, []zset.Batch{consolidate(b, in)}); err != nil {
 		b.Fatal(err)
 	}
 	ins := zset.Batch{{Row: zset.Row{i4(7), i4(501)}, Weight: 1}}
@@ -127,7 +128,7 @@ func BenchmarkWindowStep(b *testing.B) {
 		if i%2 == 1 {
 			d = del
 		}
-		if _, err := op.Step(st, []zset.Batch{d}); err != nil {
+		if _, err := op.Step(context.Background(), st, []zset.Batch{d}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -31,7 +32,7 @@ func NewUnnest(array plan.Expr, ordinality, outer bool, on plan.Expr) *Unnest {
 }
 
 // Step implements Operator.
-func (u *Unnest) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
+func (u *Unnest) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
 	if len(in[0]) == 0 {
 		return nil, nil
 	}
@@ -40,7 +41,11 @@ func (u *Unnest) Step(_ state.Store, in []zset.Batch) (zset.Batch, error) {
 		extra = 2
 	}
 	var out zset.Batch
+	w := &work{ctx: ctx}
 	for _, e := range in[0] {
+		if err := w.tick(); err != nil {
+			return nil, err
+		}
 		a, err := u.array.Eval(e.Row)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -22,7 +23,7 @@ func NewValues(prefix []byte, rows [][]plan.Expr) *Values {
 }
 
 // Step implements Operator; it has no inputs.
-func (v *Values) Step(st state.Store, _ []zset.Batch) (zset.Batch, error) {
+func (v *Values) Step(ctx context.Context, st state.Store, _ []zset.Batch) (zset.Batch, error) {
 	_, done, err := st.Get(v.prefix)
 	if err != nil || done {
 		return nil, err

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"context"
 	"sort"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -72,7 +73,7 @@ func NewWindow(prefix []byte, partitionBy []plan.Expr, orderBy []plan.SortKey, f
 }
 
 // Step implements Operator.
-func (w *Window) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
+func (w *Window) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
 	if len(in[0]) == 0 {
 		return nil, nil
 	}
@@ -80,9 +81,10 @@ func (w *Window) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 		return nil, err
 	}
 	var out zset.Batch
-	err := w.delta.partitions(func(part []byte, rows []sortedDeltaEntry) error {
+	wk := &work{ctx: ctx}
+	err := w.delta.partitions(wk, func(part []byte, rows []sortedDeltaEntry) error {
 		var err error
-		out, err = w.partition(st, part, rows, out)
+		out, err = w.partition(wk, st, part, rows, out)
 		return err
 	})
 	if err != nil {
@@ -91,7 +93,7 @@ func (w *Window) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
 	return zset.Consolidate(out)
 }
 
-func (w *Window) partition(st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
+func (w *Window) partition(wk *work, st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
 	var err error
 	w.buf, w.entries, _, err = w.arr.scanPartition(st, part, -1, w.buf[:0], w.entries[:0])
 	if err != nil {
@@ -103,6 +105,9 @@ func (w *Window) partition(st state.Store, part []byte, rows []sortedDeltaEntry,
 	}
 	w.newList = mergeDelta(w.newList[:0], w.oldList, &w.delta, rows, true)
 	for i := range rows {
+		if err := wk.tick(); err != nil {
+			return nil, err
+		}
 		r := &rows[i]
 		if err := w.arr.add(st, w.delta.key(r), r.layout, r.weight); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -68,8 +69,8 @@ func NewWindowedAggregate(prefix []byte, agg *Aggregate, source string, timeCol,
 
 // Step implements Operator: the Aggregate's step, then the index of live
 // groups follows the groups the output adds and removes.
-func (w *WindowedAggregate) Step(st state.Store, in []zset.Batch) (zset.Batch, error) {
-	out, err := w.Aggregate.Step(st, in)
+func (w *WindowedAggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	out, err := w.Aggregate.Step(ctx, st, in)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}

@@ -46,11 +46,11 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 
 // relationAt returns a relation's contents as of epoch asOf (0: now): a
 // view's current contents minus the changes logged after asOf.
-func relationAt(r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
+func relationAt(ctx context.Context, r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
 	if o.system != nil {
 		return systemRows(r, o, asOf)
 	}
-	cur, err := readRelation(r, o.rowsPrefix())
+	cur, err := readRelation(ctx, r, o.rowsPrefix())
 	if err != nil || asOf == 0 {
 		return cur, err
 	}
@@ -105,7 +105,7 @@ func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
-	rows, err := runQueryAt(s.eng.mu.store, cat, p, epoch)
+	rows, err := runQueryAt(ctx, s.eng.mu.store, cat, p, epoch)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -92,6 +93,9 @@ type catalog struct {
 	session *sessionInfo
 	pg      *pgSnapshot
 	reader  state.Reader
+	// ctx is the statement's context in that copy: per-row subqueries
+	// stop when it ends.
+	ctx context.Context
 }
 
 func newCatalog() *catalog {

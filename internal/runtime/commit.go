@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -37,7 +38,7 @@ type epochWrite struct {
 // flush carries the block's pending table changes through its views.
 // When a view fails, nothing of the flush is kept and the changes stay
 // pending.
-func (w *epochWrite) flush() error {
+func (w *epochWrite) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
 		return nil
 	}
@@ -52,7 +53,7 @@ func (w *epochWrite) flush() error {
 		}
 	}
 	sub := state.NewOverlay(w.ov)
-	if err := propagate(sub, w, deltas); err != nil {
+	if err := propagate(ctx, sub, w, deltas); err != nil {
 		sub.Discard()
 		return err
 	}
@@ -167,7 +168,19 @@ type writeRequest struct {
 	ctx  context.Context
 	fn   writeFunc
 	done chan error
+	// state is requestQueued until either the committer takes the
+	// request to run it (requestTaken) or its statement, canceled while
+	// it waited, withdraws it (requestWithdrawn); whoever moves it first
+	// decides.
+	state atomic.Int32
 }
+
+// The states of a writeRequest.
+const (
+	requestQueued int32 = iota
+	requestTaken
+	requestWithdrawn
+)
 
 // submit runs an autocommit statement through the group committer and
 // returns once the epoch holding it is durable (or the statement failed).
@@ -180,10 +193,20 @@ func (e *Engine) submit(ctx context.Context, fn writeFunc) error {
 	case <-e.stop:
 		return errs.New(errs.AdminShutdown, "the engine is shutting down")
 	}
-	// Once queued the statement may run at any moment, so its outcome is
-	// awaited even if ctx ends: returning early would leave the caller not
-	// knowing whether it committed.
-	return <-r.done
+	// A statement canceled while it waits withdraws from the queue and
+	// returns at once. Once the committer has taken it, its outcome is
+	// awaited even if ctx ends (the statement's evaluation stops soon
+	// after): returning early would leave the caller not knowing whether
+	// it committed.
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(requestQueued, requestWithdrawn) {
+			return ctx.Err()
+		}
+		return <-r.done
+	}
 }
 
 // runCommitter is the group committer: it takes the autocommit statements
@@ -226,6 +249,10 @@ func (e *Engine) runGroup(batch []*writeRequest) {
 	}
 	results := make([]error, len(batch))
 	for i, r := range batch {
+		if !r.state.CompareAndSwap(requestQueued, requestTaken) {
+			results[i] = r.ctx.Err() // withdrawn: nobody waits for it
+			continue
+		}
 		if err := r.ctx.Err(); err != nil {
 			results[i] = err
 			continue

@@ -33,7 +33,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 		return nil, errCopyFile
 	}
 	if c.IsFrom {
-		return s.copyIn(c)
+		return s.copyIn(ctx, c)
 	}
 	if c.Query != nil {
 		if c.Query.GetSelectStmt() == nil {
@@ -48,7 +48,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 		}
 		return copyOutRows(c.Options, res)
 	}
-	r, cat, done, err := s.readView()
+	r, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 	if err != nil {
 		return nil, err
 	}
-	all, err := relationAt(r, o, 0)
+	all, err := relationAt(ctx, r, o, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +112,11 @@ func copyColumns(o *object, list []*pg.Node) ([]int, error) {
 }
 
 // copyIn checks a COPY ... FROM STDIN and announces its data.
-func (s *Session) copyIn(c *pg.CopyStmt) (*Result, error) {
+func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 	if c.WhereClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "COPY FROM ... WHERE is not supported; copy into a table and filter in a view")
 	}
-	_, cat, done, err := s.readView()
+	_, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +164,11 @@ func (s *Session) copyIn(c *pg.CopyStmt) (*Result, error) {
 // discards what the client still sends, up to its CopyDone or CopyFail.
 func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res *Result, err error) {
 	defer func() { s.copyDone(res, err) }()
+	res, err = s.copyFrom(ctx, in, data)
+	return res, statementError(ctx, err)
+}
+
+func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Result, error) {
 	if in == nil || in.spec == nil {
 		return nil, errs.New(errs.Internal, "internal error: CopyFrom without a COPY FROM STDIN")
 	}
@@ -194,7 +199,7 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res
 			return nil, s.failStatement(err)
 		}
 	}
-	return s.statement(func() (*Result, error) {
+	return s.statement(ctx, func() (*Result, error) {
 		if s.txn.readOnly {
 			return nil, errs.New(errs.ReadOnlyTransaction, "cannot execute COPY FROM in a read-only transaction")
 		}
@@ -203,7 +208,7 @@ func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res
 			if cur := w.cat.lookup(o.name); cur != o {
 				return nil, errs.Newf(errs.UndefinedTable, "table %q was dropped or changed while its COPY data was read", o.name)
 			}
-			affected, err := insertFullRows(st, w, o, rows, nil, nil, 0)
+			affected, err := insertFullRows(ctx, st, w, o, rows, nil, nil, 0)
 			if errs.CodeOf(err) == errs.UniqueViolation {
 				if i := firstDuplicate(st, o, rows); i >= 0 {
 					err = errs.WithWhere(err, fmt.Sprintf("COPY %s, line %d", o.name, lines[i]))

@@ -157,7 +157,7 @@ func (s *Session) execFetch(ctx context.Context, f *pg.FetchStmt, timeout time.D
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			// The timeout elapsed with nothing new: no rows.
 		case ctx.Err() != nil:
-			return nil, errs.New(errs.QueryCanceled, "canceling statement due to user request")
+			return nil, canceled(ctx)
 		default:
 			if !errors.Is(err, io.EOF) {
 				return nil, err

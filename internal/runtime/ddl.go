@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -281,7 +282,7 @@ func viewColumns(p plan.Node, aliases []*pg.Node) ([]plan.Column, error) {
 // createMatView creates a materialized view and backfills it: the whole
 // current contents of its inputs are its first delta. When recovering, the
 // view's state is already stored and only its circuit is rebuilt.
-func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int) (*catalog, *Result, error) {
+func createMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int) (*catalog, *Result, error) {
 	cat := w.cat
 	if cs.Objtype != pg.ObjectType_OBJECT_MATVIEW {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE TABLE AS is not supported; use CREATE MATERIALIZED VIEW")
@@ -336,11 +337,11 @@ func createMatView(st state.Store, w *epochWrite, text string, cs *pg.CreateTabl
 		if src == nil {
 			return nil, nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)
 		}
-		if deltas[r], err = readRelation(st, src.rowsPrefix()); err != nil {
+		if deltas[r], err = readRelation(ctx, st, src.rowsPrefix()); err != nil {
 			return nil, nil, err
 		}
 	}
-	out, err := o.circuit.Step(st, deltas)
+	out, err := o.circuit.Step(ctx, st, deltas)
 	if err != nil {
 		return nil, nil, viewError(o, err)
 	}

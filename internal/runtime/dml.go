@@ -7,6 +7,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -62,7 +63,7 @@ func (o *object) uniqueViolation() error {
 }
 
 // writeTable applies a table delta and propagates it to every view.
-func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	delta, err := zset.Consolidate(delta)
 	if err != nil || len(delta) == 0 {
 		return err
@@ -83,7 +84,7 @@ func writeTable(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 		w.pending[o.name] = append(w.pending[o.name], delta...)
 		return nil
 	}
-	return propagate(st, w, map[string]zset.Batch{o.name: delta})
+	return propagate(ctx, st, w, map[string]zset.Batch{o.name: delta})
 }
 
 // returning binds a RETURNING list over the table's scope.
@@ -165,7 +166,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		if err != nil {
 			return nil, err
 		}
-		r, err := insertRows(st, w, o, ins, paramText, s.declared)
+		r, err := insertRows(ctx, st, w, o, ins, paramText, s.declared)
 		res = r
 		return nil, err
 	}, readsRelations)
@@ -271,7 +272,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 	return bi, nil
 }
 
-func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*Result, error) {
+func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*Result, error) {
 	cat := w.cat
 	bi, err := bindInsert(cat, o, ins, paramText, declared)
 	if err != nil {
@@ -283,7 +284,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 	}
 	var queryRows []zset.Row
 	if bi.query != nil {
-		if queryRows, err = runQuery(st, cat, bi.query); err != nil {
+		if queryRows, err = runQuery(ctx, st, cat, bi.query); err != nil {
 			return nil, err
 		}
 	}
@@ -321,7 +322,7 @@ func insertRows(st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, pa
 		}
 		rows = append(rows, row)
 	}
-	affected, err := insertFullRows(st, w, o, rows, conflict, b, nUser)
+	affected, err := insertFullRows(ctx, st, w, o, rows, conflict, b, nUser)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +352,7 @@ func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
 // dropped, primary keys checked and ON CONFLICT (conflict, nil when
 // none) resolved, and the change is written and carried to the views. It
 // returns the rows inserted or updated.
-func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
+func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
 	rows, err := admitRows(st, o, rows)
 	if err != nil {
 		return nil, err
@@ -372,7 +373,7 @@ func insertFullRows(st state.Store, w *epochWrite, o *object, rows []zset.Row, c
 			return nil, err
 		}
 	}
-	if err := writeTable(st, w, o, delta); err != nil {
+	if err := writeTable(ctx, st, w, o, delta); err != nil {
 		return nil, err
 	}
 	return affected, nil
@@ -588,9 +589,9 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 // predicate is evaluated row by row, over only the rows under the key
 // prefixes it names when it fixes the leading key column (keyscan.go); a
 // plan (a condition with subqueries) runs as a query over st.
-func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
+func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
 	if match != nil {
-		rows, err := runQuery(st, cat, match)
+		rows, err := runQuery(ctx, st, cat, match)
 		if err != nil {
 			return nil, err
 		}
@@ -601,14 +602,17 @@ func matchRows(st state.Reader, cat *catalog, o *object, where plan.Expr, match 
 		return zset.Consolidate(out)
 	}
 	if where == nil {
-		return readRelation(st, o.rowsPrefix())
+		return readRelation(ctx, st, o.rowsPrefix())
 	}
-	all, err := readCandidates(st, o, where)
+	all, err := readCandidates(ctx, st, o, where)
 	if err != nil {
 		return nil, err
 	}
 	var out zset.Batch
-	for _, e := range all {
+	for i, e := range all {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		v, err := where.Eval(e.Row)
 		if err != nil {
 			return nil, err
@@ -685,7 +689,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, cat, o, where, match)
+		matched, err := matchRows(ctx, st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -706,7 +710,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 				return nil, err
 			}
 		}
-		if err := writeTable(st, w, o, delta); err != nil {
+		if err := writeTable(ctx, st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
@@ -764,7 +768,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		if err := bindParams(b, paramText); err != nil {
 			return nil, err
 		}
-		matched, err := matchRows(st, cat, o, where, match)
+		matched, err := matchRows(ctx, st, cat, o, where, match)
 		if err != nil {
 			return nil, err
 		}
@@ -776,7 +780,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 				deleted = append(deleted, e.Row)
 			}
 		}
-		if err := writeTable(st, w, o, delta); err != nil {
+		if err := writeTable(ctx, st, w, o, delta); err != nil {
 			return nil, err
 		}
 		res, err = ret.result(fmt.Sprintf("DELETE %d", len(deleted)), deleted)

@@ -27,6 +27,20 @@
 //   - COPY ... FROM STDIN is one statement: its data is parsed completely
 //     before it takes the write token, then its rows are inserted together
 //     or not at all (copy.go).
+//   - A statement stops when its context ends (cancel.go): evaluation
+//     looks at the context between a circuit's operators, at every
+//     iteration of a recursive query, every few thousand units of work
+//     inside an operator's long loops, and while scanning a relation. A
+//     statement is atomic under cancellation: it stops with an error and
+//     its statement overlay is discarded, so it leaves nothing behind (a
+//     view being created leaves no catalog entry and no state), or it
+//     completed and is kept whole. Inside a transaction block a canceled
+//     statement fails the block, as any error does. An autocommit
+//     statement canceled while queued for the group committer withdraws
+//     and never runs; once the committer has run it into an epoch, it
+//     commits or fails with that epoch, wholly, and its caller is told
+//     which. COMMIT stopped while it brings the block's views up to date
+//     rolls the whole block back.
 //   - A subscription (SUBSCRIBE, COPY (SUBSCRIBE ...), a SUBSCRIBE cursor)
 //     reads only committed epochs, whole and in commit order, from the
 //     view's change log; it is woken by the commit notification that

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -202,7 +203,7 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 		next, _, err = createView(st, cat, rec.SQL, n.GetViewStmt())
 	case n.GetCreateTableAsStmt() != nil:
 		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}}
-		next, _, err = createMatView(st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
+		next, _, err = createMatView(context.Background(), st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}

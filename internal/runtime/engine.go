@@ -210,9 +210,27 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // Exec parses and runs one statement. params are the values of $1...;
 // paramText, when not nil, supplies them as text to be parsed once their
 // types are inferred.
+//
+// When ctx ends the statement stops soon after, wherever it is (waiting
+// for the write token or the group committer, or evaluating), and fails
+// with SQLSTATE 57014: ErrStatementTimeout past a deadline,
+// ErrCanceledByUser otherwise, or the *errs.Error given as ctx's cause.
+// A write it stopped leaves nothing behind; see the package doc. The
+// session's statement_timeout, when set, is a deadline of its own (the
+// gateway sets the same one), so embedded sessions honour it too.
 func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(query)
 	defer func() { done(res, err) }()
+	if d := s.SettingDuration("statement_timeout"); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
+		defer cancel()
+	}
+	res, err = s.exec(ctx, query, paramText)
+	return res, statementError(ctx, err)
+}
+
+func (s *Session) exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -224,15 +242,15 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 		case ext.AsOfEpoch:
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
 		case ext.Subscribe:
-			return s.statement(func() (*Result, error) { return s.execSubscribe(st) })
+			return s.statement(ctx, func() (*Result, error) { return s.execSubscribe(st) })
 		case ext.CopyTo:
-			return s.statement(func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
+			return s.statement(ctx, func() (*Result, error) { return s.execCopyExt(ctx, st, paramText) })
 		case ext.DeclareCursor:
-			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
+			return s.statement(ctx, func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
 		case ext.Fetch:
-			return s.statement(func() (*Result, error) { return s.fetchExt(ctx, st) })
+			return s.statement(ctx, func() (*Result, error) { return s.fetchExt(ctx, st) })
 		}
-		return s.explainIncremental(st)
+		return s.explainIncremental(ctx, st)
 	}
 	tree, err := pg.Parse(query)
 	if err != nil {
@@ -259,19 +277,19 @@ func parseError(err error) error {
 func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
 	switch {
 	case n.GetTransactionStmt() != nil:
-		return s.execTransaction(n.GetTransactionStmt())
+		return s.execTransaction(ctx, n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil && s.txn.stateOK():
 		return s.execSet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
 		return s.execShow(n.GetVariableShowStmt())
 	}
-	return s.statement(func() (*Result, error) { return s.dispatch(ctx, text, n, paramText) })
+	return s.statement(ctx, func() (*Result, error) { return s.dispatch(ctx, text, n, paramText) })
 }
 
 // statement runs one statement in the open transaction block, or in an
 // implicit transaction of its own outside one: a failure marks the block
 // failed, or rolls the implicit transaction back.
-func (s *Session) statement(run func() (*Result, error)) (*Result, error) {
+func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*Result, error) {
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
@@ -282,7 +300,7 @@ func (s *Session) statement(run func() (*Result, error)) (*Result, error) {
 	res, err := run()
 	if implicit {
 		if err == nil {
-			err = s.commit()
+			err = s.commit(ctx)
 		} else {
 			s.rollback()
 		}
@@ -293,7 +311,7 @@ func (s *Session) statement(run func() (*Result, error)) (*Result, error) {
 	return res, err
 }
 
-func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
+func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*Result, error) {
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		tag := "BEGIN"
@@ -317,7 +335,7 @@ func (s *Session) execTransaction(t *pg.TransactionStmt) (*Result, error) {
 			s.txn = nil
 			return &Result{Tag: "ROLLBACK"}, nil
 		}
-		err := s.commit()
+		err := s.commit(ctx)
 		s.txn = nil
 		if err != nil {
 			return nil, err
@@ -352,7 +370,7 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 
 // commit ends the session's transaction block, committing its writes as
 // one epoch.
-func (s *Session) commit() error {
+func (s *Session) commit(ctx context.Context) error {
 	s.closeCursors()
 	w := s.txn.w
 	if w == nil {
@@ -360,7 +378,7 @@ func (s *Session) commit() error {
 	}
 	s.txn.w = nil
 	defer func() { <-s.eng.writeToken }()
-	if err := w.flush(); err != nil {
+	if err := w.flush(ctx); err != nil {
 		w.ov.Discard()
 		return err
 	}
@@ -385,9 +403,9 @@ func (s *Session) rollback() {
 // first carried through its materialized views, so that the read sees
 // them; a view whose query fails on the block's current state fails the
 // read, as reading a view does in PostgreSQL.
-func (s *Session) readView() (state.Reader, *catalog, func(), error) {
+func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(), error) {
 	if s.txn != nil && s.txn.w != nil {
-		if err := s.txn.w.flush(); err != nil {
+		if err := s.txn.w.flush(ctx); err != nil {
 			return nil, nil, nil, err
 		}
 		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
@@ -415,7 +433,7 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 		s.txn.w = w
 	}
 	if readsViews {
-		if err := s.txn.w.flush(); err != nil {
+		if err := s.txn.w.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -451,7 +469,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		})
 	case n.GetCreateTableAsStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
-			return createMatView(st, w, text, n.GetCreateTableAsStmt(), false, s.recursionLimit())
+			return createMatView(ctx, st, w, text, n.GetCreateTableAsStmt(), false, s.recursionLimit())
 		})
 	case n.GetViewStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -15,8 +16,8 @@ import (
 
 // explainIncremental shows the circuit that maintains a materialized view,
 // or that would maintain a view defined by a query, one operator per row.
-func (s *Session) explainIncremental(st ext.Statement) (*Result, error) {
-	_, cat, done, err := s.readView()
+func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Result, error) {
+	_, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -51,10 +53,13 @@ func decodeStored(v []byte) (zset.Entry, error) {
 
 // readRelation returns the stored contents of the relation under prefix as
 // a batch in key order.
-func readRelation(r state.Reader, prefix []byte) (zset.Batch, error) {
+func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
 	var out zset.Batch
 	var derr error
 	err := r.Scan(prefix, state.PrefixEnd(prefix), func(_, v []byte) bool {
+		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
+			return false
+		}
 		e, err := decodeStored(v)
 		if err != nil {
 			derr = err

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"slices"
 
 	"github.com/rockstream/rockstream/internal/plan"
@@ -101,14 +102,14 @@ func keyPrefixes(o *object, where plan.Expr) ([][]byte, bool) {
 // readCandidates returns the rows of o that where can keep, in key order:
 // those under keyPrefixes when where restricts the leading key column,
 // else all of them.
-func readCandidates(st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
+func readCandidates(ctx context.Context, st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
 	prefixes, ok := keyPrefixes(o, where)
 	if !ok {
-		return readRelation(st, o.rowsPrefix())
+		return readRelation(ctx, st, o.rowsPrefix())
 	}
 	var out zset.Batch
 	for _, p := range prefixes {
-		rows, err := readRelation(st, p)
+		rows, err := readRelation(ctx, st, p)
 		if err != nil {
 			return nil, err
 		}

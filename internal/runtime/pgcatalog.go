@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -88,8 +89,9 @@ func (s *Session) sessionInfo() *sessionInfo {
 // withSession returns a copy of c that answers catalog queries for
 // session s reading r: system functions, OID alias casts and per-row
 // subqueries are bound against it. The copy shares c's objects.
-func (c *catalog) withSession(s *sessionInfo, r state.Reader) *catalog {
+func (c *catalog) withSession(ctx context.Context, s *sessionInfo, r state.Reader) *catalog {
 	cp := *c
+	cp.ctx = ctx
 	cp.session = s
 	cp.pg = &pgSnapshot{}
 	cp.reader = r
@@ -106,7 +108,7 @@ func (c *catalog) RunSubquery(p plan.Node) ([]zset.Row, error) {
 	if c.reader == nil {
 		return nil, errs.New(errs.Internal, "internal error: a per-row subquery outside a session's query")
 	}
-	return runQuery(c.reader, c, p)
+	return runQuery(c.ctx, c.reader, c, p)
 }
 
 // role is one row of pg_roles.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -52,7 +53,7 @@ func allProcs() []proc {
 	procs.once.Do(func() {
 		sigs := types.Functions()
 		system := len(sigs)
-		probe := newCatalog().withSession(&sessionInfo{setting: func(string) string { return "" }}, nil)
+		probe := newCatalog().withSession(context.Background(), &sessionInfo{setting: func(string) string { return "" }}, nil)
 		for _, name := range systemFunctionNames {
 			for _, f := range probe.SystemFunction(name) {
 				sigs = append(sigs, types.FunctionSignature{Name: name, Args: f.Args, Result: f.Result, Volatility: 's'})

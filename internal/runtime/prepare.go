@@ -122,12 +122,12 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 	case n.GetSelectStmt() != nil:
 		// A query binds against the catalog as the session sees it
 		// (system functions, per-row subqueries), as execSelect does.
-		r, view, done, err := s.readView()
+		r, view, done, err := s.readView(context.Background())
 		if err != nil {
 			return err
 		}
 		defer done()
-		b := newBinder(view.withSession(s.sessionInfo(), r), nil, declared)
+		b := newBinder(view.withSession(context.Background(), s.sessionInfo(), r), nil, declared)
 		q, err := b.Query(n)
 		if err != nil {
 			return err

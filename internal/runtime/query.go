@@ -87,12 +87,12 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if sel := n.GetSelectStmt(); sel.IntoClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "SELECT INTO is not supported; use CREATE MATERIALIZED VIEW")
 	}
-	r, cat, done, err := s.readView()
+	r, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	cat = cat.withSession(s.sessionInfo(), r)
+	cat = cat.withSession(ctx, s.sessionInfo(), r)
 	b := newBinder(cat, paramText, s.declared)
 	p, err := b.Query(n)
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
-	rows, err := runQuery(r, cat, p)
+	rows, err := runQuery(ctx, r, cat, p)
 	if err != nil {
 		return nil, err
 	}
@@ -113,17 +113,17 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 // circuit runs once with the relations' whole contents as its input delta;
 // Sort, Limit and the Project between them at the top are applied to the
 // result in order.
-func runQuery(r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
-	return runQueryAt(r, cat, p, 0)
+func runQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
+	return runQueryAt(ctx, r, cat, p, 0)
 }
 
 // runQueryAt is runQuery reading materialized views as of epoch asOf
 // (0: their current contents). Tables have no history, so a query at an
 // epoch may read views only.
-func runQueryAt(r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.Row, error) {
+func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.Row, error) {
 	switch n := p.(type) {
 	case *plan.Limit:
-		rows, err := runQueryAt(r, cat, n.Input, asOf)
+		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
 		if err != nil {
 			return nil, err
 		}
@@ -137,14 +137,14 @@ func runQueryAt(r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.
 		}
 		return rows, nil
 	case *plan.Sort:
-		rows, err := runQueryAt(r, cat, n.Input, asOf)
+		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
 		if err != nil {
 			return nil, err
 		}
 		return sortRows(rows, n.Keys)
 	case *plan.Project:
 		if hasOrder(n.Input) {
-			rows, err := runQueryAt(r, cat, n.Input, asOf)
+			rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
 			if err != nil {
 				return nil, err
 			}
@@ -171,11 +171,11 @@ func runQueryAt(r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.
 		if o == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
 		}
-		if deltas[name], err = relationAt(r, o, asOf); err != nil {
+		if deltas[name], err = relationAt(ctx, r, o, asOf); err != nil {
 			return nil, err
 		}
 	}
-	out, err := c.Step(state.NewOverlay(state.NewMemory()), deltas)
+	out, err := c.Step(ctx, state.NewOverlay(state.NewMemory()), deltas)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func compareSort(a, b types.Value, k plan.SortKey) int {
 // materialized view, in dependency order, steps its circuit over the deltas
 // of the relations it reads, stores its output delta, and passes it on to
 // the views that read it.
-func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
+func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
 	for _, v := range w.cat.matviewsInOrder() {
 		touched := false
 		for _, r := range v.circuit.Relations() {
@@ -271,7 +271,7 @@ func propagate(st state.Store, w *epochWrite, deltas map[string]zset.Batch) erro
 		if !touched {
 			continue
 		}
-		out, err := v.circuit.Step(st, deltas)
+		out, err := v.circuit.Step(ctx, st, deltas)
 		if err != nil {
 			return viewError(v, err)
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -27,7 +28,7 @@ func (e *Engine) verifyViewsLocked() error {
 		if err != nil {
 			return fmt.Errorf("view %s: rebinding: %w", v.name, err)
 		}
-		rows, err := runQuery(e.mu.store, e.mu.cat, p)
+		rows, err := runQuery(context.Background(), e.mu.store, e.mu.cat, p)
 		if err != nil {
 			return fmt.Errorf("view %s: recomputing: %w", v.name, err)
 		}
@@ -38,7 +39,7 @@ func (e *Engine) verifyViewsLocked() error {
 		if want, err = zset.Consolidate(want); err != nil {
 			return err
 		}
-		got, err := readRelation(e.mu.store, v.rowsPrefix())
+		got, err := readRelation(context.Background(), e.mu.store, v.rowsPrefix())
 		if err != nil {
 			return err
 		}

@@ -52,21 +52,22 @@ func unnestSubquery(sl *pg.SubLink) (*pg.SelectStmt, *pg.RangeFunction, *pg.Func
 // turns an expression bound in that context into one over the private
 // row (refusing references to the row around the subquery).
 func (ec *exprCtx) privateUnnest(rf *pg.RangeFunction, fc *pg.FuncCall) (args []plan.Expr, inner *exprCtx, private func(plan.Expr, int32) (plan.Expr, error), err error) {
-	if args, err = ec.funcArgs(fc, "unnest"); err != nil {
+	fn, args, err := ec.unnestArgs(fc)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	elem, err := unnestElement(args, fc.Location)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cols := []plan.Column{{Name: "unnest", Type: elem}}
+	cols := []plan.Column{{Name: fn, Type: elem}}
 	if rf.Alias != nil {
 		cols[0].Name = rf.Alias.Aliasname
 	}
 	if rf.Ordinality {
 		cols = append(cols, plan.Column{Name: "ordinality", Type: types.Of(types.Int8)})
 	}
-	item, err := leafItem(nil, cols, rf.Alias, "unnest")
+	item, err := leafItem(nil, cols, rf.Alias, fn)
 	if err != nil {
 		return nil, nil, nil, posErr(err, fc.Location)
 	}

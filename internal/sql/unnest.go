@@ -72,19 +72,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 		left = &fromItem{tree: &joinTree{leaf: &plan.Values{Rows: [][]plan.Expr{{}}}}}
 	}
 	ec := &exprCtx{st: st, sc: &Scope{items: left.ns}, kind: kindScalar}
-	_, fn := funcName(fc.Funcname)
-	args, err := ec.funcArgs(fc, fn)
+	fn, args, err := ec.unnestArgs(fc)
 	if err != nil {
 		return nil, err
-	}
-	if fn == "generate_series" {
-		// generate_series(start, stop [, step]) over integers is unnest of
-		// the series as an array.
-		series, err := ec.seriesArray(args, loc)
-		if err != nil {
-			return nil, err
-		}
-		args = []plan.Expr{series}
 	}
 	elem, err := unnestElement(args, loc)
 	if err != nil {
@@ -115,6 +105,23 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
+}
+
+// unnestArgs binds the arguments of unnest or generate_series in FROM and
+// returns the function's name and the arguments of the unnest it is:
+// generate_series(start, stop [, step]) over integers is unnest of the
+// series as an array.
+func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
+	_, fn := funcName(fc.Funcname)
+	args, err := ec.funcArgs(fc, fn)
+	if err != nil || fn != "generate_series" {
+		return fn, args, err
+	}
+	series, err := ec.seriesArray(args, fc.Location)
+	if err != nil {
+		return fn, nil, err
+	}
+	return fn, []plan.Expr{series}, nil
 }
 
 // unnestElement checks unnest's arguments and returns the element type.
