@@ -201,7 +201,7 @@ func goScenario(t *testing.T, e endpoint, db *sql.DB, p string, cp copier) {
 			var epoch, diff int64
 			var customer, total, n string
 			must(rows.Scan(&epoch, &diff, &customer, &total, &n))
-			changes = append(changes, fmt.Sprint(diff, customer, total, n))
+			changes = append(changes, fmt.Sprintf("%d %s %s %s", diff, customer, total, n))
 		}
 		must(rows.Err())
 		sort.Strings(changes)
