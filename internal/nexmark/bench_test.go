@@ -3,14 +3,11 @@
 package nexmark_test
 
 import (
-	"context"
-	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/rockstream/rockstream"
 	"github.com/rockstream/rockstream/internal/nexmark"
+	"github.com/rockstream/rockstream/internal/viewbench"
 )
 
 // benchBatch is the number of events per transaction in the benchmarks.
@@ -40,81 +37,29 @@ func BenchmarkQueries(b *testing.B) {
 }
 
 func benchmarkQuery(b *testing.B, name string) {
-	ctx := context.Background()
-	db, err := rockstream.Open(rockstream.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	setup := []string{}
 	for _, t := range nexmark.Tables {
-		if _, err := db.Exec(ctx, t.CreateTable(10*time.Second)); err != nil {
-			b.Fatal(err)
-		}
+		setup = append(setup, t.CreateTable(10*time.Second))
 	}
-	for _, st := range []string{nexmark.SideInputTable, nexmark.SideInputRows()} {
-		if _, err := db.Exec(ctx, st); err != nil {
-			b.Fatal(err)
-		}
-	}
+	setup = append(setup, nexmark.SideInputTable, nexmark.SideInputRows())
 	if name != "none" {
 		q, ok := nexmark.Lookup(name)
 		if !ok {
 			b.Fatalf("no query %s", name)
 		}
-		if _, err := db.Exec(ctx, q.CreateView()); err != nil {
-			b.Fatal(err)
-		}
+		setup = append(setup, q.CreateView())
 	}
 	gen := nexmark.NewGenerator(nexmark.Config{Seed: 1})
-	s := db.Session()
-	defer s.Close()
-	// commitCPU sums the CPU time of the COMMITs, where the views are
-	// maintained from the transaction's changes.
-	var commitCPU time.Duration
-	insert := func(stmts []string) {
-		if _, err := s.Exec(ctx, "BEGIN"); err != nil {
-			b.Fatal(err)
-		}
-		for _, st := range stmts {
-			if _, err := s.Exec(ctx, st); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c := cpuTime(b)
-		if _, err := s.Exec(ctx, "COMMIT"); err != nil {
-			b.Fatal(err)
-		}
-		commitCPU += cpuTime(b) - c
-	}
-	// Warm up: enough events that auctions are open and windows full.
-	for range 20 {
-		insert(nexmark.Inserts(gen.NextN(benchBatch)))
-	}
-	batches := make([][]string, b.N)
-	for i := range batches {
-		batches[i] = nexmark.Inserts(gen.NextN(benchBatch))
-	}
-	runtime.GC()
-	commitCPU = 0
-	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime(b)
-	for i := range b.N {
-		insert(batches[i])
-	}
-	elapsed, cpu := time.Since(start), cpuTime(b)-cpuStart
-	b.StopTimer()
-	events := float64(b.N * benchBatch)
-	b.ReportMetric(events/elapsed.Seconds(), "events/s")
-	b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
-	b.ReportMetric(float64(elapsed.Nanoseconds())/events, "ns/event")
-	b.ReportMetric(float64(commitCPU.Nanoseconds())/events, "commit-cpu-ns/event")
-}
-
-// cpuTime returns the CPU time (user + system) the process has used.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	viewbench.Run(b, viewbench.Workload{
+		Setup: setup,
+		// Enough events that auctions are open and windows full.
+		Warmup: 20,
+		Next: func() viewbench.Txn {
+			return viewbench.Txn{Statements: nexmark.Inserts(gen.NextN(benchBatch)), Units: benchBatch}
+		},
+		Unit: "event",
+		// The oracle tests check the views; recomputing them here would
+		// slow every benchmark run.
+		SkipVerify: true,
+	})
 }

@@ -13,13 +13,14 @@ type Store interface {
 }
 
 // memoryStore is a Store in memory: writes apply at once, so Commit has
-// nothing left to do.
+// nothing left to do. It embeds the *state.Memory itself so that an
+// epoch's overlay commits into the tree without copying its entries.
 type memoryStore struct {
-	state.Store
+	*state.Memory
 }
 
 // NewMemoryStore returns an empty in-memory Store.
-func NewMemoryStore() Store { return memoryStore{state.NewMemory()} }
+func NewMemoryStore() Store { return memoryStore{state.NewMemory().(*state.Memory)} }
 
 func (memoryStore) Commit() error { return nil }
 func (memoryStore) Abort()        {}

@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -114,6 +115,7 @@ func project(input plan.Node, exprs []plan.Expr, cols []plan.Column) plan.Node {
 			input, exprs = inner.Input, merged
 		}
 	}
+	input = dropUnreadRowNumber(input, exprs)
 	in := input.Columns()
 	if len(in) == len(exprs) {
 		same := true
@@ -129,6 +131,28 @@ func project(input plan.Node, exprs []plan.Expr, cols []plan.Column) plan.Node {
 		}
 	}
 	return &plan.Project{Input: input, Exprs: exprs, Cols: cols}
+}
+
+// dropUnreadRowNumber returns input without its row-number column when
+// input is a TopK that numbers its rows and exprs do not read the number
+// (the number bounded the rows, ROW_NUMBER() ... <= k, and is not
+// selected). The same rows are kept; left unnumbered, a change of one row's
+// rank no longer renumbers, retracts and re-inserts, every row ranked after
+// it.
+func dropUnreadRowNumber(input plan.Node, exprs []plan.Expr) plan.Node {
+	t, ok := input.(*plan.TopK)
+	if !ok || !t.RowNumber {
+		return input
+	}
+	rn := len(t.Cols) - 1
+	for _, e := range exprs {
+		if slices.Contains(colRefIndexes(e), rn) {
+			return input
+		}
+	}
+	out := *t
+	out.RowNumber, out.Cols = false, t.Cols[:rn:rn]
+	return &out
 }
 
 // limitOffset evaluates LIMIT and OFFSET, which must be constant (a

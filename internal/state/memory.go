@@ -8,29 +8,6 @@ import (
 	"github.com/tidwall/btree"
 )
 
-// entry is one key in a tree: a value, or (in an Overlay) a deletion.
-type entry struct {
-	key, value []byte
-	deleted    bool
-}
-
-func entryLess(a, b entry) bool { return bytes.Compare(a.key, b.key) < 0 }
-
-func newTree() *btree.BTreeG[entry] {
-	// The engine drives a store from one goroutine at a time (the shard
-	// actor), so the tree's own locks would only cost.
-	return btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})
-}
-
-// owned returns an entry holding copies of key and value, both in one
-// allocation.
-func owned(key, value []byte) entry {
-	buf := make([]byte, len(key)+len(value))
-	n := copy(buf, key)
-	copy(buf[n:], value)
-	return entry{key: buf[:n:n], value: buf[n:]}
-}
-
 // errWriteInScan is returned for a write made by a scan callback into the
 // store being scanned.
 var errWriteInScan = errors.New("state: write during a scan of the same store")
@@ -50,11 +27,11 @@ func NewMemory() Store { return &Memory{tree: newTree()} }
 
 // Get implements Reader.
 func (m *Memory) Get(key []byte) ([]byte, bool, error) {
-	e, ok := m.tree.Get(entry{key: key})
+	e, ok := m.tree.Get(probe(key))
 	if !ok {
 		return nil, false, nil
 	}
-	return e.value, true, nil
+	return e.value(), true, nil
 }
 
 // Set implements Writer.
@@ -71,7 +48,7 @@ func (m *Memory) Delete(key []byte) error {
 	if m.scanning.Load() > 0 {
 		return errWriteInScan
 	}
-	m.tree.Delete(entry{key: key})
+	m.tree.Delete(probe(key))
 	return nil
 }
 
@@ -79,11 +56,11 @@ func (m *Memory) Delete(key []byte) error {
 func (m *Memory) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 	m.scanning.Add(1)
 	defer m.scanning.Add(-1)
-	m.tree.Ascend(entry{key: lo}, func(e entry) bool {
-		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+	m.tree.Ascend(probe(lo), func(e entry) bool {
+		if hi != nil && bytes.Compare(e.key(), hi) >= 0 {
 			return false
 		}
-		return fn(e.key, e.value)
+		return fn(e.key(), e.value())
 	})
 	return nil
 }
@@ -93,18 +70,18 @@ func (m *Memory) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) err
 	m.scanning.Add(1)
 	defer m.scanning.Add(-1)
 	visit := func(e entry) bool {
-		if bytes.Compare(e.key, lo) < 0 {
+		if bytes.Compare(e.key(), lo) < 0 {
 			return false
 		}
-		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+		if hi != nil && bytes.Compare(e.key(), hi) >= 0 {
 			return true // hi itself: the pivot is inclusive
 		}
-		return fn(e.key, e.value)
+		return fn(e.key(), e.value())
 	}
 	if hi == nil {
 		m.tree.Reverse(visit)
 	} else {
-		m.tree.Descend(entry{key: hi}, visit)
+		m.tree.Descend(probe(hi), visit)
 	}
 	return nil
 }
@@ -137,11 +114,11 @@ func (o *Overlay) Len() int { return o.writes.Len() }
 
 // Get implements Reader.
 func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
-	if e, ok := o.writes.Get(entry{key: key}); ok {
+	if e, ok := o.writes.Get(probe(key)); ok {
 		if e.deleted {
 			return nil, false, nil
 		}
-		return e.value, true, nil
+		return e.value(), true, nil
 	}
 	return o.parent.Get(key)
 }
@@ -162,7 +139,7 @@ func (o *Overlay) Delete(key []byte) error {
 		return errWriteInScan
 	}
 	e := owned(key, nil)
-	e.value, e.deleted = nil, true
+	e.deleted = true
 	o.writes.Set(e)
 	return nil
 }
@@ -177,13 +154,13 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 	}
 	it := o.writes.Iter()
 	defer it.Release()
-	own, ok := it.Seek(entry{key: lo}), true
+	own, ok := it.Seek(probe(lo)), true
 	ownItem := func() (entry, bool) {
 		if !own {
 			return entry{}, false
 		}
 		e := it.Item()
-		if hi != nil && bytes.Compare(e.key, hi) >= 0 {
+		if hi != nil && bytes.Compare(e.key(), hi) >= 0 {
 			own = false
 			return entry{}, false
 		}
@@ -199,7 +176,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			}
 			c := -1
 			if key != nil {
-				c = bytes.Compare(e.key, key)
+				c = bytes.Compare(e.key(), key)
 			}
 			if c == 0 {
 				return true
@@ -207,7 +184,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			if c > 0 {
 				return false
 			}
-			if !e.deleted && !fn(e.key, e.value) {
+			if !e.deleted && !fn(e.key(), e.value()) {
 				ok = false
 				return false
 			}
@@ -221,7 +198,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			if e.deleted {
 				return true
 			}
-			ok = fn(e.key, e.value)
+			ok = fn(e.key(), e.value())
 			return ok
 		}
 		if !ok {
@@ -249,7 +226,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 	var own bool
 	if hi == nil {
 		own = it.Last()
-	} else if it.Seek(entry{key: hi}) {
+	} else if it.Seek(probe(hi)) {
 		own = it.Prev()
 	} else {
 		own = it.Last()
@@ -260,7 +237,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			return entry{}, false
 		}
 		e := it.Item()
-		if bytes.Compare(e.key, lo) < 0 {
+		if bytes.Compare(e.key(), lo) < 0 {
 			own = false
 			return entry{}, false
 		}
@@ -276,7 +253,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			}
 			c := 1
 			if key != nil {
-				c = bytes.Compare(e.key, key)
+				c = bytes.Compare(e.key(), key)
 			}
 			if c == 0 {
 				return true
@@ -284,7 +261,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			if c < 0 {
 				return false
 			}
-			if !e.deleted && !fn(e.key, e.value) {
+			if !e.deleted && !fn(e.key(), e.value()) {
 				ok = false
 				return false
 			}
@@ -298,7 +275,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			if e.deleted {
 				return true
 			}
-			ok = fn(e.key, e.value)
+			ok = fn(e.key(), e.value())
 			return ok
 		}
 		if !ok {
@@ -319,8 +296,8 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 // not written, and then the parent answers alone.
 func (o *Overlay) writesIn(lo, hi []byte) bool {
 	found := false
-	o.writes.Ascend(entry{key: lo}, func(e entry) bool {
-		found = hi == nil || bytes.Compare(e.key, hi) < 0
+	o.writes.Ascend(probe(lo), func(e entry) bool {
+		found = hi == nil || bytes.Compare(e.key(), hi) < 0
 		return false
 	})
 	return found
@@ -331,27 +308,31 @@ func (o *Overlay) writesIn(lo, hi []byte) bool {
 // the overlay keeps every write; the parent may then hold some of them,
 // so a caller that needs all-or-nothing commits into an Overlay or a
 // batch.
+//
+// Into a Memory (or a Store embedding one) or another Overlay, Commit
+// hands over its entries, which are its own immutable copies, instead of
+// copying them again, and an overlay committed into an overlay keeps
+// whichever of the two trees is larger and moves the smaller one's
+// entries into it.
 func (o *Overlay) Commit() error {
-	if m, ok := o.parent.(*Memory); ok && m.scanning.Load() == 0 {
-		// The entries are the overlay's own immutable copies: hand them
-		// over instead of copying them again.
-		o.writes.Scan(func(e entry) bool {
-			if e.deleted {
-				m.tree.Delete(e)
-			} else {
-				m.tree.Set(e)
-			}
-			return true
-		})
-		o.writes.Clear()
-		return nil
+	switch p := o.parent.(type) {
+	case *Overlay:
+		if p.scanning == 0 {
+			o.commitIntoOverlay(p)
+			return nil
+		}
+	case memoryHolder:
+		if m := p.memory(); m.scanning.Load() == 0 {
+			o.commitIntoMemory(m)
+			return nil
+		}
 	}
 	var err error
 	o.writes.Scan(func(e entry) bool {
 		if e.deleted {
-			err = o.parent.Delete(e.key)
+			err = o.parent.Delete(e.key())
 		} else {
-			err = o.parent.Set(e.key, e.value)
+			err = o.parent.Set(e.key(), e.value())
 		}
 		return err == nil
 	})
@@ -361,6 +342,54 @@ func (o *Overlay) Commit() error {
 	o.writes.Clear()
 	return nil
 }
+
+// commitIntoMemory applies the writes to m. They come in key order, so a
+// path hint (where the previous key went) saves most of each descent when
+// consecutive writes land in the same leaf.
+func (o *Overlay) commitIntoMemory(m *Memory) {
+	var hint btree.PathHint
+	o.writes.Scan(func(e entry) bool {
+		if e.deleted {
+			m.tree.DeleteHint(e, &hint)
+		} else {
+			m.tree.SetHint(e, &hint)
+		}
+		return true
+	})
+	o.writes.Clear()
+}
+
+// commitIntoOverlay merges the writes into p's, o's winning on equal keys
+// (a deletion stays a deletion that hides p's parent's value). The
+// smaller tree's entries are inserted into the larger one, which becomes
+// p's; a statement committed into an epoch that has written nothing yet
+// costs no insertion at all.
+func (o *Overlay) commitIntoOverlay(p *Overlay) {
+	var hint btree.PathHint
+	if o.writes.Len() > p.writes.Len() {
+		p.writes.Scan(func(e entry) bool {
+			if prev, shadowed := o.writes.SetHint(e, &hint); shadowed {
+				o.writes.SetHint(prev, &hint)
+			}
+			return true
+		})
+		p.writes, o.writes = o.writes, p.writes
+	} else {
+		o.writes.Scan(func(e entry) bool {
+			p.writes.SetHint(e, &hint)
+			return true
+		})
+	}
+	o.writes.Clear()
+}
+
+// memoryHolder is implemented by a Memory and, through embedding, by any
+// Store that embeds a *Memory; Commit writes into such a store's Memory
+// directly. A type embedding *Memory must therefore not give Set or
+// Delete another meaning.
+type memoryHolder interface{ memory() *Memory }
+
+func (m *Memory) memory() *Memory { return m }
 
 // Discard drops the overlay's writes.
 func (o *Overlay) Discard() { o.writes.Clear() }

@@ -2,9 +2,13 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
+
+	"github.com/rockstream/rockstream/internal/proccpu"
 )
 
 // The store suite and the model test run from package statetest, against
@@ -100,5 +104,124 @@ func BenchmarkMemorySet(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		key = fmt.Appendf(key[:0], "k%08d", i%100000)
 		_ = st.Set(key, key)
+	}
+}
+
+// TestOverlayCommitIntoOverlay commits overlays into an overlay that holds
+// fewer and more writes than they do (the two ways the trees merge), with
+// equal keys on both sides, and the result into a Memory wrapped as the
+// engine wraps it.
+func TestOverlayCommitIntoOverlay(t *testing.T) {
+	for _, childWrites := range []int{2, 40} {
+		t.Run(fmt.Sprint(childWrites), func(t *testing.T) {
+			m := NewMemory().(*Memory)
+			base := struct{ *Memory }{m}
+			model := map[string]string{}
+			set := func(w Writer, k, v string) {
+				mustSet(t, w, k, v)
+				model[k] = v
+			}
+			del := func(w Writer, k string) {
+				if err := w.Delete([]byte(k)); err != nil {
+					t.Fatal(err)
+				}
+				delete(model, k)
+			}
+			for i := range 30 {
+				set(m, fmt.Sprintf("k%02d", i), "m")
+			}
+			epoch := NewOverlay(base)
+			for i := 0; i < 30; i += 3 {
+				set(epoch, fmt.Sprintf("k%02d", i), "e")
+				del(epoch, fmt.Sprintf("k%02d", i+1))
+			}
+			del(epoch, "k05")
+			stmt := NewOverlay(epoch)
+			for i := range childWrites {
+				k := fmt.Sprintf("k%02d", (i*7)%50)
+				if i%4 == 3 {
+					del(stmt, k)
+				} else {
+					set(stmt, k, "s")
+				}
+			}
+			set(stmt, "k04", "s") // deleted by the epoch, set again
+			if err := stmt.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if stmt.Len() != 0 {
+				t.Fatalf("statement holds %d writes after Commit", stmt.Len())
+			}
+			var want []kv
+			for _, k := range slices.Sorted(maps.Keys(model)) {
+				want = append(want, kv{k, model[k]})
+			}
+			if got := scanAll(t, epoch, nil, nil, false); !slices.Equal(got, want) {
+				t.Fatalf("epoch after the statement's Commit = %v, want %v", got, want)
+			}
+			if err := epoch.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if got := scanAll(t, m, nil, nil, false); !slices.Equal(got, want) {
+				t.Fatalf("memory after the epoch's Commit = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// BenchmarkEpochCommit follows the engine's pattern of writes: a Memory
+// holding 200,000 keys laid out as a join arrangement's (namespace, view
+// id, operator id, side, an encoded bigint join key, a row), an epoch
+// overlay over it, and ten statement overlays
+// of 100 scattered writes each (one in ten a delete), each committed into
+// the epoch, which is then committed into the Memory. Per write.
+func BenchmarkEpochCommit(b *testing.B) {
+	const base, stmts, perStmt = 200000, 10, 100
+	key := func(dst []byte, i int) []byte {
+		dst = append(dst[:0], 0x03, 0x05, 0, 0, 0, 3, 'l', 0x30)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(i)^1<<63)
+		return fmt.Appendf(append(dst, 0x01), "row payload %d", i)
+	}
+	parents := []struct {
+		name string
+		wrap func(*Memory) Store
+	}{
+		{"memory", func(m *Memory) Store { return m }},
+		{"embedded", func(m *Memory) Store { return struct{ *Memory }{m} }},
+	}
+	for _, p := range parents {
+		b.Run(p.name, func(b *testing.B) {
+			m := NewMemory().(*Memory)
+			var k []byte
+			for i := range base {
+				k = key(k, i)
+				_ = m.Set(k, k)
+			}
+			parent := p.wrap(m)
+			n, cpu := 0, proccpu.Used()
+			for b.Loop() {
+				epoch := NewOverlay(parent)
+				for range stmts {
+					st := NewOverlay(epoch)
+					for range perStmt {
+						n++
+						k = key(k, (n*7919)%(base+base/10))
+						if n%10 == 0 {
+							_ = st.Delete(k)
+						} else {
+							_ = st.Set(k, k)
+						}
+					}
+					if err := st.Commit(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := epoch.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/write")
+			b.ReportMetric(float64((proccpu.Used()-cpu).Nanoseconds())/float64(n), "cpu-ns/write")
+		})
 	}
 }

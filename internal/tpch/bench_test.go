@@ -3,11 +3,11 @@ package tpch
 import (
 	"context"
 	"flag"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rockstream/rockstream"
+	"github.com/rockstream/rockstream/internal/viewbench"
 )
 
 var benchScaleFlag = flag.Float64("tpch.bench.sf", 0.01, "scale factor of BenchmarkRefresh")
@@ -70,12 +70,12 @@ func BenchmarkRefresh(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		rf1, rf2 := g.RF1(g.RefreshSize()), g.RF2(g.RefreshSize())
-		start := processCPU()
+		start := viewbench.CPUTime(b)
 		b.StartTimer()
 		run(rf1)
 		run(rf2)
 		b.StopTimer()
-		cpu += processCPU() - start
+		cpu += viewbench.CPUTime(b) - start
 		b.StartTimer()
 		rows += rf1.Rows + rf2.Rows
 	}
@@ -84,13 +84,4 @@ func BenchmarkRefresh(b *testing.B) {
 	// garbage collector included) is steadier than wall time on a shared
 	// machine.
 	b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
-}
-
-// processCPU returns the CPU time the process has used, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,0 +1,71 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/tidwall/btree"
+)
+
+// entry is one key in a tree: a value, or (in an Overlay) a deletion.
+//
+// head holds the key's first 16 bytes (big-endian, zero-padded), so that
+// most comparisons during a descent are two integer comparisons on the
+// node's own items: comparing the key bytes themselves means following a
+// pointer to another allocation, a cache miss in a large tree. Keys share
+// long prefixes (a namespace, a relation or operator id, a side), but the
+// first 16 bytes usually reach the first column of the encoded key, where
+// neighbouring keys differ.
+type entry struct {
+	head    [2]uint64
+	kv      []byte // the key, then the value
+	klen    uint32
+	deleted bool
+}
+
+func (e entry) key() []byte   { return e.kv[:e.klen:e.klen] }
+func (e entry) value() []byte { return e.kv[e.klen:] }
+
+// headOf returns the first 16 bytes of key as two big-endian words,
+// padded with zeros.
+func headOf(key []byte) [2]uint64 {
+	if len(key) >= 16 {
+		return [2]uint64{binary.BigEndian.Uint64(key), binary.BigEndian.Uint64(key[8:])}
+	}
+	var buf [16]byte
+	copy(buf[:], key)
+	return [2]uint64{binary.BigEndian.Uint64(buf[:]), binary.BigEndian.Uint64(buf[8:])}
+}
+
+// probe returns an entry to look key up with. It refers to key without
+// copying it.
+func probe(key []byte) entry {
+	return entry{head: headOf(key), kv: key, klen: uint32(len(key))}
+}
+
+// owned returns an entry holding copies of key and value, both in one
+// allocation.
+func owned(key, value []byte) entry {
+	kv := make([]byte, len(key)+len(value))
+	copy(kv[copy(kv, key):], value)
+	return entry{head: headOf(key), kv: kv, klen: uint32(len(key))}
+}
+
+// entryLess orders entries by key, bytewise. Different heads decide;
+// equal heads (equal first 16 bytes, or a key shorter than 16 bytes whose
+// zero padding matches) fall back to the whole keys.
+func entryLess(a, b entry) bool {
+	if a.head[0] != b.head[0] {
+		return a.head[0] < b.head[0]
+	}
+	if a.head[1] != b.head[1] {
+		return a.head[1] < b.head[1]
+	}
+	return bytes.Compare(a.key(), b.key()) < 0
+}
+
+func newTree() *btree.BTreeG[entry] {
+	// The engine drives a store from one goroutine at a time (the shard
+	// actor), so the tree's own locks would only cost.
+	return btree.NewBTreeGOptions(entryLess, btree.Options{NoLocks: true})
+}

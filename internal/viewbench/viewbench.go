@@ -1,0 +1,125 @@
+//go:build unix
+
+// Package viewbench measures materialized view maintenance through the
+// embedded API. A workload is a set of tables and views and a stream of
+// transactions of SQL text; Run prepares the stream before the timer
+// starts, applies it from one session, and reports throughput per second
+// of wall time and per second of the process's CPU time. The machine the
+// benchmarks run on is shared, and CPU time (user + system, the engine's
+// goroutines and the garbage collector included) is the steadier measure.
+//
+// Metrics, per unit (a row inserted, deleted or updated, or an event):
+//
+//	<unit>s/s          wall-clock throughput
+//	<unit>s/cpu-s      throughput per core
+//	cpu-ns/<unit>      CPU time of whole transactions (parsing included)
+//	commit-cpu-ns/<unit> CPU time of the COMMITs alone: maintaining the
+//	                   views and writing the epoch, without parsing
+//
+// After the timed loop Run checks every view against its query recomputed
+// from scratch, so a benchmark cannot report the speed of a wrong result.
+package viewbench
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rockstream/rockstream"
+	"github.com/rockstream/rockstream/internal/proccpu"
+)
+
+// Txn is one transaction of a workload: statements run between BEGIN and
+// COMMIT, and the number of units (rows or events) they change.
+type Txn struct {
+	Statements []string
+	Units      int
+}
+
+// Workload describes a benchmark.
+type Workload struct {
+	// Setup runs first, each statement on its own (CREATE TABLE, CREATE
+	// MATERIALIZED VIEW, initial data).
+	Setup []string
+	// Warmup is the number of transactions applied before timing.
+	Warmup int
+	// Next returns the workload's next transaction. It is called Warmup +
+	// b.N times, all before the timer starts.
+	Next func() Txn
+	// Unit names what Txn.Units counts in the metrics ("row" when empty).
+	Unit string
+	// SkipVerify leaves out the final check of the views, for workloads
+	// whose recomputation would dominate the run.
+	SkipVerify bool
+}
+
+// Run opens an in-memory instance, sets up the workload and measures b.N
+// of its transactions.
+func Run(b *testing.B, w Workload) {
+	ctx := context.Background()
+	db, err := rockstream.Open(rockstream.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, st := range w.Setup {
+		if _, err := db.Exec(ctx, st); err != nil {
+			b.Fatalf("%.80s: %v", st, err)
+		}
+	}
+	s := db.Session()
+	defer s.Close()
+	var commitCPU time.Duration
+	apply := func(t Txn) {
+		if _, err := s.Exec(ctx, "BEGIN"); err != nil {
+			b.Fatal(err)
+		}
+		for _, st := range t.Statements {
+			if _, err := s.Exec(ctx, st); err != nil {
+				b.Fatalf("%.80s: %v", st, err)
+			}
+		}
+		c := CPUTime(b)
+		if _, err := s.Exec(ctx, "COMMIT"); err != nil {
+			b.Fatal(err)
+		}
+		commitCPU += CPUTime(b) - c
+	}
+	for range w.Warmup {
+		apply(w.Next())
+	}
+	txns := make([]Txn, b.N)
+	units := 0
+	for i := range txns {
+		txns[i] = w.Next()
+		units += txns[i].Units
+	}
+	runtime.GC()
+	commitCPU = 0
+	b.ResetTimer()
+	start, cpuStart := time.Now(), CPUTime(b)
+	for _, t := range txns {
+		apply(t)
+	}
+	elapsed, cpu := time.Since(start), CPUTime(b)-cpuStart
+	b.StopTimer()
+	unit := w.Unit
+	if unit == "" {
+		unit = "row"
+	}
+	n := float64(units)
+	b.ReportMetric(n/elapsed.Seconds(), unit+"s/s")
+	b.ReportMetric(n/cpu.Seconds(), unit+"s/cpu-s")
+	b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/"+unit)
+	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/"+unit)
+	b.ReportMetric(float64(commitCPU.Nanoseconds())/n, "commit-cpu-ns/"+unit)
+	if !w.SkipVerify {
+		if err := db.VerifyViews(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// CPUTime returns the CPU time (user + system) the process has used.
+func CPUTime(testing.TB) time.Duration { return proccpu.Used() }
