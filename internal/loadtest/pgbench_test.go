@@ -106,11 +106,12 @@ func TestPgbenchSideBySide(t *testing.T) {
 		}
 	}
 
-	fmt.Printf("\npgbench -M prepared -c %d -j 2 -T %s, per script (table grows during the insert run)\n", *pgbenchClients, pgbenchTime.String())
-	fmt.Printf("%-18s | %-38s | %-38s\n", "script", "RockStream tps  p50 ms  p99 ms", "PostgreSQL tps  p50 ms  p99 ms")
+	fmt.Printf("\npgbench -M prepared -c %d -j 2 -T %s, per script (the table grows during the insert run)\n", *pgbenchClients, pgbenchTime.String())
+	fmt.Printf("%-16s | %10s %8s %8s | %10s %8s %8s\n", "", "RockStream", "", "", "PostgreSQL", "", "")
+	fmt.Printf("%-16s | %10s %8s %8s | %10s %8s %8s\n", "script", "tps", "p50 ms", "p99 ms", "tps", "p50 ms", "p99 ms")
 	for i, s := range pgbenchScripts {
 		rs, pq := results["RockStream"][i], results["PostgreSQL"][i]
-		fmt.Printf("%-18s | %14.0f %7.3f %7.3f %7s | %14.0f %7.3f %7.3f %7s\n", s.name, rs.tps, rs.p50, rs.p99, "", pq.tps, pq.p50, pq.p99, "")
+		fmt.Printf("%-16s | %10.0f %8.3f %8.3f | %10.0f %8.3f %8.3f\n", s.name, rs.tps, rs.p50, rs.p99, pq.tps, pq.p50, pq.p99)
 	}
 }
 
