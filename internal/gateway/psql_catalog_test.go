@@ -68,7 +68,7 @@ func TestPsqlCatalog(t *testing.T) {
 	}
 	for cmd, frags := range map[string][]string{
 		`\l`:  {"Name,Owner,Encoding,Collate,Ctype,ICU Locale,Locale Provider,Access privileges\nrockstream,rockstream,UTF8,C,C,,libc,\n"},
-		`\dn`: {"Name,Owner\npublic,rockstream\nrockstream_catalog,rockstream\n"},
+		`\dn`: {"Name,Owner\npublic,pg_database_owner\nrockstream_catalog,rockstream\n"},
 		`\du`: {"rockstream,\"Superuser, Create role, Create DB, Replication, Bypass RLS\",{}\n", "postgres,"},
 	} {
 		got := psql(t, "127.0.0.1", ts.port(), "postgres", "rockstream", cmd)

@@ -204,3 +204,12 @@ func TestWorkloadsAreValid(t *testing.T) {
 		}
 	})
 }
+
+// TestRandomViewsOverWire is TestRandomViews through the PostgreSQL wire
+// gateway (pgx's pgconn on both sides), for a quarter of -oracle.cases.
+func TestRandomViewsOverWire(t *testing.T) {
+	cases := *casesFlag
+	defer func() { *casesFlag = cases }()
+	*casesFlag = max(1, cases/4)
+	checkRandomViews(t, func() (Engine, error) { return OpenWire(context.Background()) })
+}

@@ -161,6 +161,8 @@ type Session struct {
 	// declared holds the parameter types of the prepared statement being
 	// run (prepare.go); nil otherwise.
 	declared []types.Type
+	// sqlPrepared holds the statements of SQL PREPARE (sqlprepare.go).
+	sqlPrepared map[string]*Prepared
 	// onNotice receives the session's notices; nil discards them.
 	onNotice func(Notice)
 	// act is the session's entry in the engine's registry (sessions.go).
@@ -263,6 +265,9 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 		return nil, errs.New(errs.SyntaxError, "cannot run several statements at once here; split them first")
 	}
 	raw := tree.Stmts[0]
+	if res, ok, err := s.preparedStatement(ctx, tree.Version, raw.Stmt); ok {
+		return res, err
+	}
 	return s.execNode(ctx, query, raw.Stmt, paramText)
 }
 

@@ -40,6 +40,7 @@ const (
 	infoSchemaNamespace     = 13207
 	rockstreamNamespace     = 16383
 	bootstrapRoleOID        = 10
+	databaseOwnerRoleOID    = 6171 // pg_database_owner, which owns public
 	databaseOID             = 16384
 	defaultCollationOID     = 100
 	cCollationOID           = 950
@@ -119,12 +120,14 @@ type role struct {
 	login bool
 }
 
-// roles returns the roles pg_roles lists: the bootstrap superuser, the
+// roles returns the roles pg_roles lists: the bootstrap superuser,
+// pg_database_owner (as in PostgreSQL 15, the owner of schema public), the
 // roles created with CREATE ROLE (roles.go), and the session's role when
 // it is neither (a connection the gateway trusts without a role).
 func (c *catalog) roles() []role {
-	out := []role{{oid: bootstrapRoleOID, name: bootstrapRole, super: true, login: true}}
-	seen := map[string]bool{bootstrapRole: true}
+	out := []role{{oid: bootstrapRoleOID, name: bootstrapRole, super: true, login: true},
+		{oid: databaseOwnerRoleOID, name: "pg_database_owner"}}
+	seen := map[string]bool{bootstrapRole: true, "pg_database_owner": true}
 	if c.reader != nil {
 		_ = c.reader.Scan(rolePrefix, state.PrefixEnd(rolePrefix), func(k, _ []byte) bool {
 			r, err := readRole(c.reader, string(k[len(rolePrefix):]))

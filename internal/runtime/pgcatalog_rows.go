@@ -44,6 +44,9 @@ func pgNamespaceRows(*catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_namespace")
 	for _, n := range namespaces {
 		owner := uint32(bootstrapRoleOID)
+		if n.oid == publicNamespace {
+			owner = databaseOwnerRoleOID
+		}
 		b.row().set("oid", n.oid).set("nspname", n.name).set("nspowner", owner)
 	}
 	return b.rows, nil

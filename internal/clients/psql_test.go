@@ -1,0 +1,95 @@
+package clients
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the psql tests")
+
+// TestPsql runs the scenario as a psql script; what psql prints (results,
+// COPY output, errors, \d output) is compared with psql_scenario.expected.
+func TestPsql(t *testing.T) {
+	if *target == "postgres" {
+		t.Skip("the psql scenario uses SUBSCRIBE and materialized views; TestPsqlDescribeMatchesPostgres covers the reference")
+	}
+	psql := requireTool(t, "psql")
+	e := serverFor(t)
+	got := runCombined(t, e, "testdata", psql, "-X", "-q", "-f", "psql_scenario.sql")
+	golden(t, "testdata/psql_scenario.expected", got)
+}
+
+// describeSchema is created in RockStream and in PostgreSQL; psql's
+// describe commands must then print the same in both.
+const describeSchema = `
+CREATE TABLE ps_orders (id int PRIMARY KEY, customer text NOT NULL, amount numeric(10,2), placed date, note varchar(20));
+CREATE TABLE ps_events (at timestamptz, kind text, payload bytea, ok boolean, score double precision);
+CREATE VIEW ps_big AS SELECT id, amount FROM ps_orders WHERE amount > 5;
+CREATE MATERIALIZED VIEW ps_totals AS SELECT customer, sum(amount) AS total, count(*) AS n FROM ps_orders GROUP BY customer;
+`
+
+// TestPsqlDescribeMatchesPostgres checks that psql's \d family prints the
+// same for RockStream as for PostgreSQL over the same schema.
+func TestPsqlDescribeMatchesPostgres(t *testing.T) {
+	psql := requireTool(t, "psql")
+	rs := serverFor(t)
+	pg := serverFor(t)
+	if !pg.postgres {
+		pg = postgresEndpoint(t)
+	}
+	// The objects of both are owned by a role named rockstream, RockStream's
+	// bootstrap superuser.
+	runCombined(t, pg, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
+	rs.user, pg.user = "rockstream", "rockstream"
+	for _, e := range []endpoint{rs, pg} {
+		runCombined(t, e, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", describeSchema)
+	}
+	// \dn differs by design: RockStream has the schema rockstream_catalog.
+	for _, cmd := range []string{`\dt`, `\dv`, `\dm`, `\d ps_orders`, `\d+ ps_orders`, `\d ps_events`, `\d ps_big`, `\d ps_totals`} {
+		want := runCombined(t, pg, ".", psql, "-X", "-c", cmd)
+		got := runCombined(t, rs, ".", psql, "-X", "-c", cmd)
+		if got != want {
+			t.Errorf("psql %s differs from PostgreSQL's\nRockStream:\n%s\nPostgreSQL:\n%s", cmd, got, want)
+		}
+	}
+}
+
+// runCombined runs psql with its standard output and error in one stream,
+// as a terminal shows them.
+func runCombined(t *testing.T, e endpoint, dir, prog string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Env = e.env("ps")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("running %s: %v", prog, err)
+		}
+		t.Logf("%s %s: %v", prog, strings.Join(args, " "), err)
+	}
+	return out.String()
+}
+
+// golden compares got with a golden file, rewriting it under -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (rerun with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}

@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// SQL-level prepared statements: PREPARE name [(types)] AS statement,
+// EXECUTE name [(values)] and DEALLOCATE [PREPARE] name | ALL, as in
+// PostgreSQL. A statement prepared this way lives until DEALLOCATE or the
+// end of the session; it is bound again, against the catalog as it is
+// then, each time it runs (as ExecPrepared does). The wire protocol's
+// prepared statements (Parse) are kept by the gateway, in a namespace of
+// their own.
+
+// preparedStatement runs PREPARE, EXECUTE and DEALLOCATE; handled is false
+// for any other statement.
+//
+// version is the parse tree's version, which printing a node back needs.
+func (s *Session) preparedStatement(ctx context.Context, version int32, n *pg.Node) (res *Result, handled bool, err error) {
+	switch {
+	case n.GetPrepareStmt() != nil:
+		res, err = s.prepareSQL(version, n.GetPrepareStmt())
+	case n.GetExecuteStmt() != nil:
+		res, err = s.executeSQL(ctx, version, n.GetExecuteStmt())
+	case n.GetDeallocateStmt() != nil:
+		res, err = s.deallocateSQL(n.GetDeallocateStmt())
+	default:
+		return nil, false, nil
+	}
+	if err != nil && s.txn != nil && s.txn.block {
+		s.txn.state = txnFailed
+	}
+	return res, true, err
+}
+
+func (s *Session) prepareSQL(version int32, st *pg.PrepareStmt) (*Result, error) {
+	if err := s.CheckNotFailed(); err != nil {
+		return nil, err
+	}
+	if _, ok := s.sqlPrepared[st.Name]; ok {
+		return nil, errs.Newf(errs.DuplicatePrepared, "prepared statement %q already exists", st.Name)
+	}
+	declared := make([]types.Type, len(st.Argtypes))
+	for i, a := range st.Argtypes {
+		t, err := sql.TypeOf(a.GetTypeName())
+		if err != nil {
+			return nil, err
+		}
+		declared[i] = t
+	}
+	text, err := pg.Deparse(&pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{{Stmt: st.Query}}})
+	if err != nil {
+		return nil, errs.Newf(errs.Internal, "internal error: printing the prepared statement: %v", err)
+	}
+	p, err := s.Prepare(text, declared)
+	if err != nil {
+		return nil, err
+	}
+	if s.sqlPrepared == nil {
+		s.sqlPrepared = map[string]*Prepared{}
+	}
+	s.sqlPrepared[st.Name] = p
+	return &Result{Tag: "PREPARE"}, nil
+}
+
+// executeSQL evaluates EXECUTE's values, each as its parameter's type, and
+// runs the prepared statement with them.
+func (s *Session) executeSQL(ctx context.Context, version int32, st *pg.ExecuteStmt) (*Result, error) {
+	if err := s.CheckNotFailed(); err != nil {
+		return nil, err
+	}
+	p, ok := s.sqlPrepared[st.Name]
+	if !ok {
+		return nil, errs.Newf(errs.InvalidStatementName, "prepared statement %q does not exist", st.Name)
+	}
+	if len(st.Params) != len(p.ParamTypes) {
+		e := errs.Newf(errs.SyntaxError, "wrong number of parameters for prepared statement %q", st.Name).(*errs.Error)
+		e.Detail = fmt.Sprintf("Expected %d parameters but got %d.", len(p.ParamTypes), len(st.Params))
+		return nil, e
+	}
+	texts := make([]*string, len(st.Params))
+	for i, e := range st.Params {
+		v, err := s.evalParam(ctx, version, e, p.ParamTypes[i])
+		if err != nil {
+			return nil, err
+		}
+		texts[i] = v
+	}
+	return s.ExecPrepared(ctx, p, texts)
+}
+
+// evalParam evaluates one of EXECUTE's values as type t and returns its
+// text (nil for NULL).
+func (s *Session) evalParam(ctx context.Context, version int32, e *pg.Node, t types.Type) (*string, error) {
+	sel, err := pg.Deparse(&pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(e, 0)}}}}}}})
+	if err != nil || !strings.HasPrefix(sel, "SELECT ") {
+		return nil, errs.Newf(errs.Internal, "internal error: printing a parameter of EXECUTE: %v", err)
+	}
+	q := fmt.Sprintf("SELECT CAST((%s) AS %s)", strings.TrimPrefix(sel, "SELECT "), t)
+	res, err := s.exec(ctx, q, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 || res.Rows[0][0].IsNull() {
+		return nil, nil
+	}
+	text := types.Format(res.Rows[0][0], t)
+	return &text, nil
+}
+
+func (s *Session) deallocateSQL(st *pg.DeallocateStmt) (*Result, error) {
+	if err := s.CheckNotFailed(); err != nil {
+		return nil, err
+	}
+	if st.Isall {
+		s.sqlPrepared = nil
+		return &Result{Tag: "DEALLOCATE ALL"}, nil
+	}
+	if _, ok := s.sqlPrepared[st.Name]; !ok {
+		return nil, errs.Newf(errs.InvalidStatementName, "prepared statement %q does not exist", st.Name)
+	}
+	delete(s.sqlPrepared, st.Name)
+	return &Result{Tag: "DEALLOCATE"}, nil
+}
