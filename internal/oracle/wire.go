@@ -62,20 +62,21 @@ func (w *Wire) Exec(ctx context.Context, sql string) (*Result, error) {
 	return run(ctx, w.script, sql)
 }
 
-// Observe implements Engine, through Parse/Bind/Describe/Execute/Sync.
+// Observe implements Engine, through the extended protocol: Parse and
+// Describe of the statement (its columns), then Bind, Execute and Sync.
 func (w *Wire) Observe(ctx context.Context, sql string) (*Result, error) {
-	res := w.observer.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+	sd, err := w.observer.Prepare(ctx, "", sql, nil)
+	if err != nil {
+		return nil, wireError(err)
+	}
+	res := w.observer.ExecPrepared(ctx, "", nil, nil, nil).Read()
 	if res.Err != nil {
-		var pe *pgconn.PgError
-		if errors.As(res.Err, &pe) {
-			return nil, &Error{SQLState: pe.Code, Message: pe.Message}
-		}
-		return nil, fmt.Errorf("gateway: %w", res.Err)
+		return nil, wireError(res.Err)
 	}
 	r := &Result{Tag: res.CommandTag.String()}
-	if res.FieldDescriptions != nil {
-		r.Columns = make([]Column, len(res.FieldDescriptions))
-		for i, fd := range res.FieldDescriptions {
+	if sd.Fields != nil {
+		r.Columns = make([]Column, len(sd.Fields))
+		for i, fd := range sd.Fields {
 			r.Columns[i] = Column{Name: fd.Name, TypeOID: fd.DataTypeOID}
 		}
 	}
@@ -90,6 +91,15 @@ func (w *Wire) Observe(ctx context.Context, sql string) (*Result, error) {
 		r.Rows = append(r.Rows, row)
 	}
 	return r, nil
+}
+
+// wireError converts a statement's error as run does.
+func wireError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &Error{SQLState: pe.Code, Message: pe.Message}
+	}
+	return fmt.Errorf("gateway: %w", err)
 }
 
 // Close implements Engine: it closes the sessions, shuts the gateway down
