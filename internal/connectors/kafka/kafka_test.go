@@ -20,7 +20,7 @@ import (
 // harness is an engine with its connector manager, beside an in-process
 // Kafka cluster reached over loopback.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	cluster *kfake.Cluster
 	brokers string
 	store   runtime.Store
@@ -29,7 +29,7 @@ type harness struct {
 	prod    *kgo.Client
 }
 
-func newHarness(t *testing.T, partitions int32, topics ...string) *harness {
+func newHarness(t testing.TB, partitions int32, topics ...string) *harness {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
 	if err != nil {
