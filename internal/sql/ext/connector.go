@@ -198,7 +198,7 @@ func (p *parser) options() ([]Option, error) {
 		if k.kind != tokIdent {
 			return nil, p.syntaxError(k)
 		}
-		key := strings.ToLower(k.text)
+		key := identName(k.text)
 		for _, o := range out {
 			if o.Key == key {
 				return nil, errs.Newf(errs.SyntaxError, "option %q specified more than once", key)
