@@ -94,8 +94,8 @@ func runSource(ctx context.Context, env *connectors.Env) error {
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: start}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxBytes(8<<20),
-		kgo.FetchMaxPartitionBytes(1<<20),
+		kgo.FetchMaxBytes(1<<20),
+		kgo.FetchMaxPartitionBytes(256<<10),
 	)...)
 	if err != nil {
 		return err
