@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/admin"
+	"github.com/rockstream/rockstream/internal/connectors"
+	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
 	"github.com/rockstream/rockstream/internal/gateway"
 	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
@@ -105,6 +107,8 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 	log.Info("recovered", "epoch", recovered, "tables", tables, "materialized_views", matviews, "views", views,
 		"duration", time.Since(began).Round(time.Millisecond).String())
 
+	// Sources and sinks (docs/connectors.md) run beside the gateway.
+	conns := connectors.Start(eng, connectors.Options{})
 	gw := gateway.New(eng, gcfg)
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- gw.Serve(pgLn) }()
@@ -128,7 +132,7 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 		runErr = fmt.Errorf("the HTTP listener failed: %w", err)
 		log.Error("shutting down", "err", runErr)
 	}
-	return errors.Join(runErr, shutdown(log, f.shutdownTimeout, endpoints, gw, serveDone, eng))
+	return errors.Join(runErr, shutdown(log, f.shutdownTimeout, endpoints, gw, serveDone, conns, eng))
 }
 
 // Bounds of the shutdown beyond --shutdown-timeout.
@@ -141,13 +145,13 @@ const (
 )
 
 // shutdown stops the gateway (letting statements run until the timeout,
-// then cancelling them), then closes the engine. Committed epochs are
+// then cancelling them) and the connectors, then closes the engine. Committed epochs are
 // already durable, so the only work left is to end the sessions. A
 // session whose statement does not stop when cancelled, or a storage that
 // does not close, is reported and not waited for: the process exits with
 // an error and the next start recovers from the last committed epoch.
 func shutdown(log *slog.Logger, timeout time.Duration, endpoints *admin.Server, gw *gateway.Server,
-	serveDone chan error, eng *runtime.Engine) error {
+	serveDone chan error, conns *connectors.Manager, eng *runtime.Engine) error {
 	endpoints.SetStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -173,6 +177,9 @@ func shutdown(log *slog.Logger, timeout time.Duration, endpoints *admin.Server, 
 	var errList []error
 	if err := <-serveDone; err != nil && !errors.Is(err, gateway.ErrServerClosed) {
 		errList = append(errList, err)
+	}
+	if err := conns.Close(); err != nil {
+		errList = append(errList, fmt.Errorf("stopping the connectors: %w", err))
 	}
 	endpoints.SetGateway(nil)
 	endpoints.SetEngine(nil)

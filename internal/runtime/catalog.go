@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/rockstream/rockstream/internal/connectors/spec"
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
@@ -96,6 +97,10 @@ type catalog struct {
 	// ctx is the statement's context in that copy: per-row subqueries
 	// stop when it ends.
 	ctx context.Context
+	// connectors are the sources and sinks, by name (connector.go).
+	connectors map[string]*spec.Spec
+	// statusOf reports a connector's status; nil when nothing runs them.
+	statusOf func(name string) (ConnectorStatus, bool)
 }
 
 func newCatalog() *catalog {
@@ -103,9 +108,13 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng}
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng,
+		connectors: make(map[string]*spec.Spec, len(c.connectors)), statusOf: c.statusOf}
 	for k, v := range c.byName {
 		n.byName[k] = v
+	}
+	for k, v := range c.connectors {
+		n.connectors[k] = v
 	}
 	return n
 }

@@ -24,6 +24,8 @@ func TestParseScripts(t *testing.T) {
 var kindNames = map[Kind]string{
 	None: "none", ExplainIncremental: "explain-incremental", AsOfEpoch: "as-of-epoch",
 	Subscribe: "subscribe", CopyTo: "copy-to", DeclareCursor: "declare-cursor", Fetch: "fetch",
+	CreateConnector: "create-connector", AlterConnector: "alter-connector", DropConnector: "drop-connector",
+	ShowConnectors: "show-connectors",
 }
 
 func describe(st Statement) string {
@@ -45,6 +47,9 @@ func describe(st Statement) string {
 	}
 	if st.Timeout != "" {
 		parts = append(parts, fmt.Sprintf("timeout=%q", st.Timeout))
+	}
+	if c := st.Connector; c != nil {
+		parts = append(parts, fmt.Sprintf("%+v", *c))
 	}
 	if st.Inner != nil {
 		parts = append(parts, "inner=["+describe(*st.Inner)+"]")
