@@ -6,6 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/rockstream/rockstream/internal/connectors/spec"
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
@@ -81,6 +82,10 @@ type catalog struct {
 	// revision counts catalog changes; it only grows, and every DDL that
 	// commits advances it by one.
 	revision uint64
+	// connectors are the sources and sinks, by name (connector.go).
+	connectors map[string]*spec.Spec
+	// statusOf reports a connector's status; nil when nothing runs them.
+	statusOf func(name string) (ConnectorStatus, bool)
 }
 
 func newCatalog() *catalog {
@@ -88,9 +93,13 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1}
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1,
+		connectors: make(map[string]*spec.Spec, len(c.connectors)), statusOf: c.statusOf}
 	for k, v := range c.byName {
 		n.byName[k] = v
+	}
+	for k, v := range c.connectors {
+		n.connectors[k] = v
 	}
 	return n
 }

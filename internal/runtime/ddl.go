@@ -398,6 +398,9 @@ func kindWord(k sql.RelationKind) string {
 // dropObject removes o and, with cascade, everything that depends on it;
 // without cascade, dependents are an error. State is released.
 func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
+	if err := cat.dropTargetCheck(o); err != nil {
+		return err
+	}
 	deps := cat.dependents(o.name)
 	if len(deps) > 0 && !cascade {
 		return errs.Newf(errs.DependentObjects, "cannot drop %s %s because other objects depend on it (%s %s depends on %s %s); use DROP ... CASCADE to drop the dependent objects too",

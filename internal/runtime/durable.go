@@ -171,6 +171,9 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 		}
 		cat = next
 	}
+	if err := recoverConnectors(st, cat); err != nil {
+		return nil, 0, err
+	}
 	nextID, ok, err := readUint64(st, metaNextID)
 	if err != nil {
 		return nil, 0, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
@@ -28,6 +29,8 @@ type Engine struct {
 	queue chan *writeRequest
 	// stop ends the group committer; stopped is closed when it has ended.
 	stop, stopped chan struct{}
+	// connStatus reports the status of sources and sinks (connector.go).
+	connStatus atomic.Pointer[func(name string) (ConnectorStatus, bool)]
 
 	// mu guards the committed state: readers hold it shared for the whole
 	// read; a commit holds it exclusively while it applies an epoch.
@@ -91,6 +94,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	cat.statusOf = e.connectorStatus
 	e.mu.store = store
 	e.mu.cat = cat
 	e.mu.epoch = epoch
@@ -216,6 +220,8 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 			return s.statement(func() (*Result, error) { return s.declareExt(ctx, st, paramText) })
 		case ext.Fetch:
 			return s.statement(func() (*Result, error) { return s.fetchExt(ctx, st) })
+		case ext.CreateConnector, ext.AlterConnector, ext.DropConnector, ext.ShowConnectors:
+			return s.statement(func() (*Result, error) { return s.execConnector(ctx, st) })
 		}
 		return s.explainIncremental(st)
 	}

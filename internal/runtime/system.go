@@ -22,6 +22,9 @@ import (
 // c, or nil.
 func (c *catalog) systemRelation(name string) *object {
 	switch name {
+	case "rockstream_catalog.sources", "rockstream_catalog.sinks":
+		return &object{name: name, kind: sql.Table, cols: connectorColumns,
+			system: connectorRowsOf(c, name == "rockstream_catalog.sinks")}
 	case "rockstream_catalog.lateness":
 		return &object{name: name, kind: sql.Table, cols: latenessColumns,
 			system: func(r state.Reader) (zset.Batch, error) { return latenessRows(r, c) }}

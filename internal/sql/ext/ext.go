@@ -10,6 +10,8 @@
 //	COPY (SUBSCRIBE ... | query AS OF EPOCH n) TO STDOUT [copy options]
 //	DECLARE name ... CURSOR ... FOR SUBSCRIBE ... | query AS OF EPOCH n
 //	FETCH ... | MOVE ... WITH (TIMEOUT [=] 'interval')
+//	CREATE SOURCE | CREATE SINK | ALTER SOURCE | ALTER SINK | DROP SOURCE |
+//	DROP SINK | SHOW SOURCES | SHOW SINKS (connector.go, docs/connectors.md)
 //
 // Anything else is not an extension statement and is passed through
 // unchanged.
@@ -44,6 +46,14 @@ const (
 	// Fetch: FETCH or MOVE (Query, standard SQL) with a timeout (Timeout,
 	// the text of an interval).
 	Fetch
+	// CreateConnector: CREATE SOURCE or CREATE SINK (Connector).
+	CreateConnector
+	// AlterConnector: ALTER SOURCE|SINK ... PAUSE|RESUME (Connector).
+	AlterConnector
+	// DropConnector: DROP SOURCE|SINK (Connector).
+	DropConnector
+	// ShowConnectors: SHOW SOURCES or SHOW SINKS (Connector.Sink).
+	ShowConnectors
 )
 
 // Statement is a recognized extension statement.
@@ -69,6 +79,8 @@ type Statement struct {
 	Inner *Statement
 	// Timeout is FETCH's timeout, as written.
 	Timeout string
+	// Connector is a connector statement (connector.go).
+	Connector *ConnectorStmt
 	// Err is set when the text is an extension statement with a syntax
 	// error; the statement must fail with it.
 	Err error
@@ -82,7 +94,7 @@ var (
 
 // Parse recognizes an extension statement in text.
 func Parse(text string) Statement {
-	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch} {
+	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch, parseConnector} {
 		if st := p(text); st.Kind != None {
 			return st
 		}

@@ -236,14 +236,25 @@ func lex(s string) ([]token, error) {
 			out = append(out, token{tokNumber, s[i:j]})
 			i = j
 		case c == '\'':
+			// A string constant; a doubled quote stands for one quote.
+			var b strings.Builder
 			j := i + 1
-			for j < len(s) && s[j] != '\'' {
+			for {
+				if j >= len(s) {
+					return nil, errs.New(errs.SyntaxError, "unterminated quoted string")
+				}
+				if s[j] == '\'' {
+					if j+1 < len(s) && s[j+1] == '\'' {
+						b.WriteByte('\'')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
 				j++
 			}
-			if j >= len(s) {
-				return nil, errs.New(errs.SyntaxError, "unterminated quoted string")
-			}
-			out = append(out, token{tokString, s[i+1 : j]})
+			out = append(out, token{tokString, b.String()})
 			i = j + 1
 		default:
 			out = append(out, token{tokPunct, string(c)})
