@@ -18,9 +18,9 @@ type Target interface {
 	RowReader
 	// Progress returns the progress bytes committed last, nil when none.
 	Progress(ctx context.Context) ([]byte, error)
-	// Apply commits the deltas (by table position) and the progress bytes
-	// as one durable epoch, or nothing of them.
-	Apply(ctx context.Context, deltas map[int]*TableDelta, progress []byte) error
+	// Apply commits the changes and the progress bytes as one durable
+	// epoch, or nothing of them.
+	Apply(ctx context.Context, ops []Op, progress []byte) error
 }
 
 // Config is what a runner needs to replicate.
@@ -291,7 +291,7 @@ func (s *stream) flush(ctx context.Context) error {
 	}
 	last := s.pending[len(s.pending)-1].EndLSN
 	p := Progress{Slot: s.r.cfg.Slot, LSN: last}
-	if err := s.r.target.Apply(ctx, res.Deltas(), p.Encode()); err != nil {
+	if err := s.r.target.Apply(ctx, res.Ops(), p.Encode()); err != nil {
 		return &applyError{err}
 	}
 	s.committed = last

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -11,40 +12,52 @@ import (
 // RowReader reads the rows RockStream holds for the source's tables, as of
 // the last committed epoch.
 type RowReader interface {
-	// RowByKey returns the row of table whose primary key columns equal
-	// key's (key has a value only at the table's Key positions).
+	// RowByKey returns the row of table (a position in the source's
+	// tables) whose primary key columns equal key's.
 	RowByKey(table int, key zset.Row) (zset.Row, bool, error)
 }
 
-// TableDelta is what a batch of transactions does to one table: when
-// Truncate is set the table is emptied first, then Delta is added.
-type TableDelta struct {
-	Truncate bool
-	Delta    zset.Batch
+// Op is one change to apply to a RockStream table, with the semantics of
+// runtime.ChangeOp.
+type Op struct {
+	Table int
+	Kind  runtime.ChangeOp
+	Row   zset.Row
 }
 
-// Resolver turns transactions into per-table deltas. It completes old rows
-// that PostgreSQL identified by key only, and unchanged TOAST columns,
-// from the row RockStream holds for the key: the committed row, or the
-// one an earlier change of the same batch left.
+// Resolver turns transactions into the changes RockStream applies:
+//
+//   - INSERT inserts the row;
+//   - DELETE deletes the whole old row when PostgreSQL sent it, else the
+//     row with the old key;
+//   - UPDATE deletes the old row the same way and inserts the new one;
+//   - TRUNCATE empties the table.
+//
+// A new row with unchanged TOAST columns is completed from the old row:
+// the whole old tuple when PostgreSQL sent one, else the row RockStream
+// holds for the key (the one an earlier change of the batch left, or the
+// committed one). When no row is held for the key the resolver fails:
+// writing a guess would be wrong.
 type Resolver struct {
 	tables []Table
 	rows   RowReader
-	deltas map[int]*TableDelta
-	// current holds, per keyed table, the rows the batch has written so
-	// far by encoded key; a nil row is a row the batch deleted.
-	current map[int]map[string]zset.Row
+	ops    []Op
+	// written holds, per keyed table, the rows the batch has written by
+	// encoded key; a nil row is a row the batch deleted.
+	written map[int]map[string]zset.Row
+	// truncated marks tables the batch truncated: their committed rows
+	// are gone.
+	truncated map[int]bool
 }
 
 // NewResolver returns a resolver for tables reading committed rows from
 // rows.
 func NewResolver(tables []Table, rows RowReader) *Resolver {
-	return &Resolver{tables: tables, rows: rows, deltas: map[int]*TableDelta{}, current: map[int]map[string]zset.Row{}}
+	return &Resolver{tables: tables, rows: rows, written: map[int]map[string]zset.Row{}, truncated: map[int]bool{}}
 }
 
-// Deltas returns the deltas of the transactions added so far, by table
-// position.
-func (r *Resolver) Deltas() map[int]*TableDelta { return r.deltas }
+// Ops returns the changes of the transactions added so far, in order.
+func (r *Resolver) Ops() []Op { return r.ops }
 
 // Add resolves one transaction. When it fails the resolver must be
 // discarded: the batch is not applied.
@@ -57,51 +70,48 @@ func (r *Resolver) Add(txn *Txn) error {
 	return nil
 }
 
-func (r *Resolver) delta(table int) *TableDelta {
-	d := r.deltas[table]
-	if d == nil {
-		d = &TableDelta{}
-		r.deltas[table] = d
-	}
-	return d
+func (r *Resolver) emit(table int, kind runtime.ChangeOp, row zset.Row) {
+	r.ops = append(r.ops, Op{Table: table, Kind: kind, Row: row})
 }
 
 func (r *Resolver) change(c *Change) error {
 	t := &r.tables[c.Table]
-	d := r.delta(c.Table)
 	switch c.Kind {
 	case Truncate:
-		d.Truncate, d.Delta = true, nil
-		if t.Key != nil {
-			r.current[c.Table] = map[string]zset.Row{}
-		}
+		r.emit(c.Table, runtime.Truncate, nil)
+		r.truncated[c.Table] = true
+		r.written[c.Table] = map[string]zset.Row{}
 		return nil
 	case Insert:
-		d.Delta = append(d.Delta, zset.Entry{Row: c.New, Weight: 1})
+		r.emit(c.Table, runtime.Insert, c.New)
 		r.remember(c.Table, c.New, c.New)
 		return nil
 	}
-	old := c.Old
-	if old == nil || c.OldKeyOnly {
-		keyRow := old
-		if keyRow == nil {
-			keyRow = c.New
-		}
-		if t.Key == nil {
-			return fmt.Errorf("%s of %s: PostgreSQL sent no whole old row and the table has no primary key; set REPLICA IDENTITY FULL on it", c.Kind, t.QualifiedName())
-		}
+	old, whole := c.Old, c.Old != nil && !c.OldKeyOnly
+	keyRow := old
+	if keyRow == nil {
+		keyRow = c.New
+	}
+	if !whole && t.Key == nil {
+		return fmt.Errorf("%s of %s: PostgreSQL sent no whole old row and the table has no primary key; set REPLICA IDENTITY FULL on it", c.Kind, t.QualifiedName())
+	}
+	if !whole && c.Unchanged != nil {
 		held, ok, err := r.lookup(c.Table, keyRow)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("%s of %s: no row with key %s is held, so the old row is unknown", c.Kind, t.QualifiedName(), formatKey(t, keyRow))
+			return fmt.Errorf("%s of %s: the row with key %s is not held, so the value of its unchanged TOASTed columns is unknown", c.Kind, t.QualifiedName(), formatKey(t, keyRow))
 		}
-		old = held
+		old, whole = held, true
 	}
-	d.Delta = append(d.Delta, zset.Entry{Row: old, Weight: -1})
+	if whole {
+		r.emit(c.Table, runtime.Delete, old)
+	} else {
+		r.emit(c.Table, runtime.DeleteKey, keyRow)
+	}
+	r.remember(c.Table, keyRow, nil)
 	if c.Kind == Delete {
-		r.remember(c.Table, old, nil)
 		return nil
 	}
 	row := c.New
@@ -113,8 +123,7 @@ func (r *Resolver) change(c *Change) error {
 			}
 		}
 	}
-	d.Delta = append(d.Delta, zset.Entry{Row: row, Weight: 1})
-	r.remember(c.Table, old, nil)
+	r.emit(c.Table, runtime.Insert, row)
 	r.remember(c.Table, row, row)
 	return nil
 }
@@ -125,10 +134,10 @@ func (r *Resolver) remember(table int, keyRow, row zset.Row) {
 	if t.Key == nil {
 		return
 	}
-	m := r.current[table]
+	m := r.written[table]
 	if m == nil {
 		m = map[string]zset.Row{}
-		r.current[table] = m
+		r.written[table] = m
 	}
 	m[string(encodeKey(t, keyRow))] = row
 }
@@ -137,18 +146,13 @@ func (r *Resolver) remember(table int, keyRow, row zset.Row) {
 // committed one unless the batch truncated the table.
 func (r *Resolver) lookup(table int, keyRow zset.Row) (zset.Row, bool, error) {
 	t := &r.tables[table]
-	if m, ok := r.current[table]; ok {
-		if row, ok := m[string(encodeKey(t, keyRow))]; ok {
-			return row, row != nil, nil
-		}
+	if row, ok := r.written[table][string(encodeKey(t, keyRow))]; ok {
+		return row, row != nil, nil
 	}
-	if d := r.deltas[table]; d != nil && d.Truncate {
+	if r.truncated[table] {
 		return nil, false, nil
 	}
 	key := make(zset.Row, len(t.Columns))
-	for i := range key {
-		key[i] = types.Null
-	}
 	for _, k := range t.Key {
 		key[k] = keyRow[k]
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -33,25 +34,25 @@ func (r *Runner) snapshot(ctx context.Context, repl *pgconn.PgConn) (Progress, e
 		return Progress{}, err
 	}
 	r.status(StateSnapshotting, fmt.Sprintf("reading %d tables at %s", len(r.cfg.Tables), start))
-	deltas, err := readSnapshot(ctx, conn, slot.SnapshotName, r.cfg.Tables)
+	ops, err := readSnapshot(ctx, conn, slot.SnapshotName, r.cfg.Tables)
 	if err != nil {
 		return Progress{}, err
 	}
 	p := Progress{Slot: r.cfg.Slot, LSN: start}
-	if err := r.target.Apply(ctx, deltas, p.Encode()); err != nil {
+	if err := r.target.Apply(ctx, ops, p.Encode()); err != nil {
 		return Progress{}, &applyError{err}
 	}
 	return p, nil
 }
 
 // readSnapshot reads every table in a REPEATABLE READ transaction that
-// imports the exported snapshot. Each table's delta empties it and adds
-// the rows read.
-func readSnapshot(ctx context.Context, conn *pgconn.PgConn, snapshotName string, tables []Table) (map[int]*TableDelta, error) {
+// imports the exported snapshot. Each table is emptied, then gets the rows
+// read.
+func readSnapshot(ctx context.Context, conn *pgconn.PgConn, snapshotName string, tables []Table) ([]Op, error) {
 	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '"+snapshotName+"'").ReadAll(); err != nil {
 		return nil, fmt.Errorf("importing snapshot %s: %w", snapshotName, err)
 	}
-	deltas := map[int]*TableDelta{}
+	var ops []Op
 	for i := range tables {
 		t := &tables[i]
 		cols := ""
@@ -62,7 +63,7 @@ func readSnapshot(ctx context.Context, conn *pgconn.PgConn, snapshotName string,
 			cols += QuoteIdent(c.Name)
 		}
 		rr := conn.ExecParams(ctx, "SELECT "+cols+" FROM ONLY "+t.QualifiedName(), nil, nil, nil, nil)
-		d := &TableDelta{Truncate: true}
+		ops = append(ops, Op{Table: i, Kind: runtime.Truncate})
 		for rr.NextRow() {
 			vals := rr.Values()
 			row := make(zset.Row, len(vals))
@@ -77,17 +78,16 @@ func readSnapshot(ctx context.Context, conn *pgconn.PgConn, snapshotName string,
 				}
 				row[j] = val
 			}
-			d.Delta = append(d.Delta, zset.Entry{Row: row, Weight: 1})
+			ops = append(ops, Op{Table: i, Kind: runtime.Insert, Row: row})
 		}
 		if _, err := rr.Close(); err != nil {
 			return nil, fmt.Errorf("reading %s: %w", t.QualifiedName(), err)
 		}
-		deltas[i] = d
 	}
 	if _, err := conn.Exec(ctx, "COMMIT").ReadAll(); err != nil {
 		return nil, err
 	}
-	return deltas, nil
+	return ops, nil
 }
 
 func dropSlotIfExists(ctx context.Context, conn *pgconn.PgConn, slot string) error {
