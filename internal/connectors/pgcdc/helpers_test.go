@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/rockstream/rockstream/internal/connectors"
 	"github.com/rockstream/rockstream/internal/pgtest"
+	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/types"
 )
 
 // upstream is a fresh PostgreSQL database for one test.
@@ -58,14 +60,11 @@ func (u *upstream) query(sql string, args ...string) [][]string {
 	return rows
 }
 
-// text returns the upstream table's rows in memTarget.text's form.
-func (u *upstream) text(t *Table) string {
+// text returns a query's rows as sorted lines, columns separated by |,
+// NULL as \N.
+func (u *upstream) text(q string) string {
 	u.t.Helper()
-	cols := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		cols[i] = QuoteIdent(c.Name)
-	}
-	res := u.conn.ExecParams(context.Background(), "SELECT "+strings.Join(cols, ", ")+" FROM "+t.QualifiedName(), nil, nil, nil, nil).Read()
+	res := u.conn.ExecParams(context.Background(), q, nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		u.t.Fatal(res.Err)
 	}
@@ -99,86 +98,117 @@ func (u *upstream) slotFlushed(slot string) pglogrepl.LSN {
 	return lsn
 }
 
-// source sets up a publication over tables and returns the runner's
-// configuration.
-func (u *upstream) source(slot string, tables ...string) Config {
-	u.t.Helper()
-	ctx := context.Background()
-	ts, err := Discover(ctx, u.conn, "", tables)
-	if err != nil {
-		u.t.Fatal(err)
-	}
-	pub := slot + "_pub"
-	if err := EnsurePublication(ctx, u.conn, pub, ts); err != nil {
-		u.t.Fatal(err)
-	}
-	return Config{ConnString: u.dsn, Slot: slot, Publication: pub, Tables: ts, MaxBatchDelay: 20 * time.Millisecond}
+// rs is a RockStream engine with its connector manager.
+type rs struct {
+	t    testing.TB
+	eng  *runtime.Engine
+	sess *runtime.Session
+	mgr  *connectors.Manager
 }
 
-// running is a runner in a goroutine, with the states it reported.
-type running struct {
-	cancel context.CancelFunc
-	done   chan error
-	mu     sync.Mutex
-	states []string
-}
-
-func start(cfg Config, target Target) *running {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{cancel: cancel, done: make(chan error, 1)}
-	runner := NewRunner(cfg, target, func(state, detail string) {
-		r.mu.Lock()
-		r.states = append(r.states, state+": "+detail)
-		r.mu.Unlock()
-	})
-	go func() { r.done <- runner.Run(ctx) }()
+func newRS(t testing.TB, eng *runtime.Engine) *rs {
+	r := &rs{t: t, eng: eng, sess: eng.NewSession()}
+	r.mgr = connectors.Start(eng, connectors.Options{MinBackoff: 50 * time.Millisecond, MaxBackoff: time.Second})
 	return r
 }
 
-func (r *running) stop(t testing.TB) {
-	t.Helper()
-	r.cancel()
-	if err := <-r.done; err != nil {
-		t.Fatalf("runner: %v", err)
-	}
+func (r *rs) close() {
+	r.mgr.Close()
+	r.eng.Close()
 }
 
-func (r *running) saw(prefix string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range r.states {
-		if strings.HasPrefix(s, prefix) {
-			return true
+func (r *rs) exec(q string) *runtime.Result {
+	r.t.Helper()
+	res, err := r.sess.Exec(context.Background(), q, nil)
+	if err != nil {
+		r.t.Fatalf("%s: %v", q, err)
+	}
+	return res
+}
+
+// text returns a query's rows as sorted lines in upstream.text's form.
+func (r *rs) text(q string) string {
+	r.t.Helper()
+	res := r.exec(q)
+	var lines []string
+	for _, row := range res.Rows {
+		parts := make([]string, len(row))
+		for j, v := range row {
+			if v.IsNull() {
+				parts[j] = `\N`
+			} else {
+				parts[j] = types.Format(v, res.Columns[j].Type)
+			}
 		}
+		lines = append(lines, strings.Join(parts, "|"))
 	}
-	return false
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
 
-// caughtUp waits until every table of target equals upstream.
-func caughtUp(t testing.TB, u *upstream, target *memTarget, r *running) {
+// status returns the source's state and last error.
+func (r *rs) status(name string) (string, string) {
+	r.t.Helper()
+	res := r.exec("SELECT state, last_error FROM rockstream_catalog.sources WHERE name = '" + name + "'")
+	if len(res.Rows) != 1 {
+		r.t.Fatalf("source %s: %d rows in rockstream_catalog.sources", name, len(res.Rows))
+	}
+	last := ""
+	if !res.Rows[0][1].IsNull() {
+		last = res.Rows[0][1].Str()
+	}
+	return res.Rows[0][0].Str(), last
+}
+
+// progress returns the LSN the source committed last.
+func (r *rs) progress(name string) pglogrepl.LSN {
+	r.t.Helper()
+	raw, err := r.eng.SourceProgress(name)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	p, ok, err := DecodeProgress(raw)
+	if err != nil || !ok {
+		r.t.Fatalf("progress of %s: %v %v", name, ok, err)
+	}
+	return p.LSN
+}
+
+// caughtUp waits until each pair of a RockStream query and an upstream
+// query agree.
+func caughtUp(t testing.TB, u *upstream, r *rs, source string, pairs ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		diff := ""
-		for i := range target.tables {
-			want, got := u.text(&target.tables[i]), target.text(i)
+		for i := 0; i < len(pairs); i += 2 {
+			want, got := u.text(pairs[i+1]), r.text(pairs[i])
 			if want != got {
-				diff = fmt.Sprintf("table %s:\nupstream:\n%s\nRockStream:\n%s", target.tables[i].Name, want, got)
+				diff = fmt.Sprintf("%s:\nupstream:\n%s\nRockStream:\n%s", pairs[i], want, got)
 				break
 			}
 		}
 		if diff == "" {
 			return
 		}
-		select {
-		case err := <-r.done:
-			t.Fatalf("runner stopped: %v\n%s", err, diff)
-		default:
-		}
 		if time.Now().After(deadline) {
-			r.mu.Lock()
-			t.Fatalf("not caught up after 30s (states %q):\n%s", r.states, diff)
+			state, last := r.status(source)
+			t.Fatalf("not caught up after 60s (source %s: %s %s):\n%s", source, state, last, diff)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// same is the pair of queries comparing table name in both systems.
+func same(name string) []string {
+	return []string{"SELECT * FROM " + name, "SELECT * FROM " + name}
+}
+
+// checkFlushed checks that the slot was never acknowledged past what
+// RockStream committed.
+func checkFlushed(t testing.TB, u *upstream, r *rs, source, slot string) {
+	t.Helper()
+	if f, p := u.slotFlushed(slot), r.progress(source); f > p {
+		t.Errorf("slot confirmed %s, past the committed %s", f, p)
 	}
 }

@@ -19,6 +19,8 @@ type EngineTarget struct {
 	// names are the RockStream tables, by position in the source's tables.
 	names []string
 	sess  *runtime.Session
+	// report, when set, hears how many changes each batch applied.
+	report func(n int)
 }
 
 // NewEngineTarget returns the target writing tables (upstream) into the
@@ -38,7 +40,10 @@ func (t *EngineTarget) Apply(ctx context.Context, ops []Op, progress []byte) err
 	for i, op := range ops {
 		changes[i] = runtime.RowChange{Table: t.names[op.Table], Op: op.Kind, Row: op.Row}
 	}
-	_, err := t.eng.Ingest(ctx, &runtime.Ingest{Source: t.source, Changes: changes, Progress: progress})
+	res, err := t.eng.Ingest(ctx, &runtime.Ingest{Source: t.source, Changes: changes, Progress: progress})
+	if err == nil && t.report != nil {
+		t.report(res.Applied)
+	}
 	return err
 }
 
