@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -94,10 +95,19 @@ func urlEscape(s string) string {
 	return b.String()
 }
 
+// failed remembers the fatal error of each source definition (by name and
+// creation epoch) that hit one: the manager restarts failed runners, and a
+// restart must report the same failure rather than retry into it.
+var failed sync.Map
+
 // runSource runs one attempt: the connector manager restarts it with
 // backoff after an error, which the source's status shows.
 func runSource(ctx context.Context, env *connectors.Env) error {
 	s := env.Spec
+	key := fmt.Sprintf("%s@%d", s.Name, s.Created)
+	if err, ok := failed.Load(key); ok {
+		return err.(error)
+	}
 	cfg, names, err := configure(ctx, env)
 	if err != nil {
 		return err
@@ -109,9 +119,13 @@ func runSource(ctx context.Context, env *connectors.Env) error {
 			env.Status.Running()
 		}
 	})
-	_, err = r.runOnce(ctx)
+	_, err = r.RunOnce(ctx)
 	if ctx.Err() != nil {
 		return nil
+	}
+	var fatal *FatalError
+	if errors.As(err, &fatal) {
+		failed.Store(key, err)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package pgcdc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -42,15 +41,14 @@ type Config struct {
 
 // States a runner reports.
 const (
-	StateConnecting   = "connecting"
 	StateSnapshotting = "snapshotting"
 	StateStreaming    = "streaming"
-	StateReconnecting = "reconnecting"
-	StateFailed       = "failed"
 )
 
-// Runner replicates one source until its context ends or it fails for
-// good.
+// Runner replicates one source: RunOnce connects, loads the snapshot when
+// there is no progress, and streams until an error. Whoever runs it
+// restarts it after errors that are not a FatalError (the connector
+// manager, with backoff).
 type Runner struct {
 	cfg    Config
 	target Target
@@ -81,42 +79,11 @@ type FatalError struct{ Err error }
 func (e *FatalError) Error() string { return e.Err.Error() }
 func (e *FatalError) Unwrap() error { return e.Err }
 
-// applyError is a failure of the target to commit; the runner stops and
-// lets its supervisor decide.
+// applyError is a failure of the target to commit.
 type applyError struct{ err error }
 
 func (e *applyError) Error() string { return "committing the source's changes: " + e.err.Error() }
 func (e *applyError) Unwrap() error { return e.err }
-
-// Run replicates until ctx ends (returning nil) or a FatalError or a
-// failed commit. Connection failures are retried with backoff, the state
-// reporting the error.
-func (r *Runner) Run(ctx context.Context) error {
-	backoff := 100 * time.Millisecond
-	for {
-		r.status(StateConnecting, "")
-		connected, err := r.runOnce(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		var fatal *FatalError
-		var apply *applyError
-		if errors.As(err, &fatal) || errors.As(err, &apply) {
-			r.status(StateFailed, err.Error())
-			return err
-		}
-		if connected {
-			backoff = 100 * time.Millisecond
-		}
-		r.status(StateReconnecting, fmt.Sprintf("%v (retrying in %v)", err, backoff))
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 10*time.Second)
-	}
-}
 
 // replicationConnString adds replication=database to s.
 func replicationConnString(s string) string {
@@ -132,9 +99,10 @@ func replicationConnString(s string) string {
 	return s + " replication=database"
 }
 
-// runOnce connects, loads the snapshot when there is no progress, and
-// streams until an error. connected reports whether streaming started.
-func (r *Runner) runOnce(ctx context.Context) (connected bool, err error) {
+// RunOnce connects, loads the snapshot when there is no progress, and
+// streams until ctx ends or an error. connected reports whether streaming
+// started.
+func (r *Runner) RunOnce(ctx context.Context) (connected bool, err error) {
 	raw, err := r.target.Progress(ctx)
 	if err != nil {
 		return false, &applyError{err}
@@ -262,10 +230,6 @@ func (s *stream) copyData(ctx context.Context, data []byte) error {
 		}
 		txn, err := s.dec.Decode(x.WALData)
 		if err != nil {
-			var sc *SchemaChangeError
-			if errors.As(err, &sc) {
-				return &FatalError{err}
-			}
 			return &FatalError{err}
 		}
 		if txn == nil || txn.EndLSN <= s.committed || (len(s.pending) > 0 && txn.EndLSN <= s.pending[len(s.pending)-1].EndLSN) {
