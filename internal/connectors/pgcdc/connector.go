@@ -164,7 +164,7 @@ func configure(ctx context.Context, env *connectors.Env) (Config, []string, erro
 		return Config{}, nil, err
 	}
 	if err := EnsurePublication(ctx, conn, publication, tables); err != nil {
-		return Config{}, nil, fmt.Errorf("creating publication %q: %w", publication, err)
+		return Config{}, nil, err
 	}
 	return Config{ConnString: cs, Slot: slot(s), Publication: publication, Tables: tables}, names, nil
 }

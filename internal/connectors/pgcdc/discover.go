@@ -84,18 +84,37 @@ func discoverTable(ctx context.Context, conn *pgconn.PgConn, schema, name string
 	return t, nil
 }
 
-// EnsurePublication creates publication name for tables unless it exists.
+// EnsurePublication creates publication name for tables unless it exists;
+// an existing publication must publish every one of them.
 func EnsurePublication(ctx context.Context, conn *pgconn.PgConn, name string, tables []Table) error {
 	rows, err := query(ctx, conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", name)
-	if err != nil || len(rows) > 0 {
+	if err != nil {
 		return err
+	}
+	if len(rows) > 0 {
+		published, err := query(ctx, conn, "SELECT schemaname || '.' || tablename FROM pg_publication_tables WHERE pubname = $1", name)
+		if err != nil {
+			return err
+		}
+		in := map[string]bool{}
+		for _, r := range published {
+			in[r[0]] = true
+		}
+		for i := range tables {
+			if t := &tables[i]; !in[t.Schema+"."+t.Name] {
+				return fmt.Errorf("publication %q does not publish table %s.%s; add it with ALTER PUBLICATION %s ADD TABLE %s", name, t.Schema, t.Name, QuoteIdent(name), t.QualifiedName())
+			}
+		}
+		return nil
 	}
 	list := make([]string, len(tables))
 	for i := range tables {
 		list[i] = tables[i].QualifiedName()
 	}
-	_, err = conn.Exec(ctx, "CREATE PUBLICATION "+QuoteIdent(name)+" FOR TABLE "+strings.Join(list, ", ")).ReadAll()
-	return err
+	if _, err = conn.Exec(ctx, "CREATE PUBLICATION "+QuoteIdent(name)+" FOR TABLE "+strings.Join(list, ", ")).ReadAll(); err != nil {
+		return fmt.Errorf("creating publication %q: %w", name, err)
+	}
+	return nil
 }
 
 // query runs sql with text parameters and returns its rows as text.

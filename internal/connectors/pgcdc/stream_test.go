@@ -241,3 +241,16 @@ func TestCreateSourceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicationMissingTable names an existing publication that lacks one
+// of the source's tables: the source fails and says how to fix it.
+func TestPublicationMissingTable(t *testing.T) {
+	u := newUpstream(t, "pubmiss_slot")
+	r := newRS(t, runtime.OpenMemory())
+	defer r.close()
+	u.exec(`CREATE TABLE a (id int PRIMARY KEY); CREATE TABLE b (id int PRIMARY KEY); CREATE PUBLICATION only_a FOR TABLE a`)
+	r.exec(`CREATE TABLE a (id int PRIMARY KEY)`)
+	r.exec(`CREATE TABLE b (id int PRIMARY KEY)`)
+	r.exec(fmt.Sprintf("CREATE SOURCE pubmiss FROM POSTGRES (connection = '%s', slot = 'pubmiss_slot', publication = 'only_a') FOR TABLES (a, b)", u.dsn))
+	waitStatus(t, r, "pubmiss", "failed", `publication "only_a" does not publish table public.b; add it with ALTER PUBLICATION "only_a" ADD TABLE "public"."b"`)
+}
