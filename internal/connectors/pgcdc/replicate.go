@@ -3,7 +3,6 @@ package pgcdc
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -85,16 +84,14 @@ type applyError struct{ err error }
 func (e *applyError) Error() string { return "committing the source's changes: " + e.err.Error() }
 func (e *applyError) Unwrap() error { return e.err }
 
-// replicationConnString adds replication=database to s.
+// replicationConnString adds replication=database to s, leaving the rest
+// of it as written.
 func replicationConnString(s string) string {
 	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
-		u, err := url.Parse(s)
-		if err == nil {
-			q := u.Query()
-			q.Set("replication", "database")
-			u.RawQuery = q.Encode()
-			return u.String()
+		if strings.Contains(s, "?") {
+			return s + "&replication=database"
 		}
+		return s + "?replication=database"
 	}
 	return s + " replication=database"
 }
@@ -255,12 +252,43 @@ func (s *stream) flush(ctx context.Context) error {
 	}
 	last := s.pending[len(s.pending)-1].EndLSN
 	p := Progress{Slot: s.r.cfg.Slot, LSN: last}
-	if err := s.r.target.Apply(ctx, res.Ops(), p.Encode()); err != nil {
+	stop := s.keepAlive(ctx)
+	err := s.r.target.Apply(ctx, res.Ops(), p.Encode())
+	stop()
+	if err != nil {
 		return &applyError{err}
 	}
 	s.committed = last
 	s.pending, s.rows = s.pending[:0], 0
 	return s.ack(ctx)
+}
+
+// keepAlive repeats the last acknowledged position while a large batch
+// commits, so that PostgreSQL does not end the connection for silence
+// (wal_sender_timeout). The returned function stops it and waits: only
+// then may the loop use the connection again.
+func (s *stream) keepAlive(ctx context.Context) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	committed := s.committed
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(min(s.r.cfg.StatusInterval, 5*time.Second))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
+					WALWritePosition: committed, WALFlushPosition: committed, WALApplyPosition: committed,
+				})
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 // ack reports the durable position to PostgreSQL, which may then discard
