@@ -16,6 +16,7 @@ package rockstream
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -25,6 +26,9 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/rockstream/rockstream/internal/connectors"
+	// The Kafka source and sink register themselves.
+	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
 	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/types"
@@ -122,20 +126,26 @@ func SplitStatements(script string) ([]string, error) {
 // DB is an open RockStream instance. It is safe for concurrent use.
 type DB struct {
 	eng *runtime.Engine
+	// connectors runs the instance's sources and sinks
+	// (docs/connectors.md).
+	connectors *connectors.Manager
 }
 
-// Open opens an instance.
+// Open opens an instance and starts running its sources and sinks.
 func Open(opts Options) (*DB, error) {
 	eng, err := instance.Open(instance.Options(opts))
 	if err != nil {
 		return nil, err
 	}
-	return &DB{eng: eng}, nil
+	return &DB{eng: eng, connectors: connectors.Start(eng, connectors.Options{})}, nil
 }
 
 // Close releases the instance. A durable instance's committed state is
 // already on disk; Close waits for writes in flight.
-func (db *DB) Close() error { return db.eng.Close() }
+func (db *DB) Close() error {
+	cerr := db.connectors.Close()
+	return errors.Join(cerr, db.eng.Close())
+}
 
 // Epoch returns the last committed epoch.
 func (db *DB) Epoch() uint64 { return db.eng.Epoch() }
