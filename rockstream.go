@@ -27,8 +27,10 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/connectors"
-	// The Kafka source and sink register themselves.
+	// The Kafka source and sink and the PostgreSQL source register
+	// themselves.
 	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
+	_ "github.com/rockstream/rockstream/internal/connectors/pgcdc"
 	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/types"
