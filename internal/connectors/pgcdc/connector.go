@@ -95,16 +95,18 @@ func urlEscape(s string) string {
 	return b.String()
 }
 
-// failed remembers the fatal error of each source definition (by name and
-// creation epoch) that hit one: the manager restarts failed runners, and a
-// restart must report the same failure rather than retry into it.
+// failed remembers the fatal error of each source definition that hit one,
+// keyed by the definition the manager runs (the same *spec.Spec across its
+// restarts of one source; a new one after DROP and CREATE or in another
+// engine): the manager restarts failed runners, and a restart must report
+// the same failure rather than retry into it.
 var failed sync.Map
 
 // runSource runs one attempt: the connector manager restarts it with
 // backoff after an error, which the source's status shows.
 func runSource(ctx context.Context, env *connectors.Env) error {
 	s := env.Spec
-	key := fmt.Sprintf("%s@%d", s.Name, s.Created)
+	key := s
 	if err, ok := failed.Load(key); ok {
 		return err.(error)
 	}
