@@ -36,7 +36,7 @@ func newUpstream(t testing.TB, slot string) *upstream {
 	// Cleanups run last-registered first: the slot goes before the
 	// database, which PostgreSQL will not drop while a slot uses it.
 	t.Cleanup(func() {
-		defer conn.Close(context.Background())
+		defer func() { u.conn.Close(context.Background()) }()
 		if err := DropSlot(context.Background(), dsn, slot); err != nil {
 			t.Errorf("dropping slot: %v", err)
 		}

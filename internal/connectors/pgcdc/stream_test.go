@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/rockstream/rockstream/internal/instance"
+	"github.com/rockstream/rockstream/internal/pgtest"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
@@ -253,4 +256,34 @@ func TestPublicationMissingTable(t *testing.T) {
 	r.exec(`CREATE TABLE b (id int PRIMARY KEY)`)
 	r.exec(fmt.Sprintf("CREATE SOURCE pubmiss FROM POSTGRES (connection = '%s', slot = 'pubmiss_slot', publication = 'only_a') FOR TABLES (a, b)", u.dsn))
 	waitStatus(t, r, "pubmiss", "failed", `publication "only_a" does not publish table public.b; add it with ALTER PUBLICATION "only_a" ADD TABLE "public"."b"`)
+}
+
+// TestUpstreamServerRestart restarts the upstream server mid-stream, with
+// transactions committed while the source is disconnected: the source
+// reconnects and every change lands once.
+func TestUpstreamServerRestart(t *testing.T) {
+	u := newUpstream(t, "pgrestart_slot")
+	r := newRS(t, runtime.OpenMemory())
+	defer r.close()
+	u.exec(`CREATE TABLE ev (id int PRIMARY KEY, note text)`)
+	r.exec(`CREATE TABLE ev (id int PRIMARY KEY, note text)`)
+	createSource(u, r, "pgrestart", "ev")
+	u.exec(`INSERT INTO ev SELECT g, 'a' FROM generate_series(1, 100) g`)
+	caughtUp(t, u, r, "pgrestart", same("ev")...)
+	u.conn.Close(context.Background())
+	if err := pgtest.Shared(t).Restart(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgconn.Connect(context.Background(), u.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.conn = conn
+	u.exec(`UPDATE ev SET note = 'after restart' WHERE id % 3 = 0`)
+	u.exec(`DELETE FROM ev WHERE id > 90`)
+	caughtUp(t, u, r, "pgrestart", same("ev")...)
+	if _, last := r.status("pgrestart"); last == "" {
+		t.Error("the lost connection was not reported")
+	}
+	checkFlushed(t, u, r, "pgrestart", "pgrestart_slot")
 }
