@@ -23,8 +23,10 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/connectors"
-	// The Kafka source and sink register themselves.
+	// The Kafka source and sink and the PostgreSQL source register
+	// themselves.
 	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
+	_ "github.com/rockstream/rockstream/internal/connectors/pgcdc"
 	"github.com/rockstream/rockstream/internal/instance"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/sql/split"

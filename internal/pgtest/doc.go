@@ -5,7 +5,9 @@
 // initdb (--locale=C.UTF-8 -E UTF8 --auth=trust), starts it on a free
 // loopback port with fsync off and wal_level=logical, and every later test
 // in the binary shares it. Tests isolate themselves by creating their own
-// database (NewDatabase).
+// database (NewDatabase). Server.Restart stops and starts the shared
+// server on the same port and data, for tests of clients that must survive
+// an upstream restart.
 //
 // The server binaries come from the directory named by ROCKSTREAM_PG_BIN,
 // else /usr/lib/postgresql/15/bin (the reference version), else the

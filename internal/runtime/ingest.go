@@ -38,6 +38,9 @@ const (
 	// Upsert inserts the row or replaces the row with its primary key.
 	// The table must have a primary key.
 	Upsert
+	// Truncate removes every row of the table, as the batch has left it;
+	// Row is ignored.
+	Truncate
 )
 
 func (op ChangeOp) String() string {
@@ -48,6 +51,8 @@ func (op ChangeOp) String() string {
 		return "delete"
 	case DeleteKey:
 		return "delete by key"
+	case Truncate:
+		return "truncate"
 	}
 	return "upsert"
 }
@@ -136,6 +141,9 @@ type tableChanges struct {
 	// absent) and, for a table without a primary key, its count.
 	current map[string]keyedRow
 	delta   zset.Batch
+	// truncated is set once the batch truncated the table: stored rows are
+	// then gone for the rest of the batch.
+	truncated bool
 }
 
 type keyedRow struct {
@@ -159,7 +167,7 @@ func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest,
 			tables[c.Table] = tc
 			order = append(order, tc)
 		}
-		err := tc.apply(st, c)
+		err := tc.apply(ctx, st, c)
 		if err == nil {
 			res.Applied++
 			continue
@@ -202,8 +210,11 @@ func ingestTarget(o *object, name string) error {
 }
 
 // apply adds one change to the table's delta.
-func (tc *tableChanges) apply(st state.Store, c *RowChange) error {
+func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange) error {
 	o := tc.o
+	if c.Op == Truncate {
+		return tc.truncate(ctx, st)
+	}
 	if len(c.Row) != len(o.cols) {
 		return errs.Newf(errs.InvalidParameterValue, "row has %d values, table %q has %d columns", len(c.Row), o.name, len(o.cols))
 	}
@@ -258,9 +269,24 @@ func (tc *tableChanges) apply(st state.Store, c *RowChange) error {
 	return nil
 }
 
+// truncate replaces the batch's changes so far by the removal of every
+// stored row.
+func (tc *tableChanges) truncate(ctx context.Context, st state.Reader) error {
+	stored, err := readRelation(ctx, st, tc.o.rowsPrefix())
+	if err != nil {
+		return err
+	}
+	tc.delta = tc.delta[:0]
+	for _, e := range stored {
+		tc.delta = append(tc.delta, zset.Entry{Row: e.Row, Weight: -e.Weight})
+	}
+	tc.current, tc.truncated = map[string]keyedRow{}, true
+	return nil
+}
+
 // lookup returns the row stored under key as the batch has left it.
 func (tc *tableChanges) lookup(st state.Reader, key string) (keyedRow, error) {
-	if cur, ok := tc.current[key]; ok {
+	if cur, ok := tc.current[key]; ok || tc.truncated {
 		return cur, nil
 	}
 	v, found, err := st.Get([]byte(key))
