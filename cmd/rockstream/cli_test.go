@@ -123,7 +123,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("rockstream --help does not mention %q:\n%s", want, out.stdout)
 		}
 	}
-	for _, cmd := range []string{"demo", "sql", "version", "start"} {
+	for _, cmd := range []string{"demo", "sql", "version", "start", "init"} {
 		out := runProg(t, t.TempDir(), "", bin, cmd, "--help")
 		if out.exit != 0 || !strings.Contains(out.stdout, "Examples:") {
 			t.Errorf("rockstream %s --help (exit %d) has no examples:\n%s", cmd, out.exit, out.stdout)
