@@ -121,7 +121,7 @@ others are left alone.`,
 
 // renderProject renders files of the template p.Template with p.
 func renderProject(p projectParams, files []string) (map[string][]byte, error) {
-	funcs := template.FuncMap{"sqlString": sqlString}
+	funcs := template.FuncMap{"sqlString": sqlString, "shellString": shellString}
 	out := map[string][]byte{}
 	for _, name := range files {
 		src, err := inittemplates.ReadFile("inittemplates/" + name + ".tmpl")
@@ -162,4 +162,9 @@ func prepareProjectDir(dir string, force bool) error {
 // sqlString quotes s as a SQL string literal.
 func sqlString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// shellString quotes s as a single shell word.
+func shellString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/pgtest"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // initProject runs `rockstream init` in process and returns its exit status
@@ -239,4 +240,19 @@ func TestInitPostgresCDCProject(t *testing.T) {
 	if out.exit != 0 || strings.TrimSpace(out.stdout) != "0" {
 		t.Errorf("replication slots left after cleanup.sh: %q (exit %d, %s)", out.stdout, out.exit, out.stderr)
 	}
+}
+
+// TestInitKafkaProject runs a generated kafka project end to end against an
+// in-process Kafka cluster: the source and sink are created, and with kcat
+// installed verify.sh's sample orders arrive in the view.
+func TestInitKafkaProject(t *testing.T) {
+	if _, err := exec.LookPath("kcat"); err != nil && os.Getenv("ROCKSTREAM_REQUIRE_CLIENTS") == "1" {
+		t.Fatal("kcat is not installed (apt-get install kcat)")
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders", "orders_by_store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	runGeneratedProject(t, nil, "--template", "kafka", "--kafka-brokers", strings.Join(c.ListenAddrs(), ","), "--topic", "orders")
 }
