@@ -63,7 +63,8 @@ DIR is created if missing; init refuses a DIR that is not empty unless
 --force is given, in which case the generated files are overwritten and
 others are left alone.`,
 		Example: `  rockstream init shop
-  cd shop && ./run.sh & ./shop/verify.sh
+  ./shop/run.sh &
+  ./shop/verify.sh && ./shop/cleanup.sh
   rockstream init feed --template kafka --kafka-brokers localhost:9092 --topic orders
   rockstream init mirror --template postgres-cdc \
       --pg-connection 'postgres://cdc@db.internal:5432/shop'`,
