@@ -190,25 +190,34 @@ func runGeneratedProject(t *testing.T, before func(dir string), args ...string) 
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- server.Wait() }()
-	t.Cleanup(func() {
-		server.Process.Kill()
-		<-exited
-	})
+	// stop kills the server if it still runs and returns its exit error and
+	// log, which is safe to read only once it has exited.
+	var exitErr error
+	stopped := false
+	stop := func() (error, string) {
+		if !stopped {
+			server.Process.Kill()
+			exitErr, stopped = <-exited, true
+		}
+		return exitErr, log.String()
+	}
+	t.Cleanup(func() { stop() })
 	script := func(name string) {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(dir, name))
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s\nserver log:\n%s", name, err, out, log.String())
+			_, serverLog := stop()
+			t.Fatalf("%s: %v\n%s\nserver log:\n%s", name, err, out, serverLog)
 		}
 	}
 	script("verify.sh")
 	script("cleanup.sh")
 	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Errorf("the server run.sh started exited with %v after cleanup.sh:\n%s", err, log.String())
+	case exitErr = <-exited:
+		stopped = true
+		if exitErr != nil {
+			t.Errorf("the server run.sh started exited with %v after cleanup.sh:\n%s", exitErr, log.String())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("the server run.sh started still runs after cleanup.sh")
