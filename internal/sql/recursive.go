@@ -162,27 +162,7 @@ func (r *cteRefs) walk(m proto.Message) {
 		return
 	case *pg.SelectStmt:
 		if w := x.WithClause; w != nil {
-			// RECURSIVE: the list's names are visible to all its queries;
-			// otherwise each query sees those before it.
-			r.inner = append(r.inner, nil)
-			top := len(r.inner) - 1
-			if w.Recursive {
-				for _, c := range w.Ctes {
-					r.inner[top] = append(r.inner[top], c.GetCommonTableExpr().GetCtename())
-				}
-			}
-			for _, c := range w.Ctes {
-				cte := c.GetCommonTableExpr()
-				if cte == nil {
-					continue
-				}
-				r.walk(cte.Ctequery)
-				if !w.Recursive {
-					r.inner[top] = append(r.inner[top], cte.Ctename)
-				}
-			}
-			walkChildren(x, r.walk)
-			r.inner = r.inner[:top]
+			withScope(&r.inner, w, r.walk, func() { walkChildren(x, r.walk) })
 			return
 		}
 	case *pg.WithClause:
@@ -339,25 +319,7 @@ func (r *recursionCheck) walk(m proto.Message) {
 		return
 	case *pg.SelectStmt:
 		if w := x.WithClause; w != nil {
-			r.inner = append(r.inner, nil)
-			top := len(r.inner) - 1
-			if w.Recursive {
-				for _, c := range w.Ctes {
-					r.inner[top] = append(r.inner[top], c.GetCommonTableExpr().GetCtename())
-				}
-			}
-			for _, c := range w.Ctes {
-				cte := c.GetCommonTableExpr()
-				if cte == nil {
-					continue
-				}
-				r.walk(cte.Ctequery)
-				if !w.Recursive {
-					r.inner[top] = append(r.inner[top], cte.Ctename)
-				}
-			}
-			r.selectStmt(x)
-			r.inner = r.inner[:top]
+			withScope(&r.inner, w, r.walk, func() { r.selectStmt(x) })
 			return
 		}
 		r.selectStmt(x)
@@ -591,4 +553,30 @@ func targetLocation(sel *pg.SelectStmt, i int) int32 {
 		return targetLocation(sel.Larg, i)
 	}
 	return -1
+}
+
+// withScope walks the queries of a WITH list with its names in scope as
+// PostgreSQL sees them (RECURSIVE: every name of the list for every query;
+// otherwise each query sees the names before it), then runs body with all
+// of them in scope. inner is the stack of names that shadow a CTE.
+func withScope(inner *[][]string, w *pg.WithClause, walk func(proto.Message), body func()) {
+	*inner = append(*inner, nil)
+	top := len(*inner) - 1
+	if w.Recursive {
+		for _, c := range w.Ctes {
+			(*inner)[top] = append((*inner)[top], c.GetCommonTableExpr().GetCtename())
+		}
+	}
+	for _, c := range w.Ctes {
+		cte := c.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		walk(cte.Ctequery)
+		if !w.Recursive {
+			(*inner)[top] = append((*inner)[top], cte.Ctename)
+		}
+	}
+	body()
+	*inner = (*inner)[:top]
 }
