@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/sql/split"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -23,10 +24,14 @@ func isFatal(err error) bool {
 		errors.Is(err, errIdleTimeout) || errors.As(err, &pe) || errors.As(err, &fe)
 }
 
-// simpleQuery runs a Query message: its statements in order, each as its
-// own transaction unless inside a block, stopping at the first error.
+// simpleQuery runs a Query message as PostgreSQL does (see
+// runtime/implicit.go): every statement is parsed before any runs, and a
+// syntax error anywhere runs none but reports itself; several statements
+// share one implicit transaction block, which commits when the message
+// ends without error and rolls back at the first error, where the message
+// stops.
 func (c *conn) simpleQuery(q string) error {
-	stmts := split.Statements(q)
+	stmts, bad := runtime.ParseMessage(q)
 	// A Query message drops the unnamed prepared statement and portal.
 	delete(c.stmts, "")
 	delete(c.portals, "")
@@ -34,19 +39,44 @@ func (c *conn) simpleQuery(q string) error {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return c.readyForQuery()
 	}
+	if bad != nil {
+		// Run alone, the statement reports its syntax error as any
+		// failed statement does.
+		stmts = []*runtime.Statement{bad}
+	}
+	c.sess.BeginMessage(len(stmts))
 	for _, st := range stmts {
-		err := c.runSimple(st.Text)
+		err := c.runSimple(st)
 		if err == nil {
 			continue
 		}
 		if isFatal(err) {
 			return err
 		}
+		c.sess.FailTransaction()
 		c.be.Send(errorResponse(err, "ERROR", utf8.RuneCountInString(q[:st.Offset])))
 		break
 	}
+	if err := c.endMessage(); err != nil {
+		if isFatal(err) {
+			return err
+		}
+		c.be.Send(errorResponse(err, "ERROR", 0))
+	}
 	c.endOfTransaction()
 	return c.readyForQuery()
+}
+
+// endMessage ends the Query message's implicit transaction block, if one
+// is open: the commit's error, if any, is the message's.
+func (c *conn) endMessage() error {
+	ctx, done := c.statementContext()
+	defer done()
+	if err := c.sess.EndMessage(ctx); err != nil {
+		c.srv.errors.Add(1)
+		return c.statementError(ctx, err)
+	}
+	return nil
 }
 
 // endOfTransaction drops the portals when no transaction block is open:
@@ -58,11 +88,11 @@ func (c *conn) endOfTransaction() {
 }
 
 // runSimple runs one statement of a Query message and sends its result.
-func (c *conn) runSimple(text string) error {
+func (c *conn) runSimple(st *runtime.Statement) error {
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
-	res, err := c.sess.Exec(ctx, text, nil)
+	res, err := c.sess.ExecStatement(ctx, st, nil)
 	if err != nil {
 		c.srv.errors.Add(1)
 		return c.statementError(ctx, err)

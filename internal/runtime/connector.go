@@ -132,6 +132,9 @@ func (c *catalog) connectorOn(name string) *spec.Spec {
 
 func (s *Session) execConnector(ctx context.Context, st ext.Statement) (*Result, error) {
 	c := st.Connector
+	if st.Kind != ext.ShowConnectors && s.txn.readOnly {
+		return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", connectorStmtName(st.Kind, c.Sink))
+	}
 	switch st.Kind {
 	case ext.ShowConnectors:
 		return s.showConnectors(c.Sink)
@@ -149,6 +152,12 @@ func (s *Session) execConnector(ctx context.Context, st ext.Statement) (*Result,
 		})
 	}
 	return nil, errs.New(errs.FeatureNotSupported, "this connector statement is not supported")
+}
+
+// connectorStmtName names a connector statement as its command tag does.
+func connectorStmtName(k ext.Kind, sink bool) string {
+	verb := map[ext.Kind]string{ext.CreateConnector: "CREATE", ext.AlterConnector: "ALTER", ext.DropConnector: "DROP"}[k]
+	return verb + " " + strings.ToUpper(connectorWord(sink))
 }
 
 func connectorWord(sink bool) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -214,6 +215,20 @@ func writeStmtName(n *pg.Node) string {
 		return "DELETE"
 	case n.GetCopyStmt() != nil && n.GetCopyStmt().IsFrom:
 		return "COPY FROM"
+	case n.GetCreateStmt() != nil:
+		return "CREATE TABLE"
+	case n.GetCreateTableAsStmt() != nil:
+		return "CREATE MATERIALIZED VIEW"
+	case n.GetViewStmt() != nil:
+		return "CREATE VIEW"
+	case n.GetDropStmt() != nil:
+		return "DROP " + strings.ReplaceAll(strings.TrimPrefix(n.GetDropStmt().RemoveType.String(), "OBJECT_"), "MATVIEW", "MATERIALIZED VIEW")
+	case n.GetCreateRoleStmt() != nil:
+		return "CREATE ROLE"
+	case n.GetAlterRoleStmt() != nil:
+		return "ALTER ROLE"
+	case n.GetDropRoleStmt() != nil:
+		return "DROP ROLE"
 	}
 	return ""
 }

@@ -156,6 +156,10 @@ type Result struct {
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// inMessage is set while the statements of a Query message of
+	// several statements run: a statement outside a transaction block
+	// then opens the message's implicit block (implicit.go).
+	inMessage bool
 	// cursors are the open cursors, by name; all belong to the open
 	// transaction block and are closed when it ends.
 	cursors map[string]*cursor
@@ -185,7 +189,11 @@ const (
 // statement).
 type txn struct {
 	state txnState
-	block bool // an explicit BEGIN ... COMMIT
+	// block is set for a transaction block: an explicit BEGIN ... COMMIT,
+	// or, with implicit also set, the implicit block of a Query message
+	// of several statements, which ends with the message (implicit.go).
+	block    bool
+	implicit bool
 	// w holds a block's writes; nil until its first write, when the write
 	// token is taken.
 	w *epochWrite
@@ -197,6 +205,9 @@ type txn struct {
 // stateOK reports whether statements may run: outside a block, or in one
 // that has not failed.
 func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
+
+// explicit reports whether t is a block opened by BEGIN.
+func (t *txn) explicit() bool { return t != nil && t.block && !t.implicit }
 
 // NewSession returns a session of e.
 func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
@@ -211,7 +222,7 @@ func (s *Session) Close() {
 }
 
 // InTransaction reports whether a transaction block is open.
-func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
+func (s *Session) InTransaction() bool { return s.txn.explicit() }
 
 // Exec parses and runs one statement. params are the values of $1...;
 // paramText, when not nil, supplies them as text to be parsed once their
@@ -224,20 +235,30 @@ func (s *Session) InTransaction() bool { return s.txn != nil && s.txn.block }
 // A write it stopped leaves nothing behind; see the package doc. The
 // session's statement_timeout, when set, is a deadline of its own (the
 // gateway sets the same one), so embedded sessions honour it too.
-func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (res *Result, err error) {
-	done := s.beginStatement(query)
+func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
+	return s.ExecStatement(ctx, ParseStatement(query), paramText)
+}
+
+// ExecStatement runs a parsed statement, as Exec does. A statement that
+// fails inside a transaction block, explicit or implicit, fails the
+// block, whatever the error, as in PostgreSQL.
+func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []*string) (res *Result, err error) {
+	done := s.beginStatement(st.Text)
 	defer func() { done(res, err) }()
 	if d := s.SettingDuration("statement_timeout"); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
 		defer cancel()
 	}
-	res, err = s.exec(ctx, query, paramText)
+	res, err = s.exec(ctx, st, paramText)
+	if err != nil {
+		s.FailTransaction()
+	}
 	return res, statementError(ctx, err)
 }
 
-func (s *Session) exec(ctx context.Context, query string, paramText []*string) (*Result, error) {
-	if st := ext.Parse(query); st.Kind != ext.None {
+func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*string) (*Result, error) {
+	if st := parsed.ext; st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
@@ -260,10 +281,10 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 		}
 		return s.explainIncremental(ctx, st)
 	}
-	tree, err := pg.Parse(query)
-	if err != nil {
-		return nil, parseError(err)
+	if parsed.err != nil {
+		return nil, parsed.err
 	}
+	tree := parsed.tree
 	if len(tree.Stmts) == 0 {
 		return &Result{Tag: ""}, nil
 	}
@@ -274,7 +295,7 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 	if res, ok, err := s.preparedStatement(ctx, tree.Version, raw.Stmt); ok {
 		return res, err
 	}
-	return s.execNode(ctx, query, raw.Stmt, paramText)
+	return s.execNode(ctx, parsed.Text, raw.Stmt, paramText)
 }
 
 func parseError(err error) error {
@@ -298,18 +319,20 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 }
 
 // statement runs one statement in the open transaction block, or in an
-// implicit transaction of its own outside one: a failure marks the block
-// failed, or rolls the implicit transaction back.
+// implicit transaction of its own outside one (in the implicit block of
+// its Query message when the message has several statements): a failure
+// marks the block failed, or rolls the implicit transaction back.
 func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*Result, error) {
 	if s.txn != nil && s.txn.state == txnFailed {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
-	implicit := s.txn == nil
-	if implicit {
+	s.beginImplicitBlock()
+	autocommit := s.txn == nil
+	if autocommit {
 		s.txn = &txn{}
 	}
 	res, err := run()
-	if implicit {
+	if autocommit {
 		if err == nil {
 			err = s.commit(ctx)
 		} else {
@@ -323,22 +346,29 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 }
 
 func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*Result, error) {
+	s.beginImplicitBlock()
 	switch t.Kind {
 	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 		tag := "BEGIN"
 		if t.Kind == pg.TransactionStmtKind_TRANS_STMT_START {
 			tag = "START TRANSACTION"
 		}
-		if s.txn == nil {
+		switch {
+		case s.txn == nil:
 			s.txn = &txn{block: true}
-		} else {
+		case s.txn.implicit:
+			// The statements of the message before BEGIN join the block.
+			s.txn.implicit = false
+		default:
 			// Inside a block PostgreSQL warns and carries on.
 			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		if s.txn == nil {
+		if !s.txn.explicit() {
 			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
+		}
+		if s.txn == nil {
 			return &Result{Tag: "COMMIT"}, nil
 		}
 		if s.txn.state == txnFailed {
@@ -353,13 +383,22 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		}
 		return &Result{Tag: "COMMIT"}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if s.txn == nil {
+		if !s.txn.explicit() {
 			s.notice("WARNING", errs.NoActiveTransaction, "there is no transaction in progress")
-		} else {
+		}
+		if s.txn != nil {
 			s.rollback()
 			s.txn = nil
 		}
 		return &Result{Tag: "ROLLBACK"}, nil
+	case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT, pg.TransactionStmtKind_TRANS_STMT_RELEASE,
+		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+		if !s.txn.explicit() {
+			// As in PostgreSQL, also in the implicit block of a message:
+			// an error there rolls the whole message back, so a savepoint
+			// could never be returned to.
+			return nil, errs.Newf(errs.NoActiveTransaction, "%s can only be used in transaction blocks", transactionKindName(t.Kind))
+		}
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", transactionKindName(t.Kind))
 }
@@ -498,11 +537,11 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
 }
 
-// ddl runs a catalog change as its own transaction.
+// ddl runs a catalog change: in its own transaction, or in the epoch of
+// the transaction block it is part of, committed or rolled back with the
+// block's other changes. The catalog the block's later statements see is
+// the changed one; other sessions see the change once the block commits.
 func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite) (*catalog, *Result, error)) (*Result, error) {
-	if s.txn.block {
-		return nil, errs.New(errs.FeatureNotSupported, "DDL inside a transaction block is not supported; run it outside BEGIN ... COMMIT")
-	}
 	opID := s.Setting("rockstream.operation_id")
 	delete(s.settings, "rockstream.operation_id")
 	var res *Result
@@ -522,9 +561,16 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 		}
 		res = r
 		return c, err
-	}, false)
+	}, catalogChangeFlushes)
 	return res, err
 }
+
+// catalogChangeFlushes makes a transaction block's pending table changes
+// reach its materialized views before a catalog change: a view created in
+// the block starts from its inputs' contents, which already hold the
+// block's changes, and a relation dropped in the block takes its pending
+// changes with it.
+const catalogChangeFlushes = true
 
 // stmtName names a statement node's kind for error messages.
 func stmtName(n *pg.Node) string {

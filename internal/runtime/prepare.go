@@ -242,7 +242,7 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, paramText []*st
 // failed transaction block.
 func (s *Session) TxnStatus() byte {
 	switch {
-	case s.txn == nil || !s.txn.block:
+	case !s.txn.explicit():
 		return 'I'
 	case s.txn.state == txnFailed:
 		return 'E'

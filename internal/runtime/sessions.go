@@ -200,9 +200,9 @@ func (s *Session) copyDone(res *Result, err error) {
 func (s *Session) statementEnded() {
 	state := StateIdle
 	switch {
-	case s.txn != nil && s.txn.block && s.txn.state == txnFailed:
+	case s.txn.explicit() && s.txn.state == txnFailed:
 		state = StateIdleInFailTxn
-	case s.txn != nil && s.txn.block:
+	case s.txn.explicit():
 		state = StateIdleInTxn
 	}
 	app := s.settings["application_name"]

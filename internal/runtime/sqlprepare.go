@@ -106,7 +106,7 @@ func (s *Session) evalParam(ctx context.Context, version int32, e *pg.Node, t ty
 		return nil, errs.Newf(errs.Internal, "internal error: printing a parameter of EXECUTE: %v", err)
 	}
 	q := fmt.Sprintf("SELECT CAST((%s) AS %s)", strings.TrimPrefix(sel, "SELECT "), t)
-	res, err := s.exec(ctx, q, nil)
+	res, err := s.exec(ctx, ParseStatement(q), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"context"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/split"
+)
+
+// A simple-protocol Query message (psql -c "...", a driver's
+// multi-statement string) runs as PostgreSQL runs it
+// (https://www.postgresql.org/docs/15/protocol-flow.html#PROTOCOL-FLOW-MULTI-STATEMENT):
+//
+//   - Every statement is parsed before any runs: a syntax error anywhere
+//     runs nothing (ParseMessage).
+//   - Statements outside a transaction block run in one implicit block,
+//     which commits when the message ends without error and rolls back
+//     when a statement fails; the statements after the failure do not run
+//     (the caller stops there). A message of one statement has no
+//     implicit block: the statement is its own transaction.
+//   - BEGIN turns the implicit block into an explicit one that outlives
+//     the message, keeping the statements before it. COMMIT or ROLLBACK
+//     ends the implicit block there, with the warning "there is no
+//     transaction in progress", and the statements after it run in a new
+//     implicit block. A message sent inside an explicit block continues
+//     it; after a COMMIT or ROLLBACK of that block, the rest of the
+//     message runs in an implicit block.
+//   - SAVEPOINT, RELEASE and ROLLBACK TO fail in an implicit block (25P01),
+//     as they do outside any block.
+//
+// An implicit block behaves as an explicit one while the message runs: it
+// holds the write token from its first write, its views catch up with its
+// writes before a read, and DDL in it commits or rolls back with it.
+
+// Statement is one SQL statement parsed: RockStream's own statements by
+// the front parser (internal/sql/ext), the rest by PostgreSQL's.
+type Statement struct {
+	// Text is the statement's text.
+	Text string
+	// Offset is the byte offset of Text in the message it came from.
+	Offset int
+
+	ext  ext.Statement
+	tree *pg.ParseResult
+	err  error // PostgreSQL's parser's error
+}
+
+// ParseStatement parses the text of one statement.
+func ParseStatement(text string) *Statement {
+	st := &Statement{Text: text}
+	if st.ext = ext.Parse(text); st.ext.Kind != ext.None {
+		return st
+	}
+	st.tree, st.err = pg.Parse(text)
+	if st.err != nil {
+		st.err = parseError(st.err)
+	}
+	return st
+}
+
+// SyntaxError returns the statement's syntax error, nil when it parsed.
+// Other errors the parsers find (a SUBSCRIBE to a query, say) are the
+// statement's to report when it runs.
+func (st *Statement) SyntaxError() error {
+	if st.ext.Kind != ext.None {
+		if errs.CodeOf(st.ext.Err) == errs.SyntaxError {
+			return st.ext.Err
+		}
+		return nil
+	}
+	return st.err
+}
+
+// ParseMessage splits the text of a Query message into its statements and
+// parses each of them, before any runs. bad is the first statement with a
+// syntax error, nil when there is none; when it is set, none of the
+// message's statements may run, and the error's position is counted from
+// bad.Offset.
+func ParseMessage(text string) (stmts []*Statement, bad *Statement) {
+	for _, s := range split.Statements(text) {
+		st := ParseStatement(s.Text)
+		st.Offset = s.Offset
+		stmts = append(stmts, st)
+		if bad == nil && st.SyntaxError() != nil {
+			bad = st
+		}
+	}
+	return stmts, bad
+}
+
+// BeginMessage starts a Query message of n statements. With more than one,
+// statements that run outside a transaction block run in the message's
+// implicit block, which EndMessage ends; the caller runs the statements in
+// order with ExecStatement, stops at the first that fails, and calls
+// EndMessage in every case.
+func (s *Session) BeginMessage(n int) {
+	s.inMessage = n > 1
+}
+
+// EndMessage ends the Query message BeginMessage started: an implicit
+// block still open commits, or rolls back when one of its statements
+// failed. It returns the commit's error: the message's changes were then
+// rolled back. An explicit block opened by the message stays open.
+func (s *Session) EndMessage(ctx context.Context) error {
+	s.inMessage = false
+	t := s.txn
+	if t == nil || !t.implicit {
+		return nil
+	}
+	var err error
+	if t.state == txnFailed {
+		s.rollback()
+	} else {
+		err = s.commit(ctx)
+	}
+	s.txn = nil
+	if err != nil {
+		return statementError(ctx, err)
+	}
+	return nil
+}
+
+// FailTransaction fails the open transaction block, explicit or implicit,
+// as an error does in PostgreSQL: an explicit block then accepts only its
+// end, an implicit one rolls back when its message ends. The caller tells
+// the session of errors that happen outside its statements, such as a
+// COPY TO STDOUT or SUBSCRIBE that fails while its rows stream.
+func (s *Session) FailTransaction() {
+	if s.txn != nil && s.txn.block {
+		s.txn.state = txnFailed
+	}
+}
+
+// beginImplicitBlock opens the implicit block of the running message for a
+// statement about to run outside a transaction block.
+func (s *Session) beginImplicitBlock() {
+	if s.inMessage && s.txn == nil {
+		s.txn = &txn{block: true, implicit: true}
+	}
+}
