@@ -12,7 +12,9 @@ import (
 )
 
 // TestScripts runs the scripts in testdata/: each `exec` runs its
-// statements in one session and prints every result; `verify` checks that
+// statements in one session and prints every result; `message` runs its
+// input as one Query message (implicit.go), printing each result up to the
+// first error and then the session's transaction status; `verify` checks that
 // every materialized view equals its recomputation; `state-keys VIEW`
 // counts the keys of a view's operator state (state_test.go); COPY,
 // SUBSCRIBE and their streams have the commands of stream_test.go.
@@ -45,6 +47,8 @@ func TestScripts(t *testing.T) {
 			switch d.Cmd {
 			case "exec":
 				return execScript(t, session(d), d.Input)
+			case "message":
+				return execMessage(session(d), d.Input)
 			case "copy-from":
 				return scriptCopyFrom(t, session(d), d)
 			case "copy-to":
@@ -79,27 +83,57 @@ func execScript(t *testing.T, s *Session, script string) string {
 			b.WriteString(errorText(err))
 			continue
 		}
-		if res.Columns != nil {
-			var names []string
-			for _, c := range res.Columns {
-				names = append(names, c.Name+":"+c.Type.String())
-			}
-			b.WriteString(strings.Join(names, " | ") + "\n")
-			for _, row := range res.Rows {
-				var vals []string
-				for i, v := range row {
-					if v.IsNull() {
-						vals = append(vals, "NULL")
-					} else {
-						vals = append(vals, types.Format(v, res.Columns[i].Type))
-					}
-				}
-				b.WriteString(strings.Join(vals, " | ") + "\n")
-			}
-		}
-		b.WriteString(res.Tag + "\n")
+		writeResult(&b, res)
 	}
 	return b.String()
+}
+
+// execMessage runs message as the gateway runs a Query message.
+func execMessage(s *Session, message string) string {
+	var b strings.Builder
+	ctx := context.Background()
+	stmts, bad := ParseMessage(message)
+	if bad != nil {
+		stmts = []*Statement{bad}
+	}
+	s.BeginMessage(len(stmts))
+	for _, st := range stmts {
+		res, err := s.ExecStatement(ctx, st, nil)
+		if err != nil {
+			b.WriteString(errorText(err))
+			break
+		}
+		writeResult(&b, res)
+	}
+	if err := s.EndMessage(ctx); err != nil {
+		b.WriteString("at the end of the message: " + errorText(err))
+	}
+	fmt.Fprintf(&b, "status %c\n", s.TxnStatus())
+	return b.String()
+}
+
+// writeResult prints a statement's result: its columns and rows, if it
+// has any, and its tag.
+func writeResult(b *strings.Builder, res *Result) {
+	if res.Columns != nil {
+		var names []string
+		for _, c := range res.Columns {
+			names = append(names, c.Name+":"+c.Type.String())
+		}
+		b.WriteString(strings.Join(names, " | ") + "\n")
+		for _, row := range res.Rows {
+			var vals []string
+			for i, v := range row {
+				if v.IsNull() {
+					vals = append(vals, "NULL")
+				} else {
+					vals = append(vals, types.Format(v, res.Columns[i].Type))
+				}
+			}
+			b.WriteString(strings.Join(vals, " | ") + "\n")
+		}
+	}
+	b.WriteString(res.Tag + "\n")
 }
 
 // splitStatements splits on semicolons at line ends, which is all the
