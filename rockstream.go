@@ -155,30 +155,86 @@ type Session struct {
 // PostgreSQL. When ctx ends, the running statement stops and fails with
 // SQLSTATE 57014, changing nothing ("canceling statement due to statement
 // timeout" past ctx's deadline, "... due to user request" otherwise).
+//
+// Several statements run as PostgreSQL runs them when a client sends them
+// in one query string (psql -c, a driver's simple protocol): all are
+// parsed before any runs; outside a transaction block they form one
+// transaction, which the first error rolls back, and the statements after
+// it do not run. BEGIN, COMMIT and ROLLBACK among them open and end blocks
+// as they do in PostgreSQL (docs/sql.md, "Transactions"). An error's
+// position counts from the start of sql.
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, error) {
-	params, err := paramTexts(args)
+	var res *Result
+	err := s.ExecEach(ctx, sql, func(r *Result) error {
+		res = r
+		return nil
+	}, args...)
 	if err != nil {
 		return nil, err
 	}
-	stmts := []string{sql}
-	if len(args) == 0 {
-		if stmts, err = SplitStatements(sql); err != nil {
-			return nil, err
+	if res == nil {
+		return &Result{}, nil
+	}
+	return res, nil
+}
+
+// ExecEach is Exec, passing the result of every statement to fn, in order,
+// as each one completes. An error fn returns stops the statements there and
+// fails them as a statement's error does.
+func (s *Session) ExecEach(ctx context.Context, sql string, fn func(*Result) error, args ...any) error {
+	params, err := paramTexts(args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		// Parameters belong to a single statement.
+		res, err := s.s.Exec(ctx, sql, params)
+		if err == nil {
+			err = streamingError(res)
 		}
-		if len(stmts) == 0 {
-			return &Result{}, nil
+		if err != nil {
+			return err
+		}
+		return fn(publicResult(res))
+	}
+	stmts, bad := runtime.ParseMessage(sql)
+	if bad != nil {
+		stmts = []*runtime.Statement{bad}
+	}
+	s.s.BeginMessage(len(stmts))
+	for _, st := range stmts {
+		res, err := s.s.ExecStatement(ctx, st, nil)
+		if err == nil {
+			if err = streamingError(res); err == nil {
+				err = fn(publicResult(res))
+			}
+		}
+		if err != nil {
+			s.s.FailTransaction()
+			_ = s.s.EndMessage(ctx)
+			return st.PositionInMessage(sql, err)
 		}
 	}
-	var res *runtime.Result
-	for _, stmt := range stmts {
-		if res, err = s.s.Exec(ctx, stmt, params); err != nil {
-			return nil, err
-		}
-		if err := streamingError(res); err != nil {
-			return nil, err
-		}
+	return s.s.EndMessage(ctx)
+}
+
+// Notice is a message to the client that is not an error, such as the
+// warning for COMMIT outside a transaction block.
+type Notice struct {
+	// Severity is WARNING, NOTICE, ...
+	Severity string
+	SQLState string
+	Message  string
+}
+
+// OnNotice sets the function that receives the session's notices, as its
+// statements raise them; nil discards them.
+func (s *Session) OnNotice(fn func(Notice)) {
+	if fn == nil {
+		s.s.OnNotice(nil)
+		return
 	}
-	return publicResult(res), nil
+	s.s.OnNotice(func(n runtime.Notice) { fn(Notice(n)) })
 }
 
 // Close ends the session, rolling back an open transaction.

@@ -336,13 +336,9 @@ func TestSQLMatchesPsql(t *testing.T) {
 			if format == "csv" {
 				flags = []string{"--csv"}
 			}
-			modes := []string{"file", "stdin"}
-			if !strings.Contains(sc.name, "error") {
-				// psql sends a -c string as one query, which stops at the
-				// first error; only error-free scripts behave the same.
-				modes = append(modes, "command")
-			}
-			for _, mode := range modes {
+			// psql sends a -c string as one query, which runs as one
+			// transaction and stops at the first error.
+			for _, mode := range []string{"file", "stdin", "command"} {
 				t.Run(fmt.Sprintf("%s/%s/%s", sc.name, format, mode), func(t *testing.T) {
 					dir := t.TempDir()
 					if err := os.WriteFile(filepath.Join(dir, "script.sql"), []byte(sc.script), 0o644); err != nil {
@@ -390,6 +386,26 @@ func TestSQLSourcesInOrder(t *testing.T) {
 			"-c", "INSERT INTO t VALUES (2, 'two')",
 			"-f", "b.sql",
 			"-c", "SELECT count(*) AS n FROM t")
+		want := psqlRun(t, dir, "", pgtest.NewDatabase(t, "cli"), args...)
+		got := runProg(t, dir, "", bin, append([]string{"sql"}, args...)...)
+		compare(t, "rockstream sql "+strings.Join(args, " "), got, want)
+	}
+}
+
+// TestSQLCommandIsOneTransaction checks that the statements of a -c
+// string run as one transaction, as psql's single query does: an error
+// rolls back what came before it in the string (its DDL included), unless
+// a COMMIT in the string committed it.
+func TestSQLCommandIsOneTransaction(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	for _, format := range [][]string{nil, {"--csv"}} {
+		args := append(format[:len(format):len(format)],
+			"-c", "CREATE TABLE t (a int); INSERT INTO t VALUES (1); SELECT a FROM t; SELECT 1/0",
+			"-c", "SELECT * FROM t",
+			"-c", "CREATE TABLE t (a int); INSERT INTO t VALUES (2); COMMIT; INSERT INTO t VALUES (3); SELECT a FROM t ORDER BY a;\n  SELECT * FROM nope",
+			"-c", "INSERT INTO t VALUES (4); BEGIN; INSERT INTO t VALUES (5)",
+			"-c", "SELECT a FROM t ORDER BY a")
 		want := psqlRun(t, dir, "", pgtest.NewDatabase(t, "cli"), args...)
 		got := runProg(t, dir, "", bin, append([]string{"sql"}, args...)...)
 		compare(t, "rockstream sql "+strings.Join(args, " "), got, want)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -29,9 +27,9 @@ const (
 	errMinRightCut  = 10
 )
 
-// writeError prints err, raised by the statement text stmt, to w.
-// Session.Exec reports positions in the statement without its leading
-// whitespace; they are moved to count in stmt itself.
+// writeError prints err, raised by the statement text stmt (or the -c
+// string of several statements), to w. Session.Exec reports positions
+// counted from the start of the text it was given.
 func writeError(w io.Writer, err error, stmt string) {
 	var b strings.Builder
 	b.WriteString("ERROR:  ")
@@ -39,8 +37,7 @@ func writeError(w io.Writer, err error, stmt string) {
 	b.WriteByte('\n')
 	var e *errs.Error
 	if errors.As(err, &e) && e.Position > 0 {
-		lead := len(stmt) - len(strings.TrimLeftFunc(stmt, unicode.IsSpace))
-		b.WriteString(errorContext(stmt, e.Position+utf8.RuneCountInString(stmt[:lead])))
+		b.WriteString(errorContext(stmt, e.Position))
 	}
 	_, _ = io.WriteString(w, b.String())
 }

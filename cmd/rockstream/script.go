@@ -11,7 +11,7 @@ import (
 type script struct {
 	text string
 	// command is true for a -c string, which psql sends to the server as
-	// it was given when it holds a single statement.
+	// it was given, as one query.
 	command bool
 }
 
@@ -43,9 +43,6 @@ func (s script) statements() ([]string, error) {
 		cursor = end
 	}
 	out = append(out, unsplitStatements(s.text[cursor:])...)
-	if s.command && len(out) == 1 {
-		return []string{s.text}, nil
-	}
 	return out, nil
 }
 

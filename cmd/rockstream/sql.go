@@ -55,16 +55,18 @@ their results exactly as psql -q prints them for PostgreSQL.
 
 Statements come from -c strings and -f files, in the order given on the
 command line, or from standard input when neither is given. A string or
-file may hold several statements separated by semicolons; each statement
-runs on its own, in order, in one session (BEGIN ... COMMIT groups
-statements into a transaction). psql's backslash meta-commands are not
-supported.
+file may hold several statements separated by semicolons. As with psql,
+the statements of a file run one by one, in order, in one session (BEGIN
+... COMMIT groups statements into a transaction), while a -c string is
+sent as one query: its statements run as one transaction, which the first
+error rolls back, skipping the rest of the string. psql's backslash
+meta-commands are not supported.
 
 Results are printed in psql's aligned format, or as CSV with --csv (psql
 --csv). Statements that return no rows print nothing. An error is printed
 to standard error as psql prints it ("ERROR:  message", with a LINE
 excerpt when the error points into the statement) and execution continues
-with the next statement.
+with the next statement of the file, or the next -c string.
 
 Without --storage the instance lives in memory and is gone when the
 command ends. With --storage DIR its data is kept in DIR: the first run
@@ -173,7 +175,38 @@ func runSQL(ctx context.Context, opts rockstream.Options, scripts []script,
 		writeError(stderr, e, stmt)
 		return nil
 	}
+	// Notices go to stderr as they come, as psql prints them.
+	var noticeErr error
+	sess.OnNotice(func(n rockstream.Notice) {
+		if noticeErr = out.Flush(); noticeErr == nil {
+			_, noticeErr = fmt.Fprintf(stderr, "%s:  %s\n", n.Severity, n.Message)
+		}
+	})
+	print := func(res *rockstream.Result) error {
+		if res.Columns == nil {
+			return nil
+		}
+		return format(out, res)
+	}
 	for _, s := range scripts {
+		if s.command {
+			// psql sends a -c string to the server as one query: its
+			// statements run as one transaction, up to the first error.
+			var werr error
+			err := sess.ExecEach(ctx, s.text, func(res *rockstream.Result) error {
+				werr = print(res)
+				return werr
+			})
+			if werr != nil {
+				return werr
+			}
+			if err != nil {
+				if err := fail(err, s.text); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		stmts, err := s.statements()
 		if err != nil {
 			if err := fail(err, s.text); err != nil {
@@ -192,12 +225,13 @@ func runSQL(ctx context.Context, opts rockstream.Options, scripts []script,
 				}
 				continue
 			}
-			if res != nil && res.Columns != nil {
-				if err := format(out, res); err != nil {
-					return err
-				}
+			if err := print(res); err != nil {
+				return err
 			}
 		}
+	}
+	if noticeErr != nil {
+		return noticeErr
 	}
 	if failed {
 		return errStatementsFailed

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -80,7 +82,14 @@ func (st *Statement) SyntaxError() error {
 // message's statements may run, and the error's position is counted from
 // bad.Offset.
 func ParseMessage(text string) (stmts []*Statement, bad *Statement) {
-	for _, s := range split.Statements(text) {
+	parts := split.Statements(text)
+	for i, s := range parts {
+		if i == len(parts)-1 && !strings.HasSuffix(s.Text, ";") {
+			// The last statement runs to the end of the message, as
+			// PostgreSQL parses it: an error "at end of input" points
+			// past the whitespace that ends the message.
+			s.Text = text[s.Offset:]
+		}
 		st := ParseStatement(s.Text)
 		st.Offset = s.Offset
 		stmts = append(stmts, st)
@@ -140,4 +149,17 @@ func (s *Session) beginImplicitBlock() {
 	if s.inMessage && s.txn == nil {
 		s.txn = &txn{block: true, implicit: true}
 	}
+}
+
+// PositionInMessage returns err, raised by st, with its position counted
+// from the start of message, the text st came from, as PostgreSQL reports
+// it.
+func (st *Statement) PositionInMessage(message string, err error) error {
+	e, ok := err.(*errs.Error)
+	if !ok || e.Position <= 0 || st.Offset == 0 {
+		return err
+	}
+	moved := *e
+	moved.Position += utf8.RuneCountInString(message[:st.Offset])
+	return &moved
 }
