@@ -200,6 +200,12 @@ type txn struct {
 	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
 	// block reads committed epochs as they come and may not write.
 	readOnly bool
+	// settings holds the session's settings as they were before the
+	// block first changed one, once it has (settingsSaved), and local
+	// the settings SET LOCAL changed since (settings.go).
+	settings      map[string]string
+	settingsSaved bool
+	local         map[string]bool
 }
 
 // stateOK reports whether statements may run: outside a block, or in one
@@ -311,6 +317,7 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetTransactionStmt() != nil:
 		return s.execTransaction(ctx, n.GetTransactionStmt())
 	case n.GetVariableSetStmt() != nil && s.txn.stateOK():
+		s.beginImplicitBlock()
 		return s.execSet(n.GetVariableSetStmt())
 	case n.GetVariableShowStmt() != nil && s.txn.stateOK():
 		return s.execShow(n.GetVariableShowStmt())
@@ -420,7 +427,8 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 
 // commit ends the session's transaction block, committing its writes as
 // one epoch.
-func (s *Session) commit(ctx context.Context) error {
+func (s *Session) commit(ctx context.Context) (err error) {
+	defer func() { s.endSettings(err == nil) }()
 	s.closeCursors()
 	w := s.txn.w
 	if w == nil {
@@ -436,6 +444,7 @@ func (s *Session) commit(ctx context.Context) error {
 }
 
 func (s *Session) rollback() {
+	s.endSettings(false)
 	s.closeCursors()
 	if s.txn.w == nil {
 		return

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -58,8 +59,65 @@ var settings = map[string]setting{
 	"rockstream.max_recursion_iterations": {"10000", checkRecursionLimit},
 }
 
-// execSet runs SET, RESET and SET ... TO DEFAULT.
+// execSet runs SET, RESET and SET ... TO DEFAULT. As in PostgreSQL, a
+// transaction block's changes to settings are undone when it rolls back,
+// and SET LOCAL lasts until the block ends; outside a block SET LOCAL
+// only warns.
 func (s *Session) execSet(v *pg.VariableSetStmt) (*Result, error) {
+	t := s.txn
+	if t == nil || !t.block {
+		if !v.IsLocal {
+			return s.applySet(v)
+		}
+		s.notice("WARNING", errs.NoActiveTransaction, "SET LOCAL can only be used in transaction blocks")
+		saved := maps.Clone(s.settings)
+		res, err := s.applySet(v)
+		s.settings = saved
+		return res, err
+	}
+	if !t.settingsSaved {
+		t.settings, t.settingsSaved = maps.Clone(s.settings), true
+	}
+	res, err := s.applySet(v)
+	if err == nil && v.Name != "" {
+		name := strings.ToLower(v.Name)
+		if v.IsLocal {
+			if t.local == nil {
+				t.local = map[string]bool{}
+			}
+			t.local[name] = true
+		} else {
+			delete(t.local, name)
+		}
+	}
+	return res, err
+}
+
+// endSettings ends the open transaction block's changes to the session's
+// settings: a rollback undoes them all, a commit those of SET LOCAL.
+func (s *Session) endSettings(committed bool) {
+	t := s.txn
+	if t == nil || !t.settingsSaved {
+		return
+	}
+	t.settingsSaved = false
+	if !committed {
+		s.settings = t.settings
+		return
+	}
+	for name := range t.local {
+		if v, ok := t.settings[name]; ok {
+			if s.settings == nil {
+				s.settings = map[string]string{}
+			}
+			s.settings[name] = v
+		} else {
+			delete(s.settings, name)
+		}
+	}
+}
+
+func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
 	switch v.Kind {
 	case pg.VariableSetKind_VAR_RESET_ALL:
