@@ -23,7 +23,21 @@
 //   - Stored weights are positive: a table row or view row whose weight
 //     reaches zero is deleted, and a negative weight is an internal error
 //     that fails the statement.
-//   - DDL is not allowed inside a transaction block; it is its own epoch.
+//   - DDL is transactional. A catalog change is a statement of the epoch
+//     being built: it writes its catalog records into the transaction's
+//     overlay and installs the new catalog as the epoch's catalog, which
+//     the transaction's later statements bind against; the engine's
+//     catalog changes only when the epoch commits, together with the
+//     writes, so a rolled-back block leaves no object, state or id behind.
+//     Inside a block, pending table changes reach the views before a
+//     catalog change, so that a view created in the block backfills from
+//     its inputs exactly once and a dropped relation takes its pending
+//     changes with it.
+//   - A Query message of several statements runs in one implicit block
+//     (implicit.go): a block in every respect while the message runs, ended
+//     by EndMessage, which commits it or, after an error, rolls it back.
+//     Any statement error fails the open block, explicit or implicit; a
+//     rollback also undoes the block's SETs (settings.go).
 //   - COPY ... FROM STDIN is one statement: its data is parsed completely
 //     before it takes the write token, then its rows are inserted together
 //     or not at all (copy.go).
