@@ -10,7 +10,8 @@
 // A DB runs every statement of one Session in order. Each statement outside
 // a transaction block is its own transaction; BEGIN ... COMMIT groups
 // statements into one transaction, which commits as one epoch across every
-// view.
+// view; and the statements of one string passed to Exec are one
+// transaction, as a PostgreSQL server runs one query string.
 package rockstream
 
 import (
