@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/pgtest"
@@ -55,4 +58,104 @@ func TestQueryMessagesMatchPostgres(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// TestQueryMessageWithCopyMatchesPostgres sends a Query message whose
+// middle statement is a COPY FROM STDIN, its data following the message,
+// to PostgreSQL and to the gateway: the rows copied belong to the
+// message's implicit transaction, and a failure anywhere rolls them back
+// with the rest.
+func TestQueryMessageWithCopyMatchesPostgres(t *testing.T) {
+	pgtest.Require(t)
+	ts := startServer(t, Config{})
+	addr, db := pgAddr(t, pgtest.NewDatabase(t, "gwmsgcopy"))
+	conns := []*rawConn{
+		dialRaw(t, addr, map[string]string{"user": "postgres", "database": db}),
+		dialRaw(t, ts.addr, nil),
+	}
+	cases := []exchange{
+		{{rawQuery("CREATE TABLE t (k int PRIMARY KEY, v text)")}},
+		{{
+			rawQuery("INSERT INTO t VALUES (1, 'a'); COPY t FROM STDIN; INSERT INTO t VALUES (4, 'd'); SELECT count(*) FROM t"),
+			&pgproto3.CopyData{Data: []byte("2\tb\n3\tc\n")},
+			&pgproto3.CopyDone{},
+		}},
+		// Bad data fails the COPY and rolls back the whole message.
+		{{
+			rawQuery("INSERT INTO t VALUES (5, 'e'); COPY t FROM STDIN; INSERT INTO t VALUES (7, 'g')"),
+			&pgproto3.CopyData{Data: []byte("6\tf\nsix\tf\n")},
+			&pgproto3.CopyDone{},
+		}},
+		// So does a failure after the COPY.
+		{{
+			rawQuery("COPY t FROM STDIN; SELECT 1/0"),
+			&pgproto3.CopyData{Data: []byte("8\th\n")},
+			&pgproto3.CopyDone{},
+		}},
+		{{rawQuery("SELECT * FROM t ORDER BY k")}},
+	}
+	for i, ex := range cases {
+		want := runExchange(t, conns[0], ex)
+		got := runExchange(t, conns[1], ex)
+		t.Logf("exchange %d: %s", i, strings.Join(want, " "))
+		compareLogs(t, got, want)
+	}
+}
+
+// TestSimpleProtocolClientsMatchPostgres runs multi-statement strings
+// through pgx's simple protocol (one Query message per Exec) against
+// PostgreSQL and the gateway: the same results and errors, and the same
+// committed rows.
+func TestSimpleProtocolClientsMatchPostgres(t *testing.T) {
+	pgtest.Require(t)
+	ts := startServer(t, Config{})
+	run := func(dsn string) []string {
+		ctx := context.Background()
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var log []string
+		for _, q := range []string{
+			"CREATE TABLE acct (id int PRIMARY KEY, balance int); INSERT INTO acct VALUES (1, 100), (2, 0)",
+			// A transfer whose second half fails: the first half rolls back.
+			"UPDATE acct SET balance = balance - 50 WHERE id = 1; UPDATE acct SET balance = balance + 50 / 0 WHERE id = 2",
+			"UPDATE acct SET balance = balance - 30 WHERE id = 1; UPDATE acct SET balance = balance + 30 WHERE id = 2",
+			"SELECT id, balance FROM acct ORDER BY id",
+		} {
+			results, err := conn.PgConn().Exec(ctx, q).ReadAll()
+			for _, r := range results {
+				entry := r.CommandTag.String()
+				for _, row := range r.Rows {
+					entry += fmt.Sprintf(" %s", row)
+				}
+				if r.Err != nil {
+					entry += " error: " + r.Err.Error()
+				}
+				log = append(log, entry)
+			}
+			if err != nil {
+				log = append(log, "error: "+err.Error())
+			}
+		}
+		// pgx's Exec of several statements in the simple protocol.
+		if _, err := conn.Exec(ctx, "INSERT INTO acct VALUES (3, 3); INSERT INTO acct VALUES (1, 1)"); err != nil {
+			log = append(log, "pgx error: "+err.Error())
+		}
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM acct").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return append(log, fmt.Sprintf("rows: %d", n))
+	}
+	want := run(pgtest.NewDatabase(t, "gwmsgpgx"))
+	got := run(ts.dsn("tester", ""))
+	t.Logf("postgres: %q", want)
+	compareLogs(t, got, want)
 }
