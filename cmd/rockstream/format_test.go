@@ -161,37 +161,34 @@ func splitValues(line string) ([]*string, error) {
 	}
 }
 
+// TestScriptStatements checks how a file is split into the statements
+// psql would send one by one (a -c string is sent whole).
 func TestScriptStatements(t *testing.T) {
 	for _, tc := range []struct {
-		text    string
-		command bool
-		want    []string
+		text string
+		want []string
 	}{
-		{"SELECT 1; SELECT 2;", false, []string{"SELECT 1;", "SELECT 2;"}},
-		{"SELECT 1 ;", false, []string{"SELECT 1 ;"}},
-		{"SELECT 1", false, []string{"SELECT 1"}},
-		{"", false, nil},
-		{" ;; -- nothing\n", false, nil},
+		{"SELECT 1; SELECT 2;", []string{"SELECT 1;", "SELECT 2;"}},
+		{"SELECT 1 ;", []string{"SELECT 1 ;"}},
+		{"SELECT 1", []string{"SELECT 1"}},
+		{"", nil},
+		{" ;; -- nothing\n", nil},
 		// Leading whitespace and -- comments are dropped, as psql does;
 		// comments inside a statement and /* */ comments are kept.
-		{"-- note\n  SELECT\n 1 -- one\n;\n", false, []string{"SELECT\n 1 -- one\n;"}},
-		{"/* lead */ SELECT 1;", false, []string{"/* lead */ SELECT 1;"}},
-		{"SELECT 'a;b' AS \"x;y\"; SELECT $$;$$", false, []string{"SELECT 'a;b' AS \"x;y\";", "SELECT $$;$$"}},
+		{"-- note\n  SELECT\n 1 -- one\n;\n", []string{"SELECT\n 1 -- one\n;"}},
+		{"/* lead */ SELECT 1;", []string{"/* lead */ SELECT 1;"}},
+		{"SELECT 'a;b' AS \"x;y\"; SELECT $$;$$", []string{"SELECT 'a;b' AS \"x;y\";", "SELECT $$;$$"}},
 		// Text that is not a statement still runs, to fail in the parser.
-		{"selec 1;\nSELECT 2;", false, []string{"selec 1;", "SELECT 2;"}},
-		{"SELECT 1; xyz 'a;b'; /* c */ ;; abc", false, []string{"SELECT 1;", "xyz 'a;b';", "abc"}},
-		// A -c string holding one statement is sent as it is, as psql does.
-		{"  SELECT 1;  ", true, []string{"  SELECT 1;  "}},
-		{"selec 1", true, []string{"selec 1"}},
-		{"SELECT 1; SELECT 2", true, []string{"SELECT 1;", "SELECT 2"}},
+		{"selec 1;\nSELECT 2;", []string{"selec 1;", "SELECT 2;"}},
+		{"SELECT 1; xyz 'a;b'; /* c */ ;; abc", []string{"SELECT 1;", "xyz 'a;b';", "abc"}},
 	} {
-		got, err := script{text: tc.text, command: tc.command}.statements()
+		got, err := script{text: tc.text}.statements()
 		if err != nil {
 			t.Errorf("statements(%q): %v", tc.text, err)
 			continue
 		}
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("statements(%q, command=%v) = %q; want %q", tc.text, tc.command, got, tc.want)
+			t.Errorf("statements(%q) = %q; want %q", tc.text, got, tc.want)
 		}
 	}
 }

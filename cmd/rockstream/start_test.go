@@ -186,12 +186,14 @@ func (s *server) metric(series string) (float64, bool) {
 	return 0, false
 }
 
-// sqlMust runs `rockstream sql` on storage and returns its standard output.
+// sqlMust runs script with `rockstream sql` on storage and returns its
+// standard output. The script comes on standard input, so that each of its
+// statements is a transaction of its own, as with psql -f.
 func sqlMust(t *testing.T, storage, script string) string {
 	t.Helper()
-	out := runProg(t, t.TempDir(), "", binary(t), "sql", "--csv", "--storage", storage, "-c", script)
+	out := runProg(t, t.TempDir(), script, binary(t), "sql", "--csv", "--storage", storage)
 	if out.exit != 0 {
-		t.Fatalf("rockstream sql -c %q: exit %d\n%s", script, out.exit, out.stderr)
+		t.Fatalf("rockstream sql < %q: exit %d\n%s", script, out.exit, out.stderr)
 	}
 	return out.stdout
 }

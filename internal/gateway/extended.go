@@ -36,11 +36,13 @@ type portal struct {
 }
 
 // extendedError sends err for an extended-protocol message and discards
-// the messages that follow until Sync.
+// the messages that follow until Sync. As any error, it fails an open
+// transaction block.
 func (c *conn) extendedError(err error) error {
 	if isFatal(err) {
 		return err
 	}
+	c.sess.FailTransaction()
 	c.be.Send(errorResponse(err, "ERROR", 0))
 	c.skipToSync = true
 	return nil

@@ -245,6 +245,28 @@ var protocolCases = []struct {
 		&pgproto3.Close{ObjectType: 'X'},
 		&pgproto3.Sync{},
 	}}},
+	{"extended-protocol errors fail a block", exchange{
+		{&pgproto3.Query{String: "BEGIN"}},
+		{
+			&pgproto3.Parse{Query: "SELEC 1"},
+			&pgproto3.Sync{},
+		},
+		{&pgproto3.Query{String: "SELECT 1"}},
+		{&pgproto3.Query{String: "ROLLBACK"}},
+		{&pgproto3.Query{String: "BEGIN"}},
+		{
+			&pgproto3.Bind{PreparedStatement: "nope"},
+			&pgproto3.Sync{},
+		},
+		{&pgproto3.Query{String: "COMMIT"}},
+		{&pgproto3.Query{String: "BEGIN"}},
+		{
+			&pgproto3.Parse{Query: "SELECT $1::int"},
+			&pgproto3.Bind{Parameters: [][]byte{[]byte("abc")}},
+			&pgproto3.Sync{},
+		},
+		{&pgproto3.Query{String: "ROLLBACK"}},
+	}},
 	{"multiple commands in a prepared statement", exchange{{
 		&pgproto3.Parse{Query: "SELECT 1; SELECT 2"},
 		&pgproto3.Sync{},

@@ -264,6 +264,10 @@ func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []
 }
 
 func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*string) (*Result, error) {
+	if err := parsed.SyntaxError(); err != nil {
+		// PostgreSQL parses before it looks at the transaction's state.
+		return nil, err
+	}
 	if st := parsed.ext; st.Kind != ext.None {
 		if s.txn != nil && s.txn.state == txnFailed {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -286,9 +290,6 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 			return s.statement(ctx, func() (*Result, error) { return s.execConnector(ctx, st) })
 		}
 		return s.explainIncremental(ctx, st)
-	}
-	if parsed.err != nil {
-		return nil, parsed.err
 	}
 	tree := parsed.tree
 	if len(tree.Stmts) == 0 {

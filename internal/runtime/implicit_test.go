@@ -19,7 +19,8 @@ func TestMessageCanceledRollsBack(t *testing.T) {
 	defer eng.Close()
 	s := eng.NewSession()
 	defer s.Close()
-	mustExecAll(t, s, "CREATE TABLE t (a int)", "CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM t")
+	mustExecAll(t, s, "CREATE TABLE t (a int)", "CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM t",
+		"SET rockstream.max_recursion_iterations = 100000000")
 	stmts, bad := ParseMessage("INSERT INTO t VALUES (1); " + endlessRecursion + "; INSERT INTO t VALUES (2)")
 	if bad != nil {
 		t.Fatal(bad.SyntaxError())
