@@ -51,6 +51,9 @@ type Engine struct {
 
 	// obs holds the engine's sessions and counters (stats.go).
 	obs observer
+	// cache holds small relations' contents for reads of the current
+	// state (relcache.go).
+	cache *relationCache
 }
 
 // Options tunes an engine.
@@ -92,6 +95,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 		queue:      make(chan *writeRequest, 1024),
 		stop:       make(chan struct{}),
 		stopped:    make(chan struct{}),
+		cache:      newRelationCache(),
 	}
 	cat, epoch, err := recoverCatalog(store)
 	if err != nil {
@@ -422,7 +426,7 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
 	}
 	s.eng.mu.RLock()
-	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock, nil
+	return currentReader{s.eng.mu.store, s.eng}, s.eng.mu.cat, s.eng.mu.RUnlock, nil
 }
 
 // writeStatement runs fn, a statement's writes, in a statement overlay
