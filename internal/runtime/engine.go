@@ -478,6 +478,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.execUpdate(ctx, n.GetUpdateStmt(), paramText)
 	case n.GetDeleteStmt() != nil:
 		return s.execDelete(ctx, n.GetDeleteStmt(), paramText)
+	case n.GetTruncateStmt() != nil:
+		return s.execTruncate(ctx, n.GetTruncateStmt())
 	case n.GetCreateStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createTable(st, w.cat, text, n.GetCreateStmt())
