@@ -213,8 +213,12 @@ func writeStmtName(n *pg.Node) string {
 		return "UPDATE"
 	case n.GetDeleteStmt() != nil:
 		return "DELETE"
+	case n.GetTruncateStmt() != nil:
+		return "TRUNCATE"
 	case n.GetCopyStmt() != nil && n.GetCopyStmt().IsFrom:
 		return "COPY FROM"
+	case n.GetTruncateStmt() != nil:
+		return "TRUNCATE TABLE"
 	case n.GetCreateStmt() != nil:
 		return "CREATE TABLE"
 	case n.GetCreateTableAsStmt() != nil:

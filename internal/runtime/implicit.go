@@ -56,7 +56,7 @@ func ParseStatement(text string) *Statement {
 	if st.ext = ext.Parse(text); st.ext.Kind != ext.None {
 		return st
 	}
-	st.tree, st.err = pg.Parse(text)
+	st.tree, st.err = parse(text)
 	if st.err != nil {
 		st.err = parseError(st.err)
 	}
