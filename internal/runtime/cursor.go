@@ -214,11 +214,9 @@ func writeStmtName(n *pg.Node) string {
 	case n.GetDeleteStmt() != nil:
 		return "DELETE"
 	case n.GetTruncateStmt() != nil:
-		return "TRUNCATE"
+		return "TRUNCATE TABLE" // PostgreSQL's name for it here
 	case n.GetCopyStmt() != nil && n.GetCopyStmt().IsFrom:
 		return "COPY FROM"
-	case n.GetTruncateStmt() != nil:
-		return "TRUNCATE TABLE"
 	case n.GetCreateStmt() != nil:
 		return "CREATE TABLE"
 	case n.GetCreateTableAsStmt() != nil:
