@@ -14,6 +14,11 @@
 //     which.
 //   - Whatever happens to a connection (error, panic, disconnect), its
 //     session is closed, which rolls back an open transaction block.
+//   - A Query message is parsed whole before any of it runs, and its
+//     statements run between Session.BeginMessage and EndMessage: several
+//     statements are one implicit transaction block, which the first
+//     error, after which nothing more of the message runs, rolls back.
+//     Every error, in either protocol, fails an open block.
 //
 // docs/wire.md describes what clients see.
 package gateway
