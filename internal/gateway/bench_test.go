@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -75,4 +76,23 @@ func BenchmarkPreparedInsert(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMessageInserts measures a Query message of 100 single-row
+// INSERTs, one implicit transaction: one epoch per message.
+func BenchmarkMessageInserts(b *testing.B) {
+	c := benchConn(b, 0, pgx.QueryExecModeSimpleProtocol)
+	ctx := context.Background()
+	var msg strings.Builder
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msg.Reset()
+		for j := range 100 {
+			fmt.Fprintf(&msg, "INSERT INTO t VALUES (%d, 'x', 1.5);", i*100+j)
+		}
+		if _, err := c.PgConn().Exec(ctx, msg.String()).ReadAll(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(100*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
