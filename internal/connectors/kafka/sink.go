@@ -179,9 +179,20 @@ func runSink(ctx context.Context, env *connectors.Env) error {
 	if _, _, err := cl.ProducerID(ctx); err != nil {
 		return fmt.Errorf("initializing the transactional producer %s: %w", txid, err)
 	}
-	after, found, err := lastDeliveredEpoch(ctx, cl, topic)
+	ts, err := sinkTopicSettings(s)
 	if err != nil {
 		return err
+	}
+	created, err := ensureTopic(ctx, cl, topic, ts)
+	if err != nil {
+		return err
+	}
+	var after uint64
+	var found bool
+	if !created {
+		if after, found, err = lastDeliveredEpoch(ctx, cl, topic); err != nil {
+			return err
+		}
 	}
 	if !found {
 		snapshot, _ := s.Bool("snapshot", true)
