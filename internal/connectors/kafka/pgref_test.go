@@ -87,16 +87,30 @@ func (p *pgReference) applyJSON(tab refTable, value []byte) error {
 	return p.exec(tab.upsert(obj))
 }
 
-// applyDebezium applies a Debezium change event to a keyed table: c and r
+// applyDebezium applies a Debezium change event to a keyed table.
+func (p *pgReference) applyDebezium(tab refTable, value []byte) error {
+	sql, err := tab.debeziumSQL(value)
+	if err != nil {
+		return err
+	}
+	return p.exec(sql)
+}
+
+// debeziumSQL is a Debezium change event as SQL on a keyed table: c and r
 // upsert after, u deletes before's key and upserts after, d deletes
 // before's key.
-func (p *pgReference) applyDebezium(tab refTable, value []byte) error {
-	var ev struct {
+func (tab refTable) debeziumSQL(value []byte) (string, error) {
+	type event struct {
 		Before, After map[string]json.RawMessage
 		Op            string
+		Payload       *event
 	}
+	var ev event
 	if err := json.Unmarshal(value, &ev); err != nil {
-		return err
+		return "", err
+	}
+	if ev.Payload != nil && ev.Op == "" {
+		ev = *ev.Payload
 	}
 	var stmts []string
 	if ev.Op == "u" || ev.Op == "d" {
@@ -105,7 +119,7 @@ func (p *pgReference) applyDebezium(tab refTable, value []byte) error {
 	if ev.Op != "d" {
 		stmts = append(stmts, tab.upsert(ev.After))
 	}
-	return p.exec(strings.Join(stmts, "; "))
+	return strings.Join(stmts, "; "), nil
 }
 
 // upsert is INSERT ... ON CONFLICT DO UPDATE of the fields of obj that
@@ -148,4 +162,34 @@ func sortedLines(s string) string {
 	lines := strings.Split(s, "\n")
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// lineDiff describes how two sorted line sets differ: the lines only in
+// got and only in want (as multisets), at most 10 of each.
+func lineDiff(got, want string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(got, "\n") {
+		count[l]++
+	}
+	for _, l := range strings.Split(want, "\n") {
+		count[l]--
+	}
+	var extra, missing []string
+	for l, n := range count {
+		for ; n > 0; n-- {
+			extra = append(extra, l)
+		}
+		for ; n < 0; n++ {
+			missing = append(missing, l)
+		}
+	}
+	sort.Strings(extra)
+	sort.Strings(missing)
+	show := func(ls []string) string {
+		if len(ls) > 10 {
+			return strings.Join(ls[:10], " | ") + fmt.Sprintf(" | ... (%d in all)", len(ls))
+		}
+		return strings.Join(ls, " | ")
+	}
+	return fmt.Sprintf("only in RockStream: %s\nonly in PostgreSQL: %s", show(extra), show(missing))
 }
