@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -187,4 +188,47 @@ func (h *harness) newClient() *kgo.Client {
 	}
 	h.t.Cleanup(cl.Close)
 	return cl
+}
+
+// TestSinkPausedPastRetention pauses a sink for longer than the change-log
+// retention: the changes it has not delivered are kept for it, so that
+// after RESUME the topic still folds to the view; once it has delivered,
+// the older part of the log is released.
+func TestSinkPausedPastRetention(t *testing.T) {
+	const retention = 16
+	h := newHarnessOpts(t, runtime.Options{ChangeLogRetention: retention}, 1, "out")
+	h.exec("CREATE TABLE t (k int PRIMARY KEY, v int)")
+	h.exec("CREATE MATERIALIZED VIEW s AS SELECT k % 7 AS g, count(*) AS n, sum(v) AS total FROM t GROUP BY k % 7")
+	h.exec("CREATE SINK s_out FROM s INTO KAFKA (brokers = 'BROKERS', topic = 'out', key = 'g')")
+	h.eventually("SELECT state FROM rockstream_catalog.sinks", "running")
+	h.exec("INSERT INTO t VALUES (1, 1)")
+	if recs := consumeCommitted(t, h.cluster.ListenAddrs(), "out", 1, 10*time.Second); len(recs) != 1 {
+		t.Fatalf("the sink delivered %d records, want 1", len(recs))
+	}
+	h.exec("ALTER SINK s_out PAUSE")
+	h.eventually("SELECT state FROM rockstream_catalog.sinks", "paused")
+	for i := 2; i < 10*retention; i++ {
+		// One epoch each: past the retention many times over.
+		h.exec(fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i))
+		if i%3 == 0 {
+			h.exec(fmt.Sprintf("DELETE FROM t WHERE k = %d", i-2))
+		}
+	}
+	h.exec("ALTER SINK s_out RESUME")
+	h.eventually("SELECT state, lag FROM rockstream_catalog.sinks", "running,0")
+	recs := consumeCommitted(t, h.cluster.ListenAddrs(), "out", 1<<30, 2*time.Second)
+	if got, err := foldDebezium(recs, []string{"g", "n", "total"}); err != nil {
+		t.Fatal(err)
+	} else if want := sortedLines(h.query("SELECT g, n, total FROM s")); got != want {
+		t.Fatalf("the topic folds to\n%s\nthe view is\n%s", got, want)
+	}
+
+	// Delivered: the log before the sink's position is trimmed again.
+	for i := 0; i < 5*retention; i++ {
+		h.exec(fmt.Sprintf("UPDATE t SET v = v + 1 WHERE k = %d", 10*retention-1))
+	}
+	frontier, _ := h.eng.CommitWait()
+	if _, _, err := h.eng.ChangesBetween("s", 0, frontier); err == nil || !strings.Contains(err.Error(), "change-log horizon") {
+		t.Fatalf("reading the change log from epoch 0 after the sink delivered: %v", err)
+	}
 }
