@@ -25,8 +25,8 @@ const epochHeader = "rockstream-epoch"
 const maxEpochsPerTxn = 256
 
 // The sink reports what it has delivered to the engine, which keeps the
-// view's change log from there on (runtime.Engine.SinkDelivered): after
-// its first transaction, then at most every reportInterval or
+// view's change log from there on (runtime.Engine.SinkDelivered): when it
+// starts, then after a transaction at most every reportInterval or
 // reportEpochs epochs, since each report commits an epoch.
 const (
 	reportInterval = 5 * time.Second
@@ -229,6 +229,9 @@ func runSink(ctx context.Context, env *connectors.Env) error {
 		}
 		reported, reportedAt = delivered, time.Now()
 		return env.Engine.SinkDelivered(ctx, s.Name, delivered)
+	}
+	if err := report(after); err != nil {
+		return err
 	}
 	for {
 		frontier, wait := env.Engine.CommitWait()
