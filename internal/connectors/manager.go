@@ -9,6 +9,12 @@
 //   - DROP, PAUSE and the manager's Close cancel the runner's context and
 //     wait for it to return, so nothing of a dropped connector keeps
 //     running;
+//   - after a DROP (or a DROP and CREATE under the same name), once the
+//     runner has returned and before any new runner of that name starts,
+//     the kind's Drop hook releases what the connector holds outside
+//     RockStream (a replication slot). It is best effort: a failure is
+//     logged, and a connector dropped while no manager runs keeps its
+//     external resources;
 //   - exactly-once is the runner's business and rests on the engine: a
 //     source commits its progress in the epoch that applies its records
 //     (runtime.Engine.Ingest), a sink commits the epoch it delivered in
@@ -23,6 +29,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -46,6 +53,9 @@ type Env struct {
 type Kind struct {
 	spec.Kind
 	RunSource, RunSink Runner
+	// Drop, when set, releases what a dropped connector holds outside
+	// RockStream. It runs after the connector's runner has returned.
+	Drop func(ctx context.Context, s *spec.Spec) error
 }
 
 var runners struct {
@@ -129,7 +139,7 @@ func Start(eng *runtime.Engine, opts Options) *Manager {
 func (m *Manager) Close() error {
 	m.cancel()
 	<-m.done
-	m.reconcile(nil)
+	m.stopAll()
 	m.eng.SetConnectorStatus(nil)
 	return nil
 }
@@ -147,7 +157,9 @@ func (m *Manager) follow(ctx context.Context, rev uint64) {
 }
 
 // reconcile starts the connectors of specs that should run and are not
-// running, and stops those running that should not.
+// running, and stops those running that should not. The connectors whose
+// definition is gone are released (Kind.Drop) after their runner stopped
+// and before a new definition of the same name starts.
 func (m *Manager) reconcile(specs []*spec.Spec) {
 	want := map[string]*spec.Spec{}
 	for _, s := range specs {
@@ -162,16 +174,29 @@ func (m *Manager) reconcile(specs []*spec.Spec) {
 			delete(m.mu.running, name)
 		}
 	}
+	var dropped []*spec.Spec
 	for name, st := range m.mu.status {
-		if s := want[name]; s == nil || s.Created != st.created {
+		if s := want[name]; s == nil || s.Created != st.spec.Created {
+			dropped = append(dropped, st.spec)
 			delete(m.mu.status, name)
 		}
 	}
-	var start []*spec.Spec
+	m.mu.Unlock()
+	// Stop and release outside the lock: a runner may be blocked on the
+	// engine, a release on the external system.
+	for _, in := range stop {
+		in.cancel()
+		<-in.done
+	}
+	for _, s := range dropped {
+		m.release(s)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for name, s := range want {
 		st := m.mu.status[name]
 		if st == nil {
-			st = newStatus(s.Created)
+			st = newStatus(s)
 			m.mu.status[name] = st
 		}
 		if s.Paused {
@@ -179,20 +204,40 @@ func (m *Manager) reconcile(specs []*spec.Spec) {
 			continue
 		}
 		if m.mu.running[name] == nil {
-			start = append(start, s)
+			ctx, cancel := context.WithCancel(context.Background())
+			in := &instance{spec: s, cancel: cancel, done: make(chan struct{})}
+			m.mu.running[name] = in
+			go m.run(ctx, in, st)
 		}
 	}
-	for _, s := range start {
-		ctx, cancel := context.WithCancel(context.Background())
-		in := &instance{spec: s, cancel: cancel, done: make(chan struct{})}
-		m.mu.running[s.Name] = in
-		go m.run(ctx, in, m.mu.status[s.Name])
-	}
+}
+
+// stopAll stops every runner without releasing anything: the connectors
+// still exist and resume at the next start.
+func (m *Manager) stopAll() {
+	m.mu.Lock()
+	running := m.mu.running
+	m.mu.running = map[string]*instance{}
 	m.mu.Unlock()
-	// Stop outside the lock: a runner may be blocked on the engine.
-	for _, in := range stop {
+	for _, in := range running {
 		in.cancel()
 		<-in.done
+	}
+}
+
+// releaseTimeout bounds how long a dropped connector's release may take.
+const releaseTimeout = 30 * time.Second
+
+// release runs the Drop hook of a dropped connector's kind.
+func (m *Manager) release(s *spec.Spec) {
+	k, ok := lookup(s.Connector)
+	if !ok || k.Drop == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if err := k.Drop(ctx, s); err != nil {
+		slog.Warn("releasing a dropped connector", "name", s.Name, "connector", s.Connector, "error", s.RedactText(err.Error()))
 	}
 }
 
@@ -254,7 +299,8 @@ func (m *Manager) status(name string) (runtime.ConnectorStatus, bool) {
 
 // Status is a running connector's status, updated by its runner.
 type Status struct {
-	created uint64
+	// spec is the definition the status belongs to.
+	spec *spec.Spec
 
 	mu struct {
 		sync.Mutex
@@ -271,8 +317,8 @@ type Status struct {
 	}
 }
 
-func newStatus(created uint64) *Status {
-	s := &Status{created: created}
+func newStatus(def *spec.Spec) *Status {
+	s := &Status{spec: def}
 	s.mu.state = "starting"
 	s.mu.lag = -1
 	s.mu.sampleAt = time.Now()

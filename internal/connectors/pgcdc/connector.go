@@ -32,6 +32,7 @@ func init() {
 	connectors.Register(connectors.Kind{
 		Kind:      spec.Kind{Name: "postgres", Secrets: []string{"password"}, Validate: validate},
 		RunSource: runSource,
+		Drop:      dropSource,
 	})
 }
 
@@ -121,6 +122,7 @@ func runSource(ctx context.Context, env *connectors.Env) error {
 			env.Status.Running()
 		}
 	})
+	r.Lag = env.Status.SetLag
 	_, err = r.RunOnce(ctx)
 	if ctx.Err() != nil {
 		return nil
@@ -165,7 +167,7 @@ func configure(ctx context.Context, env *connectors.Env) (Config, []string, erro
 	if err := CheckTables(env.Engine, tables, names); err != nil {
 		return Config{}, nil, err
 	}
-	if err := EnsurePublication(ctx, conn, publication, tables); err != nil {
+	if err := EnsurePublication(ctx, conn, publication, s.Name, tables); err != nil {
 		return Config{}, nil, err
 	}
 	return Config{ConnString: cs, Slot: slot(s), Publication: publication, Tables: tables}, names, nil

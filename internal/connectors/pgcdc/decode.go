@@ -89,6 +89,9 @@ func NewDecoder(tables []Table) *Decoder {
 // Tables returns the tables the decoder was created with.
 func (d *Decoder) Tables() []Table { return d.tables }
 
+// InTxn reports whether a transaction has begun and not yet committed.
+func (d *Decoder) InTxn() bool { return d.cur != nil }
+
 // Decode consumes one pgoutput message (the WAL data of an XLogData
 // message). It returns the transaction a Commit message completes, or nil.
 func (d *Decoder) Decode(data []byte) (*Txn, error) {

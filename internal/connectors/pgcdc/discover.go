@@ -85,8 +85,10 @@ func discoverTable(ctx context.Context, conn *pgconn.PgConn, schema, name string
 }
 
 // EnsurePublication creates publication name for tables unless it exists;
-// an existing publication must publish every one of them.
-func EnsurePublication(ctx context.Context, conn *pgconn.PgConn, name string, tables []Table) error {
+// an existing publication must publish every one of them. A publication
+// it creates carries source's mark (its comment), so that DROP SOURCE
+// drops it and never one the user made.
+func EnsurePublication(ctx context.Context, conn *pgconn.PgConn, name, source string, tables []Table) error {
 	rows, err := query(ctx, conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", name)
 	if err != nil {
 		return err
@@ -111,7 +113,10 @@ func EnsurePublication(ctx context.Context, conn *pgconn.PgConn, name string, ta
 	for i := range tables {
 		list[i] = tables[i].QualifiedName()
 	}
-	if _, err = conn.Exec(ctx, "CREATE PUBLICATION "+QuoteIdent(name)+" FOR TABLE "+strings.Join(list, ", ")).ReadAll(); err != nil {
+	// One Query message: the publication and its mark commit together.
+	create := "CREATE PUBLICATION " + QuoteIdent(name) + " FOR TABLE " + strings.Join(list, ", ") +
+		"; COMMENT ON PUBLICATION " + QuoteIdent(name) + " IS " + quoteLiteral(publicationMark(source))
+	if _, err = conn.Exec(ctx, create).ReadAll(); err != nil {
 		return fmt.Errorf("creating publication %q: %w", name, err)
 	}
 	return nil

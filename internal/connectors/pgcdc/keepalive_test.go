@@ -39,7 +39,7 @@ func TestSlowCommitKeepsConnection(t *testing.T) {
 	if cfg.Tables, err = Discover(context.Background(), u.conn, "", []string{"s"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsurePublication(context.Background(), u.conn, "slow_pub", cfg.Tables); err != nil {
+	if err := EnsurePublication(context.Background(), u.conn, "slow_pub", "slow", cfg.Tables); err != nil {
 		t.Fatal(err)
 	}
 	target := &slowTarget{EngineTarget: NewEngineTarget(r.eng, "slow", cfg.Tables, []string{"s"}), delay: 1200 * time.Millisecond}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -52,6 +53,9 @@ type Runner struct {
 	cfg    Config
 	target Target
 	status func(state, detail string)
+	// Lag, when set, hears how far the committed position is behind the
+	// upstream's WAL, in bytes (about once a second while streaming).
+	Lag func(bytes int64)
 }
 
 // NewRunner returns a runner; status (may be nil) hears every state change.
@@ -127,7 +131,13 @@ func (r *Runner) RunOnce(ctx context.Context) (connected bool, err error) {
 		return false, fmt.Errorf("starting replication from slot %q: %w", r.cfg.Slot, err)
 	}
 	r.status(StateStreaming, fmt.Sprintf("from %s", progress.LSN))
-	s := &stream{r: r, conn: repl, dec: NewDecoder(r.cfg.Tables), committed: progress.LSN}
+	s := &stream{r: r, conn: repl, dec: NewDecoder(r.cfg.Tables), committed: progress.LSN, committedAt: time.Now()}
+	s.durable.Store(uint64(progress.LSN))
+	if r.Lag != nil {
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.watchLag(lctx)
+	}
 	return true, s.run(ctx)
 }
 
@@ -154,13 +164,27 @@ type stream struct {
 	r    *Runner
 	conn *pgconn.PgConn
 	dec  *Decoder
-	// committed is the end LSN of the last transaction whose epoch is
-	// durable: the only position ever acknowledged.
-	committed pglogrepl.LSN
-	pending   []*Txn
-	rows      int
-	since     time.Time // when the first pending transaction arrived
+	// committed is the position whose epoch is durable: the end LSN of
+	// the last transaction applied, or a later position the stream was
+	// idle at. It is the only position ever acknowledged. durable is its
+	// copy for the lag watcher.
+	committed   pglogrepl.LSN
+	committedAt time.Time
+	durable     atomic.Uint64
+	// idleAt is the latest position a keepalive reported while no
+	// transaction was open: every transaction ending at or before it has
+	// been received.
+	idleAt  pglogrepl.LSN
+	pending []*Txn
+	rows    int
+	since   time.Time // when the first pending transaction arrived
 }
+
+// idleCommitDelay is how long the stream waits before committing a
+// position it was idle at. Committing it lets the slot advance while the
+// upstream writes only what the source does not replicate (other tables,
+// other databases); otherwise the slot would hold that WAL forever.
+const idleCommitDelay = time.Second
 
 func (s *stream) run(ctx context.Context) error {
 	nextStatus := time.Now().Add(s.r.cfg.StatusInterval)
@@ -169,6 +193,13 @@ func (s *stream) run(ctx context.Context) error {
 			if err := s.flush(ctx); err != nil {
 				return err
 			}
+		}
+		idle := len(s.pending) == 0 && s.idleAt > s.committed
+		if idle && time.Since(s.committedAt) >= idleCommitDelay {
+			if err := s.commit(ctx, nil, s.idleAt); err != nil {
+				return err
+			}
+			idle = false
 		}
 		if time.Now().After(nextStatus) {
 			if err := s.ack(ctx); err != nil {
@@ -179,6 +210,8 @@ func (s *stream) run(ctx context.Context) error {
 		deadline := nextStatus
 		if len(s.pending) > 0 {
 			deadline = s.since.Add(s.r.cfg.MaxBatchDelay)
+		} else if idle {
+			deadline = s.committedAt.Add(idleCommitDelay)
 		}
 		rctx, cancel := context.WithDeadline(ctx, deadline)
 		msg, err := s.conn.ReceiveMessage(rctx)
@@ -217,6 +250,9 @@ func (s *stream) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return err
 		}
+		if !s.dec.InTxn() && ka.ServerWALEnd > s.idleAt {
+			s.idleAt = ka.ServerWALEnd
+		}
 		if ka.ReplyRequested {
 			return s.ack(ctx)
 		}
@@ -250,17 +286,68 @@ func (s *stream) flush(ctx context.Context) error {
 			return &FatalError{err}
 		}
 	}
-	last := s.pending[len(s.pending)-1].EndLSN
-	p := Progress{Slot: s.r.cfg.Slot, LSN: last}
+	// Every transaction received before the last idle keepalive is
+	// pending or committed, so its position is covered too.
+	if err := s.commit(ctx, res.Ops(), max(s.pending[len(s.pending)-1].EndLSN, s.idleAt)); err != nil {
+		return err
+	}
+	s.pending, s.rows = s.pending[:0], 0
+	return nil
+}
+
+// commit applies ops with the position at in one durable epoch, then
+// acknowledges it.
+func (s *stream) commit(ctx context.Context, ops []Op, at pglogrepl.LSN) error {
+	p := Progress{Slot: s.r.cfg.Slot, LSN: at}
 	stop := s.keepAlive(ctx)
-	err := s.r.target.Apply(ctx, res.Ops(), p.Encode())
+	err := s.r.target.Apply(ctx, ops, p.Encode())
 	stop()
 	if err != nil {
 		return &applyError{err}
 	}
-	s.committed = last
-	s.pending, s.rows = s.pending[:0], 0
+	s.committed, s.committedAt = at, time.Now()
+	s.durable.Store(uint64(at))
 	return s.ack(ctx)
+}
+
+// watchLag reports, about once a second, how many bytes of WAL the
+// upstream has written past the committed position, from a connection of
+// its own; -1 while the upstream cannot be asked.
+func (s *stream) watchLag(ctx context.Context) {
+	var conn *pgconn.PgConn
+	defer func() {
+		if conn != nil {
+			conn.Close(context.Background())
+		}
+	}()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		lag := int64(-1)
+		if conn == nil {
+			conn, _ = pgconn.Connect(ctx, s.r.cfg.ConnString)
+		}
+		if conn != nil {
+			rows, err := query(ctx, conn, "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text")
+			if err == nil && len(rows) == 1 {
+				if end, err := pglogrepl.ParseLSN(rows[0][0]); err == nil {
+					lag = max(int64(end)-int64(s.durable.Load()), 0)
+				}
+			} else if err != nil {
+				conn.Close(context.Background())
+				conn = nil
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		s.r.Lag(lag)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // keepAlive repeats the last acknowledged position while a large batch

@@ -3,6 +3,7 @@ package pgcdc
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,7 +22,11 @@ func (r *Runner) snapshot(ctx context.Context, repl *pgconn.PgConn) (Progress, e
 		return Progress{}, err
 	}
 	defer conn.Close(context.Background())
-	if err := dropSlotIfExists(ctx, conn, r.cfg.Slot); err != nil {
+	// A slot still held by another WAL sender for long is someone else's.
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err = dropSlotWhenFree(dctx, conn, r.cfg.Slot)
+	cancel()
+	if err != nil {
 		return Progress{}, err
 	}
 	slot, err := pglogrepl.CreateReplicationSlot(ctx, repl, r.cfg.Slot, "pgoutput",
@@ -88,24 +93,4 @@ func readSnapshot(ctx context.Context, conn *pgconn.PgConn, snapshotName string,
 		return nil, err
 	}
 	return ops, nil
-}
-
-func dropSlotIfExists(ctx context.Context, conn *pgconn.PgConn, slot string) error {
-	rows, err := query(ctx, conn, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", slot)
-	_ = rows
-	if err != nil {
-		return fmt.Errorf("dropping the replication slot %q left by an unfinished snapshot: %w", slot, err)
-	}
-	return nil
-}
-
-// DropSlot drops the source's slot, as DROP SOURCE does; a missing slot is
-// no error.
-func DropSlot(ctx context.Context, connString, slot string) error {
-	conn, err := pgconn.Connect(ctx, connString)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	return dropSlotIfExists(ctx, conn, slot)
 }
