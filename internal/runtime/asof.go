@@ -50,7 +50,7 @@ func relationAt(ctx context.Context, r state.Reader, o *object, asOf uint64) (zs
 	if o.system != nil {
 		return systemRows(r, o, asOf)
 	}
-	cur, err := readRelation(ctx, r, o.rowsPrefix())
+	cur, err := readContents(ctx, r, o)
 	if err != nil || asOf == 0 {
 		return cur, err
 	}

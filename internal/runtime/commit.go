@@ -140,6 +140,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 			return err
 		}
 	}
+	written := writtenRelations(w.ov)
 	if err := w.ov.Commit(); err != nil {
 		e.mu.store.Abort()
 		return e.failCommit(err)
@@ -147,6 +148,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	if err := e.mu.store.Commit(); err != nil {
 		return e.failCommit(err)
 	}
+	e.cache.changed(written, w.epoch)
 	e.mu.cat = w.cat
 	e.mu.epoch = w.epoch
 	close(e.mu.committed)

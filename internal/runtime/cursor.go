@@ -212,6 +212,8 @@ func writeStmtName(n *pg.Node) string {
 		return "UPDATE"
 	case n.GetDeleteStmt() != nil:
 		return "DELETE"
+	case n.GetTruncateStmt() != nil:
+		return "TRUNCATE"
 	case n.GetCopyStmt() != nil && n.GetCopyStmt().IsFrom:
 		return "COPY FROM"
 	}

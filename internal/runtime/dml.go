@@ -214,7 +214,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
 	// DO UPDATE: the client's are all those the statement names.
-	if n := maxParamRef(ins); n > len(declared) {
+	if n := insertParamRefs(ins); n > len(declared) {
 		declared = append(append([]types.Type(nil), declared...), make([]types.Type, n-len(declared))...)
 	}
 	b := newBinder(cat, paramText, declared)

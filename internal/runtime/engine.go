@@ -13,6 +13,7 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/fastinsert"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -51,6 +52,9 @@ type Engine struct {
 
 	// obs holds the engine's sessions and counters (stats.go).
 	obs observer
+	// cache holds small relations' contents for reads of the current
+	// state (relcache.go).
+	cache *relationCache
 }
 
 // Options tunes an engine.
@@ -92,6 +96,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 		queue:      make(chan *writeRequest, 1024),
 		stop:       make(chan struct{}),
 		stopped:    make(chan struct{}),
+		cache:      newRelationCache(),
 	}
 	cat, epoch, err := recoverCatalog(store)
 	if err != nil {
@@ -260,7 +265,7 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 		}
 		return s.explainIncremental(ctx, st)
 	}
-	tree, err := pg.Parse(query)
+	tree, err := parse(query)
 	if err != nil {
 		return nil, parseError(err)
 	}
@@ -275,6 +280,15 @@ func (s *Session) exec(ctx context.Context, query string, paramText []*string) (
 		return res, err
 	}
 	return s.execNode(ctx, query, raw.Stmt, paramText)
+}
+
+// parse parses a statement's text, an INSERT of literal rows without
+// PostgreSQL's parser (which returns the same tree, only slower).
+func parse(query string) (*pg.ParseResult, error) {
+	if tree, ok := fastinsert.Parse(query); ok {
+		return tree, nil
+	}
+	return pg.Parse(query)
 }
 
 func parseError(err error) error {
@@ -422,7 +436,7 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
 	}
 	s.eng.mu.RLock()
-	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock, nil
+	return currentReader{s.eng.mu.store, s.eng}, s.eng.mu.cat, s.eng.mu.RUnlock, nil
 }
 
 // writeStatement runs fn, a statement's writes, in a statement overlay
@@ -474,6 +488,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.execUpdate(ctx, n.GetUpdateStmt(), paramText)
 	case n.GetDeleteStmt() != nil:
 		return s.execDelete(ctx, n.GetDeleteStmt(), paramText)
+	case n.GetTruncateStmt() != nil:
+		return s.execTruncate(ctx, n.GetTruncateStmt())
 	case n.GetCreateStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createTable(st, w.cat, text, n.GetCreateStmt())

@@ -279,6 +279,28 @@ func maxParamRef(m proto.Message) int {
 	return n
 }
 
+// insertParamRefs is maxParamRef of an INSERT, answered without walking
+// the tree of an INSERT of literal rows (the bulk-loading case, whose
+// tree is large and holds no parameter).
+func insertParamRefs(ins *pg.InsertStmt) int {
+	sel := ins.SelectStmt.GetSelectStmt()
+	if sel == nil || ins.OnConflictClause != nil || len(ins.ReturningList) > 0 || ins.WithClause != nil ||
+		len(sel.ValuesLists) == 0 || sel.WithClause != nil || sel.LimitCount != nil || sel.LimitOffset != nil || len(sel.SortClause) > 0 {
+		return maxParamRef(ins)
+	}
+	for _, row := range sel.ValuesLists {
+		for _, v := range row.GetList().GetItems() {
+			if tc := v.GetTypeCast(); tc != nil && tc.TypeName != nil && len(tc.TypeName.Typmods) == 0 {
+				v = tc.Arg
+			}
+			if v.GetAConst() == nil && v.GetSetToDefault() == nil {
+				return maxParamRef(ins)
+			}
+		}
+	}
+	return 0
+}
+
 // describeFetch describes a FETCH by its cursor's columns, as PostgreSQL
 // does (MOVE returns no rows); a FETCH of a cursor not declared yet is
 // described when it runs.

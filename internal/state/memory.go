@@ -291,6 +291,18 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 	return nil
 }
 
+// NextWrite returns the first key at or after from that the overlay has
+// written (set or deleted), or false when there is none. The key is the
+// overlay's own: the caller must not modify it.
+func (o *Overlay) NextWrite(from []byte) ([]byte, bool) {
+	var key []byte
+	o.writes.Ascend(probe(from), func(e entry) bool {
+		key = e.key()
+		return false
+	})
+	return key, key != nil
+}
+
 // writesIn reports whether the overlay holds a write in [lo, hi). Most
 // point lookups and prefix scans during an epoch touch keys the epoch has
 // not written, and then the parent answers alone.

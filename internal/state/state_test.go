@@ -225,3 +225,20 @@ func BenchmarkEpochCommit(b *testing.B) {
 		})
 	}
 }
+
+func TestOverlayNextWrite(t *testing.T) {
+	parent := NewMemory()
+	mustSet(t, parent, "a", "p")
+	o := NewOverlay(parent)
+	mustSet(t, o, "c", "o")
+	_ = o.Delete([]byte("e"))
+	for _, c := range []struct {
+		from, want string
+		ok         bool
+	}{{"", "c", true}, {"a", "c", true}, {"c", "c", true}, {"cc", "e", true}, {"e", "e", true}, {"f", "", false}} {
+		got, ok := o.NextWrite([]byte(c.from))
+		if string(got) != c.want || ok != c.ok {
+			t.Errorf("NextWrite(%q) = %q, %v; want %q, %v", c.from, got, ok, c.want, c.ok)
+		}
+	}
+}

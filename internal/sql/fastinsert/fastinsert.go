@@ -1,0 +1,521 @@
+// Package fastinsert parses the statement that loaders, drivers and
+// generated scripts send most — an INSERT of literal rows,
+//
+//	INSERT INTO [schema.]table [(column, ...)] VALUES (value, ...), ... [;]
+//
+// where each value is a number (with an optional sign), a standard string
+// literal (also typed: TIMESTAMP '...', '...'::numeric(10,2)), NULL, TRUE,
+// FALSE or DEFAULT — without calling PostgreSQL's
+// parser, whose cost (a cgo call and a protobuf decode of the whole tree)
+// dominates the ingestion of such statements.
+//
+// Invariants:
+//
+//   - Parse either declines (ok false) or returns exactly the tree
+//     PostgreSQL's parser (pg_query) returns for the same text, locations
+//     included; a caller may use one in place of the other. The fuzz test
+//     checks this against pg_query on arbitrary input.
+//   - It declines anything it is not sure of, rather than guess: comments,
+//     escape and dollar-quoted strings, string continuation across lines,
+//     casts of anything but a string, expressions other than a sign before
+//     a number, parameters,
+//     numbers in other bases or with underscores, identifiers that are
+//     reserved words, not ASCII or need truncation, RETURNING, ON CONFLICT, more
+//     than one statement. PostgreSQL's parser handles those.
+//   - It is pure: no I/O, no state but caches of which words may be names
+//     and of the tree of each spelling of a type, filled by asking pg_query
+//     once per distinct word or spelling. Trees it returns share those
+//     type names' nodes: callers must not modify them.
+package fastinsert
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// version is the parse tree version pg_query reports.
+const version = 170007
+
+// maxIdentifier is the longest identifier PostgreSQL keeps unchanged
+// (NAMEDATALEN - 1); a longer one is truncated with a notice.
+const maxIdentifier = 63
+
+// Parse returns the parse tree of text when it is an INSERT of literal
+// rows, and false otherwise.
+func Parse(text string) (*pg.ParseResult, bool) {
+	p := &parser{s: text}
+	stmt, ok := p.insert()
+	if !ok {
+		return nil, false
+	}
+	raw := &pg.RawStmt{Stmt: &pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: stmt}}}
+	p.space()
+	if p.peek() == ';' {
+		raw.StmtLen = int32(p.i)
+		p.i++
+		p.space()
+	}
+	if p.i != len(p.s) {
+		return nil, false
+	}
+	return &pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{raw}}, true
+}
+
+type parser struct {
+	s string
+	i int
+}
+
+func (p *parser) peek() byte {
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+// space skips white space (PostgreSQL's: space, tab, newline, carriage
+// return, form feed, vertical tab).
+func (p *parser) space() {
+	for p.i < len(p.s) && strings.IndexByte(" \t\n\r\f\v", p.s[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+// punct consumes the byte c after white space.
+func (p *parser) punct(c byte) bool {
+	p.space()
+	if p.peek() != c {
+		return false
+	}
+	p.i++
+	return true
+}
+
+// word consumes a bare word after white space and returns it as written
+// and where it starts.
+func (p *parser) word() (string, int) {
+	p.space()
+	start := p.i
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 || p.i > start && (c >= '0' && c <= '9' || c == '$') {
+			p.i++
+			continue
+		}
+		break
+	}
+	return p.s[start:p.i], start
+}
+
+// keyword consumes the keyword kw (lower case) after white space.
+func (p *parser) keyword(kw string) bool {
+	save := p.i
+	w, _ := p.word()
+	if strings.EqualFold(w, kw) && isASCII(w) {
+		return true
+	}
+	p.i = save
+	return false
+}
+
+// ident consumes an identifier after white space: a quoted one, or a bare
+// word folded to lower case as PostgreSQL folds it that the grammar takes
+// as a name (ColId: no keyword, or an unreserved or column-name one).
+func (p *parser) ident() (string, int, bool) {
+	p.space()
+	start := p.i
+	if p.peek() == '"' {
+		s, ok := p.quoted('"')
+		if !ok || s == "" || len(s) > maxIdentifier || strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+			return "", 0, false
+		}
+		return s, start, true
+	}
+	w, _ := p.word()
+	if w == "" || len(w) > maxIdentifier || !isASCII(w) {
+		return "", 0, false
+	}
+	w = strings.ToLower(w)
+	if !isColID(w) {
+		return "", 0, false
+	}
+	return w, start, true
+}
+
+// quoted consumes a quoted token delimited by q, in which a doubled q
+// stands for one.
+func (p *parser) quoted(q byte) (string, bool) {
+	p.i++ // the opening quote
+	var b strings.Builder
+	for {
+		j := strings.IndexByte(p.s[p.i:], q)
+		if j < 0 {
+			return "", false
+		}
+		b.WriteString(p.s[p.i : p.i+j])
+		p.i += j + 1
+		if p.peek() != q {
+			return b.String(), true
+		}
+		b.WriteByte(q)
+		p.i++
+	}
+}
+
+func (p *parser) insert() (*pg.InsertStmt, bool) {
+	if !p.keyword("insert") || !p.keyword("into") {
+		return nil, false
+	}
+	rel := &pg.RangeVar{Inh: true, Relpersistence: "p"}
+	name, at, ok := p.ident()
+	if !ok {
+		return nil, false
+	}
+	rel.Relname, rel.Location = name, int32(at)
+	if p.punct('.') {
+		if rel.Relname, _, ok = p.ident(); !ok {
+			return nil, false
+		}
+		rel.Schemaname = name
+	}
+	stmt := &pg.InsertStmt{Relation: rel, Override: pg.OverridingKind_OVERRIDING_NOT_SET}
+	if p.punct('(') {
+		for {
+			col, at, ok := p.ident()
+			if !ok {
+				return nil, false
+			}
+			stmt.Cols = append(stmt.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: col, Location: int32(at)}}})
+			if p.punct(')') {
+				break
+			}
+			if !p.punct(',') {
+				return nil, false
+			}
+		}
+	}
+	if !p.keyword("values") {
+		return nil, false
+	}
+	sel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
+	for {
+		if !p.punct('(') {
+			return nil, false
+		}
+		var items []*pg.Node
+		for {
+			v, ok := p.value()
+			if !ok {
+				return nil, false
+			}
+			items = append(items, v)
+			if p.punct(')') {
+				break
+			}
+			if !p.punct(',') {
+				return nil, false
+			}
+		}
+		sel.ValuesLists = append(sel.ValuesLists, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}})
+		if !p.punct(',') {
+			break
+		}
+	}
+	stmt.SelectStmt = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}
+	return stmt, true
+}
+
+// value consumes one value of a VALUES row.
+func (p *parser) value() (*pg.Node, bool) {
+	p.space()
+	start := p.i
+	switch c := p.peek(); {
+	case c == '\'':
+		str, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		p.space()
+		if strings.HasPrefix(p.s[p.i:], "::") {
+			return p.castSuffix(str)
+		}
+		if !p.endsValue() {
+			return nil, false
+		}
+		return &pg.Node{Node: &pg.Node_AConst{AConst: str}}, true
+	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
+		return p.number()
+	}
+	w, _ := p.word()
+	if !isASCII(w) {
+		return nil, false
+	}
+	if p.endsValue() {
+		switch strings.ToLower(w) {
+		case "null":
+			return aConst(&pg.A_Const{Isnull: true}, start), true
+		case "true", "false":
+			return aConst(&pg.A_Const{Val: &pg.A_Const_Boolval{Boolval: &pg.Boolean{Boolval: strings.EqualFold(w, "true")}}}, start), true
+		case "default":
+			return &pg.Node{Node: &pg.Node_SetToDefault{SetToDefault: &pg.SetToDefault{Location: int32(start)}}}, true
+		}
+		return nil, false
+	}
+	return p.castPrefix(start)
+}
+
+// str consumes a standard string literal.
+func (p *parser) str() (*pg.A_Const, bool) {
+	start := p.i
+	s, ok := p.quoted('\'')
+	if !ok || strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+		return nil, false
+	}
+	return &pg.A_Const{Val: &pg.A_Const_Sval{Sval: &pg.String{Sval: s}}, Location: int32(start)}, true
+}
+
+// castPrefix consumes a typed string literal, type 'string' (TIMESTAMP
+// '2024-01-01 10:00', DATE '...'), whose type name, words alone, starts
+// at start.
+func (p *parser) castPrefix(start int) (*pg.Node, bool) {
+	for {
+		p.space()
+		if p.peek() == '\'' {
+			break
+		}
+		if w, _ := p.word(); w == "" || !isASCII(w) {
+			return nil, false
+		}
+	}
+	spelling := p.s[start:p.i]
+	t := lookupCast(&prefixCasts, spelling, "SELECT "+spelling+"''", len("SELECT ")+len(spelling))
+	str, ok := p.str()
+	if !ok || t == nil || !p.endsValue() {
+		return nil, false
+	}
+	return t.node(str, int(str.Location)), true
+}
+
+// castSuffix consumes the cast of a string literal, 'string'::type, at
+// the "::".
+func (p *parser) castSuffix(str *pg.A_Const) (*pg.Node, bool) {
+	colons := p.i
+	p.i += 2
+	depth := 0
+	for ; p.i < len(p.s); p.i++ {
+		c := p.s[p.i]
+		if depth == 0 && (c == ',' || c == ')') {
+			break
+		}
+		switch {
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '_' || c == ',' || c == '[' || c == ']' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" \t\n\r\f\v", c) >= 0:
+		default:
+			return nil, false
+		}
+	}
+	spelling := p.s[colons+2 : p.i]
+	t := lookupCast(&suffixCasts, spelling, "SELECT ''::"+spelling, len("SELECT ''"))
+	if t == nil || !p.endsValue() {
+		return nil, false
+	}
+	return t.node(str, colons), true
+}
+
+// A castTemplate is the tree PostgreSQL makes of a typed literal with one
+// spelling of a type, learnt once from parsing that spelling, with its
+// locations relative to a base: the string for type 'string', the "::"
+// for 'string'::type.
+type castTemplate struct {
+	typeName *pg.TypeName
+	castAt   int32 // the TypeCast's location relative to the base; -1 stays -1
+	typeAt   int32
+	typmods  []int32 // the typmods' locations relative to the base
+}
+
+var prefixCasts, suffixCasts sync.Map // spelling -> *castTemplate (nil: declined)
+
+// lookupCast returns the template of a spelling, learning it from
+// PostgreSQL's tree of text, a SELECT of the typed literal of an empty
+// string whose base is at base.
+func lookupCast(cache *sync.Map, spelling, text string, base int) *castTemplate {
+	if v, ok := cache.Load(spelling); ok {
+		return v.(*castTemplate)
+	}
+	t := learnCast(text, int32(base))
+	cache.Store(spelling, t)
+	return t
+}
+
+func learnCast(text string, base int32) *castTemplate {
+	tree, err := pg.Parse(text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return nil
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return nil
+	}
+	rt := sel.TargetList[0].GetResTarget()
+	tc := rt.GetVal().GetTypeCast()
+	if rt.Name != "" || tc == nil || tc.TypeName == nil || len(tc.TypeName.Typmods) > 0 && tc.TypeName.Typmods[0].GetAConst() == nil {
+		return nil
+	}
+	if c := tc.Arg.GetAConst(); c == nil || c.GetSval() == nil || c.GetSval().Sval != "" {
+		return nil
+	}
+	tn := tc.TypeName
+	if tn.Setof || tn.PctType || tn.TypeOid != 0 {
+		return nil
+	}
+	t := &castTemplate{typeName: tn, castAt: -1, typeAt: tn.Location - base}
+	if tc.Location >= 0 {
+		t.castAt = tc.Location - base
+	}
+	for _, m := range tn.Typmods {
+		c := m.GetAConst()
+		if c == nil {
+			return nil
+		}
+		t.typmods = append(t.typmods, c.Location-base)
+	}
+	return t
+}
+
+// node returns the TypeCast of str with the template's type, its
+// locations moved to base.
+func (t *castTemplate) node(str *pg.A_Const, base int) *pg.Node {
+	b := int32(base)
+	tn := &pg.TypeName{Names: t.typeName.Names, Typemod: t.typeName.Typemod, ArrayBounds: t.typeName.ArrayBounds, Location: b + t.typeAt}
+	for i, m := range t.typeName.Typmods {
+		c := *m.GetAConst()
+		c.Location = b + t.typmods[i]
+		tn.Typmods = append(tn.Typmods, &pg.Node{Node: &pg.Node_AConst{AConst: &c}})
+	}
+	tc := &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: str}}, TypeName: tn, Location: -1}
+	if t.castAt >= 0 {
+		tc.Location = b + t.castAt
+	}
+	return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: tc}}
+}
+
+// endsValue reports whether what follows (after white space) ends a
+// value: a comma or a closing parenthesis. A string followed by anything
+// else may continue on the next line, which PostgreSQL concatenates.
+func (p *parser) endsValue() bool {
+	save := p.i
+	p.space()
+	c := p.peek()
+	p.i = save
+	return c == ',' || c == ')'
+}
+
+// number consumes an optionally signed decimal number. PostgreSQL folds a
+// minus sign into the constant (at the sign's location); a plus sign stays
+// an operator, which this parser declines.
+func (p *parser) number() (*pg.Node, bool) {
+	start := p.i
+	neg := false
+	if p.peek() == '-' {
+		neg = true
+		p.i++
+		p.space()
+		if strings.HasPrefix(p.s[p.i:], "--") {
+			return nil, false
+		}
+	}
+	digitsFrom := p.i
+	digits := func() int {
+		n := 0
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	whole := digits()
+	integer := true
+	if p.peek() == '.' {
+		p.i++
+		integer = false
+		if digits() == 0 && whole == 0 {
+			return nil, false
+		}
+	} else if whole == 0 {
+		return nil, false
+	}
+	if c := p.peek(); c == 'e' || c == 'E' {
+		p.i++
+		integer = false
+		if c := p.peek(); c == '+' || c == '-' {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	lit := p.s[digitsFrom:p.i]
+	if integer && len(lit) > 1 && lit[0] == '0' {
+		return nil, false // 0x.., 0o.., 0b.. and leading zeros: leave them to PostgreSQL
+	}
+	// The number must end here: "1abc", "1_000" or "1.2.3" are PostgreSQL's
+	// to judge.
+	if c := p.peek(); c == '_' || c == '.' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 {
+		return nil, false
+	}
+	if !p.endsValue() {
+		return nil, false
+	}
+	if integer {
+		if v, err := strconv.ParseInt(lit, 10, 32); err == nil {
+			if neg {
+				v = -v
+			}
+			return aConst(&pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: int32(v)}}}, start), true
+		}
+	}
+	if neg {
+		lit = "-" + lit
+	}
+	return aConst(&pg.A_Const{Val: &pg.A_Const_Fval{Fval: &pg.Float{Fval: lit}}}, start), true
+}
+
+func aConst(c *pg.A_Const, at int) *pg.Node {
+	c.Location = int32(at)
+	return &pg.Node{Node: &pg.Node_AConst{AConst: c}}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// colIDs caches, per lower-case word, whether PostgreSQL's grammar takes
+// it as a name (ColId).
+var colIDs sync.Map
+
+func isColID(w string) bool {
+	if v, ok := colIDs.Load(w); ok {
+		return v.(bool)
+	}
+	ok := false // a scan that fails proves nothing: decline the word
+	if res, err := pg.Scan(w); err == nil && len(res.Tokens) == 1 {
+		switch res.Tokens[0].KeywordKind {
+		case pg.KeywordKind_NO_KEYWORD, pg.KeywordKind_UNRESERVED_KEYWORD, pg.KeywordKind_COL_NAME_KEYWORD:
+			ok = true
+		}
+	}
+	colIDs.Store(w, ok)
+	return ok
+}
