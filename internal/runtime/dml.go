@@ -294,13 +294,11 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 		vals := make([]types.Value, len(targets))
 		for j, e := range er {
 			if e == nil {
-				if d := o.defaults[targets[j]]; d != nil {
-					v, err := d.Eval(nil)
-					if err != nil {
-						return nil, err
-					}
-					vals[j] = v
+				v, err := o.defaultValue(targets[j])
+				if err != nil {
+					return nil, err
 				}
+				vals[j] = v
 				continue
 			}
 			v, err := e.Eval(nil)
@@ -333,19 +331,26 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 // other columns get their defaults. It enforces NOT NULL.
 func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
 	row := make(zset.Row, len(o.cols))
-	for i, d := range o.defaults {
-		if d != nil {
-			v, err := d.Eval(nil)
-			if err != nil {
-				return nil, err
-			}
-			row[i] = v
+	for i := range o.cols {
+		v, err := o.defaultValue(i)
+		if err != nil {
+			return nil, err
 		}
+		row[i] = v
 	}
 	for j, t := range targets {
 		row[t] = vals[j]
 	}
 	return row, o.checkRow(row)
+}
+
+// defaultValue evaluates column i's DEFAULT, NULL when it has none. A
+// volatile default is evaluated anew for each row, as PostgreSQL does.
+func (o *object) defaultValue(i int) (types.Value, error) {
+	if o.defaults[i] == nil {
+		return types.Null, nil
+	}
+	return o.defaults[i].Eval(nil)
 }
 
 // insertFullRows inserts complete rows into table o: late rows are

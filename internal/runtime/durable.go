@@ -237,13 +237,20 @@ func logChanges(st state.Store, w *epochWrite, id uint64, delta zset.Batch) erro
 const trimEvery = 64
 
 // trimChangeLogs deletes change-log entries older than the retention
-// horizon.
+// horizon, except those a sink still needs (sinkhold.go).
 func trimChangeLogs(st state.Store, cat *catalog, epoch, retention uint64) error {
 	if epoch <= retention {
 		return nil
 	}
-	horizon := epoch - retention
 	for _, v := range cat.matviewsInOrder() {
+		horizon := epoch - retention
+		held, ok, err := changeLogHold(st, cat, v.name)
+		if err != nil {
+			return err
+		}
+		if ok && held < horizon {
+			horizon = held
+		}
 		lo := relPrefix(nsChangeLog, v.id)
 		hi := binary.BigEndian.AppendUint64(append([]byte(nil), lo...), horizon)
 		if err := deleteRange(st, lo, hi); err != nil {

@@ -63,9 +63,13 @@ func (op ChangeOp) String() string {
 // type), NULL is kept. Origin says where the change came from, for the
 // error table.
 type RowChange struct {
-	Table  string
-	Op     ChangeOp
-	Row    zset.Row
+	Table string
+	Op    ChangeOp
+	Row   zset.Row
+	// Absent, when not nil, marks the columns the record did not give: an
+	// Insert or Upsert gives them the column's DEFAULT, as an INSERT that
+	// leaves them out does (their Row values are ignored).
+	Absent []bool
 	Origin Origin
 }
 
@@ -224,6 +228,15 @@ func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange)
 	row, err := o.coerceRow(c.Row, c.Op == DeleteKey)
 	if err != nil {
 		return err
+	}
+	if c.Absent != nil && (c.Op == Insert || c.Op == Upsert) {
+		for i, absent := range c.Absent {
+			if absent && i < len(row) {
+				if row[i], err = o.defaultValue(i); err != nil {
+					return fmt.Errorf("column %q: %w", o.cols[i].Name, err)
+				}
+			}
+		}
 	}
 	prefix := o.rowsPrefix()
 	key := string(tc.keyOf(nil, prefix, row))

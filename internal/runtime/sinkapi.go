@@ -46,7 +46,7 @@ func (e *Engine) ViewSnapshot(name string) (zset.Batch, uint64, error) {
 // ChangesBetween returns the changes of materialized view name committed
 // in epochs (after, upTo], upTo being capped at the last committed epoch,
 // and the capped upTo. It fails when after is older than the change-log
-// horizon.
+// horizon and than what the view's sinks hold (SinkDelivered).
 func (e *Engine) ChangesBetween(name string, after, upTo uint64) ([]Change, uint64, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -62,7 +62,14 @@ func (e *Engine) ChangesBetween(name string, after, upTo uint64) ([]Change, uint
 		return nil, upTo, nil
 	}
 	if err := e.checkAsOf(after, frontier); err != nil {
-		return nil, 0, err
+		// Past the retention horizon, the changes a sink holds are kept.
+		held, ok, herr := changeLogHold(e.mu.store, e.mu.cat, o.name)
+		if herr != nil {
+			return nil, 0, herr
+		}
+		if !ok || after < held {
+			return nil, 0, err
+		}
 	}
 	ch, err := readChanges(e.mu.store, o.id, after, upTo)
 	return ch, upTo, err

@@ -4,7 +4,6 @@ package kafka
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,12 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -36,23 +35,31 @@ const (
 	envCrashBrokers = "ROCKSTREAM_KAFKACRASH_BROKERS"
 )
 
-func TestMain(m *testing.M) {
+// runCrashChildIfAsked runs the crash test's engine process, and never
+// returns, when the environment says this process is one.
+func runCrashChildIfAsked() {
 	if dir := os.Getenv(envCrashDir); dir != "" {
 		err := runCrashChild(dir, os.Getenv(envCrashBrokers))
 		fmt.Fprintf(os.Stderr, "kafka crash child: %v\n", err)
 		os.Exit(3)
 	}
-	os.Exit(m.Run())
 }
 
-// crashSchema is the schema of the crash test: an unkeyed table (so that
-// a duplicate record would show as a duplicate row), an aggregate over it,
-// the source feeding it and a Debezium sink of the aggregate.
-var crashSchema = []string{
-	"CREATE TABLE t (id int, grp int, val int)",
-	"CREATE MATERIALIZED VIEW v AS SELECT grp, count(*) AS n, sum(val) AS total FROM t GROUP BY grp",
-	"CREATE SOURCE IF NOT EXISTS t_in FROM KAFKA (brokers = 'BROKERS', topic = 'in', format = 'csv', max_batch = 50) INTO t",
-	"CREATE SINK IF NOT EXISTS v_out FROM v INTO KAFKA (brokers = 'BROKERS', topic = 'out', format = 'debezium', key = 'grp')",
+// crashSchema is what the engine process defines (IF NOT EXISTS, so
+// that every run can run it): the tables and views of the workload, a
+// Debezium source of the accounts, a JSON source of the groups with an
+// error table, and a Debezium sink of the totals into a topic that does
+// not exist before the sink creates it.
+func crashSchema() []string {
+	s := []string{crashAccountsRS, crashGroups}
+	for _, v := range crashViews {
+		s = append(s, "CREATE MATERIALIZED VIEW "+v)
+	}
+	return append(s,
+		"CREATE SOURCE IF NOT EXISTS acct_in FROM KAFKA (brokers = 'BROKERS', topic = 'cdc', format = 'debezium', max_batch = 50) INTO acct",
+		"CREATE SOURCE IF NOT EXISTS grp_in FROM KAFKA (brokers = 'BROKERS', topic = 'grp', format = 'json', max_batch = 7, error_table = 'grp_errors') INTO grp_names",
+		"CREATE SINK IF NOT EXISTS totals_out FROM totals INTO KAFKA (brokers = 'BROKERS', topic = 'out', format = 'debezium', key = 'grp', partitions = 3)",
+	)
 }
 
 func openCrashEngine(dir, brokers string) (*runtime.Engine, *connectors.Manager, error) {
@@ -62,7 +69,7 @@ func openCrashEngine(dir, brokers string) (*runtime.Engine, *connectors.Manager,
 	}
 	s := eng.NewSession()
 	defer s.Close()
-	for _, q := range crashSchema {
+	for _, q := range crashSchema() {
 		_, err := s.Exec(context.Background(), strings.ReplaceAll(q, "BROKERS", brokers), nil)
 		var e *errs.Error
 		if err != nil && !(errors.As(err, &e) && e.Code == errs.DuplicateTable) {
@@ -94,17 +101,25 @@ func exitWithParent() {
 	}
 }
 
-// TestCrashExactlyOnce kills an engine process running a Kafka source and
-// a Kafka sink with SIGKILL at random moments while records keep arriving,
-// restarting it each time. At the end the table holds every produced
-// record exactly once, the view equals its recomputation, and the sink's
-// topic, read with read_committed and folded by key, equals the view —
-// with no change delivered twice (a duplicate would break the fold).
+// TestCrashExactlyOnce kills an engine process running two Kafka sources
+// and a Kafka sink with SIGKILL at random moments while records keep
+// arriving, restarting it each time. Then a clean run catches up, and:
+//
+//   - the tables and both views equal PostgreSQL's answers over the same
+//     records, applied once each, in order (crash_workload_test.go says
+//     why a duplicate or a loss would show), and the error table holds
+//     exactly the records PostgreSQL refused;
+//   - every view equals its recomputation;
+//   - the sink's topic, read with read_committed and folded by key,
+//     equals the totals view, with no change delivered twice (the fold
+//     fails on a duplicate).
 func TestCrashExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the crash test runs processes for tens of seconds")
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "in", "out"))
+	began := time.Now()
+	ref := newPGReference(t, crashAccountsPG, crashGroups, "CREATE VIEW "+crashViews[0], "CREATE VIEW "+crashViews[1])
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "cdc"), kfake.SeedTopics(1, "grp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,26 +130,33 @@ func TestCrashExactlyOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("seed %d", seed)
 
-	// The producer writes N records over the test's run, in small bursts.
-	const total = 3000
+	// The producer writes the records over most of the kills, in small
+	// bursts, and keeps them for PostgreSQL.
+	const accountRecords = 3000
 	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer prod.Close()
+	var accounts, groups []*kgo.Record
 	produced := make(chan error, 1)
 	go func() {
-		for id := 0; id < total; {
+		w := newCrashWorkload(rand.New(rand.NewPCG(seed, 2)))
+		for len(accounts) < accountRecords {
 			var recs []*kgo.Record
-			for i := 0; i < 20 && id < total; i++ {
-				recs = append(recs, &kgo.Record{Topic: "in", Key: fmt.Appendf(nil, "%d", id), Value: fmt.Appendf(nil, "%d,%d,%d", id, id%7, id%100)})
-				id++
+			for i := 0; i < 20 && len(accounts) < accountRecords; i++ {
+				r := w.account()
+				accounts = append(accounts, r)
+				recs = append(recs, r)
 			}
+			r := w.group()
+			groups = append(groups, r)
+			recs = append(recs, r)
 			if err := prod.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
 				produced <- err
 				return
 			}
-			time.Sleep(15 * time.Millisecond)
+			time.Sleep(70 * time.Millisecond)
 		}
 		produced <- nil
 	}()
@@ -164,6 +186,36 @@ func TestCrashExactlyOnce(t *testing.T) {
 	if err := <-produced; err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d kills done after %v; %d account and %d group records produced", *flagKills, time.Since(began).Round(time.Millisecond), len(accounts), len(groups))
+
+	// PostgreSQL applies the same records, in the order produced.
+	var batch []string
+	for _, r := range accounts {
+		sql, err := crashAccounts.debeziumSQL(r.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, sql)
+	}
+	if err := ref.exec(strings.Join(batch, ";\n")); err != nil {
+		t.Fatalf("PostgreSQL refused an account change: %v", err)
+	}
+	var refused []string
+	for i, r := range groups {
+		err := ref.applyJSON(crashGroupTab, r.Value)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			refused = append(refused, fmt.Sprintf("%d,%s", i, pgErr.Message))
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checks := append(append([]string(nil), crashChecks...), `SELECT "offset", error FROM grp_errors`)
+	want := make([]string, len(checks))
+	for i, q := range crashChecks {
+		want[i] = sortedLines(ref.query(q))
+	}
+	want[len(checks)-1] = sortedLines(strings.Join(refused, "\n"))
 
 	// A last, clean run catches up.
 	eng, mgr, err := openCrashEngine(filepath.Join(dir, "db"), brokers)
@@ -175,78 +227,47 @@ func TestCrashExactlyOnce(t *testing.T) {
 		eng.Close()
 	}()
 	h := &harness{t: t, eng: eng}
-	h.eventually("SELECT count(*), count(DISTINCT id), min(id), max(id), sum(val) FROM t",
-		fmt.Sprintf("%d,%d,0,%d,%d", total, total, total-1, total/100*4950))
+	got := make([]string, len(checks))
+	equal := func() bool {
+		for i, q := range checks {
+			if got[i] = sortedLines(h.query(q)); got[i] != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(30 * time.Second); !equal(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			for i, q := range checks {
+				if got[i] != want[i] {
+					t.Errorf("%s:\n%s", q, lineDiff(got[i], want[i]))
+				}
+			}
+			t.Fatalf("RockStream does not reach PostgreSQL's answers\n%s", h.query("SELECT name, state, records, errors, last_error FROM rockstream_catalog.sources"))
+		}
+	}
+	t.Logf("caught up after %v: %d accounts, %d rows in named, %d rejected group records",
+		time.Since(began).Round(time.Millisecond), strings.Count(want[0], "\n")+1, strings.Count(want[3], "\n")+1, len(refused))
 	if err := eng.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
-	view := h.query("SELECT grp, n, total FROM v ORDER BY grp")
 
 	// Fold the sink's topic: a create of a present key, or an update or
-	// delete whose "before" is not the current row, is a duplicate or a
+	// delete whose before is not the current row, is a duplicate or a
 	// loss.
+	totals := want[2]
 	deadline := time.Now().Add(30 * time.Second)
 	var folded string
 	for time.Now().Before(deadline) {
 		recs := consumeCommitted(t, c.ListenAddrs(), "out", 1<<30, 2*time.Second)
-		folded, err = foldDebezium(recs)
+		folded, err = foldDebezium(recs, []string{"grp", "n", "total"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if folded == view {
+		if folded == totals {
+			t.Logf("done after %v", time.Since(began).Round(time.Millisecond))
 			return
 		}
 	}
-	t.Fatalf("the sink topic folds to\n%s\nthe view is\n%s", folded, view)
-}
-
-// foldDebezium applies Debezium records keyed by grp in topic order per
-// key and returns the rows as "grp,n,total" lines.
-func foldDebezium(recs []*kgo.Record) (string, error) {
-	type row struct {
-		Grp   int64 `json:"grp"`
-		N     int64 `json:"n"`
-		Total int64 `json:"total"`
-	}
-	type event struct {
-		Before *row   `json:"before"`
-		After  *row   `json:"after"`
-		Op     string `json:"op"`
-	}
-	cur := map[string]row{}
-	for _, r := range recs {
-		var ev event
-		if err := json.Unmarshal(r.Value, &ev); err != nil {
-			return "", err
-		}
-		k := string(r.Key)
-		old, present := cur[k]
-		switch ev.Op {
-		case "r", "c":
-			if present {
-				return "", fmt.Errorf("op %s for key %s which is present: %s", ev.Op, k, r.Value)
-			}
-			cur[k] = *ev.After
-		case "u", "d":
-			if !present || old != *ev.Before {
-				return "", fmt.Errorf("op %s for key %s whose before is not the current row %+v: %s", ev.Op, k, old, r.Value)
-			}
-			if ev.Op == "u" {
-				cur[k] = *ev.After
-			} else {
-				delete(cur, k)
-			}
-		}
-	}
-	var lines []string
-	for _, r := range cur {
-		lines = append(lines, fmt.Sprintf("%d,%d,%d", r.Grp, r.N, r.Total))
-	}
-	sort.Slice(lines, func(i, j int) bool {
-		var a, b int
-		fmt.Sscan(lines[i], &a)
-		fmt.Sscan(lines[j], &b)
-		return a < b
-	})
-	return strings.Join(lines, "\n"), nil
+	t.Fatalf("the sink topic folds to\n%s\nthe view is\n%s", folded, totals)
 }

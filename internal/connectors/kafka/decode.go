@@ -52,11 +52,13 @@ func (d *decoder) decode(dst []runtime.RowChange, value []byte, origin runtime.O
 	case "debezium":
 		return d.debezium(dst, value, origin)
 	}
-	row, err := d.jsonRow(value)
+	row, absent, err := d.jsonRow(value)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, d.change(d.insertOp(), row, origin)), nil
+	c := d.change(d.insertOp(), row, origin)
+	c.Absent = absent
+	return append(dst, c), nil
 }
 
 func (d *decoder) insertOp() runtime.ChangeOp {
@@ -70,28 +72,30 @@ func (d *decoder) change(op runtime.ChangeOp, row zset.Row, origin runtime.Origi
 	return runtime.RowChange{Table: d.table, Op: op, Row: row, Origin: origin}
 }
 
-// jsonRow maps a JSON object's fields to the columns by name: a missing
-// field or JSON null is NULL, fields that name no column are ignored.
-func (d *decoder) jsonRow(value []byte) (zset.Row, error) {
+// jsonRow maps a JSON object's fields to the columns by name: JSON null
+// is NULL, fields that name no column are ignored, and absent marks the
+// columns no field names (nil when every column has one), which take
+// their DEFAULT as in an INSERT that leaves them out.
+func (d *decoder) jsonRow(value []byte) (row zset.Row, absent []bool, err error) {
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(value))
 	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("the value is not a JSON object: %v", err)
+		return nil, nil, fmt.Errorf("the value is not a JSON object: %v", err)
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("the value is JSON null, not an object")
+		return nil, nil, fmt.Errorf("the value is JSON null, not an object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("the value has data after its JSON object")
+		return nil, nil, fmt.Errorf("the value has data after its JSON object")
 	}
 	return d.objectRow(obj)
 }
 
-func (d *decoder) objectRow(obj map[string]json.RawMessage) (zset.Row, error) {
-	row := make(zset.Row, len(d.cols))
-	for i := range row {
-		row[i] = types.Null
-	}
+// objectRow maps an object's fields to the columns by name; absent marks
+// the columns no field names, nil when there are none.
+func (d *decoder) objectRow(obj map[string]json.RawMessage) (row zset.Row, absent []bool, err error) {
+	row = make(zset.Row, len(d.cols))
+	given := 0
 	for k, raw := range obj {
 		i, ok := d.index[k]
 		if !ok {
@@ -99,11 +103,19 @@ func (d *decoder) objectRow(obj map[string]json.RawMessage) (zset.Row, error) {
 		}
 		v, err := jsonValue(raw)
 		if err != nil {
-			return nil, fmt.Errorf("field %q: %v", k, err)
+			return nil, nil, fmt.Errorf("field %q: %v", k, err)
 		}
 		row[i] = v
+		given++
 	}
-	return row, nil
+	if given < len(d.cols) {
+		absent = make([]bool, len(d.cols))
+		for i, c := range d.cols {
+			_, ok := obj[c.Name]
+			absent[i] = !ok
+		}
+	}
+	return row, absent, nil
 }
 
 // jsonValue gives a JSON value as the text the column's type parses: a
@@ -179,7 +191,9 @@ func (d *decoder) debezium(dst []runtime.RowChange, value []byte, origin runtime
 		if obj == nil {
 			return nil, fmt.Errorf("the Debezium event with op %q has no %q", ev.Op, which)
 		}
-		row, err := d.objectRow(obj)
+		// A Debezium row image carries every column: one it leaves out
+		// is NULL, not the column's default.
+		row, _, err := d.objectRow(obj)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", which, err)
 		}

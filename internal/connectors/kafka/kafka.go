@@ -42,7 +42,7 @@ func init() {
 var (
 	commonOptions = []string{"brokers", "topic", "format", "sasl_mechanism", "sasl_username", "sasl_password", "tls", "client_id"}
 	sourceOptions = append([]string{"start", "error_table", "max_batch", "metadata_refresh"}, commonOptions...)
-	sinkOptions   = append([]string{"key", "snapshot", "transactional_id", "partitions"}, commonOptions...)
+	sinkOptions   = append([]string{"key", "snapshot", "transactional_id", "partitions", "replication_factor"}, commonOptions...)
 )
 
 func validate(s *spec.Spec) error {
@@ -73,6 +73,9 @@ func validate(s *spec.Spec) error {
 		if _, err := s.Bool("snapshot", true); err != nil {
 			return err
 		}
+		if _, err := sinkTopicSettings(s); err != nil {
+			return err
+		}
 	} else if s.Target == "" {
 		return fmt.Errorf("kafka source: name the table it writes into with INTO table")
 	}
@@ -85,8 +88,10 @@ func validate(s *spec.Spec) error {
 	if _, err := s.Bool("tls", false); err != nil {
 		return err
 	}
-	if _, err := s.Int("max_batch", 10000); err != nil {
+	if n, err := s.Int("max_batch", 10000); err != nil {
 		return err
+	} else if n < 1 {
+		return fmt.Errorf("kafka source: max_batch must be at least 1, not %d", n)
 	}
 	if _, err := time.ParseDuration(s.OptionDefault("metadata_refresh", "5s")); err != nil {
 		return fmt.Errorf("kafka source: metadata_refresh: %v", err)

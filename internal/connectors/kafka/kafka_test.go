@@ -24,18 +24,24 @@ type harness struct {
 	cluster *kfake.Cluster
 	brokers string
 	store   runtime.Store
+	opts    runtime.Options
 	eng     *runtime.Engine
 	mgr     *connectors.Manager
 	prod    *kgo.Client
 }
 
 func newHarness(t testing.TB, partitions int32, topics ...string) *harness {
+	return newHarnessOpts(t, runtime.Options{}, partitions, topics...)
+}
+
+// newHarnessOpts is newHarness with an engine opened with opts.
+func newHarnessOpts(t testing.TB, opts runtime.Options, partitions int32, topics ...string) *harness {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, cluster: c, brokers: strings.Join(c.ListenAddrs(), ","), store: runtime.NewMemoryStore()}
+	h := &harness{t: t, cluster: c, brokers: strings.Join(c.ListenAddrs(), ","), store: runtime.NewMemoryStore(), opts: opts}
 	h.prod, err = kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +56,7 @@ func newHarness(t testing.TB, partitions int32, topics ...string) *harness {
 }
 
 func (h *harness) open() {
-	eng, err := runtime.Open(h.store, runtime.Options{})
+	eng, err := runtime.Open(h.store, h.opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -24,6 +24,15 @@ const epochHeader = "rockstream-epoch"
 // the changes a sink holds in memory at once.
 const maxEpochsPerTxn = 256
 
+// The sink reports what it has delivered to the engine, which keeps the
+// view's change log from there on (runtime.Engine.SinkDelivered): when it
+// starts, then after a transaction at most every reportInterval or
+// reportEpochs epochs, since each report commits an epoch.
+const (
+	reportInterval = 5 * time.Second
+	reportEpochs   = 1000
+)
+
 // sinkEncoder turns a view's changes into records.
 type sinkEncoder struct {
 	topic  string
@@ -179,9 +188,20 @@ func runSink(ctx context.Context, env *connectors.Env) error {
 	if _, _, err := cl.ProducerID(ctx); err != nil {
 		return fmt.Errorf("initializing the transactional producer %s: %w", txid, err)
 	}
-	after, found, err := lastDeliveredEpoch(ctx, cl, topic)
+	ts, err := sinkTopicSettings(s)
 	if err != nil {
 		return err
+	}
+	created, err := ensureTopic(ctx, cl, topic, ts)
+	if err != nil {
+		return err
+	}
+	var after uint64
+	var found bool
+	if !created {
+		if after, found, err = lastDeliveredEpoch(ctx, cl, topic); err != nil {
+			return err
+		}
 	}
 	if !found {
 		snapshot, _ := s.Bool("snapshot", true)
@@ -201,6 +221,18 @@ func runSink(ctx context.Context, env *connectors.Env) error {
 	}
 	env.Status.Running()
 	var recs []*kgo.Record
+	var reported uint64
+	var reportedAt time.Time
+	report := func(delivered uint64) error {
+		if !reportedAt.IsZero() && delivered-reported < reportEpochs && time.Since(reportedAt) < reportInterval {
+			return nil
+		}
+		reported, reportedAt = delivered, time.Now()
+		return env.Engine.SinkDelivered(ctx, s.Name, delivered)
+	}
+	if err := report(after); err != nil {
+		return err
+	}
 	for {
 		frontier, wait := env.Engine.CommitWait()
 		if after >= frontier {
@@ -231,6 +263,9 @@ func runSink(ctx context.Context, env *connectors.Env) error {
 				return err
 			}
 			env.Status.Report(int64(len(recs)), 0, nil)
+			if err := report(upTo); err != nil {
+				return err
+			}
 		}
 		after = upTo
 	}

@@ -107,7 +107,10 @@ func runSource(ctx context.Context, env *connectors.Env) error {
 	batches := make(chan sourceBatch, readAhead)
 	readErr := make(chan error, 2)
 	go func() { readErr <- readRecords(ctx, cl, dec, maxBatch, batches) }()
-	go func() { readErr <- watchPartitions(ctx, adm, cl, topic, prog.partitions(), refresh) }()
+	// The partitions are listed here: inside the goroutine the listing
+	// would race with the loop below updating prog.
+	known := prog.partitions()
+	go func() { readErr <- watchPartitions(ctx, adm, cl, topic, known, refresh) }()
 
 	lag := map[int32]int64{}
 	env.Status.Running()

@@ -18,8 +18,8 @@ import (
 //	DROP SOURCE|SINK [IF EXISTS] name
 //	SHOW SOURCES | SHOW SINKS
 //
-// An option's value is a string constant, a number, TRUE/FALSE or an
-// identifier; it is kept as text.
+// An option's value is a string constant, a number (with an optional
+// sign), TRUE/FALSE or an identifier; it is kept as text.
 
 var connectorRe = regexp.MustCompile(`(?is)^\s*(?:CREATE\s+(?:SOURCE|SINK)|ALTER\s+(?:SOURCE|SINK)|DROP\s+(?:SOURCE|SINK)|SHOW\s+(?:SOURCES|SINKS))\b`)
 
@@ -208,11 +208,20 @@ func (p *parser) options() ([]Option, error) {
 			p.next()
 		}
 		v := p.next()
+		sign := ""
+		if v.kind == tokPunct && (v.text == "-" || v.text == "+") && p.peek().kind == tokNumber {
+			if v.text == "-" {
+				sign = "-"
+			}
+			v = p.next()
+		}
 		var val string
-		switch v.kind {
-		case tokString, tokNumber:
+		switch {
+		case v.kind == tokNumber:
+			val = sign + v.text
+		case v.kind == tokString:
 			val = v.text
-		case tokIdent:
+		case v.kind == tokIdent:
 			val = strings.ToLower(v.text)
 		default:
 			return nil, p.syntaxError(v)
