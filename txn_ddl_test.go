@@ -103,7 +103,7 @@ func TestExecStringIsOneTransaction(t *testing.T) {
 	_, err = db.Exec(ctx, "INSERT INTO t VALUES (1);\nSELECT nope FROM t; INSERT INTO t VALUES (2)")
 	var e *errs.Error
 	if !errors.As(err, &e) || e.SQLState != "42703" || e.Position != 34 {
-		t.Fatalf("got %v (position %d), want 42703 at 34", err, e.Position)
+		t.Fatalf("got %#v, want 42703 at position 34", err)
 	}
 	s := db.Session()
 	defer s.Close()

@@ -31,7 +31,8 @@ import (
 //     it; after a COMMIT or ROLLBACK of that block, the rest of the
 //     message runs in an implicit block.
 //   - SAVEPOINT, RELEASE and ROLLBACK TO fail in an implicit block (25P01),
-//     as they do outside any block.
+//     as they do outside any block. A SET in a message that fails is
+//     undone with the rest (settings.go).
 //
 // An implicit block behaves as an explicit one while the message runs: it
 // holds the write token from its first write, its views catch up with its
