@@ -202,7 +202,7 @@ func (s *Session) ExecEach(ctx context.Context, sql string, fn func(*Result) err
 	if bad != nil {
 		stmts = []*runtime.Statement{bad}
 	}
-	s.s.BeginMessage(len(stmts))
+	s.s.BeginMessage(len(stmts) > 1)
 	for _, st := range stmts {
 		res, err := s.s.ExecStatement(ctx, st, nil)
 		if err == nil {

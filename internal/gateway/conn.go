@@ -35,9 +35,11 @@ type conn struct {
 	srv *Server
 	// raw is the accepted connection; nc is raw or, after an SSLRequest,
 	// the TLS connection over it.
-	raw    net.Conn
-	nc     net.Conn
-	be     *pgproto3.Backend
+	raw net.Conn
+	nc  net.Conn
+	be  *pgproto3.Backend
+	// frames hands the backend one message at a time (frames.go).
+	frames *frameReader
 	pid    uint32
 	secret []byte
 
@@ -57,6 +59,10 @@ type conn struct {
 	// skipToSync is set after an error in the extended protocol: messages
 	// are discarded until Sync.
 	skipToSync bool
+	// pipelined is set while the statements of an extended-protocol
+	// pipeline run in one implicit transaction block, until Sync
+	// (extended.go).
+	pipelined bool
 	// pending are messages received while a result streamed, to be
 	// handled next, in order (stream.go).
 	pending []pgproto3.FrontendMessage
@@ -88,7 +94,8 @@ func newConn(s *Server, nc net.Conn, pid uint32) *conn {
 	_, _ = rand.Read(secret)
 	c := &conn{srv: s, raw: nc, nc: nc, pid: pid, secret: secret,
 		stmts: map[string]*statement{}, portals: map[string]*portal{}}
-	c.be = pgproto3.NewBackend(nc, nc)
+	c.frames = newFrameReader(nc)
+	c.be = pgproto3.NewBackend(c.frames, nc)
 	c.be.SetMaxBodyLen(s.cfg.MaxMessageBytes)
 	return c
 }

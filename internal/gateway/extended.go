@@ -252,8 +252,32 @@ func (c *conn) closeObject(m *pgproto3.Close) error {
 }
 
 func (c *conn) sync() error {
+	if c.pipelined {
+		c.pipelined = false
+		if err := c.endMessage(); err != nil {
+			if isFatal(err) {
+				return err
+			}
+			c.be.Send(errorResponse(err, "ERROR", 0))
+		}
+	}
 	c.endOfTransaction()
 	return c.readyForQuery()
+}
+
+// beginPipeline places the statement a portal is about to run among the
+// statements executed before the next Sync, which PostgreSQL runs as one
+// transaction. When that Sync has already arrived, right after the
+// message being handled, the statement is alone and runs as any statement
+// outside a block does (its own transaction, through the group
+// committer); otherwise the statements until Sync share an implicit
+// block, which Sync commits, or rolls back after an error.
+func (c *conn) beginPipeline() {
+	if c.pipelined || c.sess.TxnStatus() != 'I' || c.frames.syncFollows() {
+		return
+	}
+	c.pipelined = true
+	c.sess.BeginMessage(true)
 }
 
 // execute runs a portal (the first time) and sends up to MaxRows of its
@@ -320,6 +344,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 // portal for Execute. Streams (COPY, SUBSCRIBE) have started but move no
 // data yet.
 func (c *conn) startPortal(p *portal) error {
+	c.beginPipeline()
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)

@@ -18,7 +18,10 @@
 //     statements run between Session.BeginMessage and EndMessage: several
 //     statements are one implicit transaction block, which the first
 //     error, after which nothing more of the message runs, rolls back.
-//     Every error, in either protocol, fails an open block.
+//     The statements of an extended-protocol pipeline, executed before a
+//     Sync, are one such block too, ended by Sync, unless the Sync came
+//     with the only Execute (frames.go lets the gateway see it). Every
+//     error, in either protocol, fails an open block.
 //
 // docs/wire.md describes what clients see.
 package gateway

@@ -159,3 +159,63 @@ func TestSimpleProtocolClientsMatchPostgres(t *testing.T) {
 	t.Logf("postgres: %q", want)
 	compareLogs(t, got, want)
 }
+
+// TestBatchMatchesPostgres sends pgx batches, which pgx pipelines before
+// one Sync, to PostgreSQL and the gateway in each of pgx's query modes: a
+// batch is one transaction, which an error anywhere in it rolls back.
+func TestBatchMatchesPostgres(t *testing.T) {
+	pgtest.Require(t)
+	ts := startServer(t, Config{})
+	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
+	run := func(dsn string, mode pgx.QueryExecMode) []string {
+		ctx := context.Background()
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DefaultQueryExecMode = mode
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var log []string
+		exec := func(q string) {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		exec("DROP TABLE IF EXISTS b")
+		exec("CREATE TABLE b (k int PRIMARY KEY)")
+		for _, batch := range [][]string{
+			{"INSERT INTO b VALUES (1)", "INSERT INTO b VALUES (2)", "SELECT count(*) FROM b"},
+			{"INSERT INTO b VALUES (3)", "SELECT 1/(k - k) FROM b", "INSERT INTO b VALUES (4)"},
+			{"INSERT INTO b VALUES (5)", "BEGIN", "INSERT INTO b VALUES (6)"},
+			{"INSERT INTO b VALUES (7)", "COMMIT", "INSERT INTO b VALUES (8)", "INSERT INTO b VALUES (1)"},
+		} {
+			b := &pgx.Batch{}
+			for _, q := range batch {
+				b.Queue(q)
+			}
+			err := conn.SendBatch(ctx, b).Close()
+			log = append(log, fmt.Sprintf("batch %q: %v", batch, err))
+			var keys []int32
+			rows, err := conn.Query(ctx, "SELECT k FROM b ORDER BY k")
+			if err == nil {
+				keys, err = pgx.CollectRows(rows, pgx.RowTo[int32])
+			}
+			log = append(log, fmt.Sprintf("then %v %v, status %c", keys, err, conn.PgConn().TxStatus()))
+		}
+		exec("ROLLBACK")
+		return log
+	}
+	for _, mode := range modes {
+		t.Run(mode.String(), func(t *testing.T) {
+			want := run(pgtest.NewDatabase(t, "gwbatch"), mode)
+			got := run(ts.dsn("tester", ""), mode)
+			t.Logf("postgres: %q", want)
+			compareLogs(t, got, want)
+		})
+	}
+}

@@ -31,6 +31,9 @@ func isFatal(err error) bool {
 // ends without error and rolls back at the first error, where the message
 // stops.
 func (c *conn) simpleQuery(q string) error {
+	// A Query message ends a pipeline of the extended protocol not yet
+	// synced: its implicit block is the message's, ended with it.
+	c.pipelined = false
 	stmts, bad := runtime.ParseMessage(q)
 	// A Query message drops the unnamed prepared statement and portal.
 	delete(c.stmts, "")
@@ -44,7 +47,7 @@ func (c *conn) simpleQuery(q string) error {
 		// failed statement does.
 		stmts = []*runtime.Statement{bad}
 	}
-	c.sess.BeginMessage(len(stmts))
+	c.sess.BeginMessage(len(stmts) > 1)
 	for _, st := range stmts {
 		err := c.runSimple(st)
 		if err == nil {

@@ -87,7 +87,8 @@ func (c *conn) startTLS() error {
 		return errClose
 	}
 	c.nc = tc
-	c.be = pgproto3.NewBackend(tc, tc)
+	c.frames = newFrameReader(tc)
+	c.be = pgproto3.NewBackend(c.frames, tc)
 	c.be.SetMaxBodyLen(c.srv.cfg.MaxMessageBytes)
 	return nil
 }

@@ -101,13 +101,15 @@ func ParseMessage(text string) (stmts []*Statement, bad *Statement) {
 	return stmts, bad
 }
 
-// BeginMessage starts a Query message of n statements. With more than one,
-// statements that run outside a transaction block run in the message's
-// implicit block, which EndMessage ends; the caller runs the statements in
-// order with ExecStatement, stops at the first that fails, and calls
-// EndMessage in every case.
-func (s *Session) BeginMessage(n int) {
-	s.inMessage = n > 1
+// BeginMessage starts a Query message. When it holds several statements
+// (several), statements that run outside a transaction block run in the
+// message's implicit block, which EndMessage ends; the caller runs the
+// statements in order with ExecStatement, stops at the first that fails,
+// and calls EndMessage in every case. An extended-protocol pipeline (the
+// statements executed before a Sync) is a message of several statements,
+// ended at Sync.
+func (s *Session) BeginMessage(several bool) {
+	s.inMessage = several
 }
 
 // EndMessage ends the Query message BeginMessage started: an implicit

@@ -26,7 +26,7 @@ func TestMessageCanceledRollsBack(t *testing.T) {
 		t.Fatal(bad.SyntaxError())
 	}
 	ctx := context.Background()
-	s.BeginMessage(len(stmts))
+	s.BeginMessage(len(stmts) > 1)
 	if _, err := s.ExecStatement(ctx, stmts[0], nil); err != nil {
 		t.Fatal(err)
 	}

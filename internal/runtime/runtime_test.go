@@ -96,7 +96,7 @@ func execMessage(s *Session, message string) string {
 	if bad != nil {
 		stmts = []*Statement{bad}
 	}
-	s.BeginMessage(len(stmts))
+	s.BeginMessage(len(stmts) > 1)
 	for _, st := range stmts {
 		res, err := s.ExecStatement(ctx, st, nil)
 		if err != nil {

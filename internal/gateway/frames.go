@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// frameReader sits between a connection and its protocol backend and hands
+// the backend one message at a time: what the client sent beyond the
+// message being handled stays here, where the gateway can see it. That is
+// how an Execute followed at once by Sync is told from a pipeline of
+// several statements, which PostgreSQL runs as one transaction
+// (extended.go).
+//
+// The byte stream reaches the backend unchanged; only the size of each
+// read is bounded by the end of the current message. Until the startup
+// message, messages have no type byte (SSLRequest, GSSENCRequest,
+// CancelRequest, StartupMessage); after it, every message has one.
+type frameReader struct {
+	r io.Reader
+	// buf holds bytes read from r and not yet handed on; it begins at a
+	// message boundary when left is 0.
+	buf []byte
+	// left is how much of the current message remains to be handed on.
+	left int
+	// typed is set once the startup message was handed on.
+	typed bool
+	// scratch is the buffer reads from r go into.
+	scratch []byte
+}
+
+// Startup packet codes (the second word of an untyped message) that do not
+// end the startup phase.
+const (
+	codeCancelRequest = 80877102
+	codeSSLRequest    = 80877103
+	codeGSSENCRequest = 80877104
+)
+
+func newFrameReader(r io.Reader) *frameReader {
+	return &frameReader{r: r, scratch: make([]byte, 64<<10)}
+}
+
+// Read hands on bytes of the current message, at most up to its end.
+func (f *frameReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if f.left == 0 {
+		// At a boundary: the header says how long the message is.
+		header := 5
+		if !f.typed {
+			header = 8
+		}
+		for len(f.buf) < header {
+			if err := f.fill(); err != nil {
+				if len(f.buf) > 0 && err == io.EOF {
+					// A truncated message: hand on what there is, for the
+					// backend to report.
+					return f.take(p, len(f.buf)), nil
+				}
+				return 0, err
+			}
+		}
+		if f.typed {
+			f.left = 1 + int(binary.BigEndian.Uint32(f.buf[1:5]))
+		} else {
+			f.left = int(binary.BigEndian.Uint32(f.buf[0:4]))
+			switch binary.BigEndian.Uint32(f.buf[4:8]) {
+			case codeCancelRequest, codeSSLRequest, codeGSSENCRequest:
+			default:
+				f.typed = true
+			}
+		}
+		if f.left < header {
+			// A length too small to be valid: hand on the header alone,
+			// which the backend rejects.
+			f.left = header
+		}
+	}
+	if len(f.buf) == 0 {
+		if err := f.fill(); err != nil {
+			return 0, err
+		}
+	}
+	return f.take(p, min(len(f.buf), f.left)), nil
+}
+
+// take moves up to n buffered bytes into p.
+func (f *frameReader) take(p []byte, n int) int {
+	n = copy(p, f.buf[:n])
+	f.buf = f.buf[n:]
+	f.left = max(0, f.left-n)
+	if len(f.buf) == 0 {
+		f.buf = nil
+	}
+	return n
+}
+
+// fill reads what r has into buf.
+func (f *frameReader) fill() error {
+	n, err := f.r.Read(f.scratch)
+	if n > 0 {
+		f.buf = append(f.buf, f.scratch[:n]...)
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// syncFollows reports whether the message after the one handled last has
+// arrived already and is a Sync. False means that it has not arrived yet
+// or is something else.
+func (f *frameReader) syncFollows() bool {
+	return f.typed && f.left == 0 && len(f.buf) >= 5 &&
+		f.buf[0] == 'S' && binary.BigEndian.Uint32(f.buf[1:5]) == 4
+}
