@@ -30,6 +30,14 @@ const (
 const crashTables = `CREATE TABLE acct (id int PRIMARY KEY, bal numeric, note text);
 	CREATE TABLE events (k int, v int)`
 
+// crashViews are the materialized views the child maintains over the
+// replicated tables, each compared at the end with its query run upstream:
+// an aggregate, and a join of the two tables with a grouped count.
+var crashViews = [][2]string{
+	{"acct_totals", "SELECT count(*) AS n, sum(bal) AS total, count(note) AS notes FROM acct"},
+	{"events_per_acct", "SELECT a.id, count(*) AS n, sum(e.k) AS ks FROM acct a JOIN events e ON e.v = a.id GROUP BY a.id"},
+}
+
 // TestCrashChild is the child: it opens the engine, creates the tables
 // and the source on first run, and replicates until it is killed.
 func TestCrashChild(t *testing.T) {
@@ -46,6 +54,8 @@ func TestCrashChild(t *testing.T) {
 	for _, q := range []string{
 		"CREATE TABLE IF NOT EXISTS acct (id int PRIMARY KEY, bal numeric, note text)",
 		"CREATE TABLE IF NOT EXISTS events (k int, v int)",
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS " + crashViews[0][0] + " AS " + crashViews[0][1],
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS " + crashViews[1][0] + " AS " + crashViews[1][1],
 		fmt.Sprintf("CREATE SOURCE IF NOT EXISTS crash FROM POSTGRES (connection = '%s', slot = 'crash_slot') FOR TABLES (acct, events)", os.Getenv(envCrashDSN)),
 	} {
 		if _, err := s.Exec(ctx, q, nil); err != nil {
@@ -61,8 +71,10 @@ func TestCrashChild(t *testing.T) {
 
 // TestCrashKill kills the replicating process at least 20 times while
 // upstream transactions commit. After every kill the slot must not be
-// acknowledged past the progress the engine committed; at the end the
-// tables must equal upstream's exactly: nothing lost, nothing doubled.
+// acknowledged past the progress the engine committed and the views must
+// equal their recomputation; at the end the tables must equal upstream's
+// exactly (nothing lost, nothing doubled) and the views PostgreSQL's
+// answer to their queries over the upstream tables.
 func TestCrashKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test")
@@ -132,7 +144,11 @@ func TestCrashKill(t *testing.T) {
 	}
 	r := newRS(t, eng)
 	defer r.close()
-	caughtUp(t, u, r, "crash", append(same("acct"), same("events")...)...)
+	pairs := append(same("acct"), same("events")...)
+	for _, v := range crashViews {
+		pairs = append(pairs, "SELECT * FROM "+v[0], v[1])
+	}
+	caughtUp(t, u, r, "crash", pairs...)
 	checkFlushed(t, u, r, "crash", "crash_slot")
 }
 
