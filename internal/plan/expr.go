@@ -30,6 +30,10 @@ type ColRef struct {
 type Const struct {
 	Val types.Value
 	Typ types.Type
+	// Pos is the 1-based position of a string literal in the statement's
+	// text, which an error converting it to a type reports; 0 for other
+	// constants. It takes no part in comparing expressions.
+	Pos int
 }
 
 // Param is the value of query parameter $N (1-based), bound before the plan

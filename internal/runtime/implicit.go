@@ -9,6 +9,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/fastinsert"
 	"github.com/rockstream/rockstream/internal/sql/split"
 )
 
@@ -83,6 +84,10 @@ func (st *Statement) SyntaxError() error {
 // message's statements may run, and the error's position is counted from
 // bad.Offset.
 func ParseMessage(text string) (stmts []*Statement, bad *Statement) {
+	if tree, ok := fastinsert.Parse(text); ok {
+		// One INSERT of literal rows, the whole message: no splitting.
+		return []*Statement{{Text: text, tree: tree}}, nil
+	}
 	parts := split.Statements(text)
 	for i, s := range parts {
 		if i == len(parts)-1 && !strings.HasSuffix(s.Text, ";") {

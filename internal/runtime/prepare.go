@@ -28,6 +28,12 @@ type Prepared struct {
 	// they run: COPY and SUBSCRIBE (streams), and a FETCH from a cursor
 	// not declared yet.
 	RowsUnknown bool
+
+	// parsed is Query parsed, kept from the first execution for the
+	// next: parsing depends on the text alone, and the tree is only
+	// read. Binding still happens at every execution, against the
+	// catalog of the moment.
+	parsed *Statement
 }
 
 // Prepare parses and binds query, a single statement, against the catalog
@@ -234,7 +240,10 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, paramText []*st
 	}
 	s.declared = p.ParamTypes
 	defer func() { s.declared = nil }()
-	return s.Exec(ctx, p.Query, paramText)
+	if p.parsed == nil {
+		p.parsed = ParseStatement(p.Query)
+	}
+	return s.ExecStatement(ctx, p.parsed, paramText)
 }
 
 // TxnStatus returns the session's transaction status as the wire protocol's

@@ -221,7 +221,7 @@ func (ec *exprCtx) constant(c *pg.A_Const) (plan.Expr, error) {
 	case *pg.A_Const_Boolval:
 		k = &plan.Const{Val: types.MakeBool(v.Boolval.Boolval), Typ: types.Of(types.Bool)}
 	case *pg.A_Const_Sval:
-		k = &plan.Const{Val: types.MakeText(v.Sval.Sval), Typ: types.Of(types.Unknown)}
+		k = &plan.Const{Val: types.MakeText(v.Sval.Sval), Typ: types.Of(types.Unknown), Pos: int(c.Location) + 1}
 	case *pg.A_Const_Bsval:
 		return nil, notSupported(c.Location, "bit string literals are not supported")
 	}

@@ -44,7 +44,7 @@ func realType(id types.TypeID) bool {
 //   - otherwise a cast allowed in context c becomes a plan.Cast.
 //
 // It returns errNoCast when no cast applies; parse errors of literals are
-// returned as they are.
+// returned with the literal's position.
 func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (plan.Expr, error) {
 	from := e.Type()
 	if from.ID == types.Unknown {
@@ -60,7 +60,9 @@ func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (pl
 			in.Fields = to.Fields
 			v, err := types.Parse(in, x.Val.Str())
 			if err != nil {
-				return nil, err
+				// PostgreSQL reports an input function's error at the
+				// literal; the modifier applied next has no position.
+				return nil, errs.WithPosition(err, x.Pos)
 			}
 			if constrained(to) {
 				if v, err = types.Cast(v, to, c == explicitCoercion); err != nil {
