@@ -31,6 +31,7 @@ const (
 	InFailedTransaction      Code = "RS25P02" // 25P02
 	ActiveTransaction        Code = "RS25001" // 25001
 	NoActiveTransaction      Code = "RS25P01" // 25P01
+	SerializationFailure     Code = "RS40001" // 40001
 	ProgramLimitExceeded     Code = "RS54000" // 54000
 	DuplicateAlias           Code = "RS42712" // 42712
 	IndeterminateDatatype    Code = "RS42P18" // 42P18
@@ -105,6 +106,7 @@ var sqlstates = map[Code]string{
 	InFailedTransaction:      "25P02",
 	ActiveTransaction:        "25001",
 	NoActiveTransaction:      "25P01",
+	SerializationFailure:     "40001",
 	ProgramLimitExceeded:     "54000",
 	DuplicateAlias:           "42712",
 	IndeterminateDatatype:    "42P18",

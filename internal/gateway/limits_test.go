@@ -12,12 +12,13 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// holdWriteToken opens a transaction block that has written, so that
-// another session's write waits for it; it returns the connection holding
-// it.
+// holdWriteToken opens a transaction block that holds the write token
+// (its DELETE does; INSERTs alone would wait in the block without it), so
+// that another session's write waits for it; it returns the connection
+// holding it.
 func holdWriteToken(t *testing.T, ts *testServer) *rawConn {
 	a := dialRaw(t, ts.addr, nil)
-	for _, q := range []string{"CREATE TABLE IF NOT EXISTS w (n int)", "BEGIN", "INSERT INTO w VALUES (1)"} {
+	for _, q := range []string{"CREATE TABLE IF NOT EXISTS w (n int)", "BEGIN", "INSERT INTO w VALUES (1)", "DELETE FROM w WHERE n = 0"} {
 		a.send(&pgproto3.Query{String: q})
 		if tr := a.until(); strings.Contains(strings.Join(tr, " "), "Error") {
 			t.Fatalf("%s: %v", q, tr)
@@ -30,7 +31,7 @@ func holdWriteToken(t *testing.T, ts *testServer) *rawConn {
 func startBlockedWrite(t *testing.T, r *rawConn) {
 	r.send(&pgproto3.Query{String: "BEGIN"})
 	r.until()
-	r.send(&pgproto3.Query{String: "INSERT INTO w VALUES (2)"})
+	r.send(&pgproto3.Query{String: "DELETE FROM w WHERE n = 2"})
 }
 
 // silent checks that r receives nothing for a while.

@@ -88,7 +88,7 @@ func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64
 	if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 		return nil, errs.New(errs.SyntaxError, "AS OF EPOCH follows one SELECT")
 	}
-	if s.txn != nil && s.txn.w != nil {
+	if s.txn.wrote() {
 		return nil, errs.New(errs.FeatureNotSupported, "AS OF EPOCH is not available in a transaction that has written")
 	}
 	s.eng.mu.RLock()

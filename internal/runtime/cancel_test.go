@@ -279,7 +279,9 @@ func TestCancelQueuedWrite(t *testing.T) {
 	defer eng.Close()
 	cancelSetup(t, eng)
 	holder, queued := eng.NewSession(), eng.NewSession()
-	mustExecAll(t, holder, `BEGIN`, `INSERT INTO big VALUES (1001, 2)`)
+	// The block's INSERT alone would wait in the block (deferred.go); its
+	// DELETE takes the write token.
+	mustExecAll(t, holder, `BEGIN`, `INSERT INTO big VALUES (1001, 2)`, `DELETE FROM big WHERE x = -1`)
 
 	ctx, stop := cancelAfter(100*time.Millisecond, ErrCanceledByUser)
 	start := time.Now()

@@ -93,7 +93,7 @@ func (s *Session) declareExt(ctx context.Context, st ext.Statement, paramText []
 		}
 		return s.addCursor(d.Portalname, &cursor{cols: res.Columns, rows: res.Rows}), nil
 	}
-	if s.txn.w != nil {
+	if s.txn.wrote() {
 		return nil, errs.New(errs.FeatureNotSupported, "a SUBSCRIBE cursor cannot be declared in a transaction block that has written; declare it in a block of its own")
 	}
 	sub, err := s.eng.subscribe(*st.Inner)

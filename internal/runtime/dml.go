@@ -160,7 +160,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 	// block's changes must reach its views first.
 	readsRelations := ins.SelectStmt != nil && len(ins.SelectStmt.GetSelectStmt().GetValuesLists()) == 0
 	var res *Result
-	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+	write := func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
 		o, err := targetTable(cat, ins.Relation)
 		if err != nil {
@@ -169,8 +169,14 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		r, err := insertRows(ctx, st, w, o, ins, paramText, s.declared)
 		res = r
 		return nil, err
-	}, readsRelations)
-	return res, err
+	}
+	if s.txn != nil && s.txn.block && s.txn.w == nil {
+		o, _ := targetTable(s.catalog(), ins.Relation)
+		if s.deferrable(o, ins.OnConflictClause != nil, readsRelations || hasSubLink(ins.SelectStmt)) {
+			return res, s.writeDeferred(o, write)
+		}
+	}
+	return res, s.writeStatement(ctx, write, readsRelations)
 }
 
 // boundInsert is an INSERT bound to its table: what insertRows runs and

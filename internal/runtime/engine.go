@@ -199,9 +199,12 @@ type txn struct {
 	// of several statements, which ends with the message (implicit.go).
 	block    bool
 	implicit bool
-	// w holds a block's writes; nil until its first write, when the write
-	// token is taken.
+	// w holds a block's writes; nil until its first write that cannot be
+	// deferred, when the write token is taken.
 	w *epochWrite
+	// deferred holds the rows of the block's INSERTs while it does not
+	// hold the write token (deferred.go).
+	deferred *deferredWrites
 	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
 	// block reads committed epochs as they come and may not write.
 	readOnly bool
@@ -212,6 +215,9 @@ type txn struct {
 	settingsSaved bool
 	local         map[string]bool
 }
+
+// wrote reports whether the block has written anything.
+func (t *txn) wrote() bool { return t != nil && (t.w != nil || t.deferred != nil) }
 
 // stateOK reports whether statements may run: outside a block, or in one
 // that has not failed.
@@ -446,6 +452,10 @@ func (s *Session) commit(ctx context.Context) (err error) {
 	defer func() { s.endSettings(err == nil) }()
 	s.closeCursors()
 	w := s.txn.w
+	if d := s.txn.deferred; d != nil {
+		s.txn.deferred = nil
+		return s.commitDeferred(ctx, d)
+	}
 	if w == nil {
 		return nil
 	}
@@ -461,6 +471,7 @@ func (s *Session) commit(ctx context.Context) (err error) {
 func (s *Session) rollback() {
 	s.endSettings(false)
 	s.closeCursors()
+	s.txn.deferred = nil
 	if s.txn.w == nil {
 		return
 	}
@@ -478,7 +489,12 @@ func (s *Session) rollback() {
 // them; a view whose query fails on the block's current state fails the
 // read, as reading a view does in PostgreSQL.
 func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(), error) {
-	if s.txn != nil && s.txn.w != nil {
+	if s.txn.wrote() {
+		if s.txn.w == nil {
+			if err := s.takeWriteToken(ctx); err != nil {
+				return nil, nil, nil, err
+			}
+		}
 		if err := s.txn.w.flush(ctx); err != nil {
 			return nil, nil, nil, err
 		}
@@ -500,11 +516,9 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 		return s.eng.submit(ctx, fn)
 	}
 	if s.txn.w == nil {
-		w, err := s.eng.beginBlock(ctx)
-		if err != nil {
+		if err := s.takeWriteToken(ctx); err != nil {
 			return err
 		}
-		s.txn.w = w
 	}
 	if readsViews {
 		if err := s.txn.w.flush(ctx); err != nil {

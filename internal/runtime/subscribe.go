@@ -60,7 +60,7 @@ func subscriptionColumns(view *object, progress bool) []Column {
 
 // execSubscribe starts a SUBSCRIBE.
 func (s *Session) execSubscribe(st ext.Statement) (*Result, error) {
-	if s.txn.w != nil {
+	if s.txn.wrote() {
 		// The block holds the write token until it ends, so no epoch
 		// could commit while the subscription waits for one.
 		return nil, errs.New(errs.FeatureNotSupported, "SUBSCRIBE cannot run in a transaction block that has written; commit the block first")
