@@ -291,6 +291,11 @@ func (p *parser) castPrefix(start int) (*pg.Node, bool) {
 			return nil, false
 		}
 	}
+	// A word touching the quote may be a string prefix (E'...', N'...',
+	// B'...', X'...'), which makes another kind of string.
+	if c := p.s[p.i-1]; c != ' ' && strings.IndexByte("\t\n\r\f\v", c) < 0 {
+		return nil, false
+	}
 	spelling := p.s[start:p.i]
 	t := lookupCast(&prefixCasts, spelling, "SELECT "+spelling+"''", len("SELECT ")+len(spelling))
 	str, ok := p.str()

@@ -77,6 +77,9 @@ var (
 		"INSERT INTO t VALUES ('x'::\"MyType\")",
 		"INSERT INTO t VALUES ('x'::public.mytype)",
 		"INSERT INTO t VALUES (1::int)",
+		"INSERT INTO t VALUES (TI E'x')",
+		"INSERT INTO t VALUES (TIMESTAMP'2024-01-01')",
+		"INSERT INTO t VALUES (text N'x')",
 	}
 )
 
