@@ -32,6 +32,7 @@ const (
 	ActiveTransaction        Code = "RS25001" // 25001
 	NoActiveTransaction      Code = "RS25P01" // 25P01
 	SerializationFailure     Code = "RS40001" // 40001
+	InvalidSavepoint         Code = "RS3B001" // 3B001
 	ProgramLimitExceeded     Code = "RS54000" // 54000
 	DuplicateAlias           Code = "RS42712" // 42712
 	IndeterminateDatatype    Code = "RS42P18" // 42P18
@@ -107,6 +108,7 @@ var sqlstates = map[Code]string{
 	ActiveTransaction:        "25001",
 	NoActiveTransaction:      "25P01",
 	SerializationFailure:     "40001",
+	InvalidSavepoint:         "3B001",
 	ProgramLimitExceeded:     "54000",
 	DuplicateAlias:           "42712",
 	IndeterminateDatatype:    "42P18",

@@ -107,7 +107,7 @@ func (d *deferredWrites) apply(ctx context.Context, st state.Store, w *epochWrit
 				if _, found, err := st.Get(key); err != nil {
 					return err
 				} else if found {
-					return o.uniqueViolation()
+					return o.uniqueViolation(e.Row)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -58,8 +59,16 @@ func (o *object) checkRow(row zset.Row) error {
 	return nil
 }
 
-func (o *object) uniqueViolation() error {
-	return errs.Newf(errs.UniqueViolation, "duplicate key value violates unique constraint %q", o.name+"_pkey")
+// uniqueViolation is the error of row, whose primary key another row
+// holds, with PostgreSQL's detail naming the key.
+func (o *object) uniqueViolation(row zset.Row) error {
+	e := errs.Newf(errs.UniqueViolation, "duplicate key value violates unique constraint %q", o.name+"_pkey").(*errs.Error)
+	names, vals := make([]string, len(o.pk)), make([]string, len(o.pk))
+	for i, k := range o.pk {
+		names[i], vals[i] = o.cols[k].Name, types.Format(row[k], o.cols[k].Type)
+	}
+	e.Detail = fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
+	return e
 }
 
 // writeTable applies a table delta and propagates it to every view.
@@ -512,7 +521,7 @@ func insertKeyed(st state.Store, o *object, rows []zset.Row, c *onConflict, b *s
 		}
 		switch {
 		case c == nil:
-			return nil, nil, o.uniqueViolation()
+			return nil, nil, o.uniqueViolation(r)
 		case !c.doUpdate:
 			continue
 		}
@@ -743,7 +752,7 @@ func checkKeysAfter(st state.Reader, o *object, removed zset.Batch, added []zset
 	for _, r := range added {
 		k := keyOf(nil, prefix, r)
 		if seen[string(k)] {
-			return o.uniqueViolation()
+			return o.uniqueViolation(r)
 		}
 		seen[string(k)] = true
 		if gone[string(k)] {
@@ -754,7 +763,7 @@ func checkKeysAfter(st state.Reader, o *object, removed zset.Batch, added []zset
 			return err
 		}
 		if found {
-			return o.uniqueViolation()
+			return o.uniqueViolation(r)
 		}
 	}
 	return nil

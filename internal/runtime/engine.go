@@ -205,6 +205,8 @@ type txn struct {
 	// deferred holds the rows of the block's INSERTs while it does not
 	// hold the write token (deferred.go).
 	deferred *deferredWrites
+	// savepoints are the block's savepoints, oldest first (savepoint.go).
+	savepoints []*savepoint
 	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
 	// block reads committed epochs as they come and may not write.
 	readOnly bool
@@ -427,6 +429,29 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 			// could never be returned to.
 			return nil, errs.Newf(errs.NoActiveTransaction, "%s can only be used in transaction blocks", transactionKindName(t.Kind))
 		}
+		switch t.Kind {
+		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+			if err := s.rollbackTo(t.SavepointName); err != nil {
+				return nil, err
+			}
+			return &Result{Tag: "ROLLBACK"}, nil
+		case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
+			if err := s.CheckNotFailed(); err != nil {
+				return nil, err
+			}
+			if err := s.setSavepoint(ctx, t.SavepointName); err != nil {
+				return nil, err
+			}
+			return &Result{Tag: "SAVEPOINT"}, nil
+		default:
+			if err := s.CheckNotFailed(); err != nil {
+				return nil, err
+			}
+			if err := s.release(t.SavepointName); err != nil {
+				return nil, err
+			}
+			return &Result{Tag: "RELEASE"}, nil
+		}
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", transactionKindName(t.Kind))
 }
@@ -451,6 +476,11 @@ func transactionKindName(k pg.TransactionStmtKind) string {
 func (s *Session) commit(ctx context.Context) (err error) {
 	defer func() { s.endSettings(err == nil) }()
 	s.closeCursors()
+	if err := s.foldSavepoints(0); err != nil {
+		s.rollback()
+		return err
+	}
+	s.txn.savepoints = nil
 	w := s.txn.w
 	if d := s.txn.deferred; d != nil {
 		s.txn.deferred = nil
@@ -472,6 +502,7 @@ func (s *Session) rollback() {
 	s.endSettings(false)
 	s.closeCursors()
 	s.txn.deferred = nil
+	s.txn.savepoints = nil
 	if s.txn.w == nil {
 		return
 	}

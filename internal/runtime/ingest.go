@@ -259,7 +259,7 @@ func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange)
 		}
 		if cur.row != nil {
 			if c.Op == Insert {
-				return o.uniqueViolation()
+				return o.uniqueViolation(row)
 			}
 			tc.delta = append(tc.delta, zset.Entry{Row: cur.row, Weight: -1})
 		}

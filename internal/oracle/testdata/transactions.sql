@@ -89,3 +89,19 @@ UPDATE acct SET owner = 'x' WHERE id > 100;
 COMMIT;
 
 SELECT * FROM balances ORDER BY owner;
+
+-- Savepoints: an error repaired by going back, nested savepoints, RELEASE.
+BEGIN;
+INSERT INTO acct VALUES (300, 'sam', 30.00, 3);
+SAVEPOINT s1;
+--! error 22012
+UPDATE acct SET units = units / 0 WHERE id = 300;
+ROLLBACK TO SAVEPOINT s1;
+UPDATE acct SET balance = balance + 1 WHERE id = 300;
+SAVEPOINT s2;
+DELETE FROM acct WHERE owner = 'sam';
+ROLLBACK TO s2;
+RELEASE s1;
+COMMIT;
+
+SELECT * FROM balances ORDER BY owner;
