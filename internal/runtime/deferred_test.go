@@ -42,10 +42,15 @@ func meanwhile(t *testing.T, s *Session, q string) {
 	}
 }
 
-func line(t *testing.T, s *Session, q string) string {
+// wantLine fails the test unless the first row of q is want; when says
+// when the check is made.
+func wantLine(t *testing.T, s *Session, q, want, when string) {
 	t.Helper()
-	return rowLine(mustExec(t, s, q).Rows[0], nil)
+	if got := rowLine(mustExec(t, s, q).Rows[0], nil); got != want {
+		t.Fatalf("%s: %s = %q, want %q", when, q, got, want)
+	}
 }
+
 
 // TestDeferredInsertsLetOthersWrite: a block of INSERTs holds no write
 // token, so another session's write commits while the block is open; the
@@ -75,17 +80,13 @@ func TestDeferredInsertsLetOthersWrite(t *testing.T) {
 		<-done
 		t.Fatal("another session's INSERT waited for the open block")
 	}
-	if got := line(t, other, "SELECT * FROM total"); got != "1 | 1\n" {
-		t.Fatalf("another session sees %q before COMMIT, want only its own row", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "1 | 1\n", "another session sees")
 	before := eng.Epoch()
 	mustExec(t, block, "COMMIT")
 	if got := eng.Epoch(); got != before+1 {
 		t.Errorf("COMMIT took epochs %d..%d, want one", before, got)
 	}
-	if got := line(t, other, "SELECT * FROM total"); got != "4 | 61\n" {
-		t.Fatalf("after COMMIT: %q", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "4 | 61\n", "after COMMIT")
 	if err := eng.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
@@ -98,18 +99,12 @@ func TestDeferredReadsOwnWrites(t *testing.T) {
 	mustExec(t, other, "INSERT INTO t VALUES (1, 10)")
 	mustExec(t, block, "BEGIN")
 	mustExec(t, block, "INSERT INTO t VALUES (2, 20)")
-	if got := line(t, block, "SELECT * FROM total"); got != "2 | 30\n" {
-		t.Fatalf("the block reads %q", got)
-	}
+	wantLine(t, block, "SELECT * FROM total", "2 | 30\n", "the block reads")
 	mustExec(t, block, "INSERT INTO t VALUES (3, 30)")
 	mustExec(t, block, "UPDATE t SET v = v + 1 WHERE k = 1")
-	if got := line(t, block, "SELECT count(*), sum(v) FROM t"); got != "3 | 61\n" {
-		t.Fatalf("the block reads %q", got)
-	}
+	wantLine(t, block, "SELECT count(*), sum(v) FROM t", "3 | 61\n", "the block reads")
 	mustExec(t, block, "COMMIT")
-	if got := line(t, other, "SELECT * FROM total"); got != "3 | 61\n" {
-		t.Fatalf("after COMMIT: %q", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "3 | 61\n", "after COMMIT")
 }
 
 // TestDeferredErrorsAtTheStatement: what the block can know when a
@@ -133,9 +128,7 @@ func TestDeferredErrorsAtTheStatement(t *testing.T) {
 			t.Fatalf("COMMIT of the failed block: %s", tag)
 		}
 	}
-	if got := line(t, other, "SELECT * FROM total"); got != "1 | 50\n" {
-		t.Fatalf("after the failed blocks: %q", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "1 | 50\n", "after the failed blocks")
 }
 
 // TestDeferredConflictsAtCommit: a key another session commits after the
@@ -156,9 +149,7 @@ func TestDeferredConflictsAtCommit(t *testing.T) {
 	_, err = block.Exec(context.Background(), "SELECT * FROM t", nil)
 	wantState(t, err, "23505")
 	mustExec(t, block, "ROLLBACK")
-	if got := line(t, other, "SELECT * FROM total"); got != "2 | 150\n" {
-		t.Fatalf("after the conflicts: %q, want only the other session's rows", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "2 | 150\n", "after the conflicts")
 
 	mustExec(t, other, "CREATE TABLE u (x int)")
 	mustExec(t, block, "BEGIN")
@@ -174,9 +165,7 @@ func TestDeferredConflictsAtCommit(t *testing.T) {
 	meanwhile(t, other, "CREATE TABLE u (x int)")
 	_, err = block.Exec(context.Background(), "COMMIT", nil)
 	wantState(t, err, "40001")
-	if got := line(t, other, "SELECT count(*) FROM u"); got != "0\n" {
-		t.Fatalf("the new table u holds %q", got)
-	}
+	wantLine(t, other, "SELECT count(*) FROM u", "0\n", "the new table u holds")
 	if err := eng.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +178,5 @@ func TestDeferredRollback(t *testing.T) {
 	mustExec(t, block, "INSERT INTO t VALUES (1, 1)")
 	mustExec(t, block, "ROLLBACK")
 	mustExec(t, block, "INSERT INTO t VALUES (1, 2)")
-	if got := line(t, other, "SELECT * FROM total"); got != "1 | 2\n" {
-		t.Fatalf("after ROLLBACK and an insert: %q", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "1 | 2\n", "after ROLLBACK and an insert")
 }

@@ -12,28 +12,18 @@ func TestSavepointsAndViews(t *testing.T) {
 	mustExec(t, block, "INSERT INTO t VALUES (1, 10)") // deferred
 	mustExec(t, block, "SAVEPOINT a")                  // takes the token
 	mustExec(t, block, "INSERT INTO t VALUES (2, 20)")
-	if got := line(t, block, "SELECT * FROM total"); got != "2 | 30\n" {
-		t.Fatalf("in the block: %q", got)
-	}
+	wantLine(t, block, "SELECT * FROM total", "2 | 30\n", "in the block")
 	mustExec(t, block, "SAVEPOINT b")
 	mustExec(t, block, "UPDATE t SET v = v * 100")
-	if got := line(t, block, "SELECT * FROM total"); got != "2 | 3000\n" {
-		t.Fatalf("in the block: %q", got)
-	}
+	wantLine(t, block, "SELECT * FROM total", "2 | 3000\n", "in the block")
 	mustExec(t, block, "ROLLBACK TO b")
-	if got := line(t, block, "SELECT * FROM total"); got != "2 | 30\n" {
-		t.Fatalf("after ROLLBACK TO b: %q", got)
-	}
+	wantLine(t, block, "SELECT * FROM total", "2 | 30\n", "after ROLLBACK TO b")
 	mustExec(t, block, "ROLLBACK TO a")
-	if got := line(t, block, "SELECT * FROM total"); got != "1 | 10\n" {
-		t.Fatalf("after ROLLBACK TO a: %q", got)
-	}
+	wantLine(t, block, "SELECT * FROM total", "1 | 10\n", "after ROLLBACK TO a")
 	mustExec(t, block, "INSERT INTO t VALUES (3, 30)")
 	mustExec(t, block, "RELEASE a")
 	mustExec(t, block, "COMMIT")
-	if got := line(t, other, "SELECT * FROM total"); got != "2 | 40\n" {
-		t.Fatalf("after COMMIT: %q", got)
-	}
+	wantLine(t, other, "SELECT * FROM total", "2 | 40\n", "after COMMIT")
 	if err := eng.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
