@@ -51,7 +51,6 @@ func wantLine(t *testing.T, s *Session, q, want, when string) {
 	}
 }
 
-
 // TestDeferredInsertsLetOthersWrite: a block of INSERTs holds no write
 // token, so another session's write commits while the block is open; the
 // block's rows are invisible to it until COMMIT, which applies them in one
