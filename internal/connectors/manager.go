@@ -200,7 +200,9 @@ func (m *Manager) reconcile(specs []*spec.Spec) {
 			m.mu.status[name] = st
 		}
 		if s.Paused {
+			// Nothing measures how far behind a paused connector falls.
 			st.setState("paused")
+			st.SetLag(-1)
 			continue
 		}
 		if m.mu.running[name] == nil {

@@ -51,7 +51,7 @@ func TestSinkPauseResume(t *testing.T) {
 	before := len(folded())
 
 	h.exec("ALTER SINK s_out PAUSE")
-	h.eventually("SELECT name, state FROM rockstream_catalog.sinks", "s_out,paused")
+	h.eventually("SELECT name, state, lag IS NULL FROM rockstream_catalog.sinks", "s_out,paused,t")
 	h.exec("INSERT INTO t VALUES ('e', 2, 5), ('f', 4, 6)")
 	h.exec("UPDATE t SET v = v * 10 WHERE k IN ('a', 'c')")
 	h.exec("UPDATE t SET grp = 3 WHERE k = 'b'")
