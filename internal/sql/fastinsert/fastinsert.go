@@ -29,6 +29,7 @@
 package fastinsert
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -342,8 +343,11 @@ type castTemplate struct {
 	typeName *pg.TypeName
 	castAt   int32 // the TypeCast's location relative to the base; -1 stays -1
 	typeAt   int32
-	typmods  []int32 // the typmods' locations relative to the base
+	typmods  []int32 // the typmods' locations relative to the base, or noLocation
 }
+
+// noLocation marks a template location that stays -1 (none).
+const noLocation = math.MinInt32
 
 var prefixCasts, suffixCasts sync.Map // spelling -> *castTemplate (nil: declined)
 
@@ -389,7 +393,11 @@ func learnCast(text string, base int32) *castTemplate {
 		if c == nil {
 			return nil
 		}
-		t.typmods = append(t.typmods, c.Location-base)
+		at := int32(noLocation) // a modifier the grammar implies (char is char(1))
+		if c.Location >= 0 {
+			at = c.Location - base
+		}
+		t.typmods = append(t.typmods, at)
 	}
 	return t
 }
@@ -401,7 +409,10 @@ func (t *castTemplate) node(str *pg.A_Const, base int) *pg.Node {
 	tn := &pg.TypeName{Names: t.typeName.Names, Typemod: t.typeName.Typemod, ArrayBounds: t.typeName.ArrayBounds, Location: b + t.typeAt}
 	for i, m := range t.typeName.Typmods {
 		c := *m.GetAConst()
-		c.Location = b + t.typmods[i]
+		c.Location = -1
+		if t.typmods[i] != noLocation {
+			c.Location = b + t.typmods[i]
+		}
 		tn.Typmods = append(tn.Typmods, &pg.Node{Node: &pg.Node_AConst{AConst: &c}})
 	}
 	tc := &pg.TypeCast{Arg: &pg.Node{Node: &pg.Node_AConst{AConst: str}}, TypeName: tn, Location: -1}

@@ -42,6 +42,7 @@ var (
 		"INSERT INTO t VALUES ('a'::text, TIMESTAMP  '2026-01-01 10:00', date 'x', 'y' :: int, 'z'::numeric(10, 2), 'a'::text[], '{1}'::int [ ] )",
 		"INSERT INTO t VALUES (TIMESTAMP WITH TIME ZONE 'q', double precision '1.5', INTERVAL '1 day', 'x'::varchar(3), 'y'::timestamp(3) with time zone, bool 't')",
 		"INSERT INTO t VALUES ('a'::text), ('b'::text), (TIMESTAMP 'x'), (TIMESTAMP\n'y')",
+		"INSERT INTO t VALUES (''::ChAr, 'x'::character, char 'y', 'z'::char(2), varchar 'v', 'w'::bit)",
 	}
 	declined = []string{
 		"INSERT INTO t VALUES ($1)",
