@@ -36,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // version is the parse tree version pg_query reports.
@@ -370,6 +371,13 @@ func learnCast(text string, base int32) *castTemplate {
 	}
 	sel := tree.Stmts[0].Stmt.GetSelectStmt()
 	if sel == nil || len(sel.TargetList) != 1 {
+		return nil
+	}
+	// Nothing but the one target: words after the type may have made
+	// another clause (''::t INTO x is SELECT INTO).
+	rest := proto.Clone(sel).(*pg.SelectStmt)
+	rest.TargetList = nil
+	if !proto.Equal(rest, &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}) {
 		return nil
 	}
 	rt := sel.TargetList[0].GetResTarget()
