@@ -299,7 +299,7 @@ func (p *parser) castPrefix(start int) (*pg.Node, bool) {
 		return nil, false
 	}
 	spelling := p.s[start:p.i]
-	t := lookupCast(&prefixCasts, spelling, "SELECT "+spelling+"''", len("SELECT ")+len(spelling))
+	t := lookupCast(&prefixCasts, spelling, "SELECT "+spelling+"''", len("SELECT ")+len(spelling), len("SELECT "))
 	str, ok := p.str()
 	if !ok || t == nil || !p.endsValue() {
 		return nil, false
@@ -329,7 +329,8 @@ func (p *parser) castSuffix(str *pg.A_Const) (*pg.Node, bool) {
 		}
 	}
 	spelling := p.s[colons+2 : p.i]
-	t := lookupCast(&suffixCasts, spelling, "SELECT ''::"+spelling, len("SELECT ''"))
+	typeAt := len("SELECT ''::") + len(spelling) - len(strings.TrimLeft(spelling, " \t\n\r\f\v"))
+	t := lookupCast(&suffixCasts, spelling, "SELECT ''::"+spelling, len("SELECT ''"), typeAt)
 	if t == nil || !p.endsValue() {
 		return nil, false
 	}
@@ -354,17 +355,17 @@ var prefixCasts, suffixCasts sync.Map // spelling -> *castTemplate (nil: decline
 
 // lookupCast returns the template of a spelling, learning it from
 // PostgreSQL's tree of text, a SELECT of the typed literal of an empty
-// string whose base is at base.
-func lookupCast(cache *sync.Map, spelling, text string, base int) *castTemplate {
+// string whose base is at base and whose type name starts at typeAt.
+func lookupCast(cache *sync.Map, spelling, text string, base, typeAt int) *castTemplate {
 	if v, ok := cache.Load(spelling); ok {
 		return v.(*castTemplate)
 	}
-	t := learnCast(text, int32(base))
+	t := learnCast(text, int32(base), int32(typeAt))
 	cache.Store(spelling, t)
 	return t
 }
 
-func learnCast(text string, base int32) *castTemplate {
+func learnCast(text string, base, typeAt int32) *castTemplate {
 	tree, err := pg.Parse(text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil
@@ -389,7 +390,9 @@ func learnCast(text string, base int32) *castTemplate {
 		return nil
 	}
 	tn := tc.TypeName
-	if tn.Setof || tn.PctType || tn.TypeOid != 0 {
+	// The type name must start where the spelling does: words before it
+	// (ALL, DISTINCT) would be another clause.
+	if tn.Setof || tn.PctType || tn.TypeOid != 0 || tn.Location != typeAt {
 		return nil
 	}
 	t := &castTemplate{typeName: tn, castAt: -1, typeAt: tn.Location - base}

@@ -79,6 +79,8 @@ var (
 		"INSERT INTO t VALUES ('x'::public.mytype)",
 		"INSERT INTO t VALUES (1::int)",
 		"INSERT INTO t VALUES (''::a INTO b)",
+		"INSERT INTO t VALUES (ALL timestamp 'x')",
+		"INSERT INTO t VALUES (DISTINCT timestamp 'x')",
 		"INSERT INTO t VALUES (date 'x' FROM b)",
 		"INSERT INTO t VALUES (TI E'x')",
 		"INSERT INTO t VALUES (TIMESTAMP'2024-01-01')",
