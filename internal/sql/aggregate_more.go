@@ -126,14 +126,7 @@ func (ec *exprCtx) aggOrder(f *pg.FuncCall, argCtx *exprCtx, call *plan.AggCall)
 					"in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"), exprLocation(sb.Node))
 			}
 		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		keys = append(keys, plan.SortKey{Expr: e, Desc: desc, NullsFirst: nullsFirst})
 	}
 	if orderSensitive(call.Func) {

@@ -154,14 +154,7 @@ func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err er
 				return nil, true, err
 			}
 		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		u.order = append(u.order, plan.SortKey{Expr: key, Desc: desc, NullsFirst: nullsFirst})
 	}
 	// The name holds the private expressions, which are not arguments, so

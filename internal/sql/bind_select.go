@@ -354,14 +354,7 @@ func (st *bindState) sortClause(ec *exprCtx, tl *[]*target, items []*pg.Node, se
 		}
 		t := (*tl)[idx]
 		t.expr = ec.resolveUnknown(t.expr)
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
+		desc, nullsFirst := sortDirection(sb)
 		out = append(out, sortItem{idx: idx, desc: desc, nullsFirst: nullsFirst})
 	}
 	return out, nil
@@ -524,4 +517,19 @@ func (st *bindState) distinctClause(ec *exprCtx, tl []*target, sorts []sortItem,
 		t.expr = ec.resolveUnknown(t.expr)
 	}
 	return true, nil
+}
+
+// sortDirection reads an ORDER BY item's direction as PostgreSQL does:
+// ASC by default, and NULLs sort as larger than any value (last ascending,
+// first descending) unless NULLS FIRST or LAST says otherwise.
+func sortDirection(sb *pg.SortBy) (desc, nullsFirst bool) {
+	desc = sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+	nullsFirst = desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		nullsFirst = false
+	}
+	return desc, nullsFirst
 }

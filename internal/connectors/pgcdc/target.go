@@ -3,6 +3,7 @@ package pgcdc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/runtime"
@@ -92,7 +93,7 @@ func CheckTables(eng *runtime.Engine, tables []Table, names []string) error {
 				return fmt.Errorf("%s: column %q is %s, upstream %s (RockStream type %s)", where, c.Name, c.Type, pgTypeName(u), u.Type)
 			}
 		}
-		if !up.FullIdentity && !sameInts(pk, up.Key) {
+		if !up.FullIdentity && !slices.Equal(pk, up.Key) {
 			return fmt.Errorf("%s: its primary key must be the upstream one, %s, since PostgreSQL identifies old rows by it (or set REPLICA IDENTITY FULL upstream)", where, keyNames(up))
 		}
 	}
@@ -112,16 +113,4 @@ func keyNames(t *Table) string {
 		n = append(n, t.Columns[k].Name)
 	}
 	return "(" + strings.Join(n, ", ") + ")"
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
