@@ -145,26 +145,14 @@ func (c *conn) copyOut(ctx context.Context, res *runtime.Result) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	ctx, stop := c.watchClient(ctx)
-	for {
+	err := c.pump(ctx, func(ctx context.Context) error {
 		data, err := out.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
+		if err == nil {
+			c.be.Send(&pgproto3.CopyData{Data: data})
 		}
-		if err != nil {
-			if werr := stop(); werr != nil {
-				return werr
-			}
-			c.srv.errors.Add(1)
-			return c.statementError(ctx, err)
-		}
-		c.be.Send(&pgproto3.CopyData{Data: data})
-		if err := c.flush(); err != nil {
-			stop()
-			return err
-		}
-	}
-	if err := stop(); err != nil {
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	c.be.Send(&pgproto3.CopyDone{})
@@ -186,29 +174,17 @@ func (c *conn) subscribe(ctx context.Context, res *runtime.Result, formats []int
 		}
 	}
 	enc := newRowEncoder(res.Columns, formats)
-	ctx, stop := c.watchClient(ctx)
-	for {
+	err := c.pump(ctx, func(ctx context.Context) error {
 		rows, err := sub.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
 		if err != nil {
-			if werr := stop(); werr != nil {
-				return werr
-			}
-			c.srv.errors.Add(1)
-			return c.statementError(ctx, err)
+			return err
 		}
 		if err := c.sendRows(enc, rows); err != nil {
-			stop()
-			return err
+			return &sendError{err}
 		}
-		if err := c.flush(); err != nil {
-			stop()
-			return err
-		}
-	}
-	if err := stop(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	tag := res.Tag
@@ -218,6 +194,43 @@ func (c *conn) subscribe(ctx context.Context, res *runtime.Result, formats []int
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 	return nil
 }
+
+// pump runs step, which produces and sends one piece of a result,
+// flushing after each, until it returns io.EOF, while watchClient reads
+// what the client sends meanwhile. A step's error (other than a
+// sendError) is the statement's error; a failed send or flush ends the
+// stream with that error.
+func (c *conn) pump(ctx context.Context, step func(context.Context) error) error {
+	ctx, stop := c.watchClient(ctx)
+	for {
+		err := step(ctx)
+		if errors.Is(err, io.EOF) {
+			return stop()
+		}
+		var se *sendError
+		switch {
+		case errors.As(err, &se):
+			stop()
+			return se.err
+		case err != nil:
+			if werr := stop(); werr != nil {
+				return werr
+			}
+			c.srv.errors.Add(1)
+			return c.statementError(ctx, err)
+		}
+		if err := c.flush(); err != nil {
+			stop()
+			return err
+		}
+	}
+}
+
+// sendError is a step's failure to send to the client, not the
+// statement's.
+type sendError struct{ err error }
+
+func (e *sendError) Error() string { return e.err.Error() }
 
 // errClientGone cancels a stream whose client disconnected or terminated.
 var errClientGone = errors.New("gateway: client went away")
