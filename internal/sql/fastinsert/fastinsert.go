@@ -24,7 +24,8 @@
 //     than one statement. PostgreSQL's parser handles those.
 //   - It is pure: no I/O, no state but caches of which words may be names
 //     and of the tree of each spelling of a type, filled by asking pg_query
-//     once per distinct word or spelling. Trees it returns share those
+//     once per distinct word or spelling (at most 16,384 of each are kept).
+//     Trees it returns share those
 //     type names' nodes: callers must not modify them.
 package fastinsert
 
@@ -33,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -351,17 +353,17 @@ type castTemplate struct {
 // noLocation marks a template location that stays -1 (none).
 const noLocation = math.MinInt32
 
-var prefixCasts, suffixCasts sync.Map // spelling -> *castTemplate (nil: declined)
+var prefixCasts, suffixCasts memo[*castTemplate] // by spelling; nil: declined
 
 // lookupCast returns the template of a spelling, learning it from
 // PostgreSQL's tree of text, a SELECT of the typed literal of an empty
 // string whose base is at base and whose type name starts at typeAt.
-func lookupCast(cache *sync.Map, spelling, text string, base, typeAt int) *castTemplate {
-	if v, ok := cache.Load(spelling); ok {
-		return v.(*castTemplate)
+func lookupCast(cache *memo[*castTemplate], spelling, text string, base, typeAt int) *castTemplate {
+	if t, ok := cache.load(spelling); ok {
+		return t
 	}
 	t := learnCast(text, int32(base), int32(typeAt))
-	cache.Store(spelling, t)
+	cache.store(spelling, t)
 	return t
 }
 
@@ -528,13 +530,38 @@ func isASCII(s string) bool {
 	return true
 }
 
+// memo caches answers by word or spelling. Those come from clients, so
+// it holds at most maxMemo of them; past that, answers are computed each
+// time.
+type memo[V any] struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+const maxMemo = 1 << 14
+
+func (c *memo[V]) load(key string) (V, bool) {
+	v, ok := c.m.Load(key)
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return v.(V), true
+}
+
+func (c *memo[V]) store(key string, v V) {
+	if c.n.Add(1) <= maxMemo {
+		c.m.Store(key, v)
+	}
+}
+
 // colIDs caches, per lower-case word, whether PostgreSQL's grammar takes
 // it as a name (ColId).
-var colIDs sync.Map
+var colIDs memo[bool]
 
 func isColID(w string) bool {
-	if v, ok := colIDs.Load(w); ok {
-		return v.(bool)
+	if v, ok := colIDs.load(w); ok {
+		return v
 	}
 	ok := false // a scan that fails proves nothing: decline the word
 	if res, err := pg.Scan(w); err == nil && len(res.Tokens) == 1 {
@@ -543,6 +570,6 @@ func isColID(w string) bool {
 			ok = true
 		}
 	}
-	colIDs.Store(w, ok)
+	colIDs.store(w, ok)
 	return ok
 }
