@@ -25,8 +25,8 @@
 //   - It is pure: no I/O, no state but caches of which words may be names
 //     and of the tree of each spelling of a type, filled by asking pg_query
 //     once per distinct word or spelling (at most 16,384 of each are kept).
-//     Trees it returns share those
-//     type names' nodes: callers must not modify them.
+//     Trees it returns share those type names' nodes: callers must not
+//     modify them.
 package fastinsert
 
 import (
