@@ -57,9 +57,7 @@ func TestJDBCCatalog(t *testing.T) {
 	}
 	want := run(addr, db)
 	got := run("127.0.0.1:"+ts.port(), "rockstream")
-	if got != want {
-		t.Errorf("DatabaseMetaData differs\n--- RockStream:\n%s\n--- PostgreSQL:\n%s", got, want)
-	}
+	sameAsPostgres(t, "DatabaseMetaData", got, want)
 	for _, frag := range []string{
 		"TABLE_SCHEM=public TABLE_NAME=totals TABLE_TYPE=MATERIALIZED VIEW",
 		"TABLE_NAME=orders COLUMN_NAME=amount DATA_TYPE=2 TYPE_NAME=numeric COLUMN_SIZE=10 DECIMAL_DIGITS=2",

@@ -42,9 +42,7 @@ func TestPsqlCatalog(t *testing.T) {
 	for _, cmd := range []string{`\dt`, `\dv`, `\dm`, `\di`, `\d`, `\d orders`, `\d customers`, `\d totals`, `\d big_orders`} {
 		want := psql(t, pgHost, pgPort, "postgres", db, cmd)
 		got := owner.ReplaceAllString(psql(t, "127.0.0.1", ts.port(), "postgres", "rockstream", cmd), "${1}postgres${2}")
-		if got != want {
-			t.Errorf("psql %s differs\n--- RockStream:\n%s\n--- PostgreSQL:\n%s", cmd, got, want)
-		}
+		sameAsPostgres(t, "psql "+cmd, got, want)
 		if strings.Count(got, "\n") < 2 || strings.Contains(got, "ERROR") {
 			t.Errorf("psql %s lists nothing:\n%s", cmd, got)
 		}
@@ -53,9 +51,7 @@ func TestPsqlCatalog(t *testing.T) {
 	for _, cmd := range []string{`\d orders`, `\d+ orders`, `\d customers`} {
 		want := psqlAligned(t, pgHost, pgPort, db, cmd)
 		got := psqlAligned(t, "127.0.0.1", ts.port(), "rockstream", cmd)
-		if got != want {
-			t.Errorf("psql %s differs\n--- RockStream:\n%s\n--- PostgreSQL:\n%s", cmd, got, want)
-		}
+		sameAsPostgres(t, "psql "+cmd, got, want)
 		if !strings.Contains(got, "PRIMARY KEY, btree") {
 			t.Errorf("psql %s lacks its footer:\n%s", cmd, got)
 		}

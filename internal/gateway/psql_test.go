@@ -59,9 +59,7 @@ func TestPsql(t *testing.T) {
 	pgHost, pgPort, _ := strings.Cut(addr, ":")
 	want := psql(t, pgHost, pgPort, "postgres", db, psqlCommands...)
 	got := psql(t, "127.0.0.1", ts.port(), "postgres", "rockstream", psqlCommands...)
-	if got != want {
-		t.Errorf("psql output differs\n--- RockStream:\n%s\n--- PostgreSQL:\n%s", got, want)
-	}
+	sameAsPostgres(t, "psql output", got, want)
 	// Spot-check the expected text, so that a psql that prints nothing
 	// at all cannot pass.
 	for _, frag := range []string{
@@ -73,5 +71,14 @@ func TestPsql(t *testing.T) {
 		if !strings.Contains(got, frag) {
 			t.Errorf("psql output lacks %q:\n%s", frag, got)
 		}
+	}
+}
+
+// sameAsPostgres fails the test when what RockStream answered (got)
+// differs from what PostgreSQL answered (want).
+func sameAsPostgres(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s differs\n--- RockStream:\n%s\n--- PostgreSQL:\n%s", what, got, want)
 	}
 }
