@@ -52,6 +52,14 @@ type Options struct {
 	// Logger receives the storage's log; nil logs warnings and errors to
 	// standard error.
 	Logger *slog.Logger
+	// Workers is how many workers run the views' circuits and ad-hoc
+	// queries in parallel; 0 means the number of cores. Results are the
+	// same for any number.
+	Workers int
+	// ParallelMinRows is the smallest change, in rows, that a view's step
+	// splits between the workers (smaller ones run on one, which is
+	// cheaper); 0 means 512.
+	ParallelMinRows int
 }
 
 // Column describes one result column.

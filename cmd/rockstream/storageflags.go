@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/instance"
 )
 
@@ -17,6 +18,8 @@ type storageFlags struct {
 	dir        string
 	durability string
 	cache      byteSize
+	workers    int
+	minRows    int
 }
 
 func (f *storageFlags) register(fs *pflag.FlagSet, dirHelp string) {
@@ -24,11 +27,13 @@ func (f *storageFlags) register(fs *pflag.FlagSet, dirHelp string) {
 	fs.StringVar(&f.durability, "durability", "sync", "`sync` (fsync every epoch) or relaxed (for benchmarks: a crash may lose recent epochs)")
 	f.cache = 256 << 20
 	fs.Var(&f.cache, "cache-size", "memory for the storage's block cache, e.g. 512MB or 2GB")
+	fs.IntVar(&f.workers, "workers", 0, "workers that run the views' circuits and queries in parallel (default: the number of cores)")
+	fs.IntVar(&f.minRows, "parallel-min-rows", 0, fmt.Sprintf("smallest change, in rows, that a view's step splits between the workers (default %d)", diff.DefaultMinRows))
 }
 
 // options returns the instance options the flags describe.
 func (f *storageFlags) options() (instance.Options, error) {
-	opts := instance.Options{Storage: f.dir, CacheBytes: int64(f.cache)}
+	opts := instance.Options{Storage: f.dir, CacheBytes: int64(f.cache), Workers: f.workers, ParallelMinRows: f.minRows}
 	switch f.durability {
 	case "sync":
 	case "relaxed":
@@ -36,11 +41,21 @@ func (f *storageFlags) options() (instance.Options, error) {
 	default:
 		return opts, usageError{fmt.Errorf("--durability must be sync or relaxed, not %q", f.durability)}
 	}
+	if f.workers < 0 || f.workers > maxWorkers {
+		return opts, usageError{fmt.Errorf("--workers must be between 1 and %d", maxWorkers)}
+	}
+	if f.minRows < 0 {
+		return opts, usageError{fmt.Errorf("--parallel-min-rows must not be negative")}
+	}
 	if f.cache <= 0 {
 		return opts, usageError{fmt.Errorf("--cache-size must be positive")}
 	}
 	return opts, nil
 }
+
+// maxWorkers bounds --workers: a worker owns at least one of the 256
+// buckets.
+const maxWorkers = 256
 
 // byteSize is a flag holding a number of bytes, written as a number with
 // an optional unit: B, kB, MB, GB, TB (multiples of 1024, as in

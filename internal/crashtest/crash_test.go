@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream"
+	"github.com/rockstream/rockstream/internal/oracle"
 )
 
 var (
@@ -65,7 +66,12 @@ func runChild(root string) error {
 	if err != nil {
 		return err
 	}
-	db, err := rockstream.Open(rockstream.Options{Storage: filepath.Join(root, "db"), CacheBytes: 16 << 20})
+	// Each run steps the views on the next of the test's worker counts,
+	// splitting every step: the store must recover whatever the number
+	// that wrote it.
+	ws := oracle.TestWorkers()
+	db, err := rockstream.Open(rockstream.Options{Storage: filepath.Join(root, "db"), CacheBytes: 16 << 20,
+		Workers: ws[run%len(ws)], ParallelMinRows: 1})
 	if err != nil {
 		return fmt.Errorf("opening the store: %w", err)
 	}

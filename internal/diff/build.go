@@ -16,6 +16,7 @@ import (
 type builder struct {
 	prefix    []byte
 	forQuery  bool
+	serial    bool // no exchanges (exchange.go)
 	nodes     []node
 	relations []string
 }
@@ -64,10 +65,12 @@ func (b *builder) build(p plan.Node) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return b.add(node{
+		id := b.add(node{
 			op:      ops.NewValues(prefix, n.Rows),
 			explain: fmt.Sprintf("values  rows=%d  state=emitted-flag", len(n.Rows)),
-		}), nil
+		})
+		b.single(id) // it emits its rows once, not once per worker
+		return id, nil
 
 	case *plan.Filter:
 		in, err := b.build(n.Input)
@@ -127,11 +130,13 @@ func (b *builder) build(p plan.Node) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return b.add(node{
+		id := b.add(node{
 			op:      ops.NewDistinct(prefix),
 			inputs:  []int{in},
 			explain: "distinct  state=counts(row→weight)",
-		}), nil
+		})
+		b.keyedBy(id, nil)
+		return id, nil
 
 	case *plan.Union:
 		if len(n.Ins) == 0 {
@@ -267,7 +272,9 @@ func (b *builder) join(n *plan.Join) (int, error) {
 			fmt.Fprintf(&sb, "  state=arrangements(left by %s with match counts, right by %s)", lkeys, rkeys)
 		}
 	}
-	return b.add(node{op: op, inputs: []int{left, right}, explain: sb.String()}), nil
+	id := b.add(node{op: op, inputs: []int{left, right}, explain: sb.String()})
+	b.keyedOrSingle(id, n.LeftKeys, n.RightKeys)
+	return id, nil
 }
 
 func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
@@ -324,9 +331,13 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note}), nil
+		id := b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note})
+		b.keyedOrSingle(id, n.GroupBy)
+		return id, nil
 	}
-	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
+	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
+	b.keyedOrSingle(id, n.GroupBy)
+	return id, nil
 }
 
 func aggString(c plan.AggCall) string {

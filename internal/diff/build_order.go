@@ -34,11 +34,13 @@ func (b *builder) setOp(n *plan.SetOp) (int, error) {
 	if n.All {
 		name += " all"
 	}
-	return b.add(node{
+	id := b.add(node{
 		op:      ops.NewSetOp(prefix, n.Kind, n.All),
 		inputs:  []int{left, right},
 		explain: fmt.Sprintf("%s  copies=%s  key=row  state=weights(row→wl, wr)", name, formula),
-	}), nil
+	})
+	b.keyedBy(id, nil, nil)
+	return id, nil
 }
 
 // limit builds a Limit that is not the top of an ad-hoc query: the TopK it
@@ -78,11 +80,13 @@ func (b *builder) topK(n *plan.TopK) (int, error) {
 		sb.WriteString("  row_number")
 	}
 	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.Keys))
-	return b.add(node{
+	id := b.add(node{
 		op:      ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber),
 		inputs:  []int{in},
 		explain: sb.String(),
-	}), nil
+	})
+	b.keyedOrSingle(id, n.PartitionBy)
+	return id, nil
 }
 
 func (b *builder) window(n *plan.Window) (int, error) {
@@ -112,7 +116,9 @@ func (b *builder) window(n *plan.Window) (int, error) {
 	}
 	sb.WriteString("  funcs=[" + strings.Join(calls, ", ") + "]")
 	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.OrderBy))
-	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
+	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
+	b.keyedOrSingle(id, n.PartitionBy)
+	return id, nil
 }
 
 // arrangementState describes a sorted arrangement for EXPLAIN.

@@ -21,6 +21,13 @@ type Circuit struct {
 	root      int
 	relations []string
 	ins       []zset.Batch // scratch for one node's inputs
+
+	// What Build was given, to build the instances of the other workers
+	// (workers.go), which workers holds once they are built.
+	plan     plan.Node
+	prefix   []byte
+	forQuery bool
+	workers  []*Circuit
 }
 
 // node is one operator of a circuit.
@@ -33,6 +40,11 @@ type node struct {
 	explain string
 	// labels, when set, name the node's inputs in EXPLAIN.
 	labels []string
+	// routes, when set, says how each input is exchanged between
+	// workers, and single that the node runs on the first worker alone
+	// (exchange.go).
+	routes []route
+	single bool
 }
 
 // Build differentiates p. Every key the circuit's operators write starts
@@ -46,15 +58,22 @@ type node struct {
 // say) is the TopK it computes (LIMIT ALL, which changes nothing, is
 // dropped).
 func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
+	return build(p, prefix, forQuery, false)
+}
+
+// build is Build; a serial circuit (the body of a recursive query, which
+// its Fixpoint runs on one worker) has no exchanges.
+func build(p plan.Node, prefix []byte, forQuery, serial bool) (*Circuit, error) {
 	if forQuery {
 		p = stripOrdering(p)
 	}
-	b := &builder{prefix: append([]byte(nil), prefix...), forQuery: forQuery}
+	b := &builder{prefix: append([]byte(nil), prefix...), forQuery: forQuery, serial: serial}
 	root, err := b.build(p)
 	if err != nil {
 		return nil, err
 	}
-	return &Circuit{nodes: b.nodes, root: root, relations: b.relations}, nil
+	return &Circuit{nodes: b.nodes, root: root, relations: b.relations,
+		plan: p, prefix: b.prefix, forQuery: forQuery}, nil
 }
 
 // Step feeds one epoch's deltas of the scanned relations (by plan.Scan
@@ -133,14 +152,18 @@ func (c *Circuit) Explain() string {
 			sb.WriteByte('\n')
 		}
 		for k, j := range n.inputs {
+			d := depth + 1
 			if k < len(n.labels) {
-				sb.WriteString(strings.Repeat("  ", depth+1))
+				sb.WriteString(strings.Repeat("  ", d))
 				sb.WriteString(n.labels[k])
 				sb.WriteByte('\n')
-				walk(j, depth+2)
-				continue
+				d++
 			}
-			walk(j, depth+1)
+			if k < len(n.routes) && n.routes[k].kind != routeLocal {
+				explainRoute(&sb, n.routes[k], d)
+				d++
+			}
+			walk(j, d)
 		}
 	}
 	walk(c.root, 0)

@@ -109,6 +109,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		ov := state.NewOverlay(h.store)
 		out, err := h.circuit.Step(context.Background(), ov, deltas)
+		sameOnWorkers(t, d.Pos, h.circuit, h.store, deltas, ov, out, err)
 		if err != nil {
 			ov.Discard()
 			return errString(err) + "\n"

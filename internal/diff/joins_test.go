@@ -52,7 +52,7 @@ func TestJoinsMatchNestedLoop(t *testing.T) {
 				want, wantErr = nestedLoop(j, lb, rb)
 			}
 			ov := state.NewOverlay(st)
-			out, err := c.Step(live, ov, deltas)
+			out, err := c.StepParallel(live, ov, deltas, workersOf(t))
 			if wantErr != nil || err != nil {
 				if errs.SQLState(err) != errs.SQLState(wantErr) {
 					t.Fatalf("step %d: got error %v, want %v", step, err, wantErr)

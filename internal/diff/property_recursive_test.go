@@ -36,13 +36,13 @@ func TestRecursiveEqualsReference(t *testing.T) {
 				"allowed": graphDelta(t, "node", 1, inputs["allowed"]),
 			}
 			ov := state.NewOverlay(st)
-			out, err := c.Step(live, ov, deltas)
+			out, err := c.StepParallel(live, ov, deltas, workersOf(t))
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
 			if rapid.Bool().Draw(t, "retry") {
 				ov.Discard()
-				again, err := c.Step(live, ov, deltas)
+				again, err := c.StepParallel(live, ov, deltas, workersOf(t))
 				if err != nil {
 					t.Fatalf("step %d again: %v", step, err)
 				}

@@ -52,7 +52,7 @@ func checkIncremental(t *rapid.T, draw func(*planGen) plan.Node) {
 		// Run the step in an overlay; sometimes discard it and run it
 		// again, which must give the same result (operators are pure).
 		ov := state.NewOverlay(st)
-		out, err := c.Step(live, ov, deltas)
+		out, err := c.StepParallel(live, ov, deltas, workersOf(t))
 		if errs.SQLState(err) == "21000" {
 			// A scalar subquery's join found two rows for one left row:
 			// the batch evaluation of the same inputs fails too, and the
@@ -72,7 +72,7 @@ func checkIncremental(t *rapid.T, draw func(*planGen) plan.Node) {
 		}
 		if rapid.Bool().Draw(t, "retry") {
 			ov.Discard()
-			again, err := c.Step(live, ov, deltas)
+			again, err := c.StepParallel(live, ov, deltas, workersOf(t))
 			if err != nil {
 				t.Fatalf("step %d again: %v", step, err)
 			}

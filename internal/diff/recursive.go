@@ -65,7 +65,7 @@ func (b *builder) recursive(n *plan.Recursive) (int, error) {
 	if !n.Distinct {
 		spine = cut.tag(spine)
 	}
-	body, err := Build(spine, ops.BodyPrefix(prefix), false)
+	body, err := build(spine, ops.BodyPrefix(prefix), false, true)
 	if err != nil {
 		return 0, err
 	}
@@ -88,7 +88,9 @@ func (b *builder) recursive(n *plan.Recursive) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(body.Explain(), "\n"), "\n") {
 		sb.WriteString("    " + line + "\n")
 	}
-	return b.add(node{op: op, inputs: ins, labels: labels, explain: strings.TrimRight(sb.String(), "\n")}), nil
+	id := b.add(node{op: op, inputs: ins, labels: labels, explain: strings.TrimRight(sb.String(), "\n")})
+	b.single(id)
+	return id, nil
 }
 
 // countWorkingTables counts the WorkingTable nodes of recursive query id

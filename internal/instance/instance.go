@@ -20,12 +20,14 @@ type Options struct {
 	CacheBytes         int64
 	ChangeLogRetention uint64
 	Logger             *slog.Logger
+	Workers            int
+	ParallelMinRows    int
 }
 
 // Open opens the engine described by opts, recovering a durable instance
 // from its directory.
 func Open(opts Options) (*runtime.Engine, error) {
-	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention}
+	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention, Workers: opts.Workers, ParallelMinRows: opts.ParallelMinRows}
 	if opts.Storage == "" {
 		return runtime.Open(runtime.NewMemoryStore(), ropts)
 	}

@@ -227,12 +227,19 @@ func derefRows(rows [][]*string) [][]string {
 // are streamed (see run.stream), compares every view with PostgreSQL's
 // plain view of the same query after each transaction, then runs the
 // queries ad hoc over the final tables and checks that no view is empty.
+// It runs once for each of oracle.TestWorkers' worker counts.
 func TestQueriesMatchPostgres(t *testing.T) {
 	t.Parallel()
+	for _, n := range oracle.TestWorkers() {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) { testQueriesMatchPostgres(t, n) })
+	}
+}
+
+func testQueriesMatchPostgres(t *testing.T, workers int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx, beforeMidnight)
-	sut, err := oracle.OpenRockStream()
+	sut, err := oracle.OpenRockStreamWorkers(workers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,15 +287,19 @@ func TestQueriesMatchPostgres(t *testing.T) {
 // part way, and goes on after reopening it: the views' state (windowed
 // aggregates with their released windows, top-k and window-function
 // arrangements, joins) and the tables' watermarks come back from storage,
-// and every view keeps equalling PostgreSQL's.
+// and every view keeps equalling PostgreSQL's. The instance runs on one
+// worker before the restart and on three after it: the stored state does
+// not depend on the number.
 func TestQueriesSurviveRestart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx, beforeEight)
 	dir := t.TempDir()
+	workers := 1
 	open := func() {
-		sut, err := oracle.OpenRockStreamAt(dir)
+		sut, err := oracle.OpenRockStreamAtWorkers(dir, workers)
+		workers = 3
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,18 +73,21 @@ func setRapidFlags(checks int) {
 // seed (-rapid.seed=N reproduces it) and a minimal failing script, which
 // -oracle.scripts=FILE runs through TestScripts.
 func TestRandomViews(t *testing.T) {
-	checkRandomViews(t, func() (Engine, error) { return OpenRockStream() })
+	checkRandomViews(t, func(workers int) (Engine, error) { return OpenRockStreamWorkers(workers) })
 }
 
 // checkRandomViews is TestRandomViews against the engines newSUT opens.
-func checkRandomViews(t *testing.T, newSUT func() (Engine, error)) {
+// Each workload runs on one of TestWorkers' worker counts, drawn.
+func checkRandomViews(t *testing.T, newSUTOn func(workers int) (Engine, error)) {
 	dsn := pgtest.NewDatabase(t, "oracle")
 	setRapidFlags(*casesFlag)
 	var failing []Statement
+	failingWorkers := 1
 	defer func() {
 		if failing == nil || !t.Failed() {
 			return
 		}
+		newSUT := func() (Engine, error) { return newSUTOn(failingWorkers) }
 		fails := func(stmts []Statement) bool {
 			fs, err := runWorkload(dsn, stmts, newSUT)
 			return (err != nil || len(fs) > 0) && !tooLarge(fs, err)
@@ -95,20 +98,21 @@ func checkRandomViews(t *testing.T, newSUT func() (Engine, error)) {
 		if len(fs) > 0 {
 			what = fs[0].String()
 		}
-		t.Logf("minimal failing script (%d of %d statements); save it to a file and run\n"+
+		t.Logf("minimal failing script (%d of %d statements, on %d workers); save it to a file and run\n"+
 			"  go test ./internal/oracle -run 'TestScripts$' -oracle.scripts=FILE\n\n%s\nwhich fails with:\n%s",
-			len(min), len(failing), FormatScript(min), what)
+			len(min), len(failing), failingWorkers, FormatScript(min), what)
 	}()
 	rapid.Check(t, func(rt *rapid.T) {
 		w := WorkloadGen(*stepsFlag).Draw(rt, "workload")
-		fs, err := runWorkload(dsn, w.Statements, newSUT)
+		workers := rapid.SampledFrom(TestWorkers()).Draw(rt, "workers")
+		fs, err := runWorkload(dsn, w.Statements, func() (Engine, error) { return newSUTOn(workers) })
 		if err == nil && len(fs) == 0 {
 			return
 		}
 		if tooLarge(fs, err) {
 			rt.Skip("workload too large: PostgreSQL hit the statement timeout")
 		}
-		failing = w.Statements
+		failing, failingWorkers = w.Statements, workers
 		what := fmt.Sprint(err)
 		if len(fs) > 0 {
 			what = fs[0].String()
@@ -211,5 +215,5 @@ func TestRandomViewsOverWire(t *testing.T) {
 	cases := *casesFlag
 	defer func() { *casesFlag = cases }()
 	*casesFlag = max(1, cases/4)
-	checkRandomViews(t, func() (Engine, error) { return OpenWire(context.Background()) })
+	checkRandomViews(t, func(workers int) (Engine, error) { return OpenWire(context.Background(), workers) })
 }

@@ -3,7 +3,9 @@ package oracle
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +40,40 @@ func OpenRockStream() (r *RockStream, err error) {
 // there, with its tables and views (restart tests).
 func OpenRockStreamAt(dir string) (r *RockStream, err error) {
 	return openRockStream(rockstream.Options{Storage: dir, Relaxed: true})
+}
+
+// OpenRockStreamWorkers opens a fresh in-memory instance whose circuits
+// step on n workers, splitting every step between them however small
+// (ParallelMinRows 1), so that small test data goes through the
+// exchanges too.
+func OpenRockStreamWorkers(n int) (*RockStream, error) {
+	return openRockStream(rockstream.Options{Workers: n, ParallelMinRows: 1})
+}
+
+// OpenRockStreamAtWorkers is OpenRockStreamAt with n workers, as
+// OpenRockStreamWorkers.
+func OpenRockStreamAtWorkers(dir string, n int) (*RockStream, error) {
+	return openRockStream(rockstream.Options{Storage: dir, Relaxed: true, Workers: n, ParallelMinRows: 1})
+}
+
+// TestWorkers returns the worker counts the oracle tests run RockStream
+// with: the comma-separated list in ROCKSTREAM_TEST_WORKERS (for example
+// "1,2,3,8"), by default 1 and 3. Every count must give PostgreSQL's
+// answers, and so the same answers as one worker.
+func TestWorkers() []int {
+	s := os.Getenv("ROCKSTREAM_TEST_WORKERS")
+	if s == "" {
+		return []int{1, 3}
+	}
+	var ns []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			panic(fmt.Sprintf("ROCKSTREAM_TEST_WORKERS=%q: want a list of positive numbers such as 1,2,3,8", s))
+		}
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 func openRockStream(opts rockstream.Options) (r *RockStream, err error) {

@@ -28,8 +28,14 @@ type Wire struct {
 var _ Engine = (*Wire)(nil)
 
 // OpenWire starts an instance and its gateway and connects both sessions.
-func OpenWire(ctx context.Context) (w *Wire, err error) {
-	eng, err := instance.Open(instance.Options{})
+// The instance's circuits step on n workers, as OpenRockStreamWorkers (0:
+// the default).
+func OpenWire(ctx context.Context, n int) (w *Wire, err error) {
+	opts := instance.Options{}
+	if n > 0 {
+		opts.Workers, opts.ParallelMinRows = n, 1
+	}
+	eng, err := instance.Open(opts)
 	if err != nil {
 		return nil, err
 	}

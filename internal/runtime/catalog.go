@@ -41,6 +41,15 @@ type object struct {
 	system func(r state.Reader) (zset.Batch, error)
 }
 
+// parallelism is how the catalog's circuits step: on the engine's
+// workers, or on one without an engine.
+func (c *catalog) parallelism() diff.Parallelism {
+	if c.eng == nil {
+		return diff.Parallelism{Workers: 1}
+	}
+	return diff.Parallelism{Workers: c.eng.opts.Workers, MinRows: c.eng.opts.ParallelMinRows}
+}
+
 // rowsPrefix is where the object's rows are stored.
 func (o *object) rowsPrefix() []byte {
 	if o.kind == sql.Table {

@@ -341,7 +341,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 			return nil, nil, err
 		}
 	}
-	out, err := o.circuit.Step(ctx, st, deltas)
+	out, err := o.circuit.StepParallel(ctx, st, deltas, cat.parallelism())
 	if err != nil {
 		return nil, nil, viewError(o, err)
 	}

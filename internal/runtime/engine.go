@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql/ext"
@@ -65,6 +67,12 @@ type Options struct {
 	// MaxGroup bounds how many autocommit statements share one epoch; 0
 	// means 256.
 	MaxGroup int
+	// Workers is how many workers step the circuits of an epoch and of an
+	// ad-hoc query; 0 means the number of cores (GOMAXPROCS).
+	Workers int
+	// ParallelMinRows is the smallest input delta, in rows, that a step
+	// splits between the workers; 0 means diff.DefaultMinRows.
+	ParallelMinRows int
 }
 
 // DefaultChangeLogRetention is the change-log horizon in epochs.
@@ -89,6 +97,12 @@ func Open(store Store, opts Options) (*Engine, error) {
 	}
 	if opts.MaxGroup <= 0 {
 		opts.MaxGroup = 256
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = goruntime.GOMAXPROCS(0)
+	}
+	if opts.ParallelMinRows <= 0 {
+		opts.ParallelMinRows = diff.DefaultMinRows
 	}
 	e := &Engine{
 		opts:       opts,

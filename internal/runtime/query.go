@@ -175,7 +175,7 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			return nil, err
 		}
 	}
-	out, err := c.Step(ctx, state.NewOverlay(state.NewMemory()), deltas)
+	out, err := c.StepParallel(ctx, state.NewOverlay(state.NewMemory()), deltas, cat.parallelism())
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[st
 		if !touched {
 			continue
 		}
-		out, err := v.circuit.Step(ctx, st, deltas)
+		out, err := v.circuit.StepParallel(ctx, st, deltas, w.cat.parallelism())
 		if err != nil {
 			return viewError(v, err)
 		}

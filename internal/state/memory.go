@@ -94,11 +94,13 @@ func (m *Memory) Len() int { return m.tree.Len() }
 // applies the writes to the parent, Discard drops them. Overlays nest: the
 // parent may itself be an Overlay. The parent must not be written to
 // while the overlay holds writes, and a Scan callback must not write to the
-// overlay being scanned. An Overlay is not safe for concurrent use.
+// overlay being scanned. Any number of goroutines may read an Overlay at
+// once while none writes it (the workers of a parallel step all read the
+// epoch's overlay); a write needs exclusive access.
 type Overlay struct {
 	parent   Store
 	writes   *btree.BTreeG[entry]
-	scanning int
+	scanning atomic.Int32
 }
 
 // NewOverlay returns an empty overlay over parent.
@@ -125,7 +127,7 @@ func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
 
 // Set implements Writer.
 func (o *Overlay) Set(key, value []byte) error {
-	if o.scanning > 0 {
+	if o.scanning.Load() > 0 {
 		return errWriteInScan
 	}
 	o.writes.Set(owned(key, value))
@@ -135,7 +137,7 @@ func (o *Overlay) Set(key, value []byte) error {
 // Delete implements Writer. The deletion hides the parent's value until
 // Commit removes it there.
 func (o *Overlay) Delete(key []byte) error {
-	if o.scanning > 0 {
+	if o.scanning.Load() > 0 {
 		return errWriteInScan
 	}
 	e := owned(key, nil)
@@ -147,8 +149,8 @@ func (o *Overlay) Delete(key []byte) error {
 // Scan implements Reader: it merges the overlay's writes in [lo, hi) with
 // the parent's keys, the overlay's entry winning on equal keys.
 func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
-	o.scanning++
-	defer func() { o.scanning-- }()
+	o.scanning.Add(1)
+	defer o.scanning.Add(-1)
 	if !o.writesIn(lo, hi) {
 		return o.parent.Scan(lo, hi, fn)
 	}
@@ -216,8 +218,8 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 
 // ScanReverse implements Reader.
 func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
-	o.scanning++
-	defer func() { o.scanning-- }()
+	o.scanning.Add(1)
+	defer o.scanning.Add(-1)
 	if !o.writesIn(lo, hi) {
 		return o.parent.ScanReverse(lo, hi, fn)
 	}
@@ -329,7 +331,7 @@ func (o *Overlay) writesIn(lo, hi []byte) bool {
 func (o *Overlay) Commit() error {
 	switch p := o.parent.(type) {
 	case *Overlay:
-		if p.scanning == 0 {
+		if p.scanning.Load() == 0 {
 			o.commitIntoOverlay(p)
 			return nil
 		}

@@ -3,6 +3,7 @@ package tpch
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"flag"
 	"slices"
 	"strings"
@@ -25,9 +26,16 @@ var (
 // view, as a multiset of rows in PostgreSQL's text format, after the load
 // and after every refresh step: RF1 (new orders), RF2 (deleted orders),
 // updates of the columns the queries read, and transactions that mix
-// them. Each step is one transaction.
+// them. Each step is one transaction. It runs once for each of
+// oracle.TestWorkers' worker counts.
 func TestQueriesMatchPostgres(t *testing.T) {
 	pgtest.Require(t)
+	for _, n := range oracle.TestWorkers() {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) { testQueriesMatchPostgres(t, n) })
+	}
+}
+
+func testQueriesMatchPostgres(t *testing.T, workers int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	sf := *scaleFlag
@@ -35,7 +43,7 @@ func TestQueriesMatchPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, ctx)
+	h := newHarness(t, ctx, workers)
 
 	start := time.Now()
 	h.run("load", append(append([]string{}, Schema...), data.Statements()...)...)
@@ -127,13 +135,13 @@ type harness struct {
 	changes map[string]int
 }
 
-func newHarness(t *testing.T, ctx context.Context) *harness {
+func newHarness(t *testing.T, ctx context.Context, workers int) *harness {
 	ref, err := oracle.ConnectPostgres(ctx, "postgres", pgtest.NewDatabase(t, "tpch"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Close() })
-	sut, err := oracle.OpenRockStream()
+	sut, err := oracle.OpenRockStreamWorkers(workers)
 	if err != nil {
 		t.Fatal(err)
 	}

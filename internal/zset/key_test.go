@@ -467,3 +467,33 @@ func TestKeyNumericExtremeExponents(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketStable pins the bucket function: it is part of the storage
+// and exchange format, so a change must fail here.
+func TestBucketStable(t *testing.T) {
+	for _, c := range []struct {
+		key  []byte
+		want int
+	}{
+		{nil, 153}, // XXH64 of no bytes is 0xef46db3751d8e999
+		{EncodeKey(nil, types.MakeInt(types.Int4, 1)), 39},
+		{EncodeKey(nil, types.MakeInt(types.Int8, 1)), 49},
+		{EncodeKey(nil, types.MakeText("a")), 254},
+		{EncodeKey(nil, types.MakeText("a"), types.Value{}), 44},
+	} {
+		if got := Bucket(c.key); got != c.want {
+			t.Errorf("Bucket(% x) = %d, want %d", c.key, got, c.want)
+		}
+	}
+	for n := 1; n <= 8; n++ {
+		counts := make([]int, n)
+		for b := 0; b < Buckets; b++ {
+			counts[BucketOwner(b, n)]++
+		}
+		for i, c := range counts {
+			if c < Buckets/n || c > Buckets/n+1 {
+				t.Errorf("with %d workers, worker %d owns %d buckets", n, i, c)
+			}
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package diff
+
+import (
+	"strings"
+
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// A circuit runs on one worker or on several (workers.go). On several,
+// each worker runs its own instance of the circuit over its part of the
+// input, and the state every operator keeps is partitioned between them
+// by the operator's key: an operator whose state is keyed (an aggregate's
+// groups, a join's arrangements, distinct rows, a top-k's or window's
+// partitions) must see every row of a key on one worker. The builder
+// marks, for each such operator, how each of its inputs is routed: an
+// exchange before it sends every row to the worker owning the bucket of
+// the row's key (zset.Bucket, zset.BucketOwner). An operator whose state
+// is not keyed (an aggregate without GROUP BY, a top-k or window without
+// PARTITION BY, a cross join, a recursive query, VALUES) is single: its
+// inputs are gathered onto the first worker, and it runs there alone.
+// Linear operators run wherever their input is.
+//
+// Because an operator's state is keyed by the data, not by the worker,
+// the store a circuit's state lives in is the same for any number of
+// workers: a circuit may run on one worker in one epoch and on three in
+// the next, and its results never depend on it.
+
+// routeKind says how one input of a node reaches the workers.
+type routeKind uint8
+
+const (
+	// routeLocal keeps a row on the worker that produced it.
+	routeLocal routeKind = iota
+	// routeKey sends a row to the owner of its key's bucket.
+	routeKey
+	// routeRow sends a row to the owner of the bucket of the whole row.
+	routeRow
+	// routeOne sends every row to the first worker.
+	routeOne
+)
+
+// route is how one input of a node is exchanged between workers.
+type route struct {
+	kind routeKind
+	key  []plan.Expr // routeKey: the key, over the input's columns
+}
+
+// explain is the route's line in EXPLAIN INCREMENTAL.
+func (r route) explain() string {
+	switch r.kind {
+	case routeKey:
+		return "exchange  key=" + exprList(r.key)
+	case routeRow:
+		return "exchange  key=row"
+	case routeOne:
+		return "exchange  gather (one worker)"
+	}
+	return ""
+}
+
+// keyedBy marks node id as keyed: input k is exchanged by keys[k] (nil
+// or empty: the whole row).
+func (b *builder) keyedBy(id int, keys ...[]plan.Expr) {
+	if b.serial {
+		return
+	}
+	n := &b.nodes[id]
+	n.routes = make([]route, len(n.inputs))
+	for k := range n.inputs {
+		if k < len(keys) && len(keys[k]) > 0 {
+			n.routes[k] = route{kind: routeKey, key: keys[k]}
+		} else {
+			n.routes[k] = route{kind: routeRow}
+		}
+	}
+}
+
+// keyedOrSingle marks node id as keyed by keys (one list per input) when
+// the first is not empty, and as single otherwise.
+func (b *builder) keyedOrSingle(id int, keys ...[]plan.Expr) {
+	if len(keys) > 0 && len(keys[0]) > 0 {
+		b.keyedBy(id, keys...)
+		return
+	}
+	b.single(id)
+}
+
+// single marks node id as running on the first worker alone, its inputs
+// gathered there.
+func (b *builder) single(id int) {
+	if b.serial {
+		return
+	}
+	n := &b.nodes[id]
+	n.single = true
+	n.routes = make([]route, len(n.inputs))
+	for k := range n.routes {
+		n.routes[k] = route{kind: routeOne}
+	}
+}
+
+// exchanged reports whether any input of n moves between workers.
+func (n *node) exchanged() bool {
+	for _, r := range n.routes {
+		if r.kind != routeLocal {
+			return true
+		}
+	}
+	return false
+}
+
+// partition splits b into one batch per worker by r. Each part keeps b's
+// order, so the parts of a consolidated batch are consolidated. keyBuf
+// and vals are scratch, returned for reuse.
+func partition(b zset.Batch, r route, workers int, parts []zset.Batch, keyBuf []byte, vals []types.Value) ([]zset.Batch, []byte, []types.Value, error) {
+	clear(parts)
+	if len(b) == 0 {
+		return parts, keyBuf, vals, nil
+	}
+	if r.kind == routeOne {
+		parts[0] = b
+		return parts, keyBuf, vals, nil
+	}
+	for _, e := range b {
+		switch r.kind {
+		case routeKey:
+			vals = vals[:0]
+			for _, x := range r.key {
+				v, err := x.Eval(e.Row)
+				if err != nil {
+					return parts, keyBuf, vals, err
+				}
+				vals = append(vals, v)
+			}
+			keyBuf = zset.EncodeKey(keyBuf[:0], vals...)
+		default:
+			keyBuf = zset.EncodeKey(keyBuf[:0], e.Row...)
+		}
+		w := zset.BucketOwner(zset.Bucket(keyBuf), workers)
+		parts[w] = append(parts[w], e)
+	}
+	return parts, keyBuf, vals, nil
+}
+
+// explainRoute renders an exchange line above an input in EXPLAIN.
+func explainRoute(sb *strings.Builder, r route, depth int) {
+	if r.kind == routeLocal {
+		return
+	}
+	sb.WriteString(strings.Repeat("  ", depth))
+	sb.WriteString(r.explain())
+	sb.WriteByte('\n')
+}

@@ -1,0 +1,286 @@
+package diff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// Parallelism says how many workers a step may use.
+type Parallelism struct {
+	// Workers is how many workers run a step; 1 (or less) runs every
+	// step on the calling goroutine.
+	Workers int
+	// MinRows is the smallest input delta, in rows, worth splitting: a
+	// smaller step runs on one worker, where it costs no goroutines and
+	// no exchanges. 0 splits every step.
+	MinRows int
+}
+
+// DefaultMinRows is the smallest input delta a step splits between
+// workers by default. Below it the exchanges cost more than the work
+// they share (docs/BENCHMARKS.md).
+const DefaultMinRows = 512
+
+// errAborted is what a worker returns when another worker failed first.
+var errAborted = errors.New("diff: step aborted by another worker")
+
+// StepParallel is Step with the work split between p.Workers workers.
+// Each worker runs its own instance of the circuit (built on first use)
+// over a contiguous part of every input delta, in an overlay of st of its
+// own; the exchanges before keyed operators move rows between them
+// (exchange.go), and the workers' writes, which touch disjoint keys, are
+// applied to st once every worker has finished. The result equals Step's
+// for any number of workers; on error nothing is written to st.
+func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[string]zset.Batch, p Parallelism) (zset.Batch, error) {
+	n := p.Workers
+	if n <= 1 || inputRows(c, deltas) < p.MinRows {
+		return c.Step(ctx, st, deltas)
+	}
+	if err := c.instances(n); err != nil {
+		return nil, err
+	}
+	parts := make([]map[string]zset.Batch, n)
+	for i := range parts {
+		parts[i] = make(map[string]zset.Batch, len(c.relations))
+	}
+	for _, rel := range c.relations {
+		d, err := consolidated(deltas[rel])
+		if err != nil {
+			return nil, err
+		}
+		for i := range n {
+			parts[i][rel] = d[len(d)*i/n : len(d)*(i+1)/n]
+		}
+	}
+	h := newHub(n, len(c.nodes))
+	ovs := make([]*state.Overlay, n)
+	outs := make([]zset.Batch, n)
+	errsOf := make([]error, n)
+	for i := range ovs {
+		ovs[i] = state.NewOverlay(st)
+	}
+	run := func(i int) {
+		defer func() {
+			if r := recover(); r != nil {
+				errsOf[i] = errs.Newf(errs.Internal, "internal error in worker %d: %v\n%s", i, r, debug.Stack())
+				h.fail()
+			}
+		}()
+		inst := c
+		if i > 0 {
+			inst = c.workers[i-1]
+		}
+		outs[i], errsOf[i] = inst.stepWorker(ctx, ovs[i], parts[i], h, i)
+		if errsOf[i] != nil {
+			h.fail()
+		}
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < n; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); run(i) }()
+	}
+	run(0) // the calling goroutine is the first worker
+	wg.Wait()
+	if err := firstError(errsOf); err != nil {
+		for _, ov := range ovs {
+			ov.Discard()
+		}
+		return nil, err
+	}
+	for _, ov := range ovs {
+		if err := ov.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	var out zset.Batch
+	for _, o := range outs {
+		out = append(out, o...)
+	}
+	return zset.Consolidate(out)
+}
+
+// firstError returns the first worker's error that is not errAborted:
+// the cause, not its echo in the workers it stopped.
+func firstError(es []error) error {
+	var aborted error
+	for _, err := range es {
+		switch {
+		case err == nil:
+		case errors.Is(err, errAborted):
+			aborted = err
+		default:
+			return err
+		}
+	}
+	return aborted
+}
+
+// inputRows counts the rows of the deltas the circuit reads.
+func inputRows(c *Circuit, deltas map[string]zset.Batch) int {
+	n := 0
+	for _, rel := range c.relations {
+		n += len(deltas[rel])
+	}
+	return n
+}
+
+// instances makes sure the circuit has n-1 sibling instances, built from
+// the same plan, for workers 1 to n-1.
+func (c *Circuit) instances(n int) error {
+	for len(c.workers) < n-1 {
+		w, err := Build(c.plan, c.prefix, c.forQuery)
+		if err != nil {
+			return fmt.Errorf("building a worker's circuit: %w", err)
+		}
+		c.workers = append(c.workers, w)
+	}
+	return nil
+}
+
+// stepWorker is worker me's part of a parallel step: Step over its part
+// of the input, exchanging rows with the other workers before every node
+// whose inputs are routed (exchange.go), and skipping single nodes unless
+// it is the first worker. Every worker passes every exchange, in node
+// order, so that the exchanges line up.
+func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me int) (zset.Batch, error) {
+	outs := make([]zset.Batch, len(c.nodes))
+	var (
+		keyBuf []byte
+		vals   []types.Value
+		parts  = make([]zset.Batch, h.n)
+	)
+	for i := range c.nodes {
+		nd := &c.nodes[i]
+		if nd.op == nil {
+			outs[i] = deltas[nd.rel]
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.ins = c.ins[:0]
+		for _, j := range nd.inputs {
+			c.ins = append(c.ins, outs[j])
+		}
+		if nd.exchanged() {
+			box := h.box(i, len(nd.inputs))
+			for k, r := range nd.routes {
+				if r.kind == routeLocal {
+					continue
+				}
+				var err error
+				if parts, keyBuf, vals, err = partition(c.ins[k], r, h.n, parts, keyBuf, vals); err != nil {
+					return nil, err
+				}
+				for to := range h.n {
+					box[(k*h.n+me)*h.n+to] = parts[to]
+				}
+			}
+			if err := h.wait(); err != nil {
+				return nil, err
+			}
+			for k, r := range nd.routes {
+				if r.kind == routeLocal {
+					continue
+				}
+				var got zset.Batch
+				for from := range h.n {
+					got = append(got, box[(k*h.n+from)*h.n+me]...)
+				}
+				in, err := zset.Consolidate(got)
+				if err != nil {
+					return nil, err
+				}
+				c.ins[k] = in
+			}
+		}
+		for _, j := range nd.inputs {
+			outs[j] = nil
+		}
+		if nd.single && me != 0 {
+			continue
+		}
+		out, err := nd.op.Step(ctx, st, c.ins)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = out
+	}
+	clear(c.ins)
+	return outs[c.root], nil
+}
+
+// hub is where the workers of one parallel step meet: a barrier per
+// exchange, and the boxes the rows of each exchange are left in.
+type hub struct {
+	n     int
+	boxes [][]zset.Batch // by node: [(input·n + from)·n + to]
+
+	mu struct {
+		sync.Mutex
+		cond    sync.Cond
+		arrived int
+		round   uint64
+		failed  bool
+	}
+}
+
+func newHub(n, nodes int) *hub {
+	h := &hub{n: n, boxes: make([][]zset.Batch, nodes)}
+	h.mu.cond.L = &h.mu.Mutex
+	return h
+}
+
+// box returns node's boxes, made by the first worker to reach it.
+func (h *hub) box(node, inputs int) []zset.Batch {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.boxes[node] == nil {
+		h.boxes[node] = make([]zset.Batch, inputs*h.n*h.n)
+	}
+	return h.boxes[node]
+}
+
+// wait blocks until every worker has reached the same exchange, or one
+// has failed (errAborted). What a worker left in the boxes before wait is
+// visible to every worker after it.
+func (h *hub) wait() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.mu.failed {
+		return errAborted
+	}
+	round := h.mu.round
+	h.mu.arrived++
+	if h.mu.arrived == h.n {
+		h.mu.arrived = 0
+		h.mu.round++
+		h.mu.cond.Broadcast()
+		return nil
+	}
+	for round == h.mu.round && !h.mu.failed {
+		h.mu.cond.Wait()
+	}
+	if round == h.mu.round {
+		return errAborted
+	}
+	return nil
+}
+
+// fail stops the step: every worker waiting at an exchange, or reaching
+// one later, gets errAborted.
+func (h *hub) fail() {
+	h.mu.Lock()
+	h.mu.failed = true
+	h.mu.cond.Broadcast()
+	h.mu.Unlock()
+}

@@ -1,0 +1,65 @@
+package diff
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// workersOf draws how many workers a property test's steps run on.
+func workersOf(t *rapid.T) Parallelism {
+	return Parallelism{Workers: rapid.SampledFrom([]int{1, 2, 3, 8}).Draw(t, "workers")}
+}
+
+// sameOnWorkers checks that the step Step just ran serially (its output
+// out or error err, its writes in serial) runs the same on 2, 3 and 8
+// workers: the same output, the same error code and the same state
+// writes, byte for byte.
+func sameOnWorkers(t *testing.T, pos string, c *Circuit, st state.Store, deltas map[string]zset.Batch, serial *state.Overlay, out zset.Batch, err error) {
+	t.Helper()
+	for _, n := range []int{2, 3, 8} {
+		ov := state.NewOverlay(st)
+		pout, perr := c.StepParallel(context.Background(), ov, deltas, Parallelism{Workers: n})
+		if (err == nil) != (perr == nil) || errs.SQLState(err) != errs.SQLState(perr) {
+			t.Fatalf("%s: with %d workers the step fails with %v, on one worker with %v", pos, n, perr, err)
+		}
+		if err == nil {
+			if a, b := batchText(out), batchText(pout); a != b {
+				t.Fatalf("%s: with %d workers the output is\n%s\non one worker\n%s", pos, n, b, a)
+			}
+			if a, b := writesText(t, serial), writesText(t, ov); a != b {
+				t.Fatalf("%s: with %d workers the state writes are\n%s\non one worker\n%s", pos, n, b, a)
+			}
+		}
+		ov.Discard()
+	}
+}
+
+func batchText(b zset.Batch) string {
+	var sb strings.Builder
+	for _, e := range b {
+		fmt.Fprintf(&sb, "%+d %x\n", e.Weight, zset.EncodeRow(nil, e.Row))
+	}
+	return sb.String()
+}
+
+// writesText lists what a read of ov shows, which differs from its
+// parent's contents exactly where ov wrote.
+func writesText(t *testing.T, ov *state.Overlay) string {
+	t.Helper()
+	var sb strings.Builder
+	if err := ov.Scan(nil, nil, func(k, v []byte) bool {
+		fmt.Fprintf(&sb, "%x=%x\n", k, v)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
+}
