@@ -3,8 +3,8 @@ package tpch
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"flag"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
