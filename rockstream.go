@@ -58,7 +58,7 @@ type Options struct {
 	Workers int
 	// ParallelMinRows is the smallest change, in rows, that a view's step
 	// splits between the workers (smaller ones run on one, which is
-	// cheaper); 0 means 512.
+	// cheaper); 0 means 100,000.
 	ParallelMinRows int
 }
 

@@ -25,9 +25,10 @@ type Parallelism struct {
 }
 
 // DefaultMinRows is the smallest input delta a step splits between
-// workers by default. Below it the exchanges cost more than the work
-// they share (docs/BENCHMARKS.md).
-const DefaultMinRows = 512
+// workers by default: a backfill or a large query. On smaller steps (a
+// transaction of 1,000 Nexmark events) the exchanges cost more than the
+// work they share (docs/BENCHMARKS.md, "Workers").
+const DefaultMinRows = 100_000
 
 // errAborted is what a worker returns when another worker failed first.
 var errAborted = errors.New("diff: step aborted by another worker")
@@ -101,9 +102,29 @@ func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[s
 			return nil, err
 		}
 	}
-	var out zset.Batch
-	for _, o := range outs {
-		out = append(out, o...)
+	return mergeParts(outs)
+}
+
+// mergeParts sums consolidated batches into one consolidated batch. A
+// lone non-empty part is already the sum, and is returned as it is.
+func mergeParts(parts []zset.Batch) (zset.Batch, error) {
+	n, nonEmpty, last := 0, 0, -1
+	for i, p := range parts {
+		if len(p) > 0 {
+			n += len(p)
+			nonEmpty++
+			last = i
+		}
+	}
+	switch nonEmpty {
+	case 0:
+		return nil, nil
+	case 1:
+		return parts[last], nil
+	}
+	out := make(zset.Batch, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
 	}
 	return zset.Consolidate(out)
 }
@@ -192,11 +213,10 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 				if r.kind == routeLocal {
 					continue
 				}
-				var got zset.Batch
 				for from := range h.n {
-					got = append(got, box[(k*h.n+from)*h.n+me]...)
+					parts[from] = box[(k*h.n+from)*h.n+me]
 				}
-				in, err := zset.Consolidate(got)
+				in, err := mergeParts(parts)
 				if err != nil {
 					return nil, err
 				}

@@ -20,6 +20,13 @@
 //     table changes before any read and at COMMIT): view deltas are propagated in creation order, which is a
 //     dependency order because a view can only read relations that existed
 //     before it.
+//   - Circuits step on the engine's workers (Options.Workers): a step of
+//     at least Options.ParallelMinRows input rows is split between them
+//     (diff.Circuit.StepParallel), each worker writing its own overlay of
+//     the epoch's, and the overlays are applied to the epoch before the
+//     view's delta is, so the epoch still commits as one batch. The store
+//     an epoch writes does not depend on the number of workers
+//     (workers_test.go).
 //   - Stored weights are positive: a table row or view row whose weight
 //     reaches zero is deleted, and a negative weight is an internal error
 //     that fails the statement.

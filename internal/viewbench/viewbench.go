@@ -63,7 +63,11 @@ type Workload struct {
 // of its transactions.
 func Run(b *testing.B, w Workload) {
 	ctx := context.Background()
-	db, err := rockstream.Open(rockstream.Options{Workers: w.Workers})
+	opts := rockstream.Options{Workers: w.Workers}
+	if w.Workers > 1 {
+		opts.ParallelMinRows = 1
+	}
+	db, err := rockstream.Open(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
