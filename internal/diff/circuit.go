@@ -87,43 +87,15 @@ func build(p plan.Node, prefix []byte, forQuery, serial bool) (*Circuit, error) 
 //
 // The deltas are not modified; they need not be consolidated.
 func (c *Circuit) Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch) (zset.Batch, error) {
-	outs := make([]zset.Batch, len(c.nodes))
-	var scans map[string]zset.Batch
-	for i := range c.nodes {
-		n := &c.nodes[i]
-		if n.op == nil {
-			d, ok := scans[n.rel]
-			if !ok {
-				var err error
-				if d, err = consolidated(deltas[n.rel]); err != nil {
-					return nil, err
-				}
-				if scans == nil {
-					scans = make(map[string]zset.Batch)
-				}
-				scans[n.rel] = d
-			}
-			outs[i] = d
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c.ins = c.ins[:0]
-		for _, j := range n.inputs {
-			c.ins = append(c.ins, outs[j])
-		}
-		out, err := n.op.Step(ctx, st, c.ins)
+	in := make(map[string]zset.Batch, len(c.relations))
+	for _, rel := range c.relations {
+		d, err := consolidated(deltas[rel])
 		if err != nil {
 			return nil, err
 		}
-		outs[i] = out
-		for _, j := range n.inputs {
-			outs[j] = nil // consumed: every node has one reader
-		}
+		in[rel] = d
 	}
-	clear(c.ins)
-	return outs[c.root], nil
+	return c.stepWorker(ctx, st, in, nil, 0)
 }
 
 // consolidated returns a consolidated copy of b, leaving b as it was.

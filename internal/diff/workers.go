@@ -167,18 +167,22 @@ func (c *Circuit) instances(n int) error {
 	return nil
 }
 
-// stepWorker is worker me's part of a parallel step: Step over its part
-// of the input, exchanging rows with the other workers before every node
-// whose inputs are routed (exchange.go), and skipping single nodes unless
-// it is the first worker. Every worker passes every exchange, in node
-// order, so that the exchanges line up.
+// stepWorker runs the circuit over consolidated input deltas. With a hub
+// it is worker me's part of a parallel step: it exchanges rows with the
+// other workers before every node whose inputs are routed (exchange.go),
+// and skips single nodes unless it is the first worker; every worker
+// passes every exchange, in node order, so that the exchanges line up.
+// Without one (Step) it is the whole step on one worker.
 func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me int) (zset.Batch, error) {
 	outs := make([]zset.Batch, len(c.nodes))
 	var (
 		keyBuf []byte
 		vals   []types.Value
-		parts  = make([]zset.Batch, h.n)
+		parts  []zset.Batch
 	)
+	if h != nil {
+		parts = make([]zset.Batch, h.n)
+	}
 	for i := range c.nodes {
 		nd := &c.nodes[i]
 		if nd.op == nil {
@@ -192,7 +196,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		for _, j := range nd.inputs {
 			c.ins = append(c.ins, outs[j])
 		}
-		if nd.exchanged() {
+		if h != nil && nd.exchanged() {
 			box := h.box(i, len(nd.inputs))
 			for k, r := range nd.routes {
 				if r.kind == routeLocal {
