@@ -28,7 +28,7 @@ func BenchmarkWorkers(b *testing.B) {
 	}
 	for _, name := range []string{"grouped", "join"} {
 		for _, kind := range []string{"view", "query"} {
-			for _, w := range []int{1, 2} {
+			for _, w := range []int{1, 2, 4} {
 				b.Run(fmt.Sprintf("%s/%s/workers=%d", name, kind, w), func(b *testing.B) {
 					ctx := context.Background()
 					db, err := rockstream.Open(rockstream.Options{Workers: w})
