@@ -28,7 +28,7 @@ func (f *storageFlags) register(fs *pflag.FlagSet, dirHelp string) {
 	f.cache = 256 << 20
 	fs.Var(&f.cache, "cache-size", "memory for the storage's block cache, e.g. 512MB or 2GB")
 	fs.IntVar(&f.workers, "workers", 0, "workers that run the views' circuits and queries in parallel (default: the number of cores)")
-	fs.IntVar(&f.minRows, "parallel-min-rows", 0, fmt.Sprintf("smallest change, in rows, that a view's step splits between the workers (default %d)", diff.DefaultMinRows))
+	fs.IntVar(&f.minRows, "parallel-min-rows", 0, fmt.Sprintf("smallest change, in rows, that a step of a view or query splits between the workers (default %d)", diff.DefaultMinRows))
 }
 
 // options returns the instance options the flags describe.
@@ -42,7 +42,7 @@ func (f *storageFlags) options() (instance.Options, error) {
 		return opts, usageError{fmt.Errorf("--durability must be sync or relaxed, not %q", f.durability)}
 	}
 	if f.workers < 0 || f.workers > maxWorkers {
-		return opts, usageError{fmt.Errorf("--workers must be between 1 and %d", maxWorkers)}
+		return opts, usageError{fmt.Errorf("--workers must be between 1 and %d (or 0, the number of cores)", maxWorkers)}
 	}
 	if f.minRows < 0 {
 		return opts, usageError{fmt.Errorf("--parallel-min-rows must not be negative")}

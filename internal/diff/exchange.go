@@ -47,19 +47,6 @@ type route struct {
 	key  []plan.Expr // routeKey: the key, over the input's columns
 }
 
-// explain is the route's line in EXPLAIN INCREMENTAL.
-func (r route) explain() string {
-	switch r.kind {
-	case routeKey:
-		return "exchange  key=" + exprList(r.key)
-	case routeRow:
-		return "exchange  key=row"
-	case routeOne:
-		return "exchange  gather (one worker)"
-	}
-	return ""
-}
-
 // keyedBy marks node id as keyed: input k is exchanged by keys[k] (nil
 // or empty: the whole row).
 func (b *builder) keyedBy(id int, keys ...[]plan.Expr) {
@@ -144,12 +131,17 @@ func partition(b zset.Batch, r route, workers int, parts []zset.Batch, keyBuf []
 	return parts, keyBuf, vals, nil
 }
 
-// explainRoute renders an exchange line above an input in EXPLAIN.
+// explainRoute renders the exchange line of a routed input in EXPLAIN
+// INCREMENTAL.
 func explainRoute(sb *strings.Builder, r route, depth int) {
-	if r.kind == routeLocal {
-		return
-	}
 	sb.WriteString(strings.Repeat("  ", depth))
-	sb.WriteString(r.explain())
+	switch r.kind {
+	case routeKey:
+		sb.WriteString("exchange  key=" + exprList(r.key))
+	case routeRow:
+		sb.WriteString("exchange  key=row")
+	case routeOne:
+		sb.WriteString("exchange  gather (one worker)")
+	}
 	sb.WriteByte('\n')
 }

@@ -207,7 +207,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 					return nil, err
 				}
 				for to := range h.n {
-					box[(k*h.n+me)*h.n+to] = parts[to]
+					box[h.slot(k, me, to)] = parts[to]
 				}
 			}
 			if err := h.wait(); err != nil {
@@ -218,7 +218,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 					continue
 				}
 				for from := range h.n {
-					parts[from] = box[(k*h.n+from)*h.n+me]
+					parts[from] = box[h.slot(k, from, me)]
 				}
 				in, err := mergeParts(parts)
 				if err != nil {
@@ -247,7 +247,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 // exchange, and the boxes the rows of each exchange are left in.
 type hub struct {
 	n     int
-	boxes [][]zset.Batch // by node: [(input·n + from)·n + to]
+	boxes [][]zset.Batch // by node, then by slot
 
 	mu struct {
 		sync.Mutex
@@ -273,6 +273,10 @@ func (h *hub) box(node, inputs int) []zset.Batch {
 	}
 	return h.boxes[node]
 }
+
+// slot is where, among a node's boxes, the rows of its input that worker
+// from sends worker to are left.
+func (h *hub) slot(input, from, to int) int { return (input*h.n+from)*h.n + to }
 
 // wait blocks until every worker has reached the same exchange, or one
 // has failed (errAborted). What a worker left in the boxes before wait is

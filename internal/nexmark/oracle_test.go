@@ -239,7 +239,7 @@ func testQueriesMatchPostgres(t *testing.T, workers int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx, beforeMidnight)
-	sut, err := oracle.OpenRockStreamWorkers(workers)
+	sut, err := oracle.OpenRockStream(workers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestQueriesSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	workers := 1
 	open := func() {
-		sut, err := oracle.OpenRockStreamAtWorkers(dir, workers)
+		sut, err := oracle.OpenRockStreamAt(dir, workers)
 		workers = 3
 		if err != nil {
 			t.Fatal(err)

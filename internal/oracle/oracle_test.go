@@ -84,7 +84,7 @@ func newPostgresIn(t testing.TB, dsn, name string) *Postgres {
 // newRockStream returns a fresh RockStream engine.
 func newRockStream(t testing.TB) *RockStream {
 	t.Helper()
-	r, err := OpenRockStream()
+	r, err := OpenRockStream(0)
 	if err != nil {
 		t.Fatal(err)
 	}

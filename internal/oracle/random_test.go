@@ -73,7 +73,7 @@ func setRapidFlags(checks int) {
 // seed (-rapid.seed=N reproduces it) and a minimal failing script, which
 // -oracle.scripts=FILE runs through TestScripts.
 func TestRandomViews(t *testing.T) {
-	checkRandomViews(t, func(workers int) (Engine, error) { return OpenRockStreamWorkers(workers) })
+	checkRandomViews(t, func(workers int) (Engine, error) { return OpenRockStream(workers) })
 }
 
 // checkRandomViews is TestRandomViews against the engines newSUT opens.

@@ -30,30 +30,31 @@ type RockStream struct {
 
 var _ Engine = (*RockStream)(nil)
 
-// OpenRockStream opens a fresh in-memory instance.
-func OpenRockStream() (r *RockStream, err error) {
-	return openRockStream(rockstream.Options{})
+// OpenRockStream opens a fresh in-memory instance whose circuits step on
+// n workers (WorkerOptions).
+func OpenRockStream(n int) (r *RockStream, err error) {
+	return openRockStream(WorkerOptions(n))
 }
 
-// OpenRockStreamAt opens a durable instance on the directory dir: a new
-// one when dir is empty or missing, else the one a previous engine closed
-// there, with its tables and views (restart tests).
-func OpenRockStreamAt(dir string) (r *RockStream, err error) {
-	return openRockStream(rockstream.Options{Storage: dir, Relaxed: true})
+// OpenRockStreamAt opens a durable instance on the directory dir, as
+// OpenRockStream: a new one when dir is empty or missing, else the one a
+// previous engine closed there, with its tables and views (restart
+// tests).
+func OpenRockStreamAt(dir string, n int) (r *RockStream, err error) {
+	opts := WorkerOptions(n)
+	opts.Storage, opts.Relaxed = dir, true
+	return openRockStream(opts)
 }
 
-// OpenRockStreamWorkers opens a fresh in-memory instance whose circuits
-// step on n workers, splitting every step between them however small
-// (ParallelMinRows 1), so that small test data goes through the
-// exchanges too.
-func OpenRockStreamWorkers(n int) (*RockStream, error) {
-	return openRockStream(rockstream.Options{Workers: n, ParallelMinRows: 1})
-}
-
-// OpenRockStreamAtWorkers is OpenRockStreamAt with n workers, as
-// OpenRockStreamWorkers.
-func OpenRockStreamAtWorkers(dir string, n int) (*RockStream, error) {
-	return openRockStream(rockstream.Options{Storage: dir, Relaxed: true, Workers: n, ParallelMinRows: 1})
+// WorkerOptions are the options of a test instance on n workers that
+// splits every step between them however small (ParallelMinRows 1), so
+// that small test data goes through the exchanges too; n = 0 keeps the
+// defaults.
+func WorkerOptions(n int) rockstream.Options {
+	if n == 0 {
+		return rockstream.Options{}
+	}
+	return rockstream.Options{Workers: n, ParallelMinRows: 1}
 }
 
 // TestWorkers returns the worker counts the oracle tests run RockStream

@@ -28,14 +28,9 @@ type Wire struct {
 var _ Engine = (*Wire)(nil)
 
 // OpenWire starts an instance and its gateway and connects both sessions.
-// The instance's circuits step on n workers, as OpenRockStreamWorkers (0:
-// the default).
+// The instance's circuits step on n workers (WorkerOptions).
 func OpenWire(ctx context.Context, n int) (w *Wire, err error) {
-	opts := instance.Options{}
-	if n > 0 {
-		opts.Workers, opts.ParallelMinRows = n, 1
-	}
-	eng, err := instance.Open(opts)
+	eng, err := instance.Open(instance.Options(WorkerOptions(n)))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -129,7 +128,7 @@ func dumpStore(t *testing.T, e *Engine) string {
 func firstDifference(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(al) && i < len(bl); i++ {
-		if !bytes.Equal([]byte(al[i]), []byte(bl[i])) {
+		if al[i] != bl[i] {
 			return fmt.Sprintf("line %d:\n  1 worker: %s\n  N workers: %s", i+1, al[i], bl[i])
 		}
 	}

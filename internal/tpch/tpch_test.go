@@ -141,7 +141,7 @@ func newHarness(t *testing.T, ctx context.Context, workers int) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Close() })
-	sut, err := oracle.OpenRockStreamWorkers(workers)
+	sut, err := oracle.OpenRockStream(workers)
 	if err != nil {
 		t.Fatal(err)
 	}

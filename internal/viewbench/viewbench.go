@@ -55,7 +55,8 @@ type Workload struct {
 	// whose recomputation would dominate the run.
 	SkipVerify bool
 	// Workers is how many workers step the views (0: the number of
-	// cores). Every step of the workload is split between them.
+	// cores, with the default threshold for splitting a step). With more
+	// than one, every step of the workload is split between them.
 	Workers int
 }
 
