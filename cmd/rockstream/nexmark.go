@@ -83,7 +83,7 @@ func writeNexmark(w io.Writer, o nexmarkOptions) error {
 			lateness = 0
 		}
 		for _, t := range nexmark.Tables {
-			fmt.Fprintf(w, "%s;\n", t.CreateTable(lateness))
+			fmt.Fprintf(w, "%s;\n", t.CreateTable(lateness, !o.postgres))
 		}
 		fmt.Fprintf(w, "%s;\n%s;\n", nexmark.SideInputTable, nexmark.SideInputRows())
 		for _, q := range queries {

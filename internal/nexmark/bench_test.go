@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rockstream/rockstream"
 	"github.com/rockstream/rockstream/internal/nexmark"
 	"github.com/rockstream/rockstream/internal/viewbench"
 )
@@ -43,10 +44,29 @@ func BenchmarkQueries(b *testing.B) {
 	}
 }
 
-func benchmarkQuery(b *testing.B, name string, workers int) {
+// BenchmarkNative is BenchmarkQueries through the embedded API's native
+// path: each transaction's 1,000 events are added to a rockstream.Batch as
+// Go values and applied, with no SQL text. The conversion of the values is
+// part of the measured time.
+//
+//	go test -run XXX -bench BenchmarkNative -benchtime 30x ./internal/nexmark/
+func BenchmarkNative(b *testing.B) {
+	b.Run("none", func(b *testing.B) { benchmark(b, "none", 1, true) })
+	for _, q := range nexmark.Queries() {
+		if q.Unsupported == "" {
+			for _, w := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/workers=%d", q.Name, w), func(b *testing.B) { benchmark(b, q.Name, w, true) })
+			}
+		}
+	}
+}
+
+func benchmarkQuery(b *testing.B, name string, workers int) { benchmark(b, name, workers, false) }
+
+func benchmark(b *testing.B, name string, workers int, native bool) {
 	setup := []string{}
 	for _, t := range nexmark.Tables {
-		setup = append(setup, t.CreateTable(10*time.Second))
+		setup = append(setup, t.CreateTable(10*time.Second, true))
 	}
 	setup = append(setup, nexmark.SideInputTable, nexmark.SideInputRows())
 	if name != "none" {
@@ -62,7 +82,18 @@ func benchmarkQuery(b *testing.B, name string, workers int) {
 		// Enough events that auctions are open and windows full.
 		Warmup: 20,
 		Next: func() viewbench.Txn {
-			return viewbench.Txn{Statements: nexmark.Inserts(gen.NextN(benchBatch)), Units: benchBatch}
+			events := gen.NextN(benchBatch)
+			if !native {
+				return viewbench.Txn{Statements: nexmark.Inserts(events), Units: benchBatch}
+			}
+			return viewbench.Txn{Rows: func(batch *rockstream.Batch) error {
+				for _, e := range events {
+					if err := batch.Insert(e.Kind.String(), e.Values()...); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, Units: benchBatch}
 		},
 		Unit: "event",
 		// The oracle tests check the views; recomputing them here would

@@ -91,7 +91,7 @@ func (r *run) exec(ref, sut string) {
 func (r *run) setUp() {
 	t := r.t
 	for _, tbl := range nexmark.Tables {
-		r.exec(tbl.CreateTable(0), tbl.CreateTable(*latenessFlag))
+		r.exec(tbl.CreateTable(0, false), tbl.CreateTable(*latenessFlag, true))
 	}
 	r.exec(nexmark.SideInputTable, nexmark.SideInputTable)
 	r.exec(nexmark.SideInputRows(), nexmark.SideInputRows())

@@ -37,11 +37,16 @@ var Tables = []Table{
 	},
 }
 
-// CreateTable returns the table's CREATE TABLE statement. With a positive
-// lateness it declares the event-time column and lateness, a RockStream
-// extension (docs/sql.md); PostgreSQL gets lateness 0.
-func (t Table) CreateTable(lateness time.Duration) string {
+// CreateTable returns the table's CREATE TABLE statement: plain SQL when
+// appendOnly is false and lateness is 0, the form PostgreSQL takes. For
+// RockStream the tables are APPEND ONLY (events are never changed), and
+// with a positive lateness they declare the event-time column and
+// lateness; both are RockStream extensions (docs/sql.md).
+func (t Table) CreateTable(lateness time.Duration, appendOnly bool) string {
 	s := fmt.Sprintf("CREATE TABLE %s (%s)", t.Name, t.Columns)
+	if appendOnly {
+		s += " APPEND ONLY"
+	}
 	if lateness > 0 {
 		s += fmt.Sprintf(" WITH (event_time = '%s', lateness = '%s')", t.EventTime, intervalText(lateness))
 	}

@@ -33,43 +33,36 @@ func Inserts(events []Event) []string {
 	return out
 }
 
+// Values returns the event's row, in its table's column order: int64,
+// string and time.Time values, for a program that inserts events without
+// SQL text (rockstream.Batch).
+func (e Event) Values() []any {
+	switch e.Kind {
+	case KindPerson:
+		p := e.Person
+		return []any{p.ID, p.Name, p.EmailAddress, p.CreditCard, p.City, p.State, p.DateTime, p.Extra}
+	case KindAuction:
+		a := e.Auction
+		return []any{a.ID, a.ItemName, a.Description, a.InitialBid, a.Reserve, a.DateTime, a.Expires, a.Seller, a.Category, a.Extra}
+	}
+	d := e.Bid
+	return []any{d.Auction, d.Bidder, d.Price, d.Channel, d.URL, d.DateTime, d.Extra}
+}
+
 // appendValues writes the event's row as a parenthesised VALUES list, in
 // its table's column order.
 func (e Event) appendValues(b *strings.Builder) {
 	w := valuesWriter{b: b}
 	b.WriteByte('(')
-	switch e.Kind {
-	case KindPerson:
-		p := e.Person
-		w.int(p.ID)
-		w.text(p.Name)
-		w.text(p.EmailAddress)
-		w.text(p.CreditCard)
-		w.text(p.City)
-		w.text(p.State)
-		w.time(p.DateTime)
-		w.text(p.Extra)
-	case KindAuction:
-		a := e.Auction
-		w.int(a.ID)
-		w.text(a.ItemName)
-		w.text(a.Description)
-		w.int(a.InitialBid)
-		w.int(a.Reserve)
-		w.time(a.DateTime)
-		w.time(a.Expires)
-		w.int(a.Seller)
-		w.int(a.Category)
-		w.text(a.Extra)
-	case KindBid:
-		d := e.Bid
-		w.int(d.Auction)
-		w.int(d.Bidder)
-		w.int(d.Price)
-		w.text(d.Channel)
-		w.text(d.URL)
-		w.time(d.DateTime)
-		w.text(d.Extra)
+	for _, v := range e.Values() {
+		switch x := v.(type) {
+		case int64:
+			w.int(x)
+		case string:
+			w.text(x)
+		case time.Time:
+			w.time(x)
+		}
 	}
 	b.WriteByte(')')
 }

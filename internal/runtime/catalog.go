@@ -27,6 +27,10 @@ type object struct {
 	defaults []plan.Expr // nil entry: DEFAULT NULL
 	pk       []int       // primary-key column indexes; empty when none
 	lateness *lateness   // the event-time declaration; nil when none
+	// appendOnly tables take only inserts (docs/sql.md, "Append-only
+	// tables"); without a primary key, their rows are stored in
+	// arrival order (appendonly.go).
+	appendOnly bool
 
 	// Views and materialized views.
 	sqlText string   // the defining SELECT, as written

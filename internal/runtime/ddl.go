@@ -451,6 +451,11 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 			return err
 		}
 	}
+	if o.storesInArrivalOrder() {
+		if err := st.Delete(appendSeqKey(o.id)); err != nil {
+			return err
+		}
+	}
 	if o.lateness != nil {
 		return st.Delete(latenessKey(o.id))
 	}

@@ -73,15 +73,29 @@ func (o *object) uniqueViolation(row zset.Row) error {
 
 // writeTable applies a table delta and propagates it to every view.
 func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
-	delta, err := zset.Consolidate(delta)
-	if err != nil || len(delta) == 0 {
-		return err
-	}
-	if err := checkFinal(st, o, delta); err != nil {
-		return err
-	}
-	if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
-		return err
+	if o.storesInArrivalOrder() {
+		// Insertions only, stored as they come; the views' circuits
+		// consolidate what they take in.
+		if len(delta) == 0 {
+			return nil
+		}
+		if err := checkFinal(st, o, delta); err != nil {
+			return err
+		}
+		if err := appendRows(st, o, delta); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if delta, err = zset.Consolidate(delta); err != nil || len(delta) == 0 {
+			return err
+		}
+		if err := checkFinal(st, o, delta); err != nil {
+			return err
+		}
+		if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
+			return err
+		}
 	}
 	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
@@ -439,6 +453,9 @@ func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictCla
 	if oc.Infer == nil {
 		return nil, errs.New(errs.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
 	}
+	if o.appendOnly {
+		return nil, appendOnlyError(o, "update rows of")
+	}
 	c.doUpdate = true
 	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column.
 	for _, col := range o.cols {
@@ -697,6 +714,9 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err != nil {
 			return nil, err
 		}
+		if t.o.appendOnly {
+			return nil, appendOnlyError(t.o, "update")
+		}
 		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		sets, err := bindSets(b, sc, o, up.TargetList)
 		if err != nil {
@@ -779,6 +799,9 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText, s.declared)
 		if err != nil {
 			return nil, err
+		}
+		if t.o.appendOnly {
+			return nil, appendOnlyError(t.o, "delete from")
 		}
 		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
 		ret, err := bindReturning(b, sc, o, del.ReturningList)

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sort"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/storage"
@@ -190,7 +188,7 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 
 // replay re-runs one object's defining statement against cat.
 func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
-	tree, err := pg.Parse(rec.SQL)
+	tree, err := parse(rec.SQL)
 	if err != nil {
 		return nil, errs.Newf(errs.DataCorrupted, "definition does not parse: %v", err)
 	}

@@ -338,7 +338,16 @@ func parse(query string) (*pg.ParseResult, error) {
 	if tree, ok := fastinsert.Parse(query); ok {
 		return tree, nil
 	}
-	return pg.Parse(query)
+	text, appendOnly := ext.AppendOnly(query)
+	tree, err := pg.Parse(text)
+	if err == nil && appendOnly && len(tree.Stmts) == 1 {
+		// CREATE TABLE ... APPEND ONLY is WITH (append_only) spelt as
+		// RisingWave spells it.
+		if cs := tree.Stmts[0].Stmt.GetCreateStmt(); cs != nil {
+			cs.Options = append(cs.Options, pg.MakeSimpleDefElemNode("append_only", nil, 0))
+		}
+	}
+	return tree, err
 }
 
 func parseError(err error) error {

@@ -60,8 +60,8 @@ func (op ChangeOp) String() string {
 // RowChange is one change to a table. Row has one value per column of the
 // table, in column order; values of another type than the column's are
 // converted as an INSERT converts them (text is parsed with the column's
-// type), NULL is kept. Origin says where the change came from, for the
-// error table.
+// type), NULL is kept; Ingest may convert the values in place. Origin
+// says where the change came from, for the error table.
 type RowChange struct {
 	Table string
 	Op    ChangeOp
@@ -156,6 +156,13 @@ type keyedRow struct {
 }
 
 func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest, res *IngestResult) error {
+	if in.ErrorTable == "" && len(in.Errors) == 0 && plainInserts(in.Changes) {
+		if err := ingestInserts(ctx, st, w, in.Changes); err != nil {
+			return err
+		}
+		res.Applied = len(in.Changes)
+		return writeProgress(st, in)
+	}
 	tables := map[string]*tableChanges{}
 	var order []*tableChanges
 	rejected := append([]IngestError(nil), in.Errors...)
@@ -193,9 +200,60 @@ func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest,
 			return err
 		}
 	}
-	if in.Progress != nil {
-		if err := st.Set(progressKey(in.Source), in.Progress); err != nil {
-			return err
+	return writeProgress(st, in)
+}
+
+func writeProgress(st state.Store, in *Ingest) error {
+	if in.Progress == nil {
+		return nil
+	}
+	return st.Set(progressKey(in.Source), in.Progress)
+}
+
+// plainInserts reports whether every change inserts a whole row.
+func plainInserts(changes []RowChange) bool {
+	for i := range changes {
+		if changes[i].Op != Insert || changes[i].Absent != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ingestInserts applies a batch of whole-row inserts the way a multi-row
+// INSERT is applied: per table, all rows at once. The outcome is the one
+// applying them change by change has, without keeping the batch's running
+// state per row.
+func ingestInserts(ctx context.Context, st state.Store, w *epochWrite, changes []RowChange) error {
+	type target struct {
+		o    *object
+		rows []zset.Row
+	}
+	var order []*target
+	byName := map[string]*target{}
+	for i := range changes {
+		c := &changes[i]
+		t := byName[c.Table]
+		if t == nil {
+			o := w.cat.lookup(c.Table)
+			if err := ingestTarget(o, c.Table); err != nil {
+				return err
+			}
+			t = &target{o: o}
+			byName[c.Table] = t
+			order = append(order, t)
+		}
+		if err := t.o.coerceInPlace(c.Row); err != nil {
+			return fmt.Errorf("%s of a row into %s: %w", c.Op, c.Table, err)
+		}
+		if err := t.o.checkRow(c.Row); err != nil {
+			return fmt.Errorf("%s of a row into %s: %w", c.Op, c.Table, err)
+		}
+		t.rows = append(t.rows, c.Row)
+	}
+	for _, t := range order {
+		if _, err := insertFullRows(ctx, st, w, t.o, t.rows, nil, nil, 0); err != nil {
+			return fmt.Errorf("%s of a row into %s: %w", Insert, t.o.name, err)
 		}
 	}
 	return nil
@@ -216,6 +274,10 @@ func ingestTarget(o *object, name string) error {
 // apply adds one change to the table's delta.
 func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange) error {
 	o := tc.o
+	if c.Op != Insert && o.appendOnly {
+		what := map[ChangeOp]string{Delete: "delete from", DeleteKey: "delete from", Upsert: "upsert into", Truncate: "truncate"}[c.Op]
+		return appendOnlyError(o, what)
+	}
 	if c.Op == Truncate {
 		return tc.truncate(ctx, st)
 	}
@@ -323,6 +385,26 @@ func rowsEqual(a, b zset.Row) bool {
 		}
 	}
 	return true
+}
+
+// coerceInPlace converts a whole row's values to the table's column
+// types, replacing them in row.
+func (o *object) coerceInPlace(row zset.Row) error {
+	if len(row) != len(o.cols) {
+		return errs.Newf(errs.InvalidParameterValue, "row has %d values, table %q has %d columns", len(row), o.name, len(o.cols))
+	}
+	for i, v := range row {
+		t := o.cols[i].Type
+		if v.IsNull() || (v.Kind() == t.ID && t.Precision < 0 && t.Scale < 0 && t.Length < 0) {
+			continue
+		}
+		c, err := types.Cast(v, t, false)
+		if err != nil {
+			return fmt.Errorf("column %q: %w", o.cols[i].Name, err)
+		}
+		row[i] = c
+	}
+	return nil
 }
 
 // coerceRow converts a row's values to the table's column types; with

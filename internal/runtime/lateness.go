@@ -45,7 +45,7 @@ type lateness struct {
 
 // tableOptions reads a CREATE TABLE's storage parameters: event_time and
 // lateness, which go together. Anything else is not supported.
-func tableOptions(o *object, opts []*pg.Node) (*lateness, error) {
+func tableOptions(o *object, opts []*pg.Node) (_ *lateness, err error) {
 	var col, bound string
 	var seen []string
 	for _, n := range opts {
@@ -65,9 +65,14 @@ func tableOptions(o *object, opts []*pg.Node) (*lateness, error) {
 		seen = append(seen, name)
 		val, ok := optionText(d.Arg)
 		switch {
+		case name == "append_only":
+			if o.appendOnly, err = boolOption(name, d.Arg); err != nil {
+				return nil, err
+			}
+			continue
 		case name != "event_time" && name != "lateness":
 			return nil, errs.Newf(errs.FeatureNotSupported,
-				"table parameter %q is not supported (RockStream knows event_time and lateness)", name)
+				"table parameter %q is not supported (RockStream knows append_only, event_time and lateness)", name)
 		case !ok:
 			return nil, errs.Newf(errs.InvalidParameterValue, "parameter %q needs a value, as in %s = '...'", name, name)
 		case name == "event_time":
@@ -109,6 +114,22 @@ func tableOptions(o *object, opts []*pg.Node) (*lateness, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// boolOption returns a boolean storage parameter's value; a parameter
+// without one is true, as in PostgreSQL.
+func boolOption(name string, arg *pg.Node) (bool, error) {
+	if arg == nil {
+		return true, nil
+	}
+	val, _ := optionText(arg)
+	switch strings.ToLower(val) {
+	case "true", "on", "yes", "1":
+		return true, nil
+	case "false", "off", "no", "0":
+		return false, nil
+	}
+	return false, errs.Newf(errs.InvalidParameterValue, "invalid value for boolean option %q: %s", name, val)
 }
 
 // optionText returns a storage parameter's value as text: a string, a

@@ -25,6 +25,9 @@ func (s *Session) execTruncate(ctx context.Context, tr *pg.TruncateStmt) (*Resul
 			if err != nil {
 				return nil, err
 			}
+			if o.appendOnly {
+				return nil, appendOnlyError(o, "truncate")
+			}
 			if seen[o.id] {
 				continue
 			}

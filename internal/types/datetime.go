@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -405,4 +406,50 @@ func parseTimestamp(t TypeID, s string) (int64, error) {
 		return 0, outOfRange
 	}
 	return micros, nil
+}
+
+// FromGoTime converts a Go time to a value of a date or time type: its
+// instant for timestamptz, its wall-clock reading (in its location) for
+// timestamp and date. Sub-microsecond digits are dropped. A time outside
+// PostgreSQL's range is an error, as it is for text input.
+func FromGoTime(x time.Time, id TypeID) (Value, error) {
+	switch id {
+	case Date:
+		days := daysFromCivil(int64(x.Year()), int64(x.Month()), int64(x.Day()))
+		if !validDate(days) {
+			return Null, errDateRange
+		}
+		return MakeDate(int32(days)), nil
+	case Timestamp:
+		_, offset := x.Zone()
+		x = x.Add(time.Duration(offset) * time.Second)
+	}
+	micros := x.Unix()*1_000_000 + int64(x.Nanosecond()/1000)
+	if x.Unix() > math.MaxInt64/1_000_000-1 || x.Unix() < minTimestamp/1_000_000-1 || !validTimestamp(micros) {
+		return Null, errTimestampRange
+	}
+	if id == Timestamp {
+		return MakeTimestamp(micros), nil
+	}
+	return MakeTimestampTZ(micros), nil
+}
+
+// FromGoInt converts a Go integer to a value of an integer column type
+// (with PostgreSQL's range check), or to a bigint for any other type, for
+// the column's own conversion to take over.
+func FromGoInt(n int64, id TypeID) (Value, error) {
+	switch id {
+	case Int2:
+		if n < math.MinInt16 || n > math.MaxInt16 {
+			return Null, errInt2Range
+		}
+	case Int4:
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return Null, errInt4Range
+		}
+	case Int8:
+	default:
+		id = Int8
+	}
+	return MakeInt(id, n), nil
 }
