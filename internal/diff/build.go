@@ -290,6 +290,10 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	onlyInserts := insertOnly(n.Input)
+	if onlyInserts {
+		op.InsertOnly()
+	}
 
 	calls := make([]string, len(n.Aggs))
 	for i, c := range n.Aggs {
@@ -304,6 +308,9 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "aggregate  group=%s  aggs=[%s]  state=groups(%s)",
 		exprList(n.GroupBy), strings.Join(calls, ", "), strings.Join(fields, ","))
+	if onlyInserts {
+		sb.WriteString("  input=insert-only")
+	}
 	group := make([]string, len(n.GroupBy))
 	for i, g := range n.GroupBy {
 		group[i] = g.String()

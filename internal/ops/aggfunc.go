@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 
@@ -85,7 +86,10 @@ type aggSpec struct {
 	// arranged aggregates (DISTINCT, MIN, MAX) keep (group, value) → count
 	// under prefix.
 	arranged bool
-	prefix   []byte
+	// insertOnly MIN and MAX keep the extreme alone: their input never
+	// retracts (Aggregate.InsertOnly).
+	insertOnly bool
+	prefix     []byte
 	off      int             // first field in the state row
 	div      *types.Operator // AVG's final division
 }
@@ -190,6 +194,9 @@ func (s *aggSpec) add(a *accum, v types.Value, w int64) error {
 		}
 		return addCount(&a.f, w)
 	case fnMin, fnMax:
+		if s.insertOnly {
+			return s.addExtreme(a, v, w)
+		}
 		a.dirty = true
 		return nil
 	}
@@ -464,4 +471,33 @@ func (s *aggSpec) classPrefix(dst, gkey []byte, v types.Value) []byte {
 
 func aggPrefix(prefix []byte, i int) []byte {
 	return binary.BigEndian.AppendUint16(withSuffix(prefix, 'a'), uint16(i))
+}
+
+// addExtreme folds an inserted value into an insert-only MIN or MAX. It
+// keeps the value the arrangement would give: the least (MIN) or greatest
+// (MAX) by key encoding, and among values with equal keys (NUMERIC 1.0
+// and 1.00) the first (MIN) or last (MAX) by row encoding.
+func (s *aggSpec) addExtreme(a *accum, v types.Value, w int64) error {
+	if w <= 0 {
+		return errs.New(errs.Internal, "internal error: a retraction reached a MIN or MAX over insert-only input")
+	}
+	if a.ext.IsNull() {
+		a.ext = v
+		return nil
+	}
+	c := compareEncoded(v, a.ext)
+	if c != 0 && (c < 0) == (s.fn == fnMin) {
+		a.ext = v
+	}
+	return nil
+}
+
+// compareEncoded orders two values by key encoding, then by row
+// encoding.
+func compareEncoded(x, y types.Value) int {
+	var kx, ky [64]byte
+	if c := bytes.Compare(zset.EncodeKey(kx[:0], x), zset.EncodeKey(ky[:0], y)); c != 0 {
+		return c
+	}
+	return bytes.Compare(zset.EncodeRow(kx[:0], zset.Row{x}), zset.EncodeRow(ky[:0], zset.Row{y}))
 }

@@ -126,6 +126,24 @@ func (a *Aggregate) StateNames() []string {
 // Arranged reports whether aggregate i keeps a (group, value) arrangement.
 func (a *Aggregate) Arranged(i int) bool { return a.aggs[i].arranged }
 
+// InsertOnly declares that every row the aggregate will take is an
+// insertion, its input being insert-only (an append-only table through
+// filters, projections and inner joins): MIN and MAX then keep the
+// current extreme in the group's state instead of an arrangement of every
+// value, and a retraction fails as an internal error. It is called
+// before the first step, and the same way for every circuit built over
+// the aggregate's state.
+func (a *Aggregate) InsertOnly() {
+	for i := range a.aggs {
+		if s := &a.aggs[i]; s.fn == fnMin || s.fn == fnMax {
+			s.arranged, s.insertOnly = false, true
+		}
+	}
+}
+
+// IsInsertOnly reports whether InsertOnly applies to aggregate i.
+func (a *Aggregate) IsInsertOnly(i int) bool { return a.aggs[i].insertOnly }
+
 // aggInput is one delta row, evaluated: its group key and the arguments
 // that pass their FILTER and are not NULL.
 type aggInput struct {

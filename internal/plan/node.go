@@ -21,6 +21,9 @@ type Scan struct {
 	// Relation is the stored relation's name, as the catalog knows it.
 	Relation string
 	Cols     []Column
+	// AppendOnly says the relation only ever grows: every change to it
+	// is an insertion (an append-only table).
+	AppendOnly bool
 }
 
 // Values is a constant relation (VALUES lists, SELECT without FROM).

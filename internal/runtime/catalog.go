@@ -157,7 +157,7 @@ func (c *catalog) Relation(name string) *sql.Relation {
 	if o == nil {
 		return nil
 	}
-	return &sql.Relation{Name: o.name, Kind: o.kind, Cols: o.cols, Query: o.query}
+	return &sql.Relation{Name: o.name, Kind: o.kind, Cols: o.cols, Query: o.query, AppendOnly: o.appendOnly}
 }
 
 // matviewsInOrder returns the materialized views in creation (= dependency)

@@ -22,6 +22,8 @@ type Relation struct {
 	Cols []plan.Column
 	// Query is a View's defining SELECT, parsed; nil otherwise.
 	Query *pg.Node
+	// AppendOnly is set for a table that takes insertions only.
+	AppendOnly bool
 }
 
 // Catalog resolves relation names (lower-cased, unqualified or

@@ -139,7 +139,7 @@ func (st *bindState) rangeVar(rv *pg.RangeVar, env *cteEnv) (*fromItem, error) {
 	cols := append([]plan.Column(nil), rel.Cols...)
 	switch rel.Kind {
 	case Table, MaterializedView:
-		node = &plan.Scan{Relation: rel.Name, Cols: cols}
+		node = &plan.Scan{Relation: rel.Name, Cols: cols, AppendOnly: rel.AppendOnly}
 	case View:
 		var err error
 		if node, err = st.expandView(rel, rv.Location); err != nil {
