@@ -90,8 +90,8 @@ type aggSpec struct {
 	// retracts (Aggregate.InsertOnly).
 	insertOnly bool
 	prefix     []byte
-	off      int             // first field in the state row
-	div      *types.Operator // AVG's final division
+	off        int             // first field in the state row
+	div        *types.Operator // AVG's final division
 }
 
 func newAggSpec(call plan.AggCall) (aggSpec, error) {
