@@ -278,11 +278,18 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 				if it.GetSetToDefault() != nil {
 					continue
 				}
+				col := o.cols[targets[j]]
+				if v, ok, err := sql.AssignLiteral(it, col.Type); ok {
+					if err != nil {
+						return nil, err
+					}
+					row[j] = &plan.Const{Val: v, Typ: col.Type}
+					continue
+				}
 				e, err := b.Scalar(nil, it)
 				if err != nil {
 					return nil, err
 				}
-				col := o.cols[targets[j]]
 				if row[j], err = b.Assign(e, col.Type, col.Name); err != nil {
 					return nil, err
 				}

@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
@@ -162,4 +164,39 @@ func assign(e plan.Expr, to types.Type, column string, setParam paramTyper) (pla
 		return nil, err
 	}
 	return out, nil
+}
+
+// AssignLiteral converts a literal of an INSERT's VALUES list straight to
+// the value it stores in a column of type to, as binding the literal and
+// assigning it to the column would (Binder.Scalar, then Assign): a string
+// is read by to's input function, a NULL takes the type, an integer that
+// fits 32 bits goes into an integer or bigint column. It reports false
+// for anything else, which the caller binds the general way.
+func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
+	c := n.GetAConst()
+	if c == nil || types.IsReg(to.ID) || to.ID.IsArray() {
+		return types.Null, false, nil
+	}
+	if c.Isnull || c.Val == nil {
+		return types.Null, true, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Sval:
+		in := types.Of(to.ID)
+		in.Fields = to.Fields
+		val, err := types.Parse(in, v.Sval.Sval)
+		if err != nil {
+			return types.Null, true, errs.WithPosition(err, int(c.Location)+1)
+		}
+		if constrained(to) {
+			val, err = types.Cast(val, to, false)
+		}
+		return val, true, err
+	case *pg.A_Const_Ival:
+		switch to.ID {
+		case types.Int4, types.Int8:
+			return types.MakeInt(to.ID, int64(v.Ival.Ival)), true, nil
+		}
+	}
+	return types.Null, false, nil
 }
