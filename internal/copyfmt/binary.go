@@ -105,31 +105,61 @@ func (d *Decoder) nextBinary() ([]types.Value, error) {
 	if int(count) != len(d.cols) {
 		return nil, errs.WithWhere(errs.Newf(errs.BadCopyFileFormat, "row field count is %d, expected %d", count, len(d.cols)), d.where(false))
 	}
-	row := make([]types.Value, len(d.cols))
-	var buf bytes.Buffer
+	row := d.newRow()
 	for i, col := range d.cols {
-		where := fmt.Sprintf("COPY %s, line %d, column %s", d.rel, d.lineNo, col.Name)
+		where := func() string { return fmt.Sprintf("COPY %s, line %d, column %s", d.rel, d.lineNo, col.Name) }
 		size, ok := d.readInt32()
 		switch {
 		case !ok:
-			return nil, errs.WithWhere(binaryError("unexpected EOF in COPY data"), where)
+			return nil, errs.WithWhere(binaryError("unexpected EOF in COPY data"), where())
 		case size == -1:
 			row[i] = types.Null
 			continue
 		case size < 0:
-			return nil, errs.WithWhere(binaryError("invalid field size"), where)
+			return nil, errs.WithWhere(binaryError("invalid field size"), where())
 		}
-		buf.Reset()
-		// Copying grows the buffer with the data that arrives, so a
-		// corrupt length cannot make it allocate more than the input.
-		if n, _ := io.CopyN(&buf, d.r, int64(size)); n != int64(size) {
-			return nil, errs.WithWhere(binaryError("unexpected EOF in COPY data"), where)
+		field, ok := d.readField(int(size))
+		if !ok {
+			return nil, errs.WithWhere(binaryError("unexpected EOF in COPY data"), where())
 		}
-		v, err := types.ParseBinary(buf.Bytes(), col.Type)
+		v, err := types.ParseBinary(field, col.Type)
 		if err != nil {
-			return nil, errs.WithWhere(err, where)
+			return nil, errs.WithWhere(err, where())
 		}
 		row[i] = v
 	}
 	return row, nil
+}
+
+// readField returns the next size bytes of the data, valid until the next
+// read, and false when the data ends first. A field that fits the read
+// buffer is read in place; a larger one is copied into a buffer that
+// grows with the data that arrives, so that a corrupt length cannot make
+// it allocate more than the input.
+func (d *Decoder) readField(size int) ([]byte, bool) {
+	if size <= d.r.Size() {
+		b, err := d.r.Peek(size)
+		if err != nil {
+			return nil, false
+		}
+		_, _ = d.r.Discard(size)
+		return b, true
+	}
+	d.big.Reset()
+	if n, _ := io.CopyN(&d.big, d.r, int64(size)); n != int64(size) {
+		return nil, false
+	}
+	return d.big.Bytes(), true
+}
+
+// newRow returns a row for the next tuple, carved from a block of rows
+// allocated at once; a row is never reused, since the caller keeps it.
+func (d *Decoder) newRow() []types.Value {
+	n := len(d.cols)
+	if len(d.rows) < n {
+		d.rows = make([]types.Value, n*max(1, 4096/max(n, 1)))
+	}
+	row := d.rows[:n:n]
+	d.rows = d.rows[n:]
+	return row
 }

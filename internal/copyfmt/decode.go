@@ -2,6 +2,7 @@ package copyfmt
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -43,6 +44,11 @@ type Decoder struct {
 	line     []byte
 	fieldBuf []byte
 	fields   []field
+
+	// big holds a binary field larger than the read buffer; rows is the
+	// unused rest of the block binary rows are carved from.
+	big  bytes.Buffer
+	rows []types.Value
 }
 
 // field is one value of a line: fieldBuf[start:end], or NULL.
@@ -62,8 +68,9 @@ func NewDecoder(r io.Reader, opts Options, rel string, cols []Column) *Decoder {
 // as PostgreSQL counts them for error messages.
 func (d *Decoder) Line() int64 { return d.lineNo }
 
-// Next returns the next row, or io.EOF after the last. The row is freshly
-// allocated. After an error the decoder must not be used again.
+// Next returns the next row, or io.EOF after the last. The row is the
+// caller's: the decoder never writes to it again. After an error the
+// decoder must not be used again.
 func (d *Decoder) Next() ([]types.Value, error) {
 	if d.ended {
 		return nil, io.EOF
@@ -329,7 +336,7 @@ func (d *Decoder) parseLine() ([]types.Value, error) {
 	if len(d.fields) > len(d.cols) {
 		return nil, d.lineError(true, "extra data after last expected column")
 	}
-	row := make([]types.Value, len(d.cols))
+	row := d.newRow()
 	for i, col := range d.cols {
 		if i >= len(d.fields) {
 			return nil, d.lineError(true, "missing data for column %s", quoted(col.Name))

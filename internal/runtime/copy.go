@@ -189,7 +189,7 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		if err != nil {
 			return nil, s.failStatement(err)
 		}
-		row, err := o.fullRow(spec.targets, vals)
+		row, err := o.ownRow(spec.targets, vals)
 		if err != nil {
 			return nil, s.failStatement(errs.WithWhere(err, dec.Where()))
 		}

@@ -97,6 +97,13 @@ func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, d
 			return err
 		}
 	}
+	return tableWritten(ctx, st, w, o, delta)
+}
+
+// tableWritten completes the write of delta, stored in o's rows: the
+// watermark moves past it and the views take it in (at COMMIT, in an
+// epoch that defers them).
+func tableWritten(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
 	}
@@ -343,7 +350,7 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 			}
 			vals[j] = v
 		}
-		row, err := o.fullRow(targets, vals)
+		row, err := o.ownRow(targets, vals)
 		if err != nil {
 			return nil, err
 		}
@@ -380,6 +387,28 @@ func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
 	return row, o.checkRow(row)
 }
 
+// ownRow is fullRow for vals the caller hands over: when they give every
+// column in order, they become the row.
+func (o *object) ownRow(targets []int, vals []types.Value) (zset.Row, error) {
+	if allColumns(targets, len(o.cols)) {
+		return vals, o.checkRow(vals)
+	}
+	return o.fullRow(targets, vals)
+}
+
+// allColumns reports whether targets are the columns 0..n-1 in order.
+func allColumns(targets []int, n int) bool {
+	if len(targets) != n {
+		return false
+	}
+	for j, t := range targets {
+		if t != j {
+			return false
+		}
+	}
+	return true
+}
+
 // defaultValue evaluates column i's DEFAULT, NULL when it has none. A
 // volatile default is evaluated anew for each row, as PostgreSQL does.
 func (o *object) defaultValue(i int) (types.Value, error) {
@@ -400,6 +429,9 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 	}
 	var delta zset.Batch
 	var affected []zset.Row
+	if len(o.pk) > 0 && conflict == nil {
+		return rows, insertNewKeys(ctx, st, w, o, rows)
+	}
 	if len(o.pk) == 0 {
 		if conflict != nil {
 			return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")

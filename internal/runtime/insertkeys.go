@@ -1,0 +1,85 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// insertNewKeys inserts rows into a table with a primary key, without ON
+// CONFLICT: every key must be new, to the table and to the statement.
+// The first row, in order, whose key an earlier row or a stored row holds
+// fails the statement with 23505, as in PostgreSQL. Each key is encoded
+// once, into one buffer, read once and written once, and the rows go to
+// the views as the table's delta without a consolidation of their own
+// (the views' circuits consolidate what they take in).
+func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object, rows []zset.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	buf := make([]byte, 0, len(rows)*(len(prefix)+12))
+	ends := make([]int, len(rows))
+	key := func(i int) []byte {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		return buf[start:ends[i]]
+	}
+	// byHash finds an earlier row with the same key; keys of equal hash
+	// but different bytes (rare) go to collided.
+	byHash := make(map[uint64]int32, len(rows))
+	var collided map[string]int32
+	var k []byte
+	for i, r := range rows {
+		k = keyOf(k, prefix, r)
+		h := xxhash.Sum64(k)
+		j, seen := byHash[h]
+		switch {
+		case seen && bytes.Equal(key(int(j)), k):
+			return o.uniqueViolation(r)
+		case seen:
+			if _, dup := collided[string(k)]; dup {
+				return o.uniqueViolation(r)
+			}
+			if collided == nil {
+				collided = map[string]int32{}
+			}
+			collided[string(k)] = int32(i)
+		default:
+			byHash[h] = int32(i)
+		}
+		if _, found, err := st.Get(k); err != nil {
+			return err
+		} else if found {
+			return o.uniqueViolation(r)
+		}
+		buf = append(buf, k...)
+		ends[i] = len(buf)
+	}
+	delta := make(zset.Batch, len(rows))
+	if err := checkFinal(st, o, rowsAsInsertions(delta, rows)); err != nil {
+		return err
+	}
+	var val []byte
+	for i, r := range rows {
+		val = encodeStored(val, 1, r)
+		if err := st.Set(key(i), val); err != nil {
+			return err
+		}
+	}
+	return tableWritten(ctx, st, w, o, delta)
+}
+
+// rowsAsInsertions fills delta (of len(rows)) with one insertion per row.
+func rowsAsInsertions(delta zset.Batch, rows []zset.Row) zset.Batch {
+	for i, r := range rows {
+		delta[i] = zset.Entry{Row: r, Weight: 1}
+	}
+	return delta
+}
