@@ -164,7 +164,10 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 // discards what the client still sends, up to its CopyDone or CopyFail.
 func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res *Result, err error) {
 	defer func() { s.copyDone(res, err) }()
-	res, err = s.copyFrom(ctx, in, data)
+	res, err = guard(s.eng, func() (*Result, error) { return s.copyFrom(ctx, in, data) })
+	if err != nil {
+		s.failStatement(err)
+	}
 	return res, statementError(ctx, err)
 }
 

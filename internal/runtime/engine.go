@@ -34,6 +34,8 @@ type Engine struct {
 	stop, stopped chan struct{}
 	// connStatus reports the status of sources and sinks (connector.go).
 	connStatus atomic.Pointer[func(name string) (ConnectorStatus, bool)]
+	// onPanic sees the panics recovered from statements (OnPanic).
+	onPanic atomic.Pointer[func(recovered any, stack []byte)]
 
 	// mu guards the committed state: readers hold it shared for the whole
 	// read; a commit holds it exclusively while it applies an epoch.
@@ -274,7 +276,8 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 
 // ExecStatement runs a parsed statement, as Exec does. A statement that
 // fails inside a transaction block, explicit or implicit, fails the
-// block, whatever the error, as in PostgreSQL.
+// block, whatever the error, as in PostgreSQL. A panic while the
+// statement runs is its error (XX000), not the process's end.
 func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(st.Text)
 	defer func() { done(res, err) }()
@@ -283,7 +286,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []
 		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
 		defer cancel()
 	}
-	res, err = s.exec(ctx, st, paramText)
+	res, err = guard(s.eng, func() (*Result, error) { return s.exec(ctx, st, paramText) })
 	if err != nil {
 		s.FailTransaction()
 	}
@@ -332,6 +335,10 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 	return s.execNode(ctx, parsed.Text, raw.Stmt, paramText)
 }
 
+// testHookDispatch, when set (by tests), is called with each statement
+// about to be dispatched, in the session running it.
+var testHookDispatch func(s *Session, text string)
+
 // parse parses a statement's text, an INSERT of literal rows without
 // PostgreSQL's parser (which returns the same tree, only slower).
 func parse(query string) (*pg.ParseResult, error) {
@@ -375,7 +382,7 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 	if autocommit {
 		s.txn = &txn{}
 	}
-	res, err := run()
+	res, err := guard(s.eng, run)
 	if autocommit {
 		if err == nil {
 			err = s.commit(ctx)
@@ -574,6 +581,9 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 }
 
 func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
+	if testHookDispatch != nil {
+		testHookDispatch(s, text)
+	}
 	if s.txn.readOnly {
 		if name := writeStmtName(n); name != "" {
 			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
