@@ -76,6 +76,9 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		if err := checkStoredType(t); err != nil {
 			return nil, nil, err
 		}
+		if err := sql.CheckColumnCollation(cd.CollClause, t); err != nil {
+			return nil, nil, err
+		}
 		notNull := cd.IsNotNull
 		var def plan.Expr
 		for _, cn := range cd.Constraints {
