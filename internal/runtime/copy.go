@@ -203,7 +203,7 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		}
 	}
 	return s.statement(ctx, func() (*Result, error) {
-		if s.txn.readOnly {
+		if s.txn.readOnlyTxn() {
 			return nil, errs.New(errs.ReadOnlyTransaction, "cannot execute COPY FROM in a read-only transaction")
 		}
 		var n int

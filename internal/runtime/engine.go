@@ -226,6 +226,14 @@ type txn struct {
 	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
 	// block reads committed epochs as they come and may not write.
 	readOnly bool
+	// accessReadOnly is the transaction's access mode, PostgreSQL's
+	// transaction_read_only: set by BEGIN READ ONLY, SET TRANSACTION
+	// READ ONLY or default_transaction_read_only (readonly.go).
+	accessReadOnly bool
+	// queried is set once a statement other than SET, SHOW or a
+	// transaction statement has run in the transaction: it can no longer
+	// become read-write.
+	queried bool
 	// settings holds the session's settings as they were before the
 	// block first changed one, once it has (settingsSaved), and local
 	// the settings SET LOCAL changed since (settings.go).
@@ -380,8 +388,9 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 	s.beginImplicitBlock()
 	autocommit := s.txn == nil
 	if autocommit {
-		s.txn = &txn{}
+		s.txn = s.newTxn(false)
 	}
+	s.txn.queried = true
 	res, err := guard(s.eng, run)
 	if autocommit {
 		if err == nil {
@@ -406,13 +415,17 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		}
 		switch {
 		case s.txn == nil:
-			s.txn = &txn{block: true}
+			s.txn = s.newTxn(true)
 		case s.txn.implicit:
 			// The statements of the message before BEGIN join the block.
 			s.txn.implicit = false
 		default:
 			// Inside a block PostgreSQL warns and carries on.
 			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
+			return &Result{Tag: tag}, nil
+		}
+		if err := s.transactionModes(t.Options); err != nil {
+			return nil, err
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
@@ -584,7 +597,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	if testHookDispatch != nil {
 		testHookDispatch(s, text)
 	}
-	if s.txn.readOnly {
+	if s.txn.readOnlyTxn() {
 		if name := writeStmtName(n); name != "" {
 			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
 		}
