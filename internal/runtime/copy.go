@@ -65,7 +65,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 	if err != nil {
 		return nil, err
 	}
-	all, err := relationAt(ctx, r, o, 0)
+	all, err := relationAt(ctx, r, o, asOfNow)
 	if err != nil {
 		return nil, err
 	}

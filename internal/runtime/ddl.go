@@ -321,7 +321,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
-		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit}
+		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit, created: w.epoch}
 	nc.nextID++
 	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
 	if err != nil {
