@@ -37,7 +37,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 	}
 	if c.Query != nil {
 		if c.Query.GetSelectStmt() == nil {
-			return nil, errs.Newf(errs.FeatureNotSupported, "COPY (%s) TO is not supported; COPY takes a SELECT", strings.TrimSuffix(stmtName(c.Query), "Stmt"))
+			return nil, errs.Newf(errs.FeatureNotSupported, "COPY (%s) TO is not supported; COPY takes a SELECT", stmtName(c.Query))
 		}
 		if len(c.Attlist) > 0 {
 			return nil, errs.New(errs.FeatureNotSupported, "COPY (query) TO does not take a column list")

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
@@ -642,7 +641,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
 		return s.execRole(ctx, n)
 	}
-	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
+	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", stmtName(n))
 }
 
 // ddl runs a catalog change: in its own transaction, or in the epoch of
@@ -679,19 +678,6 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 // block's changes, and a relation dropped in the block takes its pending
 // changes with it.
 const catalogChangeFlushes = true
-
-// stmtName names a statement node's kind for error messages.
-func stmtName(n *pg.Node) string {
-	name := fmt.Sprintf("%T", n.GetNode())
-	// *pg_query.Node_AlterTableStmt → AlterTableStmt
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '_' {
-			name = name[i+1:]
-			break
-		}
-	}
-	return name
-}
 
 // outColumns converts plan columns to result columns.
 func outColumns(cols []plan.Column) []Column {
