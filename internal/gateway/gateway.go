@@ -145,6 +145,14 @@ func New(eng *runtime.Engine, cfg Config) *Server {
 	_, _ = rand.Read(secret)
 	s := &Server{eng: eng, cfg: cfg, log: log, secret: secret, users: newUserVerifiers(cfg.Auth.Users)}
 	s.mu.conns = map[uint32]*conn{}
+	// A statement that panics fails with XX000 and its session goes on;
+	// the panic is logged here.
+	eng.OnPanic(func(r any, stack []byte) {
+		if testHookPanic != nil {
+			testHookPanic(r)
+		}
+		log.Error("gateway: statement panicked", "panic", r, "stack", string(stack))
+	})
 	return s
 }
 

@@ -302,7 +302,7 @@ func (c *conn) reportParameters() {
 		"application_name":              c.sess.Setting("application_name"),
 		"is_superuser":                  on(c.superuser),
 		"session_authorization":         c.user,
-		"default_transaction_read_only": "off",
+		"default_transaction_read_only": c.sess.Setting("default_transaction_read_only"),
 		"in_hot_standby":                "off",
 	}
 	names := make([]string, 0, len(vals))

@@ -44,18 +44,29 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 	return out, err
 }
 
-// relationAt returns a relation's contents as of epoch asOf (0: now): a
-// view's current contents minus the changes logged after asOf.
+// asOfNow, as the epoch of a read, reads current contents. (Epoch 0 is
+// the empty state before the first commit.)
+const asOfNow = ^uint64(0)
+
+// relationAt returns a relation's contents as of epoch asOf (asOfNow:
+// now): a view's current contents minus the changes logged after asOf.
+// A materialized view has no contents before the epoch that created it:
+// reading it at an earlier epoch fails with 22023.
 func relationAt(ctx context.Context, r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
 	if o.system != nil {
 		return systemRows(r, o, asOf)
 	}
-	cur, err := readContents(ctx, r, o)
-	if err != nil || asOf == 0 {
-		return cur, err
+	if asOf != asOfNow {
+		if o.kind != sql.MaterializedView {
+			return nil, errs.Newf(errs.FeatureNotSupported, "AS OF EPOCH reads materialized views only; %s %q keeps no history", o.kindName(), o.name)
+		}
+		if err := o.existedAt(asOf); err != nil {
+			return nil, err
+		}
 	}
-	if o.kind != sql.MaterializedView {
-		return nil, errs.Newf(errs.FeatureNotSupported, "AS OF EPOCH reads materialized views only; %s %q keeps no history", o.kindName(), o.name)
+	cur, err := readContents(ctx, r, o)
+	if err != nil || asOf == asOfNow {
+		return cur, err
 	}
 	later, err := readChanges(r, o.id, asOf, ^uint64(0)-1)
 	if err != nil {
@@ -130,4 +141,18 @@ func (e *Engine) Changes(name string, after uint64) ([]Change, uint64, error) {
 	}
 	ch, err := readChanges(e.mu.store, o.id, after, frontier)
 	return ch, frontier, err
+}
+
+// existedAt fails with 22023 when materialized view o did not exist at
+// epoch asOf: before the epoch that created it, and at epoch 0, before
+// anything.
+func (o *object) existedAt(asOf uint64) error {
+	if asOf >= o.created && asOf > 0 {
+		return nil
+	}
+	when := ""
+	if o.created > 0 {
+		when = fmt.Sprintf(" (it was created at epoch %d)", o.created)
+	}
+	return errs.Newf(errs.InvalidParameterValue, "materialized view %q did not exist at epoch %d%s", o.name, asOf, when)
 }

@@ -40,6 +40,10 @@ type object struct {
 	// maxIterations is the iteration limit of the view's recursive
 	// queries; 0 means the default (recursion.go).
 	maxIterations int
+	// created is the epoch that created a materialized view, the first
+	// it can be read AS OF; 0 when not known (a view created before
+	// catalog records kept it).
+	created uint64
 
 	// system, for a system relation, computes its rows (system.go).
 	system func(r state.Reader) (zset.Batch, error)

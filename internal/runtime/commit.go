@@ -259,7 +259,7 @@ func (e *Engine) runGroup(batch []*writeRequest) {
 			results[i] = err
 			continue
 		}
-		results[i] = w.run(r.fn)
+		results[i] = w.run(e.guarded(r.fn))
 	}
 	err = e.commitEpoch(w)
 	for i, r := range batch {

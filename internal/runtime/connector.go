@@ -132,7 +132,7 @@ func (c *catalog) connectorOn(name string) *spec.Spec {
 
 func (s *Session) execConnector(ctx context.Context, st ext.Statement) (*Result, error) {
 	c := st.Connector
-	if st.Kind != ext.ShowConnectors && s.txn.readOnly {
+	if st.Kind != ext.ShowConnectors && s.txn.readOnlyTxn() {
 		return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", connectorStmtName(st.Kind, c.Sink))
 	}
 	switch st.Kind {

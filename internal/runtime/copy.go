@@ -37,7 +37,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 	}
 	if c.Query != nil {
 		if c.Query.GetSelectStmt() == nil {
-			return nil, errs.Newf(errs.FeatureNotSupported, "COPY (%s) TO is not supported; COPY takes a SELECT", strings.TrimSuffix(stmtName(c.Query), "Stmt"))
+			return nil, errs.Newf(errs.FeatureNotSupported, "COPY (%s) TO is not supported; COPY takes a SELECT", stmtName(c.Query))
 		}
 		if len(c.Attlist) > 0 {
 			return nil, errs.New(errs.FeatureNotSupported, "COPY (query) TO does not take a column list")
@@ -65,7 +65,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 	if err != nil {
 		return nil, err
 	}
-	all, err := relationAt(ctx, r, o, 0)
+	all, err := relationAt(ctx, r, o, asOfNow)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,10 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 // discards what the client still sends, up to its CopyDone or CopyFail.
 func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res *Result, err error) {
 	defer func() { s.copyDone(res, err) }()
-	res, err = s.copyFrom(ctx, in, data)
+	res, err = guard(s.eng, func() (*Result, error) { return s.copyFrom(ctx, in, data) })
+	if err != nil {
+		s.failStatement(err)
+	}
 	return res, statementError(ctx, err)
 }
 
@@ -200,7 +203,7 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		}
 	}
 	return s.statement(ctx, func() (*Result, error) {
-		if s.txn.readOnly {
+		if s.txn.readOnlyTxn() {
 			return nil, errs.New(errs.ReadOnlyTransaction, "cannot execute COPY FROM in a read-only transaction")
 		}
 		var n int

@@ -76,6 +76,9 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		if err := checkStoredType(t); err != nil {
 			return nil, nil, err
 		}
+		if err := sql.CheckColumnCollation(cd.CollClause, t); err != nil {
+			return nil, nil, err
+		}
 		notNull := cd.IsNotNull
 		var def plan.Expr
 		for _, cn := range cd.Constraints {
@@ -318,7 +321,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
-		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit}
+		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit, created: w.epoch}
 	nc.nextID++
 	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
 	if err != nil {

@@ -47,6 +47,10 @@ type catalogRecord struct {
 	// MaxRecursionIterations is a materialized view's iteration limit
 	// for recursive queries (recursion.go), when not the default.
 	MaxRecursionIterations int `json:"max_recursion_iterations,omitempty"`
+	// CreatedEpoch is the epoch that created a materialized view (AS OF
+	// EPOCH reads it from there); absent in records written before it
+	// was kept.
+	CreatedEpoch uint64 `json:"created_epoch,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -60,7 +64,7 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		if old.byName[name] == o {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations})
+		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created})
 		if err != nil {
 			return err
 		}
@@ -203,7 +207,7 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 	case n.GetViewStmt() != nil:
 		next, _, err = createView(st, cat, rec.SQL, n.GetViewStmt())
 	case n.GetCreateTableAsStmt() != nil:
-		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}}
+		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}, epoch: rec.CreatedEpoch}
 		next, _, err = createMatView(context.Background(), st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))

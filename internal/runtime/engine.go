@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
@@ -34,6 +33,8 @@ type Engine struct {
 	stop, stopped chan struct{}
 	// connStatus reports the status of sources and sinks (connector.go).
 	connStatus atomic.Pointer[func(name string) (ConnectorStatus, bool)]
+	// onPanic sees the panics recovered from statements (OnPanic).
+	onPanic atomic.Pointer[func(recovered any, stack []byte)]
 
 	// mu guards the committed state: readers hold it shared for the whole
 	// read; a commit holds it exclusively while it applies an epoch.
@@ -224,6 +225,14 @@ type txn struct {
 	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
 	// block reads committed epochs as they come and may not write.
 	readOnly bool
+	// accessReadOnly is the transaction's access mode, PostgreSQL's
+	// transaction_read_only: set by BEGIN READ ONLY, SET TRANSACTION
+	// READ ONLY or default_transaction_read_only (readonly.go).
+	accessReadOnly bool
+	// queried is set once a statement other than SET, SHOW or a
+	// transaction statement has run in the transaction: it can no longer
+	// become read-write.
+	queried bool
 	// settings holds the session's settings as they were before the
 	// block first changed one, once it has (settingsSaved), and local
 	// the settings SET LOCAL changed since (settings.go).
@@ -274,7 +283,8 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 
 // ExecStatement runs a parsed statement, as Exec does. A statement that
 // fails inside a transaction block, explicit or implicit, fails the
-// block, whatever the error, as in PostgreSQL.
+// block, whatever the error, as in PostgreSQL. A panic while the
+// statement runs is its error (XX000), not the process's end.
 func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(st.Text)
 	defer func() { done(res, err) }()
@@ -283,7 +293,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []
 		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
 		defer cancel()
 	}
-	res, err = s.exec(ctx, st, paramText)
+	res, err = guard(s.eng, func() (*Result, error) { return s.exec(ctx, st, paramText) })
 	if err != nil {
 		s.FailTransaction()
 	}
@@ -331,6 +341,10 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 	}
 	return s.execNode(ctx, parsed.Text, raw.Stmt, paramText)
 }
+
+// testHookDispatch, when set (by tests), is called with each statement
+// about to be dispatched, in the session running it.
+var testHookDispatch func(s *Session, text string)
 
 // parse parses a statement's text, an INSERT of literal rows without
 // PostgreSQL's parser (which returns the same tree, only slower).
@@ -382,9 +396,10 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 	s.beginImplicitBlock()
 	autocommit := s.txn == nil
 	if autocommit {
-		s.txn = &txn{}
+		s.txn = s.newTxn(false)
 	}
-	res, err := run()
+	s.txn.queried = true
+	res, err := guard(s.eng, run)
 	if autocommit {
 		if err == nil {
 			err = s.commit(ctx)
@@ -408,13 +423,17 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		}
 		switch {
 		case s.txn == nil:
-			s.txn = &txn{block: true}
+			s.txn = s.newTxn(true)
 		case s.txn.implicit:
 			// The statements of the message before BEGIN join the block.
 			s.txn.implicit = false
 		default:
 			// Inside a block PostgreSQL warns and carries on.
 			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
+			return &Result{Tag: tag}, nil
+		}
+		if err := s.transactionModes(t.Options); err != nil {
+			return nil, err
 		}
 		return &Result{Tag: tag}, nil
 	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
@@ -583,7 +602,10 @@ func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews b
 }
 
 func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramText []*string) (*Result, error) {
-	if s.txn.readOnly {
+	if testHookDispatch != nil {
+		testHookDispatch(s, text)
+	}
+	if s.txn.readOnlyTxn() {
 		if name := writeStmtName(n); name != "" {
 			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
 		}
@@ -628,7 +650,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
 		return s.execRole(ctx, n)
 	}
-	return nil, errs.Newf(errs.FeatureNotSupported, "statement %s is not supported", stmtName(n))
+	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", stmtName(n))
 }
 
 // ddl runs a catalog change: in its own transaction, or in the epoch of
@@ -665,19 +687,6 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 // block's changes, and a relation dropped in the block takes its pending
 // changes with it.
 const catalogChangeFlushes = true
-
-// stmtName names a statement node's kind for error messages.
-func stmtName(n *pg.Node) string {
-	name := fmt.Sprintf("%T", n.GetNode())
-	// *pg_query.Node_AlterTableStmt → AlterTableStmt
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '_' {
-			name = name[i+1:]
-			break
-		}
-	}
-	return name
-}
 
 // outColumns converts plan columns to result columns.
 func outColumns(cols []plan.Column) []Column {

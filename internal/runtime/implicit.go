@@ -155,7 +155,8 @@ func (s *Session) FailTransaction() {
 // statement about to run outside a transaction block.
 func (s *Session) beginImplicitBlock() {
 	if s.inMessage && s.txn == nil {
-		s.txn = &txn{block: true, implicit: true}
+		s.txn = s.newTxn(true)
+		s.txn.implicit = true
 	}
 }
 

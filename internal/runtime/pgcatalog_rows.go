@@ -286,8 +286,12 @@ func pgSettingsRows(c *catalog) ([]zset.Row, error) {
 		if c.session != nil {
 			val = c.session.setting(n)
 		}
+		vartype := "string"
+		if booleanSettings[n] {
+			vartype = "bool"
+		}
 		b.row().set("name", n).set("setting", val).set("unit", nil).set("category", "Client Connection Defaults").
-			set("short_desc", nil).set("extra_desc", nil).set("context", "user").set("vartype", "string").
+			set("short_desc", nil).set("extra_desc", nil).set("context", "user").set("vartype", vartype).
 			set("source", "default").set("min_val", nil).set("max_val", nil).set("boot_val", settings[n].def).
 			set("reset_val", settings[n].def).set("sourcefile", nil).set("sourceline", nil).set("pending_restart", false)
 	}
@@ -349,17 +353,21 @@ func pgIndexesRows(c *catalog) ([]zset.Row, error) {
 
 func pgCollationRows(*catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_collation")
+	// The collations COLLATE accepts (sql.CheckColumnCollation), as
+	// PostgreSQL 15 has them in a UTF8 database (encoding 6).
 	for _, k := range []struct {
-		oid      uint32
-		name     string
-		provider string
-	}{{defaultCollationOID, "default", "d"}, {cCollationOID, "C", "c"}, {951, "POSIX", "c"}} {
+		oid            uint32
+		name, provider string
+		encoding       int
+		locale         string
+	}{{defaultCollationOID, "default", "d", -1, ""}, {cCollationOID, "C", "c", -1, "C"}, {951, "POSIX", "c", -1, "POSIX"},
+		{12340, "ucs_basic", "c", 6, "C"}, {12341, "C.utf8", "c", 6, "C.utf8"}} {
 		b.row().set("oid", k.oid).set("collname", k.name).set("collnamespace", uint32(pgCatalogNamespace)).
 			set("collowner", uint32(bootstrapRoleOID)).set("collprovider", k.provider).
-			set("collisdeterministic", true).set("collencoding", -1).set("collcollate", nil).
+			set("collisdeterministic", true).set("collencoding", k.encoding).set("collcollate", nil).
 			set("collctype", nil).set("colliculocale", nil).set("collversion", nil)
-		if k.provider == "c" {
-			b.set("collcollate", k.name).set("collctype", k.name)
+		if k.locale != "" {
+			b.set("collcollate", k.locale).set("collctype", k.locale)
 		}
 	}
 	return b.rows, nil

@@ -46,7 +46,13 @@ type Prepared struct {
 // fully; other statements are only parsed, and describe the rows they
 // return when that does not depend on running them (SHOW, EXPLAIN
 // INCREMENTAL). Nothing is locked or written.
+//
+// A panic while binding is the statement's error (XX000).
 func (s *Session) Prepare(query string, paramTypes []types.Type) (*Prepared, error) {
+	return guard(s.eng, func() (*Prepared, error) { return s.prepare(query, paramTypes) })
+}
+
+func (s *Session) prepare(query string, paramTypes []types.Type) (*Prepared, error) {
 	p := &Prepared{Query: query}
 	declared := append([]types.Type(nil), paramTypes...)
 	if st := ext.Parse(query); st.Kind != ext.None {

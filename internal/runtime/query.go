@@ -114,11 +114,11 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 // Sort, Limit and the Project between them at the top are applied to the
 // result in order.
 func runQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
-	return runQueryAt(ctx, r, cat, p, 0)
+	return runQueryAt(ctx, r, cat, p, asOfNow)
 }
 
 // runQueryAt is runQuery reading materialized views as of epoch asOf
-// (0: their current contents). Tables have no history, so a query at an
+// (asOfNow: their current contents). Tables have no history, so a query at an
 // epoch may read views only.
 func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.Row, error) {
 	switch n := p.(type) {

@@ -75,6 +75,14 @@ func TestRecovery(t *testing.T) {
 	if err := e2.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
+	// The epoch a materialized view was created at survives: reading it
+	// before then still fails; at it, it succeeds.
+	if _, err := s2.Exec(ctx, "SELECT * FROM sums AS OF EPOCH 3", nil); errs.SQLState(err) != "22023" || !strings.Contains(err.Error(), "created at epoch 4") {
+		t.Fatalf("sums AS OF EPOCH 3 after reopen: %v", err)
+	}
+	if got := run(s2, "SELECT count(*) FROM sums AS OF EPOCH 4"); got != "0\n" {
+		t.Fatalf("sums AS OF EPOCH 4 after reopen: %q", got)
+	}
 	// A dropped object's id is not reused.
 	run(s2, "CREATE TABLE fresh (a int)")
 	e2.mu.RLock()
@@ -117,6 +125,14 @@ func TestAsOfEpoch(t *testing.T) {
 	}
 	if _, err := s.Exec(ctx, "SELECT * FROM t AS OF EPOCH 3", nil); err == nil {
 		t.Error("AS OF over a table succeeded")
+	}
+	// Before the epoch that created the view (and at epoch 0, before
+	// anything) it did not exist: an error, not an empty view.
+	for _, epoch := range []string{"0", "1"} {
+		_, err := s.Exec(ctx, "SELECT count(*) FROM c AS OF EPOCH "+epoch, nil)
+		if errs.SQLState(err) != "22023" || !strings.Contains(err.Error(), "did not exist at epoch "+epoch+" (it was created at epoch 2)") {
+			t.Errorf("AS OF EPOCH %s, before the view: %v", epoch, err)
+		}
 	}
 	ch, frontier, err := e.Changes("c", 3)
 	if err != nil {

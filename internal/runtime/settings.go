@@ -19,6 +19,10 @@ type setting struct {
 	check func(v string) error
 }
 
+// booleanSettings take a boolean, in any of PostgreSQL's spellings, and
+// show as on or off.
+var booleanSettings = map[string]bool{"default_transaction_read_only": true, "transaction_read_only": true}
+
 func only(allowed ...string) func(string) error {
 	return func(v string) error {
 		for _, a := range allowed {
@@ -50,7 +54,11 @@ var settings = map[string]setting{
 	"idle_in_transaction_session_timeout": {"0", checkDurationSetting},
 	"default_transaction_isolation":       {"serializable", anyValue},
 	"transaction_isolation":               {"serializable", anyValue},
-	"rockstream.operation_id":             {"", anyValue},
+	"default_transaction_read_only":       {"off", anyValue},
+	// The open transaction's access mode (readonly.go), not stored with
+	// the others.
+	"transaction_read_only":   {"off", anyValue},
+	"rockstream.operation_id": {"", anyValue},
 	// The session's role and database, as the system catalog reports
 	// them (current_user, current_database()); the wire gateway sets
 	// them from the startup message.
@@ -124,15 +132,18 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 		s.settings = nil
 		return &Result{Tag: "RESET"}, nil
 	case pg.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION ISOLATION LEVEL ... and friends: writing
-		// transactions are serializable whatever is asked.
-		return &Result{Tag: "SET"}, nil
+		return s.setMulti(v)
 	}
 	def, ok := settings[name]
 	if !ok {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
 	if v.Kind == pg.VariableSetKind_VAR_RESET || v.Kind == pg.VariableSetKind_VAR_SET_DEFAULT {
+		if name == "transaction_read_only" {
+			if err := s.setTransactionReadOnly(s.Setting("default_transaction_read_only") == "on"); err != nil {
+				return nil, err
+			}
+		}
 		delete(s.settings, name)
 		if v.Kind == pg.VariableSetKind_VAR_RESET {
 			return &Result{Tag: "RESET"}, nil
@@ -162,6 +173,19 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 		}
 	}
 	val := strings.Join(parts, ", ")
+	if booleanSettings[name] {
+		b, ok := parseBoolSetting(val)
+		if !ok || len(parts) != 1 {
+			return nil, errs.Newf(errs.InvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+		if name == "transaction_read_only" {
+			if err := s.setTransactionReadOnly(b); err != nil {
+				return nil, err
+			}
+			return &Result{Tag: "SET"}, nil
+		}
+		val = boolSettingText(b)
+	}
 	if err := def.check(val); err != nil {
 		return nil, settingError(v.Name, val, err)
 	}
@@ -175,6 +199,9 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 // Setting returns the session's value of a setting.
 func (s *Session) Setting(name string) string {
 	name = strings.ToLower(name)
+	if name == "transaction_read_only" {
+		return s.transactionReadOnlySetting()
+	}
 	if v, ok := s.settings[name]; ok {
 		return v
 	}

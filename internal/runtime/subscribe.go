@@ -98,6 +98,9 @@ func (e *Engine) subscribe(st ext.Statement) (*subscription, error) {
 		if err := e.checkAsOf(st.Epoch, frontier); err != nil {
 			return nil, err
 		}
+		if err := o.existedAt(st.Epoch); err != nil {
+			return nil, err
+		}
 		start = st.Epoch
 	}
 	sub := &subscription{eng: e, view: o, progress: st.Progress, last: start, done: make(chan struct{})}

@@ -39,7 +39,7 @@ func systemRelationError(o *object, what string) error {
 // systemRows returns a system relation's rows now; system relations keep
 // no history.
 func systemRows(r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
-	if asOf != 0 {
+	if asOf != asOfNow {
 		return nil, errs.Newf(errs.FeatureNotSupported, "AS OF EPOCH reads materialized views only; %s keeps no history", o.name)
 	}
 	return o.system(r)

@@ -168,10 +168,13 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if node, err = selectUnnest(node, tl); err != nil {
 		return nil, err
 	}
-	node = applyDistinctOn(node, tl, distinctOn, sorts)
 	if opts.sub != nil {
+		if node, err = applySubqueryDistinctOn(node, tl, distinctOn, sorts, opts.sub); err != nil {
+			return nil, err
+		}
 		return st.finishSubquery(node, sc, tl, distinct, sel, opts.sub)
 	}
+	node, _ = applyDistinctOn(node, tl, distinctOn, sorts, nil)
 	return st.finishQuery(node, sc, tl, distinct, sorts, sel, opts)
 }
 
@@ -203,29 +206,14 @@ func (st *bindState) finishSubquery(node plan.Node, sc *Scope, tl []*target, dis
 			exprs = append(exprs, v)
 			cols = append(cols, plan.Column{Name: tl[i].name, Type: v.Type()})
 		}
-		in := node.Columns()
-		perm := map[int]int{}
-		for _, c := range sub.conds {
-			for _, i := range colRefIndexes(c) {
-				if _, ok := perm[i]; !ok {
-					perm[i] = len(exprs)
-					exprs = append(exprs, &plan.ColRef{Index: i, Name: in[i].Name, Typ: in[i].Type})
-					cols = append(cols, in[i])
-				}
-			}
-		}
+		carried, carriedCols, conds, residual := carryCorrelation(sub.conds, node.Columns(), len(exprs))
+		exprs, cols = append(exprs, carried...), append(cols, carriedCols...)
 		node = &plan.Distinct{Input: project(node, exprs, cols)}
 		for i, v := range sub.values {
 			sub.values[i] = &plan.ColRef{Index: i, Name: cols[i].Name, Typ: v.Type()}
 		}
-		for i, c := range sub.conds {
-			sub.conds[i] = mapColRefs(c, func(r *plan.ColRef) plan.Expr {
-				return &plan.ColRef{Index: perm[r.Index], Name: r.Name, Typ: r.Typ}
-			})
-			if _, _, ok := correlationKey(c); !ok {
-				sub.distinctResidual = true
-			}
-		}
+		sub.conds = conds
+		sub.distinctResidual = sub.distinctResidual || residual
 	}
 	sub.node = node
 	return node, nil

@@ -230,7 +230,7 @@ func (ec *exprCtx) decorrelatedSubLink(sl *pg.SubLink, kind linkKind, loc int32)
 	switch kind {
 	case linkScalar:
 		if sub.distinctResidual {
-			return nil, notSupported(loc, "a scalar subquery with SELECT DISTINCT and correlated conditions other than equalities is not supported")
+			return nil, notSupported(loc, "a scalar subquery with SELECT DISTINCT or DISTINCT ON and correlated conditions other than equalities is not supported")
 		}
 		if len(sub.values) != 1 {
 			return nil, posErr(errs.New(errs.SyntaxError, "subquery must return only one column"), loc)

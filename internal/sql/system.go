@@ -6,7 +6,6 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
 )
@@ -240,32 +239,4 @@ func (ec *exprCtx) regArrayCoerce(e plan.Expr, to types.Type, c coercion, sc Sys
 	}
 	return &plan.Func{Name: to.String(), Args: []plan.Expr{e}, Typ: to,
 		Fn: func(a []types.Value) (types.Value, error) { return conv(a[0]) }}, true, nil
-}
-
-// collate binds expr COLLATE name. RockStream compares text bytewise (the
-// C collation), so the collations that mean exactly that are accepted and
-// change nothing; others are refused.
-func (ec *exprCtx) collate(c *pg.CollateClause) (plan.Expr, error) {
-	var parts []string
-	for _, n := range c.Collname {
-		parts = append(parts, n.GetString_().GetSval())
-	}
-	if len(parts) == 2 && parts[0] == "pg_catalog" {
-		parts = parts[1:]
-	}
-	name := strings.Join(parts, ".")
-	switch name {
-	case "default", "C", "POSIX", "ucs_basic":
-	default:
-		return nil, notSupported(c.Location, "collation %q is not supported: text compares bytewise (COLLATE \"C\")", name)
-	}
-	e, err := ec.bind(c.Arg)
-	if err != nil {
-		return nil, err
-	}
-	switch e.Type().ID {
-	case types.Unknown, types.Text, types.Varchar, types.Name:
-		return e, nil
-	}
-	return nil, posErr(errs.Newf(errs.DatatypeMismatch, "collations are not supported by type %s", e.Type()), c.Location)
 }

@@ -738,61 +738,73 @@ func decodeNumberField(s string, fmask int, is2digits *bool, p *dtParsed) (int, 
 	return 0, dtBadFormat
 }
 
-// decodeTime decodes hh:mm[:ss[.ffffff]] or mm:ss.ffffff (DecodeTime).
+// decodeTime decodes hh:mm[:ss[.ffffff]] or mm:ss.ffffff as PostgreSQL's
+// DecodeTimeCommon does: each number is read as strtol reads it, so an
+// empty one is 0 ("1:" is 01:00:00, "1::2" is 01:00:02, "1:.5" is one
+// minute and half a second), and only a number too large for its field
+// overflows.
 func decodeTime(s string, hour, min, sec, usec *int64) dtError {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return dtBadFormat
-	}
-	h, ok, big := parseDigits64(parts[0])
-	if !ok {
-		return dtBadFormat
-	}
+	h, rest, big := leadingDigits(s, math.MaxInt64)
 	if big {
 		return dtFieldOverflow
 	}
-	var m, sc, us int64
-	mtext := parts[1]
-	if len(parts) == 2 {
-		if i := strings.IndexByte(mtext, '.'); i >= 0 {
-			// mm:ss.fff
-			sc, ok = parseDigits(mtext[:i])
-			if !ok {
+	if rest == "" || rest[0] != ':' {
+		return dtBadFormat
+	}
+	m, rest, big := leadingDigits(rest[1:], math.MaxInt32)
+	if big {
+		return dtFieldOverflow
+	}
+	var sc, us int64
+	switch {
+	case rest == "":
+	case rest[0] == '.':
+		// mm:ss.fff, always minutes and seconds.
+		frac, err := parseFraction(rest)
+		if err != dtOK {
+			return err
+		}
+		if h > math.MaxInt32 {
+			return dtFieldOverflow
+		}
+		h, m, sc, us = 0, h, m, frac
+	case rest[0] == ':':
+		if sc, rest, big = leadingDigits(rest[1:], math.MaxInt32); big {
+			return dtFieldOverflow
+		}
+		if rest != "" {
+			if rest[0] != '.' {
 				return dtBadFormat
 			}
-			frac, err := parseFraction(mtext[i:])
-			if err != dtOK {
-				return err
-			}
-			m, us = h, frac
-			h = 0
-		} else if m, ok = parseDigits(mtext); !ok {
-			return dtBadFormat
-		}
-	} else {
-		if m, ok = parseDigits(mtext); !ok {
-			return dtBadFormat
-		}
-		stext := parts[2]
-		frac := ""
-		if i := strings.IndexByte(stext, '.'); i >= 0 {
-			stext, frac = stext[:i], stext[i:]
-		}
-		if sc, ok = parseDigits(stext); !ok {
-			return dtBadFormat
-		}
-		if frac != "" {
 			var err dtError
-			if us, err = parseFraction(frac); err != dtOK {
+			if us, err = parseFraction(rest); err != dtOK {
 				return err
 			}
 		}
+	default:
+		return dtBadFormat
 	}
 	if m > 59 || sc > 60 || us > microsPerSecond {
 		return dtFieldOverflow
 	}
 	*hour, *min, *sec, *usec = h, m, sc, us
 	return dtOK
+}
+
+// leadingDigits reads the decimal digits at the start of s (none is 0)
+// and returns their value and the rest of s; big reports a value above
+// limit.
+func leadingDigits(s string, limit int64) (n int64, rest string, big bool) {
+	i := 0
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		d := int64(s[i] - '0')
+		if n > (limit-d)/10 {
+			big = true
+			continue
+		}
+		n = n*10 + d
+	}
+	return n, s[i:], big
 }
 
 // parseFraction parses ".ddd" as microseconds, rounding to the nearest

@@ -580,7 +580,12 @@ func applyNumericTypmod(d *apd.Decimal, t Type) (*apd.Decimal, error) {
 	return r, nil
 }
 
-// numericToInt rounds d half away from zero to an integer of kind k.
+// minInt64Magnitude is -math.MinInt64, one more than math.MaxInt64.
+var minInt64Magnitude = new(apd.BigInt).Add(apd.NewBigInt(math.MaxInt64), apd.NewBigInt(1))
+
+// numericToInt rounds d half away from zero to an integer of kind k, then
+// checks k's range, as PostgreSQL's numeric_int8 and numeric_int4 do: the
+// range is asymmetric, so -9223372036854775808.4 is -9223372036854775808.
 func numericToInt(d *apd.Decimal, k TypeID) (int64, error) {
 	if isNaN(d) {
 		return 0, errs.Newf(errs.FeatureNotSupported, "cannot convert NaN to %s", k.baseName())
@@ -590,6 +595,10 @@ func numericToInt(d *apd.Decimal, k TypeID) (int64, error) {
 	}
 	r := roundDec(d, 0)
 	if !r.Coeff.IsInt64() {
+		// The one magnitude past MaxInt64 that fits is MinInt64's.
+		if r.Negative && r.Coeff.Cmp(minInt64Magnitude) == 0 && k == Int8 {
+			return math.MinInt64, nil
+		}
 		return 0, intRangeError(k)
 	}
 	n := r.Coeff.Int64()

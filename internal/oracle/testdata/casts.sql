@@ -99,3 +99,38 @@ UPDATE typed SET v = 'wxyz', n = n * 2 WHERE i = 12;
 UPDATE typed SET v = 'vwxyz' WHERE v IS NOT NULL;
 CREATE MATERIALIZED VIEW typed_view AS SELECT * FROM typed;
 SELECT * FROM typed ORDER BY i;
+
+-- numeric to an integer type rounds half away from zero, then checks the
+-- range, which reaches one further below zero than above it. (A minus
+-- sign before a literal applies after its cast: -2147483648::numeric::int4
+-- casts 2147483648, out of range.)
+SELECT '-9223372036854775808'::numeric::int8 AS a, '-9223372036854775808'::numeric::bigint AS b,
+       '-9223372036854775808.4'::decimal::int8 AS c, '9223372036854775807.4'::numeric::int8 AS d,
+       '-2147483648'::numeric::int4 AS e, '-2147483648.4'::numeric::int4 AS f, '2147483647.4'::numeric::int4 AS g,
+       '-32768'::numeric::int2 AS h, '-32768.4'::numeric::smallint AS i, '32767.4'::numeric::int2 AS j,
+       (-9223372036854775808.4)::decimal::int8 AS k, CAST(-2147483648.4 AS numeric) :: integer AS l,
+       '-1e18'::numeric::int8 AS m, (-2.5)::numeric::int8 AS n;
+--! error 22003
+SELECT '-9223372036854775808.5'::numeric::int8;
+--! error 22003
+SELECT '9223372036854775807.5'::numeric::int8;
+--! error 22003
+SELECT -9223372036854775808.4::decimal::int8;
+--! error 22003
+SELECT '-2147483648.5'::numeric::int4;
+--! error 22003
+SELECT -2147483648::numeric::int4;
+--! error 22003
+SELECT '-32768.5'::numeric::int2;
+--! error 22003
+SELECT '1e19'::numeric::int8;
+CREATE TABLE extremes (x numeric, y bigint, z int, w smallint);
+INSERT INTO extremes VALUES ('-9223372036854775808.4', '-9223372036854775808.4'::numeric, '-2147483648.4'::numeric, '-32768.4'::numeric),
+  (-1.5, -1.5, -1.5, -1.5);
+--! error 22003
+INSERT INTO extremes (y) VALUES ('-9223372036854775808.5'::numeric);
+CREATE MATERIALIZED VIEW extremes_cast AS SELECT x::int8 AS x8, y, z, w, round(x)::bigint AS r FROM extremes;
+SELECT x::int8, (x - 0.5)::int8 IS NULL AS gone FROM extremes WHERE x > -2;
+INSERT INTO extremes (x) VALUES (-9223372036854775807);
+--! error 22003
+UPDATE extremes SET x = x - 1.5 WHERE x = -9223372036854775807;

@@ -42,3 +42,11 @@ CREATE MATERIALIZED VIEW v_array_agg AS SELECT array_agg(b ORDER BY b) AS bs FRO
 -- None of the rejected views exists, and the tables are untouched.
 INSERT INTO t VALUES (3, 'z');
 CREATE MATERIALIZED VIEW v_ok AS SELECT a, b FROM t;
+
+-- A collation of PostgreSQL's whose order is not bytewise (ICU's).
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW icu_sorted AS SELECT b COLLATE "en-x-icu" AS b FROM t;
+--! rockstream-error 0A000
+SELECT b FROM t ORDER BY b COLLATE "und-x-icu";
+--! rockstream-error 0A000
+CREATE TABLE icu (a text COLLATE "en-x-icu");

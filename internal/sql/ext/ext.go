@@ -4,7 +4,7 @@
 //
 //	EXPLAIN INCREMENTAL name
 //	EXPLAIN INCREMENTAL query
-//	query AS OF EPOCH n
+//	query AS OF EPOCH n [ORDER BY ...] [LIMIT ...] [OFFSET ...] [FETCH ...]
 //	SUBSCRIBE [TO] name [WITH (option [, ...])] [AS OF EPOCH n]
 //	    option: SNAPSHOT [[=] boolean] | PROGRESS [[=] boolean]
 //	COPY (SUBSCRIBE ... | query AS OF EPOCH n) TO STDOUT [copy options]
@@ -21,6 +21,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // Kind is the kind of an extension statement.
@@ -88,7 +90,6 @@ type Statement struct {
 
 var (
 	explainRe = regexp.MustCompile(`(?is)^(\s*EXPLAIN\s+INCREMENTAL\s+)(.*?)\s*;?\s*$`)
-	asOfRe    = regexp.MustCompile(`(?is)^\s*(.*?\S)\s+AS\s+OF\s+EPOCH\s+([0-9]+)\s*;?\s*$`)
 	identRe   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
 )
 
@@ -148,22 +149,96 @@ func identName(s string) string {
 	return strings.Join(parts, ".")
 }
 
+// parseAsOf recognizes query AS OF EPOCH n, the clause ending the query
+// or coming before its ORDER BY, LIMIT, OFFSET or FETCH. It reads the
+// text with PostgreSQL's scanner, so that the words inside string
+// literals, quoted identifiers, comments and parentheses (a subquery) are
+// not taken for the clause. Query is the text without the clause, which
+// is blanked out (its line breaks kept) so that positions and lines in it
+// stay those of the text.
 func parseAsOf(text string) Statement {
-	// Only a statement ending in an epoch number can match; checking that
-	// first spares the regular expression a scan of every long statement
-	// (a many-row INSERT).
-	end := strings.TrimRight(text, " \t\n\r\f\v")
-	end = strings.TrimRight(strings.TrimSuffix(end, ";"), " \t\n\r\f\v")
-	if end == "" || end[len(end)-1] < '0' || end[len(end)-1] > '9' {
+	// Only a statement that names an epoch can match; checking that first
+	// spares the scanner every long statement (a many-row INSERT).
+	if !containsFold(text, "epoch") {
 		return Statement{}
 	}
-	m := asOfRe.FindStringSubmatchIndex(text)
-	if m == nil {
-		return Statement{}
-	}
-	epoch, err := strconv.ParseUint(text[m[4]:m[5]], 10, 64)
+	scan, err := pg.Scan(text)
 	if err != nil {
 		return Statement{}
 	}
-	return Statement{Kind: AsOfEpoch, Query: text[m[2]:m[3]], QueryOffset: m[2], Epoch: epoch}
+	var toks []*pg.ScanToken
+	for _, t := range scan.Tokens {
+		if t.Token != pg.Token_SQL_COMMENT && t.Token != pg.Token_C_COMMENT {
+			toks = append(toks, t)
+		}
+	}
+	word := func(t *pg.ScanToken) string { return text[t.Start:t.End] }
+	depth := 0
+	for i, t := range toks {
+		switch t.Token {
+		case pg.Token_ASCII_40:
+			depth++
+			continue
+		case pg.Token_ASCII_41:
+			depth--
+			continue
+		}
+		if depth != 0 || i == 0 || i+3 >= len(toks) || t.Token != pg.Token_AS || toks[i+1].Token != pg.Token_OF ||
+			!strings.EqualFold(word(toks[i+2]), "epoch") {
+			continue
+		}
+		num := toks[i+3]
+		if num.Token != pg.Token_ICONST && num.Token != pg.Token_FCONST {
+			return Statement{}
+		}
+		epoch, err := strconv.ParseUint(word(num), 10, 64)
+		if err != nil {
+			return Statement{}
+		}
+		rest := toks[i+4:]
+		for k, r := range rest {
+			if r.Token == pg.Token_ASCII_59 && k != len(rest)-1 {
+				return Statement{} // another statement follows
+			}
+		}
+		if len(rest) > 0 && rest[0].Token == pg.Token_ASCII_59 {
+			rest = nil
+		}
+		if len(rest) > 0 {
+			switch rest[0].Token {
+			case pg.Token_ORDER, pg.Token_LIMIT, pg.Token_OFFSET, pg.Token_FETCH:
+			default:
+				return Statement{}
+			}
+		}
+		start := int(toks[0].Start)
+		end := int(toks[i-1].End)
+		query := text[start:end]
+		if len(rest) > 0 {
+			end = int(rest[len(rest)-1].End)
+			if rest[len(rest)-1].Token == pg.Token_ASCII_59 {
+				end = int(rest[len(rest)-1].Start)
+			}
+			blank := []byte(text[toks[i-1].End:rest[0].Start])
+			for k, c := range blank {
+				if c != '\n' {
+					blank[k] = ' '
+				}
+			}
+			query += string(blank) + strings.TrimRight(text[rest[0].Start:end], " \t\n\r\f\v;")
+		}
+		return Statement{Kind: AsOfEpoch, Query: query, QueryOffset: start, Epoch: epoch}
+	}
+	return Statement{}
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }

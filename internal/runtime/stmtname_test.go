@@ -1,0 +1,45 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rockstream/rockstream/internal/errs"
+)
+
+// TestUnsupportedStatementNames checks that a statement RockStream does
+// not run fails with 0A000 naming it as it is written, as PostgreSQL's
+// command tags name it, never by the parser's node type.
+func TestUnsupportedStatementNames(t *testing.T) {
+	e := OpenMemory()
+	defer e.Close()
+	s := e.NewSession()
+	defer s.Close()
+	for q, want := range map[string]string{
+		"ALTER TABLE t ADD COLUMN b int":                             "ALTER TABLE is not supported",
+		"ALTER TABLE t RENAME COLUMN a TO b":                         "ALTER TABLE is not supported",
+		"ALTER MATERIALIZED VIEW v RENAME TO w":                      "ALTER MATERIALIZED VIEW is not supported",
+		"ALTER VIEW v SET SCHEMA s":                                  "ALTER VIEW is not supported",
+		"CREATE UNIQUE INDEX i ON t (a)":                             "CREATE INDEX is not supported",
+		"COMMENT ON TABLE t IS 'x'":                                  "COMMENT is not supported",
+		"CREATE SCHEMA s":                                            "CREATE SCHEMA is not supported",
+		"GRANT SELECT ON t TO x":                                     "GRANT is not supported",
+		"REVOKE SELECT ON t FROM x":                                  "REVOKE is not supported",
+		"CREATE FUNCTION f() RETURNS int AS 'select 1' LANGUAGE sql": "CREATE FUNCTION is not supported",
+		"CREATE TRIGGER tr AFTER INSERT ON t EXECUTE FUNCTION f()":   "CREATE TRIGGER is not supported",
+		"CREATE SEQUENCE q":                                          "CREATE SEQUENCE is not supported",
+		"CREATE TYPE e AS ENUM ('a')":                                "CREATE TYPE is not supported",
+		"CREATE AGGREGATE a (int) (sfunc = f, stype = int)":          "CREATE AGGREGATE is not supported",
+		"VACUUM":                      "VACUUM is not supported",
+		"ANALYZE t":                   "ANALYZE is not supported",
+		"REFRESH MATERIALIZED VIEW v": "REFRESH MATERIALIZED VIEW is not supported",
+		"LISTEN x":                    "LISTEN is not supported",
+		"COPY (INSERT INTO t VALUES (1)) TO STDOUT": "COPY (INSERT) TO is not supported; COPY takes a SELECT",
+		"CREATE DATABASE d":                         "CREATE DATABASE is not supported",
+	} {
+		_, err := s.Exec(context.Background(), q, nil)
+		if errs.SQLState(err) != "0A000" || err.Error() != want {
+			t.Errorf("%s: got %v (%s), want 0A000 %s", q, err, errs.SQLState(err), want)
+		}
+	}
+}
