@@ -68,14 +68,3 @@ func AppendOnly(text string) (string, bool) {
 	start, end := toks[i+1].Start, toks[i+2].End
 	return text[:start] + strings.Repeat(" ", int(end-start)) + text[end:], true
 }
-
-// containsFold reports whether s contains the lower-case ASCII word w in
-// any case.
-func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
-			return true
-		}
-	}
-	return false
-}

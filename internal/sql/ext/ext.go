@@ -236,7 +236,7 @@ func parseAsOf(text string) Statement {
 // any case.
 func containsFold(s, w string) bool {
 	for i := 0; i+len(w) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(w)], w) {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
 			return true
 		}
 	}
