@@ -92,6 +92,7 @@ func (b *builder) build(p plan.Node) (int, error) {
 			op:      &ops.Project{Exprs: n.Exprs},
 			inputs:  []int{in},
 			explain: "project " + exprList(n.Exprs) + "  state=none",
+			lenient: true,
 		}), nil
 
 	case *plan.Join:
@@ -342,7 +343,9 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		b.keyedOrSingle(id, n.GroupBy)
 		return id, nil
 	}
-	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
+	// An aggregate folds each input row's weight into its group: it takes
+	// loose input (loose.go).
+	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String(), lenient: true})
 	b.keyedOrSingle(id, n.GroupBy)
 	return id, nil
 }

@@ -20,6 +20,8 @@ type Circuit struct {
 	nodes     []node
 	root      int
 	relations []string
+	// looseRels are the relations whose deltas may enter loose.
+	looseRels map[string]bool
 	ins       []zset.Batch // scratch for one node's inputs
 
 	// What Build was given, to build the instances of the other workers
@@ -45,6 +47,9 @@ type node struct {
 	// (exchange.go).
 	routes []route
 	single bool
+	// lenient nodes take loose input, and looseOut ones may leave their
+	// output loose (loose.go).
+	lenient, looseOut bool
 }
 
 // Build differentiates p. Every key the circuit's operators write starts
@@ -72,8 +77,10 @@ func build(p plan.Node, prefix []byte, forQuery, serial bool) (*Circuit, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Circuit{nodes: b.nodes, root: root, relations: b.relations,
-		plan: p, prefix: b.prefix, forQuery: forQuery}, nil
+	c := &Circuit{nodes: b.nodes, root: root, relations: b.relations,
+		plan: p, prefix: b.prefix, forQuery: forQuery}
+	c.markLoose()
+	return c, nil
 }
 
 // Step feeds one epoch's deltas of the scanned relations (by plan.Scan
@@ -89,7 +96,7 @@ func build(p plan.Node, prefix []byte, forQuery, serial bool) (*Circuit, error) 
 func (c *Circuit) Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch) (zset.Batch, error) {
 	in := make(map[string]zset.Batch, len(c.relations))
 	for _, rel := range c.relations {
-		d, err := consolidated(deltas[rel])
+		d, err := c.inputOf(rel, deltas[rel])
 		if err != nil {
 			return nil, err
 		}

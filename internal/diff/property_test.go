@@ -44,7 +44,11 @@ func checkIncremental(t *rapid.T, draw func(*planGen) plan.Node) {
 		t.Fatalf("Build: %v", err)
 	}
 	// The batch evaluation, the reference, takes every relation as one
-	// that may retract: the operators' general form.
+	// that may retract: the operators' general form. The instances of the
+	// other workers are built first, from the plan as drawn.
+	if err := c.instances(maxTestWorkers); err != nil {
+		t.Fatal(err)
+	}
 	forgetAppendOnly(p)
 	st := state.NewMemory()
 	inputs := map[string]zset.Batch{}

@@ -53,7 +53,7 @@ func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[s
 		parts[i] = make(map[string]zset.Batch, len(c.relations))
 	}
 	for _, rel := range c.relations {
-		d, err := consolidated(deltas[rel])
+		d, err := c.inputOf(rel, deltas[rel])
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +220,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 				for from := range h.n {
 					parts[from] = box[h.slot(k, from, me)]
 				}
-				in, err := mergeParts(parts)
+				in, err := joinParts(nd, parts)
 				if err != nil {
 					return nil, err
 				}

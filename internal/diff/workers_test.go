@@ -15,8 +15,11 @@ import (
 
 // workersOf draws how many workers a property test's steps run on.
 func workersOf(t *rapid.T) Parallelism {
-	return Parallelism{Workers: rapid.SampledFrom([]int{1, 2, 3, 8}).Draw(t, "workers")}
+	return Parallelism{Workers: rapid.SampledFrom([]int{1, 2, 3, maxTestWorkers}).Draw(t, "workers")}
 }
+
+// maxTestWorkers is the most workers a test runs a step on.
+const maxTestWorkers = 8
 
 // sameOnWorkers checks that the step Step just ran serially (its output
 // out or error err, its writes in serial) runs the same on 2, 3 and 8

@@ -48,9 +48,12 @@ func isTrue(p plan.Expr, row zset.Row) (bool, error) {
 }
 
 // Project computes one expression per output column from each row. Rows
-// that become equal are merged by consolidation.
+// that become equal are merged by consolidation, unless Loose: then the
+// output keeps one entry per input entry, in input order, for a consumer
+// that takes unconsolidated input (internal/diff, loose.go).
 type Project struct {
 	Exprs []plan.Expr
+	Loose bool
 }
 
 // Step implements Operator.
@@ -76,6 +79,9 @@ func (p *Project) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zse
 			row[j] = v
 		}
 		out[i] = zset.Entry{Row: row, Weight: e.Weight}
+	}
+	if p.Loose {
+		return out, nil
 	}
 	return zset.Consolidate(out)
 }
