@@ -157,7 +157,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 			if !strings.Contains(bar.String(), "100%") || !strings.Contains(bar.String(), "\r") {
 				t.Fatalf("progress bar output: %q", bar.String())
 			}
-			restored, err := Open(Options{Dir: dir, Logger: quietLogger(), VerifyChecksums: true, disableCompactions: true})
+			restored, err := Open(Options{Dir: dir, Logger: quietLogger(), disableCompactions: true})
 			if err != nil {
 				t.Fatal(err)
 			}
