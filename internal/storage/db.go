@@ -105,6 +105,8 @@ type DB struct {
 	log       *slog.Logger
 	epochKey  []byte
 	readOnly  bool
+	// popts are the options the database was opened with.
+	popts *pebble.Options
 
 	// identity is the store's identity as Open found or created it.
 	identity Identity
@@ -215,6 +217,7 @@ func Open(opts Options) (*DB, error) {
 		// arrangement) skip a table on its bloom filter.
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	d.popts = popts
 
 	isNew, id, err := inspectDir(fs, opts.Dir, opts.MustExist || opts.ReadOnly)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -50,6 +51,12 @@ func (fs readOnlyFS) Lock(name string) (io.Closer, error) {
 }
 
 func (fs readOnlyFS) Unwrap() vfs.FS { return fs.FS }
+
+// checkOptions are the Pebble options for checking a directory that no
+// DB has open.
+func checkOptions(fs vfs.FS, log *slog.Logger) *pebble.Options {
+	return &pebble.Options{FS: fs, FormatMajorVersion: FormatMajorVersion, Merger: weightMerger, Logger: pebbleLogger{log}}
+}
 
 // isPebbleFile reports whether a directory entry is one of the files a
 // Pebble database keeps its data in.
@@ -119,7 +126,7 @@ func verifyOpen(dir string, fs vfs.FS, popts *pebble.Options, epochKey []byte, i
 		}
 	}
 	if id != nil {
-		if err := crossCheck(fs, dir, id, obs); err != nil {
+		if err := crossCheck(fs, dir, id, obs, epochKey != nil); err != nil {
 			return fail(err)
 		}
 	}
@@ -136,8 +143,11 @@ func beUint64(b []byte) uint64 {
 
 // crossCheck refuses a database that holds less than its identity file
 // claims is durable.
-func crossCheck(fs vfs.FS, dir string, id *Identity, obs observed) error {
+func crossCheck(fs vfs.FS, dir string, id *Identity, obs observed, withEpoch bool) error {
 	c := id.Claim
+	if !withEpoch {
+		c.Epoch, obs.claim.Epoch = 0, 0
+	}
 	if obs.claim.Seq >= c.Seq && obs.claim.Epoch >= c.Epoch {
 		return nil
 	}
