@@ -152,6 +152,10 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 	if err != nil {
 		return nil, err
 	}
+	// The copy is assembled in the directory, which needs space.
+	if err := db.space.check(0); err != nil {
+		return nil, err
+	}
 	if err := db.Flush(); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -77,6 +78,11 @@ type Options struct {
 	// MustExist makes Open refuse a directory that does not hold a store
 	// instead of creating one.
 	MustExist bool
+	// ReserveBytes is the free space below which Commit refuses writes
+	// with errs.DiskFull, leaving Pebble room to flush and compact; 0
+	// means a twentieth of the file system, at least 16 MiB and at most
+	// 256 MiB.
+	ReserveBytes int64
 	// ReadOnly opens the store for reading only, changing nothing in the
 	// directory (not even what a read-write open's recovery would: the
 	// write-ahead log is replayed into memory). It implies MustExist.
@@ -114,6 +120,10 @@ type DB struct {
 	ident *identityWriter
 	// opened is what Open's checks found.
 	opened observed
+	// space refuses commits while the disk is full; nil when read-only.
+	space *spaceGuard
+	// bgErrors limits the log lines of repeated background errors.
+	bgErrors logLimiter
 
 	closed atomic.Bool
 	// failed is the error that stopped the DB, set once.
@@ -185,6 +195,7 @@ func Open(opts Options) (*DB, error) {
 	defer cache.Unref()
 
 	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync, readOnly: opts.ReadOnly}
+	d.bgErrors.every = 30 * time.Second
 	if opts.EpochKey != nil {
 		d.epochKey = append([]byte(nil), opts.EpochKey...)
 	}
@@ -199,7 +210,14 @@ func Open(opts Options) (*DB, error) {
 		Logger:             pebbleLogger{log},
 		EventListener: &pebble.EventListener{
 			BackgroundError: func(err error) {
-				log.Error("storage background error", "err", causeText(err))
+				if isNoSpace(err) && d.space != nil {
+					d.space.noteENOSPC()
+				}
+				// Pebble retries failed flushes and compactions; one line
+				// per interval says it goes on.
+				if ok, n := d.bgErrors.allow(); ok {
+					log.Error("storage background error", "err", causeText(err), "suppressed", n)
+				}
 			},
 			DataCorruption: func(info pebble.DataCorruptionInfo) {
 				path := info.Path
@@ -253,6 +271,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
 	}
 	d.db = pdb
+	d.space = &spaceGuard{fs: fs, dir: opts.Dir, reserve: opts.ReserveBytes, log: log}
 	if err := d.openIdentity(id, isNew); err != nil {
 		return nil, errors.Join(err, d.closePebble())
 	}
@@ -502,6 +521,19 @@ func (d *DB) damaged(op string, err error) error {
 	return corrupted(err, "storage: damaged data in %s (found while %s)", where, op)
 }
 
+// Health returns nil when the DB accepts reads and writes, or the error
+// that says why it does not: the disk is full (writes refused, reads
+// served), or a failed commit stopped it.
+func (d *DB) Health() error {
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
+	if d.space != nil && d.space.Full() {
+		return diskFull(nil, "storage: %s is below its free-space reserve; writes are refused until space is freed", d.dir)
+	}
+	return nil
+}
+
 // Dir returns the database directory.
 func (d *DB) Dir() string { return d.dir }
 
@@ -742,6 +774,10 @@ func (d *DB) Commit() error {
 		return nil
 	}
 	n := b.Count()
+	if err := d.space.check(int64(b.Len())); err != nil {
+		_ = b.Close()
+		return err
+	}
 	fatal, err := d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
 	if err == nil {
 		claim := Claim{Seq: uint64(b.SeqNum()) + uint64(n)}
@@ -764,6 +800,10 @@ func (d *DB) Commit() error {
 	}
 	if !fatal {
 		_ = b.Close()
+		if isNoSpace(err) {
+			d.space.noteENOSPC()
+			return diskFull(err, "storage: commit of %d writes to %s failed; nothing was applied", n, d.dir)
+		}
 		return wrapf(errs.IOError, err, "storage: commit of %d writes to %s failed; nothing was applied", n, d.dir)
 	}
 	// The batch stays with Pebble's broken commit pipeline; it is not
@@ -789,10 +829,14 @@ func (d *DB) guard(fn func() error) (fatal bool, err error) {
 // stop records that the DB can no longer be used because op failed with
 // cause, and returns the error every later call returns.
 func (d *DB) stop(op string, cause error) error {
+	code, prefix := errs.IOError, ""
+	if isNoSpace(cause) {
+		code, prefix = errs.DiskFull, diskFullMessage+": "
+	}
 	e := &codedError{
-		err: errs.Newf(errs.IOError,
-			"storage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
-			op, d.dir, causeText(cause)).(*errs.Error),
+		err: errs.Newf(code,
+			"%sstorage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
+			prefix, op, d.dir, causeText(cause)).(*errs.Error),
 		cause: cause,
 		extra: ErrFailed,
 	}
@@ -848,6 +892,17 @@ func (d *DB) Abort() {
 // checkpoints call it so that the data they upload is in immutable tables.
 func (d *DB) Flush() error {
 	if err := d.writable(); err != nil {
+		return err
+	}
+	if err := d.space.check(0); err != nil {
+		// Syncing writes a record to the log, and writing tables could
+		// fail halfway; neither is safe on a full disk. With Sync
+		// durability everything committed is durable in the log already,
+		// which the next start replays.
+		if d.writeOpts.Sync {
+			d.log.Warn("storage not flushed: the disk is full; the next start replays the write-ahead log")
+			return nil
+		}
 		return err
 	}
 	// Sync first: Pebble cannot rotate a log whose writes failed (it ends
