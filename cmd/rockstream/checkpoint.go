@@ -42,7 +42,11 @@ func newCheckpointCreateCommand() *cobra.Command {
 		Use:   "create --storage DIR --to URL",
 		Short: "Upload a checkpoint of a storage directory",
 		Long: `create uploads a consistent copy of the committed state in DIR to URL and
-makes it the latest checkpoint there. Stop the server using DIR first.`,
+makes it the latest checkpoint there. DIR must hold a store: create does not
+make one. The copy is checked as start-up checks a store (every block of
+every table, the MANIFEST, the write-ahead log) before anything is
+uploaded; damage stops it with an error naming the file. Stop the server
+using DIR first.`,
 		Example: `  rockstream checkpoint create --storage ./data --to file:///backups/rs
   rockstream checkpoint create --storage ./data --to s3://bucket/rockstream`,
 		Args: cobra.NoArgs,
@@ -50,7 +54,7 @@ makes it the latest checkpoint there. Stop the server using DIR first.`,
 			if dir == "" || to == "" {
 				return usageError{fmt.Errorf("--storage DIR and --to URL are required")}
 			}
-			st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLogger()})
+			st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLogger(), MustExist: true, EpochKey: runtime.FrontierKey()})
 			if err != nil {
 				return usageError{fmt.Errorf("cannot open %s: %w", dir, err)}
 			}
@@ -78,8 +82,10 @@ func newCheckpointRestoreCommand() *cobra.Command {
 		Use:   "restore --from URL --storage DIR",
 		Short: "Restore the latest checkpoint into a new storage directory",
 		Long: `restore downloads the latest checkpoint at URL into DIR, which must be empty
-or missing, and verifies every file against the manifest. A damaged file
-stops the restore with an error naming it, and nothing is left in DIR.`,
+or missing, verifies every file against the manifest, and checks that the
+files open as a store. A damaged file stops the restore with an error
+naming it; nothing is left in DIR, and a DIR the restore created is
+removed.`,
 		Example: `  rockstream checkpoint restore --from file:///backups/rs --storage ./data2`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -137,9 +137,11 @@ func (s *Server) status() string {
 
 // Health is the body of /health.
 type Health struct {
-	// Status is "ok" (ready), "starting" or "stopping"; the HTTP status is
-	// 200 for "ok" and 503 otherwise.
+	// Status is "ok" (ready), "degraded" (ready, but the storage refuses
+	// writes: Problem says why), "starting" or "stopping"; the HTTP status
+	// is 200 for "ok" and 503 otherwise.
 	Status  string `json:"status"`
+	Problem string `json:"problem,omitempty"`
 	Version string `json:"version"`
 	// Epoch is the last committed epoch, DurableEpoch the last known to
 	// survive a machine crash (null in memory), RecoveredEpoch the one
@@ -176,6 +178,9 @@ func (s *Server) health() Health {
 		}
 		h.Tables, h.MaterializedViews, h.Views = eng.ObjectCounts()
 		h.Sessions = st.Sessions
+		if st.StorageProblem != "" && h.Status == "ok" {
+			h.Status, h.Problem = "degraded", st.StorageProblem
+		}
 	}
 	if g := s.gateway(); g != nil {
 		h.Connections = g.Stats().Connections

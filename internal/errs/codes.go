@@ -71,6 +71,7 @@ const (
 	InvalidAuthorization     Code = "RS28000" // 28000
 	InvalidPassword          Code = "RS28P01" // 28P01
 	TooManyConnections       Code = "RS53300" // 53300
+	DiskFull                 Code = "RS53100" // 53100
 	IdleInTxnTimeout         Code = "RS25P03" // 25P03
 	DuplicateObject          Code = "RS42710" // 42710
 	InvalidStatementName     Code = "RS26000" // 26000
@@ -147,6 +148,7 @@ var sqlstates = map[Code]string{
 	InvalidAuthorization:     "28000",
 	InvalidPassword:          "28P01",
 	TooManyConnections:       "53300",
+	DiskFull:                 "53100",
 	IdleInTxnTimeout:         "25P03",
 	DuplicateObject:          "42710",
 	InvalidStatementName:     "26000",

@@ -43,7 +43,7 @@ func Open(opts Options) (*runtime.Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger})
+	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger, EpochKey: runtime.FrontierKey()})
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/storage"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -161,6 +163,12 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 // writes, but after a failed sync the durable state is unknown until the
 // store is reopened, so the engine refuses further writes.
 func (e *Engine) failCommit(err error) error {
+	if errs.CodeOf(err) == errs.DiskFull && !errors.Is(err, storage.ErrFailed) {
+		// The store refused the epoch before writing any of it (the disk
+		// is full): the durable state is the last epoch, and a later
+		// commit may succeed once space is freed.
+		return err
+	}
 	e.mu.failed = errs.Newf(errs.IOError, "the storage failed to commit epoch %d and the engine accepts no more writes; restart to recover from the last durable epoch: %v", e.mu.epoch+1, err)
 	return fmt.Errorf("commit failed, nothing of the transaction was applied: %w", err)
 }

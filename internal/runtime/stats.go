@@ -25,6 +25,9 @@ type observer struct {
 	// store in memory.
 	durability   storage.Durability
 	durableStore bool
+	// storageHealth is the store's Health, when it has one: why it does
+	// not accept writes, or nil.
+	storageHealth func() error
 
 	mu struct {
 		sync.Mutex
@@ -43,6 +46,9 @@ func (o *observer) init(store Store, epoch uint64) {
 	if d, ok := store.(interface{ Durability() storage.Durability }); ok {
 		o.durableStore = true
 		o.durability = d.Durability()
+	}
+	if h, ok := store.(interface{ Health() error }); ok {
+		o.storageHealth = h.Health
 	}
 	o.mu.commitSeconds = newHistogram(commitBuckets)
 	o.mu.statements = map[string]uint64{}
@@ -189,6 +195,9 @@ type Stats struct {
 	RowsWritten map[string]uint64
 	// Sessions is the number of open sessions.
 	Sessions int
+	// StorageProblem says why the storage does not accept writes (the
+	// disk is full, a failed commit stopped it); empty when it does.
+	StorageProblem string
 }
 
 // Stats returns a snapshot of the engine's counters.
@@ -204,6 +213,11 @@ func (e *Engine) Stats() Stats {
 		s.DurableEpoch = s.Epoch
 		if o.durability == storage.Relaxed {
 			s.DurableEpoch = o.recovered
+		}
+	}
+	if o.storageHealth != nil {
+		if err := o.storageHealth(); err != nil {
+			s.StorageProblem = err.Error()
 		}
 	}
 	o.mu.Lock()

@@ -25,3 +25,9 @@ func NewMemoryStore() Store { return memoryStore{state.NewMemory().(*state.Memor
 func (memoryStore) Commit() error { return nil }
 func (memoryStore) Abort()        {}
 func (memoryStore) Close() error  { return nil }
+
+// FrontierKey returns the key under which a store keeps its last committed
+// epoch (8 bytes, big-endian): what storage.Options.EpochKey names, so
+// that the storage's identity file records the epoch of every durable
+// commit.
+func FrontierKey() []byte { return append([]byte(nil), metaFrontier...) }

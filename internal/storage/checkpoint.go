@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,6 +63,10 @@ type Manifest struct {
 	Created time.Time `json:"created"`
 	// PebbleFormat is the Pebble format major version of the files.
 	PebbleFormat uint64 `json:"pebble_format"`
+	// Store is the id of the store the checkpoint copies (hex); Epoch is
+	// the epoch it holds (the value of Options.EpochKey; 0 when unknown).
+	Store string `json:"store,omitempty"`
+	Epoch uint64 `json:"epoch,omitempty"`
 	// Meta is the caller's metadata, such as the frontier epoch the
 	// checkpoint holds.
 	Meta  map[string]string `json:"meta,omitempty"`
@@ -137,7 +142,7 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	bucket, err := openBucket(ctx, url)
+	bucket, err := openBucket(ctx, url, true)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +150,10 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 
 	id, err := newCheckpointID(time.Now())
 	if err != nil {
+		return nil, err
+	}
+	// The copy is assembled in the directory, which needs space.
+	if err := db.space.check(0); err != nil {
 		return nil, err
 	}
 	if err := db.Flush(); err != nil {
@@ -168,12 +177,21 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 		}
 	}()
 
+	// Check the copy as Open checks a store (Pebble's checks of the
+	// MANIFEST and log, every block of every table), so that damage is
+	// never uploaded, and give it an identity file claiming what it holds.
+	obs, err := db.verifyCopy(tmp)
+	if err != nil {
+		return nil, err
+	}
 	m := &Manifest{
 		Format:       ManifestFormat,
 		Version:      ManifestVersion,
 		ID:           id,
 		Created:      time.Now().UTC(),
 		PebbleFormat: uint64(db.db.FormatMajorVersion()),
+		Store:        db.identity.ID.String(),
+		Epoch:        obs.claim.Epoch,
 		Meta:         meta,
 	}
 	if m.Files, err = db.describeFiles(tmp, id); err != nil {
@@ -240,6 +258,27 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 		"files", len(m.Files), "uploaded_files", m.Uploaded.Files, "uploaded_bytes", m.Uploaded.Bytes,
 		"reused_tables", m.ReusedTables.Files)
 	return m, nil
+}
+
+// verifyCopy checks the checkpoint copy in dir read-only, as Open checks
+// a store, and writes its identity file: db's identity, claiming what the
+// copy holds.
+func (d *DB) verifyCopy(dir string) (observed, error) {
+	popts := d.popts.Clone()
+	popts.EventListener = nil
+	pdb, obs, err := verifyOpen(dir, d.fs, popts, d.epochKey, nil, func() string { return "" })
+	if err != nil {
+		return obs, fmt.Errorf("storage: the checkpoint copy of %s failed its check, so nothing was uploaded: %w", d.dir, err)
+	}
+	if err := closeQuietly(pdb); err != nil {
+		return obs, err
+	}
+	id := d.identity
+	id.Claim, id.generation = obs.claim, 1
+	if err := writeIdentity(d.fs, dir, &id); err != nil {
+		return obs, err
+	}
+	return obs, nil
 }
 
 // newCheckpointID returns an identifier that sorts by creation time.
@@ -412,7 +451,7 @@ func isNotFound(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound
 // ReadLatestManifest returns the manifest of the latest checkpoint at url,
 // verified against the digest the latest pointer holds.
 func ReadLatestManifest(ctx context.Context, url string) (*Manifest, error) {
-	bucket, err := openBucket(ctx, url)
+	bucket, err := openBucket(ctx, url, false)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +543,7 @@ func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) 
 	if progress == nil {
 		progress = NoProgress{}
 	}
-	bucket, err := openBucket(ctx, url)
+	bucket, err := openBucket(ctx, url, false)
 	if err != nil {
 		return err
 	}
@@ -516,9 +555,16 @@ func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) 
 		}
 		return withURL(err, url)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	created, err := mkdirAllTop(dir)
+	if err != nil {
 		return wrapf(errs.IOError, err, "storage: creating %s", dir)
 	}
+	defer func() {
+		// A failed restore leaves no directory it created behind.
+		if err != nil && created != "" {
+			_ = os.RemoveAll(created)
+		}
+	}()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return wrapf(errs.IOError, err, "storage: reading %s", dir)
@@ -562,6 +608,12 @@ func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) 
 	if err := syncDir(dir); err != nil {
 		return wrapf(errs.IOError, err, "storage: syncing %s", dir)
 	}
+	// Every file matched its digest; check that together they open as a
+	// store, as Open will (checkpoints written before copies were checked
+	// at creation may hold damage their digests vouch for).
+	if err := verifyRestored(dir); err != nil {
+		return fmt.Errorf("storage: the checkpoint %s restored from %s is damaged: %w", m.ID, url, err)
+	}
 	if err := os.Remove(marker); err != nil {
 		return wrapf(errs.IOError, err, "storage: removing %s", marker)
 	}
@@ -569,6 +621,41 @@ func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) 
 		return wrapf(errs.IOError, err, "storage: syncing %s", dir)
 	}
 	return nil
+}
+
+// verifyRestored checks a restored directory read-only.
+func verifyRestored(dir string) error {
+	id, err := readIdentity(vfs.Default, dir)
+	if err != nil {
+		return err
+	}
+	pdb, _, err := verifyOpen(dir, vfs.Default, checkOptions(vfs.Default, slog.New(slog.DiscardHandler)), nil, id, func() string { return "" })
+	if err != nil {
+		return err
+	}
+	return closeQuietly(pdb)
+}
+
+// mkdirAllTop is os.MkdirAll that returns the topmost directory it
+// created ("" when dir existed).
+func mkdirAllTop(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	top := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if _, err := os.Stat(p); err == nil {
+			break
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		top = p
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	return top, os.MkdirAll(abs, 0o755)
 }
 
 // download fetches f into dir, verifying its size and digest before it

@@ -1,7 +1,11 @@
 package storage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,30 +143,42 @@ func TestOpenRefusesDamagedTableFooter(t *testing.T) {
 	t.Log(err)
 }
 
-// A bit flip inside a data block passes the quick check at Open. Reads of
-// that block fail with DataCorrupted instead of returning the damaged
-// data, and the full check (VerifyChecksums, Verify) refuses it.
-func TestDamagedDataBlock(t *testing.T) {
+// A bit flip inside a data block is refused at Open, which checks every
+// block of every table, also by a read-only open.
+func TestOpenRefusesDamagedDataBlock(t *testing.T) {
 	dir := fillDisk(t)
 	sst := filesWith(t, dir, "", ".sst")[0]
 	flipByte(t, filepath.Join(dir, sst), 100)
+	before := hashDir(t, dir)
+	for _, ro := range []bool{false, true} {
+		_, err := Open(Options{Dir: dir, Logger: quietLogger(), ReadOnly: ro})
+		wantCorrupted(t, err, sst)
+		t.Log(err)
+	}
+	if after := hashDir(t, dir); !maps.Equal(before, after) {
+		t.Fatalf("the refused directory changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
 
-	_, err := Open(Options{Dir: dir, Logger: quietLogger(), VerifyChecksums: true})
-	wantCorrupted(t, err, strings.TrimSuffix(sst, ".sst"))
-	t.Log(err)
-
+// Damage that appears while the store is open (the disk goes bad) is
+// found by the read that meets it, which fails with DataCorrupted instead
+// of returning the damaged data, and by Verify.
+func TestDamageWhileOpen(t *testing.T) {
+	dir := fillDisk(t)
 	db, err := Open(Options{Dir: dir, Logger: quietLogger()})
 	if err != nil {
-		t.Fatalf("quick check: %v", err)
+		t.Fatal(err)
 	}
 	defer db.Close()
+	sst := filesWith(t, dir, "", ".sst")[0]
+	flipByte(t, filepath.Join(dir, sst), 100)
 	n := 0
 	err = db.Scan(nil, nil, func(k, v []byte) bool { n++; return true })
 	wantCorrupted(t, err, strings.TrimSuffix(sst, ".sst"))
 	if _, _, err := db.Get([]byte("key00000")); err == nil {
 		t.Fatal("Get of a key in the damaged block succeeded")
 	}
-	wantCorrupted(t, db.Verify(), strings.TrimSuffix(sst, ".sst"))
+	wantCorrupted(t, db.Verify(), sst)
 }
 
 func TestOpenRefusesInterruptedRestore(t *testing.T) {
@@ -218,10 +234,36 @@ func TestOpenRefusesDamagedWAL(t *testing.T) {
 
 // Damage in the last 32 KiB block of the write-ahead log cannot be told
 // from a write torn by a crash (no later record vouches for it), so Pebble
-// ends recovery there. What is lost is whole epochs at the end, never part
-// of one.
-func TestDamagedWALTailLosesWholeEpochs(t *testing.T) {
+// ends recovery there. The identity file records how far the durable
+// commits reach, so Open refuses the store instead of serving it without
+// the lost epochs, and leaves it as it was.
+func TestOpenRefusesDamagedWALTail(t *testing.T) {
 	dir, wal := fillWAL(t)
+	info, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipByte(t, wal, info.Size()-3000)
+	before := hashDir(t, dir)
+	_, err = Open(Options{Dir: dir, Logger: quietLogger()})
+	wantCorrupted(t, err, filepath.Base(wal))
+	if !strings.Contains(err.Error(), "lost acknowledged commits") {
+		t.Fatalf("error does not say what was lost: %v", err)
+	}
+	t.Log(err)
+	if after := hashDir(t, dir); !maps.Equal(before, after) {
+		t.Fatalf("the refused directory changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// Without the identity file (a store written by an earlier version, or
+// one whose owner removed the file to accept the loss) the same damage
+// loses whole epochs at the end, never part of one.
+func TestDamagedWALTailWithoutIdentityLosesWholeEpochs(t *testing.T) {
+	dir, wal := fillWAL(t)
+	if err := os.Remove(filepath.Join(dir, IdentityFile)); err != nil {
+		t.Fatal(err)
+	}
 	info, err := os.Stat(wal)
 	if err != nil {
 		t.Fatal(err)
@@ -249,4 +291,29 @@ func TestDamagedWALTailLosesWholeEpochs(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 300 epochs kept", epochs)
+	if _, err := os.Stat(filepath.Join(dir, IdentityFile)); err != nil {
+		t.Fatalf("the identity file was not recreated: %v", err)
+	}
+}
+
+// hashDir returns the SHA-256 of every file under dir, by path.
+func hashDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		out[path] = hex.EncodeToString(sum[:8])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

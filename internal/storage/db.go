@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -54,7 +56,8 @@ func (d Durability) String() string {
 
 // Options configures Open.
 type Options struct {
-	// Dir is the database directory. It is created when missing.
+	// Dir is the database directory. It is created when missing, unless
+	// MustExist or ReadOnly is set.
 	Dir string
 	// FS is the file system; nil means the operating system's. Tests pass
 	// vfs.NewMem() or a fault-injecting wrapper.
@@ -67,10 +70,24 @@ type Options struct {
 	// Logger receives Pebble's log lines and storage events; nil means
 	// slog.Default().
 	Logger *slog.Logger
-	// VerifyChecksums makes Open read every block of every table and check
-	// its checksum, instead of only each table's footer and properties.
-	// Its cost grows with the size of the database.
-	VerifyChecksums bool
+	// EpochKey is the key whose value (8 bytes, big-endian) is the last
+	// committed epoch. The identity file records it with every durable
+	// commit, and Open refuses a store that holds an older epoch than the
+	// file records. nil: only Pebble's sequence numbers are cross-checked.
+	EpochKey []byte
+	// MustExist makes Open refuse a directory that does not hold a store
+	// instead of creating one.
+	MustExist bool
+	// ReserveBytes is the free space below which Commit refuses writes
+	// with errs.DiskFull, leaving Pebble room to flush and compact; 0
+	// means a twentieth of the file system, at least 16 MiB and at most
+	// 256 MiB.
+	ReserveBytes int64
+	// ReadOnly opens the store for reading only, changing nothing in the
+	// directory (not even what a read-write open's recovery would: the
+	// write-ahead log is replayed into memory). It implies MustExist.
+	// Writes and Commit fail.
+	ReadOnly bool
 
 	// disableCompactions turns off background compactions, so that tests
 	// see exactly the tables their flushes made.
@@ -92,6 +109,21 @@ type DB struct {
 	fs        vfs.FS
 	writeOpts *pebble.WriteOptions
 	log       *slog.Logger
+	epochKey  []byte
+	readOnly  bool
+	// popts are the options the database was opened with.
+	popts *pebble.Options
+
+	// identity is the store's identity as Open found or created it.
+	identity Identity
+	// ident keeps the identity file's claim current; nil when read-only.
+	ident *identityWriter
+	// opened is what Open's checks found.
+	opened observed
+	// space refuses commits while the disk is full; nil when read-only.
+	space *spaceGuard
+	// bgErrors limits the log lines of repeated background errors.
+	bgErrors logLimiter
 
 	closed atomic.Bool
 	// failed is the error that stopped the DB, set once.
@@ -108,6 +140,13 @@ type DB struct {
 		// pending holds the writes since the last Commit or Abort; nil
 		// when there are none.
 		pending *pebble.Batch
+		// pendingEpoch is the epoch the pending batch writes under
+		// epochKey, when hasPendingEpoch.
+		pendingEpoch    uint64
+		hasPendingEpoch bool
+		// committed is the claim of the last commit applied; with Relaxed
+		// durability it is recorded in the identity file at the next sync.
+		committed Claim
 		// snapshots are the open snapshots, closed by Close.
 		snapshots map[*Snapshot]struct{}
 		// digests caches the SHA-256 of immutable files (tables), by name,
@@ -118,11 +157,23 @@ type DB struct {
 
 var _ state.Store = (*DB)(nil)
 
-// Open opens (creating when missing) the database in opts.Dir. It refuses
-// a directory whose files fail Pebble's checks or the footer and
-// properties check of every table (all blocks with VerifyChecksums), and
-// one holding an interrupted restore; those errors carry
-// errs.DataCorrupted and name the file.
+// Open opens the store in opts.Dir, creating it when the directory is
+// missing or empty (unless opts.MustExist or opts.ReadOnly).
+//
+// Before Pebble may change anything, Open checks the directory read-only:
+// Pebble's own checks (MANIFEST and write-ahead-log checksums, every table
+// present with its size), every block of every live table, and the
+// identity file's claim against what the files hold. It refuses a
+// directory that holds Pebble files but no current-manifest marker, a
+// store that holds fewer commits or an older epoch than its identity file
+// records (a missing, truncated or damaged write-ahead log), damaged
+// tables, and a directory holding an interrupted restore. Those errors
+// carry errs.DataCorrupted, name the file and say how to recover; the
+// directory is left as it was.
+//
+// A store without an identity file was written by an earlier version: it
+// is opened once it has passed every other check, and the identity file is
+// created then.
 func Open(opts Options) (*DB, error) {
 	if opts.Dir == "" {
 		return nil, errs.New(errs.Internal, "storage: no database directory given")
@@ -136,11 +187,6 @@ func Open(opts Options) (*DB, error) {
 		log = slog.Default()
 	}
 	log = log.With("component", "storage", "dir", opts.Dir)
-	if _, err := fs.Stat(fs.PathJoin(opts.Dir, restoreMarker)); err == nil {
-		return nil, errs.Newf(errs.DataCorrupted,
-			"storage: %s holds an interrupted checkpoint restore (%s is present); delete the directory and run the restore again",
-			opts.Dir, restoreMarker)
-	}
 	cacheBytes := opts.CacheBytes
 	if cacheBytes <= 0 {
 		cacheBytes = DefaultCacheBytes
@@ -148,7 +194,11 @@ func Open(opts Options) (*DB, error) {
 	cache := pebble.NewCache(cacheBytes)
 	defer cache.Unref()
 
-	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync}
+	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync, readOnly: opts.ReadOnly}
+	d.bgErrors.every = 30 * time.Second
+	if opts.EpochKey != nil {
+		d.epochKey = append([]byte(nil), opts.EpochKey...)
+	}
 	if opts.Durability == Relaxed {
 		d.writeOpts = pebble.NoSync
 	}
@@ -160,12 +210,19 @@ func Open(opts Options) (*DB, error) {
 		Logger:             pebbleLogger{log},
 		EventListener: &pebble.EventListener{
 			BackgroundError: func(err error) {
-				log.Error("storage background error", "err", err)
+				if isNoSpace(err) && d.space != nil {
+					d.space.noteENOSPC()
+				}
+				// Pebble retries failed flushes and compactions; one line
+				// per interval says it goes on.
+				if ok, n := d.bgErrors.allow(); ok {
+					log.Error("storage background error", "err", causeText(err), "suppressed", n)
+				}
 			},
 			DataCorruption: func(info pebble.DataCorruptionInfo) {
 				path := info.Path
 				d.lastCorrupt.Store(&path)
-				log.Error("storage found corrupted data", "file", info.Path, "err", info.Details)
+				log.Error("storage found corrupted data", "file", info.Path, "err", causeText(info.Details))
 			},
 			DiskSlow: func(info pebble.DiskSlowInfo) {
 				log.Warn("storage disk is slow", "info", info.String())
@@ -178,6 +235,34 @@ func Open(opts Options) (*DB, error) {
 		// arrangement) skip a table on its bloom filter.
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	d.popts = popts
+
+	isNew, id, err := inspectDir(fs, opts.Dir, opts.MustExist || opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.snapshots = map[*Snapshot]struct{}{}
+	d.mu.digests = map[string]fileDigest{}
+	if !isNew {
+		pdb, obs, err := verifyOpen(opts.Dir, fs, popts, d.epochKey, id, d.lastCorruptPath)
+		if err != nil {
+			return nil, err
+		}
+		d.opened = obs
+		if opts.ReadOnly {
+			d.db = pdb
+			if id != nil {
+				d.identity = *id
+			}
+			log.Debug("storage opened read-only", "tables", obs.tables, "seq", obs.claim.Seq, "epoch", obs.claim.Epoch)
+			return d, nil
+		}
+		if err := closeQuietly(pdb); err != nil {
+			return nil, err
+		}
+	} else if err := fs.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, wrapf(errs.IOError, err, "storage: creating %s", opts.Dir)
+	}
 	if err := ratchetFormat(opts.Dir, fs, popts); err != nil {
 		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
 	}
@@ -186,14 +271,135 @@ func Open(opts Options) (*DB, error) {
 		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
 	}
 	d.db = pdb
-	d.mu.snapshots = map[*Snapshot]struct{}{}
-	d.mu.digests = map[string]fileDigest{}
-	if err := d.checkTables(opts.VerifyChecksums); err != nil {
+	d.space = &spaceGuard{fs: fs, dir: opts.Dir, reserve: opts.ReserveBytes, log: log}
+	if err := d.openIdentity(id, isNew); err != nil {
 		return nil, errors.Join(err, d.closePebble())
 	}
 	d.removeCheckpointScratch()
-	log.Debug("storage opened", "durability", opts.Durability.String(), "cache_bytes", cacheBytes)
+	log.Debug("storage opened", "durability", opts.Durability.String(), "cache_bytes", cacheBytes,
+		"store", d.identity.ID.String(), "epoch", d.identity.Claim.Epoch, "tables", d.opened.tables)
 	return d, nil
+}
+
+func (d *DB) lastCorruptPath() string {
+	if p := d.lastCorrupt.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// inspectDir looks at dir before Pebble does and decides whether it is a
+// new store (missing or empty: isNew), an existing one (with its identity
+// file, nil for a store written before identity files existed), or a
+// directory to refuse.
+func inspectDir(fs vfs.FS, dir string, mustExist bool) (isNew bool, id *Identity, err error) {
+	names, err := fs.List(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if mustExist {
+			return false, nil, errNoStore(dir, "there is no such directory")
+		}
+		return true, nil, nil
+	}
+	if err != nil {
+		if info, serr := fs.Stat(dir); serr == nil && !info.IsDir() {
+			return false, nil, errNoStore(dir, "it is not a directory")
+		}
+		return false, nil, wrapf(errs.IOError, err, "storage: reading %s", dir)
+	}
+	if slices.Contains(names, restoreMarker) {
+		return false, nil, errs.Newf(errs.DataCorrupted,
+			"storage: %s holds an interrupted checkpoint restore (%s is present); delete the directory and run the restore again",
+			dir, restoreMarker)
+	}
+	if id, err = readIdentity(fs, dir); err != nil {
+		return false, nil, err
+	}
+	desc, err := pebble.Peek(dir, fs)
+	if err != nil {
+		return false, nil, openError(dir, err)
+	}
+	if desc.Exists {
+		return false, id, nil
+	}
+	var data []string
+	for _, n := range names {
+		if isPebbleFile(n) {
+			data = append(data, n)
+		}
+	}
+	slices.Sort(data)
+	switch {
+	case id != nil:
+		return false, nil, corrupted(nil,
+			"storage: %s holds store %s (its %s says so, with epoch %d durable), but Pebble's current-manifest marker (marker.manifest.*) is missing, so its MANIFEST and data cannot be found",
+			dir, id.ID, IdentityFile, id.Claim.Epoch)
+	case len(data) > 0:
+		return false, nil, corrupted(nil,
+			"storage: %s holds database files (%s) but no current-manifest marker (marker.manifest.*), so they cannot be opened; it is not a new store",
+			dir, strings.Join(firstN(data, 4), ", "))
+	case mustExist:
+		return false, nil, errNoStore(dir, "it holds no database files")
+	}
+	return true, nil, nil
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(slices.Clip(s[:n]), "...")
+	}
+	return s
+}
+
+// openIdentity creates the identity file of a new store or of one written
+// before identity files existed (found is nil), or brings the existing
+// one up to what the open store holds, and starts keeping it current.
+func (d *DB) openIdentity(found *Identity, isNew bool) error {
+	claim := Claim{Seq: visibleSeq(d.db)}
+	if d.epochKey != nil {
+		v, ok, err := d.get(d.db, d.epochKey)
+		if err != nil {
+			return err
+		}
+		if ok && len(v) == 8 {
+			claim.Epoch = beUint64(v)
+		}
+	}
+	id := found
+	if id == nil {
+		var err error
+		if id, err = newIdentity(claim); err != nil {
+			return err
+		}
+		if err := writeIdentity(d.fs, d.dir, id); err != nil {
+			return err
+		}
+		if !isNew {
+			d.log.Info("storage created the identity file of a store written by an earlier version",
+				"file", d.fs.PathJoin(d.dir, IdentityFile), "store", id.ID.String(), "epoch", claim.Epoch)
+		}
+	}
+	w, err := openIdentityWriter(d.fs, d.dir, id)
+	if err != nil {
+		return err
+	}
+	if err := w.Record(claim); err != nil {
+		return errors.Join(err, w.Close())
+	}
+	d.ident = w
+	d.identity = w.id
+	d.mu.committed = w.Claim()
+	return nil
+}
+
+// Identity returns the store's identity and the claim Open started from
+// (for a read-only DB, the identity file's claim; its zero value when the
+// store has no identity file yet).
+func (d *DB) Identity() Identity { return d.identity }
+
+// Observed returns the commit sequence and epoch Open found the store's
+// files to hold, and the number and size of the live tables it verified.
+func (d *DB) Observed() (c Claim, tables int, bytes uint64) {
+	return d.opened.claim, d.opened.tables, d.opened.bytes
 }
 
 // ratchetFormat opens and closes a database that is new or in an older
@@ -280,32 +486,23 @@ func isDamage(err error) bool {
 	return false
 }
 
-// checkTables opens every live table, which reads and checks its footer
-// and properties block, or with all set reads every block of every table
-// and checks its checksum.
-func (d *DB) checkTables(all bool) error {
-	if all {
-		if err := d.Verify(); err != nil {
-			return err
-		}
-		return nil
-	}
-	if _, err := d.db.SSTables(pebble.WithProperties()); err != nil {
-		return d.damaged("opening the tables", err)
-	}
-	return nil
-}
-
-// Verify reads every block of every table and checks its checksum, and
-// checks that the keys of every level are in order: the full check
-// `rockstream doctor` runs. It returns errs.DataCorrupted naming the
-// damaged file.
+// Verify reads every block of every live table and checks its checksum,
+// and checks that the keys of every level are in order: the full check
+// `rockstream doctor` runs (Open does the first part). It returns
+// errs.DataCorrupted naming the damaged file.
 func (d *DB) Verify() error {
 	if err := d.readable(); err != nil {
 		return err
 	}
+	tables, err := liveTables(d.db)
+	if err != nil {
+		return d.damaged("listing the tables", err)
+	}
+	if err := verifyTables(d.fs, d.dir, tables); err != nil {
+		return err
+	}
 	if err := d.db.CheckLevels(nil); err != nil {
-		return d.damaged("verifying every table", err)
+		return d.damaged("checking the order of keys in every table", err)
 	}
 	return nil
 }
@@ -322,6 +519,19 @@ func (d *DB) damaged(op string, err error) error {
 		where = *p
 	}
 	return corrupted(err, "storage: damaged data in %s (found while %s)", where, op)
+}
+
+// Health returns nil when the DB accepts reads and writes, or the error
+// that says why it does not: the disk is full (writes refused, reads
+// served), or a failed commit stopped it.
+func (d *DB) Health() error {
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
+	if d.space != nil && d.space.Full() {
+		return diskFull(nil, "storage: %s is below its free-space reserve; writes are refused until space is freed", d.dir)
+	}
+	return nil
 }
 
 // Dir returns the database directory.
@@ -463,8 +673,17 @@ func (d *DB) step(it *pebble.Iterator, reverse bool) bool {
 	return it.NextPrefix()
 }
 
+// errReadOnly is what writes to a DB opened with Options.ReadOnly fail
+// with.
+var errReadOnly = errs.New(errs.ReadOnlyTransaction, "storage: the database is open read-only")
+
 // writable returns the error a write must fail with, or nil.
-func (d *DB) writable() error { return d.readable() }
+func (d *DB) writable() error {
+	if d.readOnly {
+		return errReadOnly
+	}
+	return d.readable()
+}
 
 // batchLocked returns the pending batch, creating it. d.mu must be held.
 func (d *DB) batchLocked() *pebble.Batch {
@@ -490,7 +709,12 @@ func (d *DB) write(op func(b *pebble.Batch) error) error {
 // Set implements state.Writer: it adds a write to the pending batch,
 // copying key and value.
 func (d *DB) Set(key, value []byte) error {
-	return d.write(func(b *pebble.Batch) error { return b.Set(key, value, nil) })
+	return d.write(func(b *pebble.Batch) error {
+		if d.epochKey != nil && len(value) == 8 && bytes.Equal(key, d.epochKey) {
+			d.mu.pendingEpoch, d.mu.hasPendingEpoch = beUint64(value), true
+		}
+		return b.Set(key, value, nil)
+	})
 }
 
 // Delete implements state.Writer: it adds a deletion to the pending batch.
@@ -543,17 +767,43 @@ func (d *DB) Commit() error {
 	d.mu.Lock()
 	b := d.mu.pending
 	d.mu.pending = nil
+	epoch, hasEpoch := d.mu.pendingEpoch, d.mu.hasPendingEpoch
+	d.mu.hasPendingEpoch = false
 	d.mu.Unlock()
 	if b == nil {
 		return nil
 	}
 	n := b.Count()
+	if err := d.space.check(int64(b.Len())); err != nil {
+		_ = b.Close()
+		return err
+	}
 	fatal, err := d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
 	if err == nil {
-		return b.Close()
+		claim := Claim{Seq: uint64(b.SeqNum()) + uint64(n)}
+		d.mu.Lock()
+		if !hasEpoch {
+			epoch = d.mu.committed.Epoch
+		}
+		claim.Epoch = epoch
+		if claim.Seq > d.mu.committed.Seq {
+			d.mu.committed = claim
+		}
+		d.mu.Unlock()
+		cerr := b.Close()
+		if d.writeOpts.Sync {
+			if err := d.recordClaim(claim); err != nil {
+				return err
+			}
+		}
+		return cerr
 	}
 	if !fatal {
 		_ = b.Close()
+		if isNoSpace(err) {
+			d.space.noteENOSPC()
+			return diskFull(err, "storage: commit of %d writes to %s failed; nothing was applied", n, d.dir)
+		}
 		return wrapf(errs.IOError, err, "storage: commit of %d writes to %s failed; nothing was applied", n, d.dir)
 	}
 	// The batch stays with Pebble's broken commit pipeline; it is not
@@ -579,10 +829,14 @@ func (d *DB) guard(fn func() error) (fatal bool, err error) {
 // stop records that the DB can no longer be used because op failed with
 // cause, and returns the error every later call returns.
 func (d *DB) stop(op string, cause error) error {
+	code, prefix := errs.IOError, ""
+	if isNoSpace(cause) {
+		code, prefix = errs.DiskFull, diskFullMessage+": "
+	}
 	e := &codedError{
-		err: errs.Newf(errs.IOError,
-			"storage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
-			op, d.dir, causeText(cause)).(*errs.Error),
+		err: errs.Newf(code,
+			"%sstorage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
+			prefix, op, d.dir, causeText(cause)).(*errs.Error),
 		cause: cause,
 		extra: ErrFailed,
 	}
@@ -596,12 +850,28 @@ func (d *DB) stop(op string, cause error) error {
 // durability is also where a failed log write from an earlier Commit
 // comes to light (and stops the DB).
 func (d *DB) syncLog() error {
+	d.mu.Lock()
+	claim := d.mu.committed
+	d.mu.Unlock()
 	fatal, err := d.guard(func() error { return d.db.LogData(nil, pebble.Sync) })
 	if fatal {
 		return d.stop("syncing the write-ahead log", err)
 	}
 	if err != nil {
 		return wrapf(errs.IOError, err, "storage: syncing the write-ahead log of %s", d.dir)
+	}
+	return d.recordClaim(claim)
+}
+
+// recordClaim records in the identity file that the commits of claim are
+// durable. A failure to write the file stops the DB: without it, a later
+// loss of those commits could not be detected.
+func (d *DB) recordClaim(c Claim) error {
+	if d.ident == nil {
+		return nil
+	}
+	if err := d.ident.Record(c); err != nil {
+		return d.stop("recording the durable epoch", err)
 	}
 	return nil
 }
@@ -622,6 +892,17 @@ func (d *DB) Abort() {
 // checkpoints call it so that the data they upload is in immutable tables.
 func (d *DB) Flush() error {
 	if err := d.writable(); err != nil {
+		return err
+	}
+	if err := d.space.check(0); err != nil {
+		// Syncing writes a record to the log, and writing tables could
+		// fail halfway; neither is safe on a full disk. With Sync
+		// durability everything committed is durable in the log already,
+		// which the next start replays.
+		if d.writeOpts.Sync {
+			d.log.Warn("storage not flushed: the disk is full; the next start replays the write-ahead log")
+			return nil
+		}
 		return err
 	}
 	// Sync first: Pebble cannot rotate a log whose writes failed (it ends
@@ -659,7 +940,21 @@ func (d *DB) Close() error {
 	for s := range snaps {
 		errList = append(errList, s.release())
 	}
+	d.mu.Lock()
+	claim := d.mu.committed
+	d.mu.Unlock()
+	failed := d.failed.Load() != nil
 	errList = append(errList, d.closePebble())
+	if d.ident != nil {
+		// Closing Pebble synced its write-ahead log: with Relaxed
+		// durability the last commits are durable only now.
+		if errList[len(errList)-1] == nil && !failed {
+			if err := d.ident.Record(claim); err != nil {
+				errList = append(errList, err)
+			}
+		}
+		errList = append(errList, d.ident.Close())
+	}
 	return errors.Join(errList...)
 }
 

@@ -19,13 +19,22 @@
 //     after a write-ahead-log failure, and the failed batch may be visible
 //     in memory though not durable. Restarting (Close, then Open) recovers
 //     the last durable state.
-//   - Fail closed. Open refuses a directory whose files fail Pebble's checks
-//     (MANIFEST and WAL checksums, missing or truncated tables, unreadable
-//     table footers) and one left by an interrupted restore; a read of a
-//     block whose checksum fails returns an error, never data. Such errors
-//     carry errs.DataCorrupted and name the file. Records (EncodeRecord) and
-//     checkpoint files (RestoreCheckpoint) carry checksums that are
-//     verified before their contents are used.
+//   - Fail closed. Open checks a directory read-only before Pebble may
+//     change anything in it, and refuses, leaving it unchanged, a directory
+//     whose files fail Pebble's checks (MANIFEST and WAL checksums, missing
+//     or truncated tables), whose tables fail any block's checksum, that
+//     holds database files without a current-manifest marker, that holds
+//     fewer commits or an older epoch than its identity file records (a
+//     lost, truncated or damaged write-ahead log), or that holds an
+//     interrupted restore. A read of a block whose checksum fails returns
+//     an error, never data. Such errors carry errs.DataCorrupted and name
+//     the file. Records (EncodeRecord) and checkpoint files
+//     (CreateCheckpoint checks what it uploads, RestoreCheckpoint what it
+//     downloads) carry checksums that are verified before their contents
+//     are used.
+//   - The identity file never claims more than is durable. It is updated
+//     only after the commit it describes is durable, so after any crash the
+//     files hold at least what it claims; Open accepts more.
 //   - Names fixed on disk never change: the merge operator is MergerName and
 //     the Pebble format major version is FormatMajorVersion.
 //

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -37,8 +38,10 @@ const (
 )
 
 // openBucket opens the object-store location a checkpoint URL names:
-// file:///absolute/path (a directory) or s3://bucket/prefix.
-func openBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
+// file:///absolute/path (a directory) or s3://bucket/prefix. With create,
+// a missing file:// directory is created (to write a checkpoint into);
+// without, it is an error (nothing to read there), and nothing is created.
+func openBucket(ctx context.Context, rawURL string, create bool) (*blob.Bucket, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, errs.Newf(errs.InvalidParameterValue, "checkpoint location %q is not a URL: %v", rawURL, err)
@@ -50,13 +53,16 @@ func openBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 				"checkpoint location %q must name an absolute directory, as in file:///var/backups/rockstream", rawURL)
 		}
 		b, err := fileblob.OpenBucket(filepath.Clean(u.Path), &fileblob.Options{
-			CreateDir: true,
+			CreateDir: create,
 			// Temporary files go next to their object, so that the final
 			// rename never crosses file systems.
 			NoTempDir: true,
 			Metadata:  fileblob.MetadataDontWrite,
 		})
 		if err != nil {
+			if !create && errors.Is(err, os.ErrNotExist) {
+				return nil, errs.Newf(errs.UndefinedObject, "storage: there is no checkpoint at %s (no such directory)", rawURL)
+			}
 			return nil, wrapf(errs.IOError, err, "storage: opening checkpoint location %s", rawURL)
 		}
 		return b, nil
