@@ -175,3 +175,96 @@ func BenchmarkBinaryCopy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJoinedAggregate measures one INSERT of 1,000 orders (one
+// statement) into a table of 100,000 orders joined to 10,000 stores and
+// grouped by their 100 regions, maintained by RockStream's materialized
+// view, by pg_ivm's incrementally maintained view on PostgreSQL when the
+// harness's PostgreSQL has the extension (it is skipped otherwise), and,
+// for reference, by nothing on PostgreSQL (the table alone).
+func BenchmarkJoinedAggregate(b *testing.B) {
+	const (
+		stores = 10_000
+		orders = 100_000
+		view   = "SELECT s.region, sum(o.amount) AS total, count(*) AS n FROM orders o JOIN stores s ON o.store = s.store GROUP BY s.region"
+	)
+	targets := ingestTargets()
+	targets = append(targets, ingestTarget{name: "postgres-pg_ivm", view: true, conn: func(b *testing.B) (*pgx.Conn, func() time.Duration) {
+		c, cpu := targets[1].conn(b)
+		ctx := context.Background()
+		var ok bool
+		if err := c.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_available_extensions WHERE name = 'pg_ivm'").Scan(&ok); err != nil || !ok {
+			b.Skip("the PostgreSQL of the test harness has no pg_ivm extension")
+		}
+		if _, err := c.Exec(ctx, "CREATE EXTENSION pg_ivm"); err != nil {
+			b.Fatal(err)
+		}
+		return c, cpu
+	}})
+	for _, target := range targets {
+		b.Run(target.name, func(b *testing.B) {
+			c, cpu := target.conn(b)
+			ctx := context.Background()
+			setup := []string{
+				"CREATE TABLE stores (store int PRIMARY KEY, region int)",
+				"CREATE TABLE orders (id bigint PRIMARY KEY, store int, amount bigint)",
+				fmt.Sprintf("INSERT INTO stores SELECT g, g %% 100 FROM generate_series(0, %d) g", stores-1),
+			}
+			for _, s := range setup {
+				if _, err := c.Exec(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rows := make([][]any, orders)
+			for i := range rows {
+				rows[i] = []any{int64(i), int32(i % stores), int64(i % 997)}
+			}
+			if _, err := c.CopyFrom(ctx, pgx.Identifier{"orders"}, []string{"id", "store", "amount"}, pgx.CopyFromRows(rows)); err != nil {
+				b.Fatal(err)
+			}
+			switch {
+			case target.name == "postgres-pg_ivm":
+				if _, err := c.Exec(ctx, "SELECT pgivm.create_immv('per_region', $1)", view); err != nil {
+					b.Fatal(err)
+				}
+			case target.view:
+				if _, err := c.Exec(ctx, "CREATE MATERIALIZED VIEW per_region AS "+view); err != nil {
+					b.Fatal(err)
+				}
+			}
+			stmts := make([]string, b.N)
+			for n := range stmts {
+				var sb strings.Builder
+				sb.WriteString("INSERT INTO orders VALUES ")
+				for i := 0; i < 1000; i++ {
+					id := orders + n*1000 + i
+					if i > 0 {
+						sb.WriteString(", ")
+					}
+					fmt.Fprintf(&sb, "(%d, %d, %d)", id, (id*7)%stores, id%997)
+				}
+				stmts[n] = sb.String()
+			}
+			b.ResetTimer()
+			c0 := cpu()
+			for _, s := range stmts {
+				if _, err := c.Exec(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			used := cpu() - c0
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/insert")
+			b.ReportMetric(float64(used.Microseconds())/float64(b.N)/1000, "server-cpu-ms/insert")
+			if target.view {
+				var total, n int64
+				if err := c.QueryRow(ctx, "SELECT sum(total)::bigint, sum(n)::bigint FROM per_region").Scan(&total, &n); err != nil {
+					b.Fatal(err)
+				}
+				if want := int64(orders + 1000*b.N); n != want {
+					b.Fatalf("the view counts %d orders, want %d", n, want)
+				}
+			}
+		})
+	}
+}
