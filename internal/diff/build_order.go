@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -80,11 +81,14 @@ func (b *builder) topK(n *plan.TopK) (int, error) {
 		sb.WriteString("  row_number")
 	}
 	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.Keys))
-	id := b.add(node{
-		op:      ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber),
-		inputs:  []int{in},
-		explain: sb.String(),
-	})
+	op := ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber)
+	if insertOnly(n.Input) {
+		op.InsertOnly()
+		if n.Count >= 0 {
+			fmt.Fprintf(&sb, "  input=insert-only (keeps the first %d rows per partition)", satAdd(n.Offset, n.Count))
+		}
+	}
+	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
 	b.keyedOrSingle(id, n.PartitionBy)
 	return id, nil
 }
@@ -148,4 +152,12 @@ func sortKeyList(keys []plan.SortKey) string {
 		parts[i] = fmt.Sprintf("%s %s %s", k.Expr, dir, nulls)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// satAdd adds non-negative counts, saturating at MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

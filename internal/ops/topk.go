@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -37,6 +38,8 @@ type TopK struct {
 	count     int64
 	offset    int64
 	rowNumber bool
+	// insertOnly: the input never retracts (InsertOnly).
+	insertOnly bool
 
 	// Scratch, reused across steps.
 	delta   sortedDelta
@@ -47,6 +50,9 @@ type TopK struct {
 	oldWin  []winCopy
 	newWin  []winCopy
 	rows    rowAlloc
+	// pruneBuf and pruneEntries hold the partition prune reads.
+	pruneBuf     []byte
+	pruneEntries []sortedEntry
 }
 
 // winCopy is a run of copies of one row in a window, starting at 0-based
@@ -65,6 +71,16 @@ func NewTopK(prefix []byte, partitionBy []plan.Expr, keys []plan.SortKey, count,
 		count: count, offset: offset, rowNumber: rowNumber,
 	}
 }
+
+// InsertOnly declares that every row the operator will take is an
+// insertion, its input being insert-only. With a count, a row past the
+// window of its partition then never returns to it, so the arrangement
+// keeps only the first offset+count copies of each partition: rows the
+// delta adds past them are not written, and rows it pushes out are
+// deleted. A retraction fails as an internal error. It is called before
+// the first step, the same way for every circuit over the operator's
+// state.
+func (t *TopK) InsertOnly() { t.insertOnly = true }
 
 // satAdd adds non-negative counts, saturating at MaxInt64.
 func satAdd(a, b int64) int64 {
@@ -107,8 +123,12 @@ func (t *TopK) window() (lo, hi int64) {
 
 func (t *TopK) partition(w *work, st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
 	lo, hi := t.window()
+	bounded := t.insertOnly && t.count >= 0
 	var deleted int64
 	for i := range rows {
+		if rows[i].weight < 0 && t.insertOnly {
+			return nil, errs.New(errs.Internal, "internal error: a retraction reached a top-k over insert-only input")
+		}
 		if rows[i].weight < 0 {
 			if rows[i].weight == math.MinInt64 {
 				return nil, negativeCount("arranged row")
@@ -132,6 +152,9 @@ func (t *TopK) partition(w *work, st state.Store, part []byte, rows []sortedDelt
 	unchanged := false
 	if b := boundary(t.oldList, hi); b != nil && bytes.Compare(t.delta.key(&rows[0]), b) > 0 {
 		unchanged = true
+		if bounded {
+			return out, nil // rows past the window: never in it
+		}
 	}
 	if !unchanged {
 		t.newList = mergeDelta(t.newList[:0], t.oldList, &t.delta, rows, complete)
@@ -157,7 +180,36 @@ func (t *TopK) partition(w *work, st state.Store, part []byte, rows []sortedDelt
 			return nil, err
 		}
 	}
+	if bounded {
+		return out, t.prune(st, part, hi)
+	}
 	return out, nil
+}
+
+// prune deletes the copies of the partition's arranged rows past position
+// hi, for an insert-only top-k: the partition then holds at most hi
+// copies, and pruning after each step reads at most hi plus the step's
+// rows.
+func (t *TopK) prune(st state.Store, part []byte, hi int64) error {
+	var err error
+	t.pruneBuf, t.pruneEntries, _, err = t.arr.scanPartition(st, part, -1, t.pruneBuf[:0], t.pruneEntries[:0])
+	if err != nil {
+		return err
+	}
+	var pos int64
+	for _, e := range t.pruneEntries {
+		if e.weight <= 0 {
+			continue
+		}
+		keep := min(max(hi-pos, 0), e.weight)
+		pos = satAdd(pos, e.weight)
+		if keep < e.weight {
+			if err := t.arr.add(st, t.pruneBuf[e.off:e.end], e.layout, keep-e.weight); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // boundary returns the key of the row at position hi-1 of list, or nil
