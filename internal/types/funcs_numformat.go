@@ -454,7 +454,13 @@ func numberText(v Value, t TypeID, d *numDesc) (numstr string, sign byte, preSpa
 		if d.is(nfMulti) {
 			m := int64(math.Pow(10, float64(d.multi)))
 			if t == Int4 {
-				n = int64(int32(n * m))
+				// PostgreSQL multiplies with int4mul, which checks the
+				// range.
+				p, ok := mulInt64(n, m)
+				if !ok || p != int64(int32(p)) {
+					return "", 0, 0, errInt4Range
+				}
+				n = p
 			} else {
 				var ok bool
 				if n, ok = mulInt64(n, m); !ok {
