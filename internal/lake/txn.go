@@ -1,0 +1,219 @@
+package lake
+
+import (
+	"sort"
+	"time"
+)
+
+// txn is one transaction of a session: REPEATABLE READ over the store.
+// Its snapshot is the revision committed when its first statement runs
+// (as in PostgreSQL, not at BEGIN); its reads see that revision plus its
+// own writes; its writes reach the store only through Commit.
+type txn struct {
+	store *Store
+	// rev is the snapshot; valid once started.
+	rev     uint64
+	started bool
+	now     Value
+	ws      *writeSet
+	// temps are the session's temporary tables (ON COMMIT DROP), with
+	// their rows; never stored.
+	temps map[string]*tempTable
+}
+
+type tempTable struct {
+	def  *Table
+	rows []storedRow
+	next int64
+}
+
+func newTxn(s *Store) *txn {
+	return &txn{store: s, ws: newWriteSet(), temps: map[string]*tempTable{}}
+}
+
+// begin takes the snapshot if the transaction has none yet.
+func (x *txn) begin() {
+	if x.started {
+		return
+	}
+	x.started = true
+	x.rev = x.store.Rev()
+	x.now = timestampOf(time.Now().UTC())
+}
+
+// table resolves a name as a statement wrote it: an unqualified name is
+// looked up among the temporary tables first, then in public, as the
+// default search_path does. The definitions are the latest committed
+// ones plus the transaction's own DDL, as PostgreSQL's catalog lookups
+// are; the rows follow the snapshot.
+func (x *txn) table(r relRef) (*Table, error) {
+	if r.schema == "" || r.schema == "pg_temp" {
+		if tt, ok := x.temps[r.name]; ok {
+			return tt.def, nil
+		}
+		if r.schema == "pg_temp" {
+			return nil, errorf(codeUndefinedTable, "relation %q does not exist", r.String())
+		}
+	}
+	schema := normSchema(r.schema)
+	for i := len(x.ws.created) - 1; i >= 0; i-- {
+		t := x.ws.created[i]
+		if t.Schema == schema && t.Name == r.name && !x.ws.dropped[t.OID] {
+			return t, nil
+		}
+	}
+	if t := x.store.lookup(schema, r.name); t != nil && !x.ws.dropped[t.OID] {
+		return t, nil
+	}
+	return nil, errorf(codeUndefinedTable, "relation %q does not exist", r.String())
+}
+
+// rows returns the rows of t the transaction sees, in tid order.
+func (x *txn) rows(t *Table) ([]storedRow, error) {
+	if t.Temp {
+		return append([]storedRow(nil), x.temps[t.Name].rows...), nil
+	}
+	var out []storedRow
+	dels := x.ws.deletes[t.OID]
+	if !x.createdHere(t) {
+		err := x.store.scan(t, x.rev, func(r storedRow) error {
+			if _, gone := dels[r.tid]; !gone {
+				out = append(out, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out = append(out, x.ws.inserts[t.OID]...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].tid < out[j].tid })
+	return out, nil
+}
+
+func (x *txn) createdHere(t *Table) bool {
+	for _, c := range x.ws.created {
+		if c.OID == t.OID {
+			return true
+		}
+	}
+	return false
+}
+
+// insert adds a row version to t, checking NOT NULL and the primary key
+// against the latest committed rows and the transaction's own.
+func (x *txn) insert(t *Table, vals []Value) error {
+	for i, c := range t.Cols {
+		if c.NotNull && vals[i].Null {
+			return &sqlError{code: codeNotNullViolation,
+				msg: `null value in column "` + c.Name + `" of relation "` + t.Name + `" violates not-null constraint`}
+		}
+	}
+	if t.Temp {
+		tt := x.temps[t.Name]
+		tt.next++
+		tt.rows = append(tt.rows, storedRow{tid: tt.next, vals: vals})
+		return nil
+	}
+	if len(t.PK) > 0 {
+		if err := x.checkPK(t, vals); err != nil {
+			return err
+		}
+	}
+	x.ws.tables[t.OID] = t
+	x.ws.inserts[t.OID] = append(x.ws.inserts[t.OID], storedRow{tid: x.store.allocTid(t.OID), vals: vals})
+	return nil
+}
+
+func (x *txn) checkPK(t *Table, vals []Value) error {
+	key := pkVals(t, vals)
+	for _, r := range x.ws.inserts[t.OID] {
+		if equalVals(pkVals(t, r.vals), key) {
+			return uniqueViolation(t, vals)
+		}
+	}
+	if x.createdHere(t) {
+		return nil
+	}
+	k, err := pkKey(t.OID, key)
+	if err != nil {
+		return err
+	}
+	tid, _, ok, err := x.store.pkHolder(k)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if _, deleted := x.ws.deletes[t.OID][tid]; !deleted {
+			return uniqueViolation(t, vals)
+		}
+	}
+	return nil
+}
+
+func equalVals(a, b []Value) bool {
+	for i := range a {
+		if a[i].Null || b[i].Null || compare(a[i], b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// remove ends the row version r of t.
+func (x *txn) remove(t *Table, r storedRow) {
+	if t.Temp {
+		tt := x.temps[t.Name]
+		for i, tr := range tt.rows {
+			if tr.tid == r.tid {
+				tt.rows = append(tt.rows[:i:i], tt.rows[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	ins := x.ws.inserts[t.OID]
+	for i, own := range ins {
+		if own.tid == r.tid {
+			x.ws.inserts[t.OID] = append(ins[:i:i], ins[i+1:]...)
+			return
+		}
+	}
+	x.ws.tables[t.OID] = t
+	if x.ws.deletes[t.OID] == nil {
+		x.ws.deletes[t.OID] = map[int64]uint64{}
+	}
+	x.ws.deletes[t.OID][r.tid] = r.begin
+}
+
+// create adds a table in the transaction.
+func (x *txn) create(t *Table) {
+	if t.Temp {
+		x.temps[t.Name] = &tempTable{def: t}
+		return
+	}
+	t.OID = x.store.allocOID()
+	x.ws.created = append(x.ws.created, t)
+	x.ws.tables[t.OID] = t
+}
+
+// drop removes a table in the transaction.
+func (x *txn) drop(t *Table) {
+	if t.Temp {
+		delete(x.temps, t.Name)
+		return
+	}
+	if x.createdHere(t) {
+		for i, c := range x.ws.created {
+			if c.OID == t.OID {
+				x.ws.created = append(x.ws.created[:i:i], x.ws.created[i+1:]...)
+				break
+			}
+		}
+		delete(x.ws.inserts, t.OID)
+		return
+	}
+	x.ws.dropped[t.OID] = true
+	delete(x.ws.inserts, t.OID)
+	delete(x.ws.deletes, t.OID)
+}
