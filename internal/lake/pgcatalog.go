@@ -68,19 +68,7 @@ func columnsResult(tables []*Table, f introspectFilter) *result {
 		"type_name", TName, "type_modifier", TInt4, "ndim", TInt4, "attnum", TInt2,
 		"notnull", TBool, "constraint_id", TOid, "constraint_type", TChar, "constraint_key", TInt2Array,
 		"type_schema", TName, "column_comment", TText, "table_comment", TText)}
-	// The first columns come from pg_class, pg_attribute and pg_type.
-	res.cols[1].tableOID, res.cols[1].attnum = 1259, 2
-	res.cols[2].tableOID, res.cols[2].attnum = 1259, 10
-	res.cols[3].tableOID, res.cols[3].attnum = 1249, 2
-	res.cols[4].tableOID, res.cols[4].attnum = 1247, 2
-	res.cols[5].tableOID, res.cols[5].attnum = 1249, 9
-	res.cols[6].tableOID, res.cols[6].attnum = 1249, 10
-	res.cols[7].tableOID, res.cols[7].attnum = 1249, 6
-	res.cols[8].tableOID, res.cols[8].attnum = 1249, 13
-	res.cols[12].tableOID, res.cols[12].attnum = 2615, 2
-	res.cols[13].tableOID, res.cols[13].attnum = 2609, 4
-	res.cols[14].tableOID, res.cols[14].attnum = 2609, 4
-	res.cols[0].tableOID, res.cols[0].attnum = 2615, 1
+	// The query is a UNION, so PostgreSQL names no source columns.
 	if len(f.schemas) > 0 {
 		keep := false
 		for _, s := range f.schemas {
@@ -161,6 +149,9 @@ func compositesResult(tables []*Table) *result {
 func indexesResult(tables []*Table) *result {
 	res := &result{cols: cols("oid", TOid, "tablename", TName, "indexname", TName)}
 	res.cols[0].tableOID, res.cols[0].attnum = 2615, 1
+	// pg_indexes is a view (OID 12043 in PostgreSQL 15).
+	res.cols[1].tableOID, res.cols[1].attnum = 12043, 2
+	res.cols[2].tableOID, res.cols[2].attnum = 12043, 3
 	sorted := append([]*Table(nil), tables...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, t := range sorted {
