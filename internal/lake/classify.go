@@ -34,6 +34,8 @@ const (
 	KindDelete
 	KindCreateTable
 	KindDropTable
+	KindSchemata
+	KindInfoColumns
 	numKinds
 )
 
@@ -59,6 +61,8 @@ var kindNames = [...]string{
 	KindDelete:        "delete",
 	KindCreateTable:   "create_table",
 	KindDropTable:     "drop_table",
+	KindSchemata:      "introspect_schemata",
+	KindInfoColumns:   "introspect_info_columns",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -324,6 +328,16 @@ func classifySelect(s *pg.SelectStmt, text string) (*Statement, error) {
 		return nil, errUnsupported(summary(text))
 	}
 	names := fromNames(s.FromClause)
+	if len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil &&
+		s.FromClause[0].GetRangeVar().Schemaname == "information_schema" {
+		switch names[0] {
+		case "schemata":
+			return &Statement{Kind: KindSchemata}, nil
+		case "columns":
+			return &Statement{Kind: KindInfoColumns, filter: columnsFilter(s.WhereClause)}, nil
+		}
+		return nil, errUnsupported(summary(text))
+	}
 	switch {
 	case len(names) == 1 && names[0] == "pg_namespace" && len(s.FromClause) == 1 && s.FromClause[0].GetRangeVar() != nil:
 		return &Statement{Kind: KindNamespaces}, nil
@@ -372,7 +386,7 @@ func columnsFilter(where *pg.Node) introspectFilter {
 		}
 		switch e := e.(type) {
 		case eIn:
-			if c, ok := e.e.(eCol); ok && c.name == "nspname" {
+			if c, ok := e.e.(eCol); ok && !e.not && (c.name == "nspname" || c.name == "table_schema") {
 				for _, item := range e.list {
 					if k, ok := item.(eConst); ok {
 						f.schemas = append(f.schemas, k.v.S)
@@ -380,12 +394,12 @@ func columnsFilter(where *pg.Node) introspectFilter {
 				}
 			}
 		case eCmp:
-			if c, ok := e.l.(eCol); ok && c.name == "relname" && e.op == "=" {
+			if c, ok := e.l.(eCol); ok && (c.name == "relname" || c.name == "table_name") && e.op == "=" {
 				if k, ok := e.r.(eConst); ok {
 					f.rel = k.v.S
 				}
 			}
-			if c, ok := e.l.(eCol); ok && c.name == "nspname" && e.op == "=" {
+			if c, ok := e.l.(eCol); ok && (c.name == "nspname" || c.name == "table_schema") && e.op == "=" {
 				if k, ok := e.r.(eConst); ok {
 					f.schemas = append(f.schemas, k.v.S)
 				}

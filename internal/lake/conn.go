@@ -346,6 +346,10 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 		return compositesResult(tx.visibleTables()), nil
 	case KindIndexes:
 		return indexesResult(tx.visibleTables()), nil
+	case KindSchemata:
+		return schemataResult(), nil
+	case KindInfoColumns:
+		return infoColumnsResult(tx.visibleTables(), st.filter), nil
 	case KindSelect:
 		return tx.runSelect(st.sel)
 	case KindInsert:

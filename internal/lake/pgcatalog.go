@@ -69,16 +69,8 @@ func columnsResult(tables []*Table, f introspectFilter) *result {
 		"notnull", TBool, "constraint_id", TOid, "constraint_type", TChar, "constraint_key", TInt2Array,
 		"type_schema", TName, "column_comment", TText, "table_comment", TText)}
 	// The query is a UNION, so PostgreSQL names no source columns.
-	if len(f.schemas) > 0 {
-		keep := false
-		for _, s := range f.schemas {
-			if s == "public" {
-				keep = true
-			}
-		}
-		if !keep {
-			tables = nil
-		}
+	if !f.allows("public") {
+		tables = nil
 	}
 	sorted := append([]*Table(nil), tables...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
@@ -187,4 +179,78 @@ func (x *txn) regclassResult(name string) *result {
 	}
 	res.rows = [][]Value{{v}}
 	return res
+}
+
+// Views of information_schema, as PostgreSQL 15 numbers them.
+const (
+	oidInfoColumns  = 13295
+	oidInfoSchemata = 13382
+)
+
+// schemataResult answers the text-protocol introspection's schema list
+// (system schemas excluded by its WHERE clause).
+func schemataResult() *result {
+	res := &result{cols: []resultCol{{name: "schema_name", t: TName, tableOID: oidInfoSchemata, attnum: 2}}}
+	res.rows = [][]Value{{textOf(TName, "public")}}
+	res.tag = "SELECT 1"
+	return res
+}
+
+// infoColumnsResult answers the text-protocol introspection of columns,
+// from information_schema.columns, ordered by schema, table and position.
+func infoColumnsResult(tables []*Table, f introspectFilter) *result {
+	res := &result{cols: []resultCol{
+		{name: "namespace_id", t: TName, tableOID: oidInfoColumns, attnum: 2},
+		{name: "relname", t: TName, tableOID: oidInfoColumns, attnum: 3},
+		{name: "relpages", t: TInt4},
+		{name: "attname", t: TName, tableOID: oidInfoColumns, attnum: 4},
+		{name: "type_name", t: TVarchar, tableOID: oidInfoColumns, attnum: 8},
+		{name: "type_modifier", t: TInt4},
+		{name: "ndim", t: TInt4},
+		{name: "attnum", t: TInt4, tableOID: oidInfoColumns, attnum: 5},
+		{name: "notnull", t: TText},
+		{name: "constraint_id", t: TText},
+		{name: "constraint_type", t: TText},
+		{name: "constraint_key", t: TText},
+		{name: "type_schema", t: TText},
+		{name: "column_comment", t: TText},
+		{name: "table_comment", t: TText},
+	}}
+	if !f.allows("public") {
+		tables = nil
+	}
+	sorted := append([]*Table(nil), tables...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, t := range sorted {
+		if f.rel != "" && t.Name != f.rel {
+			continue
+		}
+		for i, c := range t.Cols {
+			notnull := "f"
+			if c.NotNull {
+				notnull = "t"
+			}
+			res.rows = append(res.rows, []Value{
+				textOf(TName, "public"), textOf(TName, t.Name), intOf(TInt4, 0),
+				textOf(TName, c.Name), textOf(TVarchar, types[c.Type].sql), intOf(TInt4, -1),
+				intOf(TInt4, 0), intOf(TInt4, int64(i+1)), textOf(TText, notnull),
+				nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText),
+			})
+		}
+	}
+	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
+	return res
+}
+
+// allows says whether the filter's schema list admits schema.
+func (f introspectFilter) allows(schema string) bool {
+	if len(f.schemas) == 0 {
+		return true
+	}
+	for _, s := range f.schemas {
+		if s == schema {
+			return true
+		}
+	}
+	return false
 }
