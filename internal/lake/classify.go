@@ -188,13 +188,27 @@ func Classify(sql string) ([]*Statement, error) {
 		text := stmtText(sql, raw)
 		st, err := classifyNode(raw.Stmt, text)
 		if err != nil {
-			out = append(out, &Statement{Kind: KindUnsupported, Text: text, err: asSQLError(err)})
+			out = append(out, &Statement{Kind: KindUnsupported, Text: text, err: refusal(text, asSQLError(err))})
 			continue
 		}
 		st.Text = text
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// refusal makes a classification error name the whole statement; what
+// part of it is outside the surface goes in the detail.
+func refusal(text string, err *sqlError) *sqlError {
+	if err.code != codeUnsupported {
+		return err
+	}
+	part := strings.TrimPrefix(err.msg, unsupportedPrefix)
+	out := errUnsupported(summary(text))
+	if part != summary(text) {
+		out.detail = "Not supported: " + part + "."
+	}
+	return out
 }
 
 func stmtText(sql string, raw *pg.RawStmt) string {
@@ -501,7 +515,7 @@ func convertSelect(s *pg.SelectStmt, text string) (*selectPlan, error) {
 		val := rt.GetVal()
 		if cr := val.GetColumnRef(); cr != nil {
 			if len(cr.Fields) == 1 && cr.Fields[0].GetAStar() != nil {
-				return nil, errUnsupported("SELECT * (" + summary(text) + ")")
+				return nil, errUnsupported("SELECT *")
 			}
 		}
 		e, err := convertExpr(val)

@@ -40,8 +40,10 @@ const (
 // errUnsupported is the refusal of a statement RockLake does not
 // recognize; what names the statement.
 func errUnsupported(what string) *sqlError {
-	return errorf(codeUnsupported, "RockLake does not support this statement: %s", what)
+	return errorf(codeUnsupported, "%s%s", unsupportedPrefix, what)
 }
+
+const unsupportedPrefix = "RockLake does not support this statement: "
 
 // asSQLError turns any error into the one the client sees; errors that
 // are not already a sqlError are internal (XX000).

@@ -2,6 +2,7 @@ package lake
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -580,7 +581,11 @@ func castValue(v Value, t Type, explicit bool) (Value, error) {
 		}
 		return Value{T: t, F: f}, nil
 	case (v.T == TFloat8 || v.T == TFloat4) && t.isInt():
-		return parseText(t, strconv.FormatFloat(roundHalfAway(v.F), 'f', 0, 64))
+		r := roundHalfAway(v.F)
+		if math.IsNaN(r) || r >= 9223372036854775808.0 || r < -9223372036854775808.0 {
+			return Value{}, outOfRange(t)
+		}
+		return checkRange(intOf(t, int64(r)))
 	case v.T.isText() && t.isText():
 		return textOf(t, v.S), nil
 	case t.isText() && (isNumber(v.T) || v.T == TBool):
@@ -600,12 +605,7 @@ func castValue(v Value, t Type, explicit bool) (Value, error) {
 	return Value{}, errorf(codeDatatypeMismatch, "column is of type %s but expression is of type %s", types[t].sql, types[v.T].sql)
 }
 
-func roundHalfAway(f float64) float64 {
-	if f < 0 {
-		return -roundHalfAway(-f)
-	}
-	return float64(int64(f + 0.5))
-}
+func roundHalfAway(f float64) float64 { return math.Round(f) }
 
 // evalRow holds, per scope relation, the current row and its tid.
 type evalRow struct {

@@ -259,6 +259,21 @@ func TestReplay(t *testing.T) {
 					r.pg.conn(t, conn)
 				}
 				return ""
+			case "init-catalog":
+				// The catalog as DuckDB creates it on a first ATTACH, on both
+				// servers; only the last answer (COMMIT) is shown.
+				stmts := append([]string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ"}, CatalogDDL()...)
+				stmts = append(stmts, InitialRows("./lakedata/", time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
+				stmts = append(stmts, "COMMIT")
+				var out string
+				for _, q := range stmts {
+					out = r.run(d.Pos, both, opts(d), func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
+						c := s.conn(t, conn)
+						c.fe.Send(&pgproto3.Query{String: q})
+						return c.until(t)
+					})
+				}
+				return out
 			case "restart":
 				r.restartLake()
 				return ""

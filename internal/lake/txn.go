@@ -2,6 +2,7 @@ package lake
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -106,7 +107,8 @@ func (x *txn) insert(t *Table, vals []Value) error {
 	for i, c := range t.Cols {
 		if c.NotNull && vals[i].Null {
 			return &sqlError{code: codeNotNullViolation,
-				msg: `null value in column "` + c.Name + `" of relation "` + t.Name + `" violates not-null constraint`}
+				msg:    `null value in column "` + c.Name + `" of relation "` + t.Name + `" violates not-null constraint`,
+				detail: "Failing row contains (" + rowText(vals) + ")."}
 		}
 	}
 	if t.Temp {
@@ -216,4 +218,17 @@ func (x *txn) drop(t *Table) {
 	x.ws.dropped[t.OID] = true
 	delete(x.ws.inserts, t.OID)
 	delete(x.ws.deletes, t.OID)
+}
+
+// rowText prints a row as PostgreSQL's error details do.
+func rowText(vals []Value) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		if v.Null {
+			parts[i] = "null"
+		} else {
+			parts[i] = v.Text()
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -313,8 +313,12 @@ func appendInt2Array(dst []byte, text string) []byte {
 // COPY ... FROM STDIN (FORMAT BINARY) sends it.
 func decodeBinary(t Type, b []byte) (Value, error) {
 	want := map[Type]int{TInt2: 2, TInt4: 4, TInt8: 8, TFloat4: 4, TFloat8: 8, TBool: 1, TUUID: 16, TTimestamptz: 8, TOid: 4}
-	if n, ok := want[t]; ok && len(b) != n {
-		return Value{}, &sqlError{code: "22P03", msg: fmt.Sprintf("incorrect binary data format: %d bytes for type %s, want %d", len(b), t, n)}
+	// PostgreSQL's receive functions read fixed-size values from the
+	// field: too few bytes run out of message, too many are left over.
+	if n, ok := want[t]; ok && len(b) < n {
+		return Value{}, &sqlError{code: codeProtocolViolation, msg: "insufficient data left in message"}
+	} else if ok && len(b) > n {
+		return Value{}, &sqlError{code: "22P03", msg: "incorrect binary data format"}
 	}
 	switch t {
 	case TInt2:
