@@ -2,6 +2,8 @@ package lake
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
+
+var errAuthFailed = errors.New("lake: password authentication failed")
 
 // maxCopyBytes bounds one COPY ... FROM STDIN stream held in memory.
 const maxCopyBytes = 256 << 20
@@ -32,6 +36,8 @@ type session struct {
 	portals map[string]*portal
 	// skipToSync is set after an error in the extended protocol.
 	skipToSync bool
+	// tls says the connection was upgraded.
+	tls bool
 }
 
 type portal struct {
@@ -67,7 +73,23 @@ func (s *session) startup() error {
 			return err
 		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+		case *pgproto3.SSLRequest:
+			if s.srv.cfg.TLS == nil || s.tls {
+				if _, err := s.nc.Write([]byte{'N'}); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := s.nc.Write([]byte{'S'}); err != nil {
+				return err
+			}
+			tc := tls.Server(s.nc, s.srv.cfg.TLS)
+			if err := tc.Handshake(); err != nil {
+				return err
+			}
+			s.nc, s.tls = tc, true
+			s.be = pgproto3.NewBackend(tc, tc)
+		case *pgproto3.GSSEncRequest:
 			if _, err := s.nc.Write([]byte{'N'}); err != nil {
 				return err
 			}
@@ -83,7 +105,7 @@ func (s *session) startup() error {
 
 func (s *session) start(m *pgproto3.StartupMessage) error {
 	user := m.Parameters["user"]
-	if s.srv.cfg.Password != "" {
+	if users := s.srv.cfg.Users; users != nil {
 		s.be.Send(&pgproto3.AuthenticationCleartextPassword{})
 		if err := s.be.Flush(); err != nil {
 			return err
@@ -96,10 +118,11 @@ func (s *session) start(m *pgproto3.StartupMessage) error {
 			return err
 		}
 		pw, ok := msg.(*pgproto3.PasswordMessage)
-		if !ok || pw.Password != s.srv.cfg.Password {
+		want, known := users[user]
+		if !ok || !known || subtle.ConstantTimeCompare([]byte(pw.Password), []byte(want)) != 1 {
 			s.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "28P01",
 				Message: fmt.Sprintf("password authentication failed for user %q", user)})
-			return s.be.Flush()
+			return errors.Join(errAuthFailed, s.be.Flush())
 		}
 	}
 	s.be.Send(&pgproto3.AuthenticationOk{})

@@ -2,6 +2,7 @@ package lake
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,9 +37,12 @@ type Config struct {
 	// Durability is storage.Sync (the default: every commit is fsynced)
 	// or storage.Relaxed (tests).
 	Durability storage.Durability
-	// Password, when set, is required (cleartext password
-	// authentication); empty means trust.
-	Password string
+	// Users, when not nil, maps user names to passwords and turns on
+	// password authentication (cleartext, as `rockstream start --auth
+	// password`; use it with TLS); nil means trust.
+	Users map[string]string
+	// TLS, when set, lets clients upgrade with SSLRequest.
+	TLS *tls.Config
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
