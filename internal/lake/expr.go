@@ -63,18 +63,53 @@ type (
 	}
 )
 
-func (e eConst) String() string    { return "const " + e.v.Text() }
-func (e eCol) String() string      { return "col " + qualifiedName(e.rel, e.name) }
-func (e eSlot) String() string     { return fmt.Sprintf("slot %d.%d", e.rel, e.col) }
-func (e eCast) String() string     { return "cast(" + e.e.String() + " as " + e.t.String() + ")" }
-func (eNow) String() string        { return "now()" }
-func (e eCmp) String() string      { return "(" + e.l.String() + " " + e.op + " " + e.r.String() + ")" }
-func (e eBool) String() string     { return fmt.Sprintf("bool(and=%v, %d args)", e.and, len(e.args)) }
-func (e eNot) String() string      { return "not " + e.e.String() }
-func (e eNullTest) String() string { return e.e.String() + " is null" }
-func (e eIn) String() string       { return e.e.String() + " in list" }
-func (e eBetween) String() string  { return e.e.String() + " between" }
-func (e eMaxSub) String() string   { return "max(" + e.col + ")" }
+func (e eConst) String() string {
+	switch {
+	case e.v.Null:
+		return "NULL"
+	case e.v.T == TUnknown:
+		return "'" + e.v.S + "'"
+	}
+	return e.v.Text() + "::" + e.v.T.String()
+}
+func (e eCol) String() string  { return qualifiedName(e.rel, e.name) }
+func (e eSlot) String() string { return fmt.Sprintf("$%d.%d", e.rel, e.col) }
+func (e eCast) String() string { return "CAST(" + e.e.String() + " AS " + e.t.String() + ")" }
+func (eNow) String() string    { return "NOW()" }
+func (e eCmp) String() string  { return e.l.String() + " " + e.op + " " + e.r.String() }
+func (e eBool) String() string {
+	op := " OR "
+	if e.and {
+		op = " AND "
+	}
+	parts := make([]string, len(e.args))
+	for i, a := range e.args {
+		parts[i] = a.String()
+	}
+	return "(" + strings.Join(parts, op) + ")"
+}
+func (e eNot) String() string { return "NOT " + e.e.String() }
+func (e eNullTest) String() string {
+	if e.not {
+		return e.e.String() + " IS NOT NULL"
+	}
+	return e.e.String() + " IS NULL"
+}
+func (e eIn) String() string {
+	parts := make([]string, len(e.list))
+	for i, a := range e.list {
+		parts[i] = a.String()
+	}
+	op := " IN ("
+	if e.not {
+		op = " NOT IN ("
+	}
+	return e.e.String() + op + strings.Join(parts, ", ") + ")"
+}
+func (e eBetween) String() string {
+	return e.e.String() + " BETWEEN " + e.lo.String() + " AND " + e.hi.String()
+}
+func (e eMaxSub) String() string { return "(SELECT MAX(" + e.col + ") FROM " + e.rel.String() + ")" }
 
 // relRef names a relation as a statement wrote it.
 type relRef struct {
