@@ -3,6 +3,8 @@ package lake
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rockstream/rockstream/internal/errs"
 )
 
 // sqlError is an error the client sees as an ErrorResponse: a SQLSTATE,
@@ -52,7 +54,11 @@ func asSQLError(err error) *sqlError {
 	if errors.As(err, &se) {
 		return se
 	}
-	return &sqlError{code: codeInternal, msg: err.Error()}
+	if errors.Is(err, ErrCorrupted) {
+		return &sqlError{code: codeDataCorrupted, msg: err.Error()}
+	}
+	// Storage errors carry their SQLSTATE (damaged files are XX001).
+	return &sqlError{code: errs.SQLState(err), msg: err.Error()}
 }
 
 // ErrCorrupted marks a stored record that failed its checks: the store

@@ -363,7 +363,9 @@ func (x *txn) runUpdate(p *updatePlan) (*result, error) {
 					return nil, err
 				}
 			}
-			x.remove(t, r)
+			if err := x.remove(t, r); err != nil {
+				return nil, err
+			}
 			if err := x.insert(t, nv); err != nil {
 				return nil, err
 			}
@@ -396,7 +398,9 @@ func (x *txn) runDelete(p *deletePlan) (*result, error) {
 			return nil, err
 		}
 		if ok {
-			x.remove(t, r)
+			if err := x.remove(t, r); err != nil {
+				return nil, err
+			}
 			n++
 		}
 	}

@@ -261,7 +261,25 @@ func TestReplay(t *testing.T) {
 				return ""
 			case "init-catalog":
 				// The catalog as DuckDB creates it on a first ATTACH, on both
-				// servers; only the last answer (COMMIT) is shown.
+				// servers (pg-only: on PostgreSQL alone, for a bootstrapped
+				// RockLake); only the last answer (COMMIT) is shown.
+				if d.HasArg("pg-only") {
+					r.pg.conn(t, conn)
+					stmts := append([]string{"BEGIN"}, CatalogDDL()...)
+					stmts = append(stmts, InitialRows(r.cfg.DataPath, time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
+					c := r.pg.conn(t, conn)
+					c.fe.Send(&pgproto3.Query{String: strings.Join(append(stmts, "COMMIT"), ";")})
+					msgs, err := c.until(t)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, m := range msgs {
+						if e, ok := m.(*pgproto3.ErrorResponse); ok {
+							t.Fatalf("creating the catalog on PostgreSQL: %s", e.Message)
+						}
+					}
+					return ""
+				}
 				stmts := append([]string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ"}, CatalogDDL()...)
 				stmts = append(stmts, InitialRows("./lakedata/", time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
 				stmts = append(stmts, "COMMIT")

@@ -237,6 +237,13 @@ func (s *Store) pkHolder(key []byte) (tid int64, begin uint64, ok bool, err erro
 	return tid, begin, err == nil, err
 }
 
+// isLive says whether the row version (oid, tid, begin) is live at the
+// latest revision.
+func (s *Store) isLive(oid uint32, tid int64, begin uint64) (bool, error) {
+	_, ok, err := s.db.Get(rowKey(oid, tid, begin, liveEnd))
+	return ok, err
+}
+
 // writeSet is what a transaction changes, applied by Commit.
 type writeSet struct {
 	// inserts are the transaction's new row versions, per table.

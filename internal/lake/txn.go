@@ -162,8 +162,10 @@ func equalVals(a, b []Value) bool {
 	return true
 }
 
-// remove ends the row version r of t.
-func (x *txn) remove(t *Table, r storedRow) {
+// remove ends the row version r of t. A committed version another
+// transaction ended after this one's snapshot cannot be ended again:
+// 40001, as PostgreSQL reports it under REPEATABLE READ.
+func (x *txn) remove(t *Table, r storedRow) error {
 	if t.Temp {
 		tt := x.temps[t.Name]
 		for i, tr := range tt.rows {
@@ -172,20 +174,28 @@ func (x *txn) remove(t *Table, r storedRow) {
 				break
 			}
 		}
-		return
+		return nil
 	}
 	ins := x.ws.inserts[t.OID]
 	for i, own := range ins {
 		if own.tid == r.tid {
 			x.ws.inserts[t.OID] = append(ins[:i:i], ins[i+1:]...)
-			return
+			return nil
 		}
+	}
+	live, err := x.store.isLive(t.OID, r.tid, r.begin)
+	if err != nil {
+		return err
+	}
+	if !live {
+		return errCommitConflict
 	}
 	x.ws.tables[t.OID] = t
 	if x.ws.deletes[t.OID] == nil {
 		x.ws.deletes[t.OID] = map[int64]uint64{}
 	}
 	x.ws.deletes[t.OID][r.tid] = r.begin
+	return nil
 }
 
 // create adds a table in the transaction.
