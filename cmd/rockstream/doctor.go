@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rockstream/rockstream/internal/lake"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/storage"
 )
@@ -45,6 +46,11 @@ the damaged file). Stop the server using DIR first.`,
 				return usageError{fmt.Errorf("cannot open %s: %w", dir, err)}
 			}
 			defer st.Close()
+			if isLake, err := lake.IsLake(st); err != nil {
+				return usageError{fmt.Errorf("cannot read %s: %w", dir, err)}
+			} else if isLake {
+				return doctorLake(out, dir, st)
+			}
 			rep, err := runtime.Check(st, deep)
 			if err != nil {
 				fmt.Fprintf(out, "storage %s\n  catalog: FAILED: %v\n", dir, err)

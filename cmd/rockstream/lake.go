@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rockstream/rockstream/internal/lake"
+	"github.com/rockstream/rockstream/internal/storage"
 )
 
 // defaultLakeHTTPAddr is where `rockstream lake` serves /health and
@@ -75,7 +79,7 @@ RockLake answers only the statements DuckDB sends for DuckLake
 }
 
 // runLake serves a lake until ctx ends.
-func runLake(ctx context.Context, cfg lake.Config, pgAddr, httpAddr string, out interface{ Write([]byte) (int, error) }) error {
+func runLake(ctx context.Context, cfg lake.Config, pgAddr, httpAddr string, out io.Writer) error {
 	srv, err := lake.Open(cfg)
 	if err != nil {
 		return usageError{err}
@@ -106,4 +110,42 @@ func runLake(ctx context.Context, cfg lake.Config, pgAddr, httpAddr string, out 
 		hs.Close()
 	}
 	return errors.Join(err, srv.Close())
+}
+
+// doctorLake is `rockstream doctor` on a lake directory.
+func doctorLake(out io.Writer, dir string, st *storage.DB) error {
+	rep, err := lake.Check(st)
+	if err != nil {
+		fmt.Fprintf(out, "lake %s\n  catalog: FAILED: %v\n", dir, err)
+		return errDoctorProblems
+	}
+	fmt.Fprintf(out, "lake %s\n  files and checksums: ok\n  revision: %d\n  tables: %d\n  row versions: %d (%d live)\n",
+		dir, rep.Revision, rep.Tables, rep.Versions, rep.Live)
+	if len(rep.Problems) == 0 {
+		fmt.Fprintln(out, "healthy")
+		return nil
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(out, "  PROBLEM: %s\n", p)
+	}
+	fmt.Fprintf(out, "%d problem(s) found\n", len(rep.Problems))
+	return errDoctorProblems
+}
+
+// checkpointLake is `rockstream checkpoint create` on a lake directory:
+// the manifest records the lake's revision.
+func checkpointLake(cmd *cobra.Command, st *storage.DB, to string) error {
+	rep, err := lake.Check(st)
+	if err != nil {
+		return err
+	}
+	if len(rep.Problems) > 0 {
+		return fmt.Errorf("the lake has %d problem(s); run rockstream doctor", len(rep.Problems))
+	}
+	m, err := storage.CreateCheckpoint(cmd.Context(), st, to, map[string]string{"lake_revision": strconv.FormatUint(rep.Revision, 10)}, storage.NewTerminalProgress(os.Stderr))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "checkpoint %s of lake revision %d at %s: %d files\n", m.ID, rep.Revision, to, len(m.Files))
+	return nil
 }

@@ -92,6 +92,28 @@ func TestLakeCommand(t *testing.T) {
 	if code := <-exit; code != exitOK {
 		t.Errorf("exit status %d", code)
 	}
+
+	// doctor and checkpoint create|restore work on the lake directory.
+	var buf strings.Builder
+	if code := run(context.Background(), []string{"doctor", "--storage", dir}, strings.NewReader(""), &buf, &buf); code != exitOK ||
+		!strings.Contains(buf.String(), "revision: 1") || !strings.Contains(buf.String(), "healthy") {
+		t.Fatalf("doctor: exit %d\n%s", code, buf.String())
+	}
+	backup := "file://" + t.TempDir()
+	buf.Reset()
+	if code := run(context.Background(), []string{"checkpoint", "create", "--storage", dir, "--to", backup}, strings.NewReader(""), &buf, io.Discard); code != exitOK ||
+		!strings.Contains(buf.String(), "lake revision 1") {
+		t.Fatalf("checkpoint create: exit %d\n%s", code, buf.String())
+	}
+	restored := t.TempDir() + "/restored"
+	if code := run(context.Background(), []string{"checkpoint", "restore", "--from", backup, "--storage", restored}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+		t.Fatalf("checkpoint restore: exit %d", code)
+	}
+	buf.Reset()
+	if code := run(context.Background(), []string{"doctor", "--storage", restored}, strings.NewReader(""), &buf, &buf); code != exitOK ||
+		!strings.Contains(buf.String(), "tables: 28") {
+		t.Fatalf("doctor of the restored lake: exit %d\n%s", code, buf.String())
+	}
 }
 
 func asPgError(err error, target **pgconn.PgError) bool {
