@@ -226,6 +226,23 @@ func parseTypes(t testing.TB, d *datadriven.TestData) []Type {
 	return out
 }
 
+// initCatalog creates the catalog as DuckDB does on a first ATTACH, on
+// both servers; it returns the answer to the last statement (COMMIT).
+func (r *replay) initCatalog(name, conn string, both bool, o renderOpts) string {
+	stmts := append([]string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ"}, CatalogDDL()...)
+	stmts = append(stmts, InitialRows("./lakedata/", time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
+	stmts = append(stmts, "COMMIT")
+	var out string
+	for _, q := range stmts {
+		out = r.run(name, both, o, func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
+			c := s.conn(t, conn)
+			c.fe.Send(&pgproto3.Query{String: q})
+			return c.until(t)
+		})
+	}
+	return out
+}
+
 // TestReplay runs the scenarios in testdata/replay against RockLake and
 // PostgreSQL. Directives:
 //
@@ -280,18 +297,7 @@ func TestReplay(t *testing.T) {
 					}
 					return ""
 				}
-				stmts := append([]string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ"}, CatalogDDL()...)
-				stmts = append(stmts, InitialRows("./lakedata/", time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
-				stmts = append(stmts, "COMMIT")
-				var out string
-				for _, q := range stmts {
-					out = r.run(d.Pos, both, opts(d), func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
-						c := s.conn(t, conn)
-						c.fe.Send(&pgproto3.Query{String: q})
-						return c.until(t)
-					})
-				}
-				return out
+				return r.initCatalog(d.Pos, conn, both, opts(d))
 			case "restart":
 				r.restartLake()
 				return ""
