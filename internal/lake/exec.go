@@ -60,6 +60,7 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 	var scope scopeRel
 	var input []storedRow
 	var origin []resultCol // where each input column comes from
+	var base *Table        // the table scanned, when there is no subquery
 	if p.sub != nil {
 		inner, err := x.runSelect(p.sub)
 		if err != nil {
@@ -78,12 +79,10 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 		if err != nil {
 			return nil, err
 		}
+		base = t
 		scope = scopeRel{name: p.alias, cols: t.Cols, hasCtid: true}
 		for i, c := range t.Cols {
 			origin = append(origin, resultCol{name: c.Name, t: c.Type, tableOID: t.OID, attnum: int16(i + 1)})
-		}
-		if input, err = x.rows(t); err != nil {
-			return nil, err
 		}
 	}
 	targets := p.targets
@@ -121,28 +120,106 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 		return nil, err
 	}
 	er := &evalRow{vals: make([][]Value, 1), tids: make([]int64, 1)}
-	for _, r := range input {
+	// emit filters and projects one input row; it says whether to go on.
+	emit := func(vals []Value, tid int64, decodeRest func() error) (bool, error) {
 		if p.limit >= 0 && int64(len(res.rows)) >= p.limit {
-			break
+			return false, nil
 		}
-		er.vals[0], er.tids[0] = r.vals, r.tid
+		er.vals[0], er.tids[0] = vals, tid
 		ok, err := truth(where, er)
-		if err != nil {
-			return nil, err
+		if err != nil || !ok {
+			return err == nil, err
 		}
-		if !ok {
-			continue
+		if decodeRest != nil {
+			if err := decodeRest(); err != nil {
+				return false, err
+			}
 		}
 		out := make([]Value, len(bound))
 		for i, e := range bound {
 			if out[i], err = eval(e, er); err != nil {
-				return nil, err
+				return false, err
 			}
 		}
 		res.rows = append(res.rows, out)
+		return true, nil
+	}
+	switch {
+	case base != nil && !x.touched(base):
+		// The common case, a table the transaction has not written: the
+		// columns the filter needs are decoded first, the others only for
+		// rows that pass it.
+		whereNeed := make([]bool, len(base.Cols))
+		outNeed := make([]bool, len(base.Cols))
+		slotsOf(where, whereNeed)
+		for _, e := range bound {
+			slotsOf(e, outNeed)
+		}
+		for i := range outNeed {
+			outNeed[i] = outNeed[i] && !whereNeed[i]
+		}
+		buf := make([]Value, len(base.Cols))
+		err = x.store.scanRaw(base, x.rev, func(tid int64, rec []byte) (bool, error) {
+			if err := decodeRowInto(rec, base.Cols, whereNeed, buf); err != nil {
+				return false, fmt.Errorf("table %s row %s: %w", base.Name, tidText(tid), err)
+			}
+			return emit(buf, tid, func() error {
+				if err := decodeRowInto(rec, base.Cols, outNeed, buf); err != nil {
+					return fmt.Errorf("table %s row %s: %w", base.Name, tidText(tid), err)
+				}
+				return nil
+			})
+		})
+	case base != nil:
+		if input, err = x.rows(base); err != nil {
+			return nil, err
+		}
+		fallthrough
+	default:
+		for _, r := range input {
+			var more bool
+			if more, err = emit(r.vals, r.tid, nil); err != nil || !more {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
 	return res, nil
+}
+
+// slotsOf marks the columns of relation 0 that e reads.
+func slotsOf(e expr, need []bool) {
+	switch e := e.(type) {
+	case eSlot:
+		if e.rel == 0 && e.col >= 0 {
+			need[e.col] = true
+		}
+	case eCast:
+		slotsOf(e.e, need)
+	case eCmp:
+		slotsOf(e.l, need)
+		slotsOf(e.r, need)
+	case eBool:
+		for _, a := range e.args {
+			slotsOf(a, need)
+		}
+	case eNot:
+		slotsOf(e.e, need)
+	case eNullTest:
+		slotsOf(e.e, need)
+	case eIn:
+		slotsOf(e.e, need)
+		for _, a := range e.list {
+			slotsOf(a, need)
+		}
+	case eBetween:
+		slotsOf(e.e, need)
+		slotsOf(e.lo, need)
+		slotsOf(e.hi, need)
+	}
 }
 
 // constValues evaluates a VALUES list of constants and gives each

@@ -38,59 +38,72 @@ func encodeRow(vals []Value) []byte {
 // decodeRow checks a stored row's envelope and decodes it against the
 // table's columns; any mismatch is corruption.
 func decodeRow(rec []byte, cols []Column) ([]Value, error) {
+	vals := make([]Value, len(cols))
+	return vals, decodeRowInto(rec, cols, nil, vals)
+}
+
+// decodeRowInto is decodeRow into dst, materializing only the columns
+// need marks (all when need is nil); the whole record is still checked.
+func decodeRowInto(rec []byte, cols []Column, need []bool, dst []Value) error {
 	kind, version, p, err := storage.DecodeRecord(rec)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupted, err)
+		return fmt.Errorf("%w: %v", ErrCorrupted, err)
 	}
 	if kind != recRow || version != formatVersion {
-		return nil, fmt.Errorf("%w: row record of kind %d version %d", ErrCorrupted, kind, version)
+		return fmt.Errorf("%w: row record of kind %d version %d", ErrCorrupted, kind, version)
 	}
 	bad := func(what string) error { return fmt.Errorf("%w: row payload %s", ErrCorrupted, what) }
 	n, w := binary.Uvarint(p)
 	if w <= 0 || n != uint64(len(cols)) {
-		return nil, bad(fmt.Sprintf("has %d columns, the table %d", n, len(cols)))
+		return bad(fmt.Sprintf("has %d columns, the table %d", n, len(cols)))
 	}
 	p = p[w:]
-	vals := make([]Value, len(cols))
 	for i, c := range cols {
+		want := need == nil || need[i]
 		if len(p) < 1 {
-			return nil, bad("is truncated")
+			return bad("is truncated")
 		}
 		t := Type(p[0])
 		p = p[1:]
 		if t == 0 {
-			vals[i] = nullOf(c.Type)
+			dst[i] = nullOf(c.Type)
 			continue
 		}
 		if t != c.Type {
-			return nil, bad(fmt.Sprintf("has type %d for column %s of type %s", t, c.Name, c.Type))
+			return bad(fmt.Sprintf("has type %d for column %s of type %s", t, c.Name, c.Type))
 		}
 		switch t {
 		case TFloat4, TFloat8:
 			if len(p) < 8 {
-				return nil, bad("is truncated")
+				return bad("is truncated")
 			}
-			vals[i] = Value{T: t, F: math.Float64frombits(binary.BigEndian.Uint64(p))}
+			if want {
+				dst[i] = Value{T: t, F: math.Float64frombits(binary.BigEndian.Uint64(p))}
+			}
 			p = p[8:]
 		case TText, TVarchar, TBytea, TUUID, TName, TChar:
 			l, w := binary.Uvarint(p)
 			if w <= 0 || uint64(len(p)-w) < l {
-				return nil, bad("is truncated")
+				return bad("is truncated")
 			}
-			vals[i] = textOf(t, string(p[w:w+int(l)]))
+			if want {
+				dst[i] = textOf(t, string(p[w:w+int(l)]))
+			}
 			p = p[w+int(l):]
 		default:
 			if len(p) < 8 {
-				return nil, bad("is truncated")
+				return bad("is truncated")
 			}
-			vals[i] = intOf(t, int64(binary.BigEndian.Uint64(p)))
+			if want {
+				dst[i] = intOf(t, int64(binary.BigEndian.Uint64(p)))
+			}
 			p = p[8:]
 		}
 	}
 	if len(p) != 0 {
-		return nil, bad("has trailing bytes")
+		return bad("has trailing bytes")
 	}
-	return vals, nil
+	return nil
 }
 
 // storedTable is a table definition's payload (record kind recTable):

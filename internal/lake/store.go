@@ -226,6 +226,34 @@ func (s *Store) scan(t *Table, rev uint64, fn func(r storedRow) error) error {
 	return ferr
 }
 
+// scanRaw calls fn with the tid and the stored record of every row
+// version of t visible at rev, in tid order, until fn says stop. The
+// record is valid only during the call.
+func (s *Store) scanRaw(t *Table, rev uint64, fn func(tid int64, rec []byte) (bool, error)) error {
+	p := rowPrefix(t.OID)
+	var ferr error
+	err := s.db.Scan(p, prefixEnd(p), func(k, v []byte) bool {
+		_, tid, begin, end, err := rowKeyParts(k)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		if begin > rev || end <= rev {
+			return true
+		}
+		more, err := fn(tid, v)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		return more
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
 // pkHolder returns the live row version holding key in the latest
 // revision, if any.
 func (s *Store) pkHolder(key []byte) (tid int64, begin uint64, ok bool, err error) {
@@ -257,6 +285,9 @@ type writeSet struct {
 	dropped map[uint32]bool
 	// tables are the definitions of every table touched.
 	tables map[uint32]*Table
+	// ownPK indexes the primary keys of inserts (pkKey, which names the
+	// table) to their tids.
+	ownPK map[string]int64
 }
 
 func newWriteSet() *writeSet {

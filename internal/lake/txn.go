@@ -117,49 +117,54 @@ func (x *txn) insert(t *Table, vals []Value) error {
 		tt.rows = append(tt.rows, storedRow{tid: tt.next, vals: vals})
 		return nil
 	}
+	var key []byte
 	if len(t.PK) > 0 {
-		if err := x.checkPK(t, vals); err != nil {
+		var err error
+		if key, err = x.checkPK(t, vals); err != nil {
 			return err
 		}
 	}
+	tid := x.store.allocTid(t.OID)
 	x.ws.tables[t.OID] = t
-	x.ws.inserts[t.OID] = append(x.ws.inserts[t.OID], storedRow{tid: x.store.allocTid(t.OID), vals: vals})
+	x.ws.inserts[t.OID] = append(x.ws.inserts[t.OID], storedRow{tid: tid, vals: vals})
+	if key != nil {
+		x.ownKeys()[string(key)] = tid
+	}
 	return nil
 }
 
-func (x *txn) checkPK(t *Table, vals []Value) error {
-	key := pkVals(t, vals)
-	for _, r := range x.ws.inserts[t.OID] {
-		if equalVals(pkVals(t, r.vals), key) {
-			return uniqueViolation(t, vals)
-		}
+// ownKeys maps the primary keys of the transaction's own inserted rows
+// to their tids.
+func (x *txn) ownKeys() map[string]int64 {
+	if x.ws.ownPK == nil {
+		x.ws.ownPK = map[string]int64{}
+	}
+	return x.ws.ownPK
+}
+
+// checkPK refuses a primary key held by the transaction's own rows or
+// by a committed row it has not ended, and returns the key's encoding.
+func (x *txn) checkPK(t *Table, vals []Value) ([]byte, error) {
+	k, err := pkKey(t.OID, pkVals(t, vals))
+	if err != nil {
+		return nil, err
+	}
+	if _, dup := x.ownKeys()[string(k)]; dup {
+		return nil, uniqueViolation(t, vals)
 	}
 	if x.createdHere(t) {
-		return nil
-	}
-	k, err := pkKey(t.OID, key)
-	if err != nil {
-		return err
+		return k, nil
 	}
 	tid, _, ok, err := x.store.pkHolder(k)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ok {
 		if _, deleted := x.ws.deletes[t.OID][tid]; !deleted {
-			return uniqueViolation(t, vals)
+			return nil, uniqueViolation(t, vals)
 		}
 	}
-	return nil
-}
-
-func equalVals(a, b []Value) bool {
-	for i := range a {
-		if a[i].Null || b[i].Null || compare(a[i], b[i]) != 0 {
-			return false
-		}
-	}
-	return true
+	return k, nil
 }
 
 // remove ends the row version r of t. A committed version another
@@ -180,6 +185,11 @@ func (x *txn) remove(t *Table, r storedRow) error {
 	for i, own := range ins {
 		if own.tid == r.tid {
 			x.ws.inserts[t.OID] = append(ins[:i:i], ins[i+1:]...)
+			if len(t.PK) > 0 {
+				if k, err := pkKey(t.OID, pkVals(t, own.vals)); err == nil {
+					delete(x.ownKeys(), string(k))
+				}
+			}
 			return nil
 		}
 	}
@@ -222,11 +232,11 @@ func (x *txn) drop(t *Table) {
 				break
 			}
 		}
-		delete(x.ws.inserts, t.OID)
+		x.forgetInserts(t)
 		return
 	}
 	x.ws.dropped[t.OID] = true
-	delete(x.ws.inserts, t.OID)
+	x.forgetInserts(t)
 	delete(x.ws.deletes, t.OID)
 }
 
@@ -241,4 +251,22 @@ func rowText(vals []Value) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// forgetInserts drops the transaction's own rows of t.
+func (x *txn) forgetInserts(t *Table) {
+	if len(t.PK) > 0 {
+		for _, r := range x.ws.inserts[t.OID] {
+			if k, err := pkKey(t.OID, pkVals(t, r.vals)); err == nil {
+				delete(x.ownKeys(), string(k))
+			}
+		}
+	}
+	delete(x.ws.inserts, t.OID)
+}
+
+// touched says whether the transaction wrote rows of t (or created it),
+// so that reads must merge its own writes.
+func (x *txn) touched(t *Table) bool {
+	return t.Temp || len(x.ws.inserts[t.OID]) > 0 || len(x.ws.deletes[t.OID]) > 0 || x.createdHere(t)
 }
