@@ -24,7 +24,7 @@ import (
 const defaultLakeHTTPAddr = "127.0.0.1:6877"
 
 func newLakeCommand() *cobra.Command {
-	var dir, pgAddr, httpAddr, dataPath, tlsCert, tlsKey, usersFile string
+	var dir, pgAddr, httpAddr, dataPath, tlsCert, tlsKey, usersFile, auth string
 	var noBootstrap bool
 	cmd := &cobra.Command{
 		Use:   "lake --storage DIR [--pg-addr ADDR] [--data-path URL] [flags]",
@@ -46,13 +46,13 @@ RockLake answers only the statements DuckDB sends for DuckLake
 (docs/lake.md); anything else fails with SQLSTATE 0A000. /health and
 /metrics are served on --http-addr (default ` + defaultLakeHTTPAddr + `).`,
 		Example: `  rockstream lake --storage ./lake --data-path s3://bucket/lake/
-  rockstream lake --storage ./lake --pg-addr 0.0.0.0:5442 --tls-cert c.pem --tls-key k.pem --users-file users`,
+  rockstream lake --storage ./lake --pg-addr 0.0.0.0:5442 --tls-cert c.pem --tls-key k.pem --users-file users --auth scram-sha-256`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
 				return usageError{fmt.Errorf("--storage DIR is required")}
 			}
-			cfg := lake.Config{Dir: dir, DataPath: dataPath, NoBootstrap: noBootstrap,
+			cfg := lake.Config{Dir: dir, DataPath: dataPath, NoBootstrap: noBootstrap, Auth: auth,
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			var err error
 			if cfg.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
@@ -62,6 +62,9 @@ RockLake answers only the statements DuckDB sends for DuckLake
 				if cfg.Users, err = readUsersFile(usersFile); err != nil {
 					return usageError{err}
 				}
+			}
+			if auth != "" && auth != lake.AuthTrust && usersFile == "" {
+				return usageError{fmt.Errorf("--auth %s needs --users-file", auth)}
 			}
 			return runLake(cmd.Context(), cfg, pgAddr, httpAddr, cmd.OutOrStdout())
 		},
@@ -74,7 +77,8 @@ RockLake answers only the statements DuckDB sends for DuckLake
 	f.BoolVar(&noBootstrap, "no-bootstrap", false, "leave a new catalog empty for DuckDB to initialize")
 	f.StringVar(&tlsCert, "tls-cert", "", "TLS certificate chain `FILE` (PEM), with --tls-key")
 	f.StringVar(&tlsKey, "tls-key", "", "TLS private key `FILE` (PEM), with --tls-cert")
-	f.StringVar(&usersFile, "users-file", "", "`FILE` of name:password lines; turns on password authentication")
+	f.StringVar(&usersFile, "users-file", "", "`FILE` of name:password lines for password and scram-sha-256 authentication")
+	f.StringVar(&auth, "auth", "", "client authentication: `trust`, password or scram-sha-256 (default trust, scram-sha-256 with --users-file)")
 	return cmd
 }
 

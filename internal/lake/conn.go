@@ -2,7 +2,6 @@ package lake
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
-
-var errAuthFailed = errors.New("lake: password authentication failed")
 
 // maxCopyBytes bounds one COPY ... FROM STDIN stream held in memory.
 const maxCopyBytes = 256 << 20
@@ -105,25 +102,8 @@ func (s *session) startup() error {
 
 func (s *session) start(m *pgproto3.StartupMessage) error {
 	user := m.Parameters["user"]
-	if users := s.srv.cfg.Users; users != nil {
-		s.be.Send(&pgproto3.AuthenticationCleartextPassword{})
-		if err := s.be.Flush(); err != nil {
-			return err
-		}
-		if err := s.be.SetAuthType(pgproto3.AuthTypeCleartextPassword); err != nil {
-			return err
-		}
-		msg, err := s.be.Receive()
-		if err != nil {
-			return err
-		}
-		pw, ok := msg.(*pgproto3.PasswordMessage)
-		want, known := users[user]
-		if !ok || !known || subtle.ConstantTimeCompare([]byte(pw.Password), []byte(want)) != 1 {
-			s.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "28P01",
-				Message: fmt.Sprintf("password authentication failed for user %q", user)})
-			return errors.Join(errAuthFailed, s.be.Flush())
-		}
+	if err := s.authenticate(user); err != nil {
+		return err
 	}
 	s.be.Send(&pgproto3.AuthenticationOk{})
 	params := [][2]string{

@@ -2,6 +2,7 @@ package lake
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -37,9 +38,11 @@ type Config struct {
 	// Durability is storage.Sync (the default: every commit is fsynced)
 	// or storage.Relaxed (tests).
 	Durability storage.Durability
-	// Users, when not nil, maps user names to passwords and turns on
-	// password authentication (cleartext, as `rockstream start --auth
-	// password`; use it with TLS); nil means trust.
+	// Auth is AuthTrust (the default when Users is nil), AuthPassword
+	// (cleartext; use it with TLS) or AuthSCRAM (the default when Users is
+	// set), as rockstream start offers them.
+	Auth string
+	// Users maps user names to passwords for AuthPassword and AuthSCRAM.
 	Users map[string]string
 	// TLS, when set, lets clients upgrade with SSLRequest.
 	TLS *tls.Config
@@ -56,6 +59,8 @@ type Server struct {
 	metrics *metrics
 	pid     atomic.Uint32
 	started time.Time
+	// secret salts the mock SCRAM exchanges of unknown users.
+	secret []byte
 
 	mu struct {
 		sync.Mutex
@@ -80,7 +85,13 @@ func Open(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lake: open %s: %w", cfg.Dir, err)
 	}
-	s := &Server{cfg: cfg, log: log, store: st, metrics: newMetrics(), started: time.Now()}
+	switch cfg.Auth {
+	case "", AuthTrust, AuthPassword, AuthSCRAM:
+	default:
+		return nil, errors.Join(fmt.Errorf("lake: authentication must be trust, password or scram-sha-256, not %q", cfg.Auth), st.Close())
+	}
+	s := &Server{cfg: cfg, log: log, store: st, metrics: newMetrics(), started: time.Now(), secret: make([]byte, 32)}
+	_, _ = rand.Read(s.secret)
 	s.mu.listeners = map[net.Listener]struct{}{}
 	s.mu.conns = map[net.Conn]struct{}{}
 	if st.Rev() == 0 && !cfg.NoBootstrap {
@@ -129,6 +140,16 @@ func (s *Server) bootstrap() error {
 func (s *Server) Store() *Store { return s.store }
 
 func (s *Server) nextPID() uint32 { return s.pid.Add(1) }
+
+func (s *Server) authMethod() string {
+	switch {
+	case s.cfg.Auth != "":
+		return s.cfg.Auth
+	case s.cfg.Users != nil:
+		return AuthSCRAM
+	}
+	return AuthTrust
+}
 
 // commit applies a transaction's writes, counting commits and
 // conflicts.

@@ -2,10 +2,18 @@ package lake
 
 import (
 	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/storage"
@@ -345,4 +354,66 @@ func TestCheck(t *testing.T) {
 func binaryPrefixPK(oid uint32) []byte {
 	k, _ := pkKey(oid, nil)
 	return k
+}
+
+// TestAuth: trust, cleartext password and SCRAM-SHA-256, with a right
+// and a wrong password, through pgconn (libpq's protocol).
+func TestAuth(t *testing.T) {
+	users := map[string]string{"duckdb": "s3cret"}
+	for _, method := range []string{AuthPassword, AuthSCRAM} {
+		srv, addr := serveLake(t, Config{Dir: t.TempDir(), Durability: storage.Relaxed, Auth: method, Users: users})
+		ctx := context.Background()
+		conn, err := pgconn.Connect(ctx, "postgres://duckdb:s3cret@"+addr+"/lake?sslmode=disable")
+		if err != nil {
+			t.Fatalf("%s, right password: %v", method, err)
+		}
+		if _, err := conn.Exec(ctx, "SELECT 1").ReadAll(); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		conn.Close(ctx)
+		for _, bad := range []string{"duckdb:wrong", "nobody:s3cret"} {
+			_, err = pgconn.Connect(ctx, "postgres://"+bad+"@"+addr+"/lake?sslmode=disable")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "28P01" {
+				t.Fatalf("%s, %s: %v, want 28P01", method, bad, err)
+			}
+		}
+		srv.Close()
+	}
+	if _, err := Open(Config{Dir: t.TempDir(), Auth: "md5", Logger: quietLog()}); err == nil {
+		t.Fatal("an unknown method was accepted")
+	}
+}
+
+// TestTLS: a client that asks for TLS gets it, one that does not is
+// served in the clear.
+func TestTLS(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv, addr := serveLake(t, Config{Dir: t.TempDir(), Durability: storage.Relaxed, TLS: cfg})
+	defer srv.Close()
+	ctx := context.Background()
+	for _, mode := range []string{"require", "disable"} {
+		conn, err := pgconn.Connect(ctx, "postgres://duckdb@"+addr+"/lake?sslmode="+mode)
+		if err != nil {
+			t.Fatalf("sslmode=%s: %v", mode, err)
+		}
+		_, isTLS := conn.Conn().(*tls.Conn)
+		if isTLS != (mode == "require") {
+			t.Errorf("sslmode=%s: TLS %v", mode, isTLS)
+		}
+		if _, err := conn.Exec(ctx, "SELECT 1").ReadAll(); err != nil {
+			t.Fatalf("sslmode=%s: %v", mode, err)
+		}
+		conn.Close(ctx)
+	}
 }
