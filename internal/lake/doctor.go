@@ -32,6 +32,7 @@ type Report struct {
 func Check(db *storage.DB) (*Report, error) {
 	s := &Store{db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil)), tids: map[uint32]int64{}}
 	s.mu.tables = map[uint32][]tableVersion{}
+	s.mu.live = map[string]*Table{}
 	s.mu.nextOID = firstOID
 	if err := s.load(); err != nil {
 		return nil, err

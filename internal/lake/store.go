@@ -33,6 +33,8 @@ type Store struct {
 		sync.Mutex
 		// tables holds every table version, live or ended, by OID.
 		tables map[uint32][]tableVersion
+		// live indexes the live tables by schema and name.
+		live map[string]*Table
 		// nextOID is the OID the next created table gets.
 		nextOID uint32
 	}
@@ -57,6 +59,7 @@ func OpenStore(dir string, durability storage.Durability, log *slog.Logger) (*St
 	}
 	s := &Store{db: db, log: log, tids: map[uint32]int64{}}
 	s.mu.tables = map[uint32][]tableVersion{}
+	s.mu.live = map[string]*Table{}
 	s.mu.nextOID = firstOID
 	if err := s.load(); err != nil {
 		return nil, errors.Join(err, db.Close())
@@ -93,6 +96,9 @@ func (s *Store) load() error {
 			def, err = decodeTable(oid, v)
 			if err == nil {
 				s.mu.tables[oid] = append(s.mu.tables[oid], tableVersion{def: def, begin: begin, end: end})
+				if end == liveEnd {
+					s.mu.live[liveName(def.Schema, def.Name)] = def
+				}
 			}
 		}
 		loadErr = err
@@ -139,15 +145,10 @@ func (s *Store) DB() *storage.DB { return s.db }
 func (s *Store) lookup(schema, name string) *Table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, vs := range s.mu.tables {
-		for _, v := range vs {
-			if v.end == liveEnd && v.def.Schema == schema && v.def.Name == name {
-				return v.def
-			}
-		}
-	}
-	return nil
+	return s.mu.live[liveName(schema, name)]
 }
+
+func liveName(schema, name string) string { return schema + "\x00" + name }
 
 // liveTables returns the tables live at the latest revision, by OID.
 func (s *Store) liveTables() []*Table {
@@ -329,12 +330,8 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 		}
 	}
 	for _, t := range w.created {
-		for _, vs := range s.mu.tables {
-			for _, v := range vs {
-				if v.end == liveEnd && v.def.Schema == t.Schema && v.def.Name == t.Name && !w.dropped[v.def.OID] {
-					return fail(errorf(codeDuplicateTable, "relation %q already exists", t.Name))
-				}
-			}
+		if other := s.mu.live[liveName(t.Schema, t.Name)]; other != nil && !w.dropped[other.OID] {
+			return fail(errorf(codeDuplicateTable, "relation %q already exists", t.Name))
 		}
 	}
 	// End versions first, so that a key deleted and inserted again in
@@ -440,10 +437,12 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 	for oid := range w.dropped {
 		vs := s.mu.tables[oid]
 		vs[len(vs)-1].end = rev
+		delete(s.mu.live, liveName(vs[len(vs)-1].def.Schema, vs[len(vs)-1].def.Name))
 	}
 	for _, t := range w.created {
 		if !w.dropped[t.OID] {
 			s.mu.tables[t.OID] = append(s.mu.tables[t.OID], tableVersion{def: t, begin: rev, end: liveEnd})
+			s.mu.live[liveName(t.Schema, t.Name)] = t
 		}
 	}
 	s.rev.Store(rev)
