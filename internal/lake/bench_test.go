@@ -23,7 +23,7 @@ var (
 // benchCatalog fills a catalog of tables × files: a table row, four
 // columns and a stats row per table; a data file row and two column
 // statistics rows per file, all live since snapshot 1. It is loaded by
-// binary COPY in one transaction, on either server.
+// binary COPY, on either server.
 func benchCatalog(b *testing.B, c *wireClient, tables, files int) {
 	run := func(sql string) {
 		c.fe.Send(&pgproto3.Query{String: sql})
@@ -37,10 +37,36 @@ func benchCatalog(b *testing.B, c *wireClient, tables, files int) {
 			}
 		}
 	}
+	// copyIn sends the rows in binary COPY streams of at most 20,000 rows,
+	// each in its own transaction, so that big catalogs load in bounded
+	// memory.
 	copyIn := func(sql string, types []Type, rows func(emit func(...any))) {
-		body := []byte(binarySignature)
-		body = append(body, 0, 0, 0, 0, 0, 0, 0, 0)
+		const chunk = 20000
+		var body []byte
+		n := 0
+		flush := func() {
+			if n == 0 {
+				return
+			}
+			body = append(body, 0xFF, 0xFF)
+			run("BEGIN")
+			msgs, err := c.copyInRun(b, sql, [][]byte{body}, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, m := range msgs {
+				if e, ok := m.(*pgproto3.ErrorResponse); ok {
+					b.Fatalf("%s: %s", sql, e.Message)
+				}
+			}
+			run("COMMIT")
+			body, n = nil, 0
+		}
 		rows(func(vals ...any) {
+			if n == 0 {
+				body = append(body[:0], binarySignature...)
+				body = append(body, 0, 0, 0, 0, 0, 0, 0, 0)
+			}
 			body = binary.BigEndian.AppendUint16(body, uint16(len(vals)))
 			for i, v := range vals {
 				if v == nil {
@@ -56,19 +82,12 @@ func benchCatalog(b *testing.B, c *wireClient, tables, files int) {
 				body = val.AppendBinary(body)
 				binary.BigEndian.PutUint32(body[at:], uint32(len(body)-at-4))
 			}
-		})
-		body = append(body, 0xFF, 0xFF)
-		msgs, err := c.copyInRun(b, sql, [][]byte{body}, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, m := range msgs {
-			if e, ok := m.(*pgproto3.ErrorResponse); ok {
-				b.Fatalf("%s: %s", sql, e.Message)
+			if n++; n == chunk {
+				flush()
 			}
-		}
+		})
+		flush()
 	}
-	run("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ")
 	run(`INSERT INTO "public".ducklake_snapshot VALUES (1, NOW(), 1, 1, 1)`)
 	i8, vc, bo, uu := TInt8, TVarchar, TBool, TUUID
 	copyIn(`COPY "public"."ducklake_table" FROM STDIN (FORMAT BINARY)`, []Type{i8, uu, i8, i8, i8, vc, vc, bo}, func(emit func(...any)) {
@@ -105,7 +124,6 @@ func benchCatalog(b *testing.B, c *wireClient, tables, files int) {
 			}
 		}
 	})
-	run("COMMIT")
 }
 
 type benchServer struct {

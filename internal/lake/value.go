@@ -312,10 +312,22 @@ func appendInt2Array(dst []byte, text string) []byte {
 // decodeBinary reads a value of type t from its binary wire format, as
 // COPY ... FROM STDIN (FORMAT BINARY) sends it.
 func decodeBinary(t Type, b []byte) (Value, error) {
-	want := map[Type]int{TInt2: 2, TInt4: 4, TInt8: 8, TFloat4: 4, TFloat8: 8, TBool: 1, TUUID: 16, TTimestamptz: 8, TOid: 4}
 	// PostgreSQL's receive functions read fixed-size values from the
 	// field: too few bytes run out of message, too many are left over.
-	if n, ok := want[t]; ok && len(b) < n {
+	n, ok := 0, false
+	switch t {
+	case TBool:
+		n, ok = 1, true
+	case TInt2:
+		n, ok = 2, true
+	case TInt4, TFloat4, TOid:
+		n, ok = 4, true
+	case TInt8, TFloat8, TTimestamptz:
+		n, ok = 8, true
+	case TUUID:
+		n, ok = 16, true
+	}
+	if ok && len(b) < n {
 		return Value{}, &sqlError{code: codeProtocolViolation, msg: "insufficient data left in message"}
 	} else if ok && len(b) > n {
 		return Value{}, &sqlError{code: "22P03", msg: "incorrect binary data format"}
