@@ -54,8 +54,10 @@ func Check(db *storage.DB) (*Report, error) {
 			problem("table OID %d is not below the next OID %d", oid, s.mu.nextOID)
 		}
 	}
-	// Live primary keys as the rows say, to compare with the index.
+	// Live primary keys as the rows say, to compare with the index; the
+	// table_id index entries every version must have.
 	wantPK := map[string]int64{}
+	wantIndex := map[string]string{}
 	err := db.Scan([]byte{nsRow}, []byte{nsRow + 1}, func(k, v []byte) bool {
 		oid, tid, begin, end, err := rowKeyParts(k)
 		if err != nil {
@@ -75,6 +77,9 @@ func Check(db *storage.DB) (*Report, error) {
 		}
 		if begin > rep.Revision || (end != liveEnd && end > rep.Revision) || begin >= end {
 			problem("table %s row %s has version range [%d, %d) beyond revision %d", t.Name, tidText(tid), begin, end, rep.Revision)
+		}
+		if c := indexedColumn(t); c >= 0 && !vals[c].Null {
+			wantIndex[string(indexKey(oid, c, vals[c].I, tid, begin))] = fmt.Sprintf("table %s row %s", t.Name, tidText(tid))
 		}
 		if int64(tid) > s.tids[oid] {
 			problem("table %s row %s is past its tid counter %s", t.Name, tidText(tid), tidText(s.tids[oid]))
@@ -116,9 +121,24 @@ func Check(db *storage.DB) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	err = db.Scan([]byte{nsIndex}, []byte{nsIndex + 1}, func(k, v []byte) bool {
+		if kind, _, _, err := storage.DecodeRecord(v); err != nil || kind != recIndex {
+			problem("index entry %x is damaged", k)
+		} else if _, ok := wantIndex[string(k)]; !ok {
+			problem("index entry %x names no row version", k)
+		}
+		delete(wantIndex, string(k))
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
 	var missing []string
 	for k, tid := range wantPK {
 		missing = append(missing, fmt.Sprintf("live row %s has no primary key entry %x", tidText(tid), k))
+	}
+	for k, row := range wantIndex {
+		missing = append(missing, fmt.Sprintf("%s has no table_id index entry %x", row, k))
 	}
 	sort.Strings(missing)
 	rep.Problems = append(rep.Problems, missing...)

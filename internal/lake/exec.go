@@ -159,7 +159,7 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 			outNeed[i] = outNeed[i] && !whereNeed[i]
 		}
 		buf := make([]Value, len(base.Cols))
-		err = x.store.scanRaw(base, x.rev, func(tid int64, rec []byte) (bool, error) {
+		visit := func(tid int64, rec []byte) (bool, error) {
 			if err := decodeRowInto(rec, base.Cols, whereNeed, buf); err != nil {
 				return false, fmt.Errorf("table %s row %s: %w", base.Name, tidText(tid), err)
 			}
@@ -169,7 +169,12 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 				}
 				return nil
 			})
-		})
+		}
+		if probe, ok := probeFor(base, where); ok {
+			err = x.store.scanIndex(base, probe, x.rev, func(tid int64, _ uint64, rec []byte) (bool, error) { return visit(tid, rec) })
+		} else {
+			err = x.store.scanRaw(base, x.rev, visit)
+		}
 	case base != nil:
 		if input, err = x.rows(base); err != nil {
 			return nil, err
@@ -411,7 +416,7 @@ func (x *txn) runUpdate(p *updatePlan) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := x.rows(t)
+	rows, err := x.candidates(t, where)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +467,7 @@ func (x *txn) runDelete(p *deletePlan) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := x.rows(t)
+	rows, err := x.candidates(t, where)
 	if err != nil {
 		return nil, err
 	}

@@ -52,8 +52,10 @@ func (s *session) bind(m *pgproto3.Bind) error {
 func (s *session) describeCols(st *Statement) ([]resultCol, error) {
 	switch st.Kind {
 	case KindSelect:
+		// Describing takes no snapshot for the session's transaction, as
+		// in PostgreSQL; a transaction that has one describes with it.
 		tx := s.tx
-		if tx == nil {
+		if tx == nil || !tx.started {
 			tx = newTxn(s.srv.store)
 		}
 		tx.begin()

@@ -397,6 +397,11 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 			if err := db.Set(rowKey(oid, r.tid, rev, liveEnd), encodeRow(r.vals)); err != nil {
 				return fail(err)
 			}
+			if c := indexedColumn(t); c >= 0 && !r.vals[c].Null {
+				if err := db.Set(indexKey(oid, c, r.vals[c].I, r.tid, rev), indexRecord); err != nil {
+					return fail(err)
+				}
+			}
 		}
 	}
 	for oid := range w.dropped {

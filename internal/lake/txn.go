@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +87,35 @@ func (x *txn) rows(t *Table) ([]storedRow, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	out = append(out, x.ws.inserts[t.OID]...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].tid < out[j].tid })
+	return out, nil
+}
+
+// candidates returns the rows of t the transaction sees that may pass
+// where (a superset: the caller evaluates where), in tid order, through
+// the table_id index when where fixes it.
+func (x *txn) candidates(t *Table, where expr) ([]storedRow, error) {
+	probe, ok := probeFor(t, where)
+	if !ok || x.createdHere(t) {
+		return x.rows(t)
+	}
+	var out []storedRow
+	dels := x.ws.deletes[t.OID]
+	err := x.store.scanIndex(t, probe, x.rev, func(tid int64, begin uint64, rec []byte) (bool, error) {
+		if _, gone := dels[tid]; gone {
+			return true, nil
+		}
+		vals, err := decodeRow(rec, t.Cols)
+		if err != nil {
+			return false, fmt.Errorf("table %s row %s: %w", t.Name, tidText(tid), err)
+		}
+		out = append(out, storedRow{tid: tid, begin: begin, vals: vals})
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out = append(out, x.ws.inserts[t.OID]...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].tid < out[j].tid })
