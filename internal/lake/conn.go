@@ -225,16 +225,21 @@ func (s *session) abortOnError() {
 	s.endTxn()
 }
 
+// endTxn ends the session's transaction: its key locks are released
+// (after its commit, when it commits), so that waiting writers go on.
 func (s *session) endTxn() {
+	if s.tx != nil {
+		s.srv.store.locks.release(s.tx)
+	}
 	s.tx = nil
 	s.explicit = false
 	s.failed = false
 }
 
 func (s *session) commitImplicit() error {
-	tx := s.tx
+	err := s.srv.commit(s.tx)
 	s.endTxn()
-	return s.srv.commit(tx)
+	return err
 }
 
 func (s *session) simpleQuery(sql string) error {
@@ -307,9 +312,9 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 			s.endTxn()
 			return &result{tag: "ROLLBACK"}, nil
 		}
-		tx := s.tx
+		err := s.srv.commit(s.tx)
 		s.endTxn()
-		if err := s.srv.commit(tx); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		return &result{tag: "COMMIT"}, nil

@@ -29,7 +29,8 @@
 //   - Atomic, durable commits by one writer. Store.Commit is serialized;
 //     it checks the transaction against the latest revision (a row
 //     version it ends must still be live: else 40001; a primary key it
-//     inserts must be free: else 23505 on "<table>_pkey"), then writes
+//     inserts must be free: else 23505 on "<table>_pkey"; an INSERT of a
+//     key another open transaction inserted waits for it, locks.go), then writes
 //     all its changes as one storage batch, fsynced (storage.Sync), and
 //     only then moves the revision. A failed check writes nothing.
 //   - Stable tids. Each row version gets a tid (ctid) when written, never

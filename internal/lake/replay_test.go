@@ -96,6 +96,13 @@ func (r *replay) restartLake() {
 	r.startLake()
 }
 
+func (r *replay) sides(both bool) []*side {
+	if both {
+		return []*side{r.lake, r.pg}
+	}
+	return []*side{r.lake}
+}
+
 func (s *side) conn(t testing.TB, name string) *wireClient {
 	c, ok := s.conns[name]
 	if !ok {
@@ -257,6 +264,9 @@ func (r *replay) initCatalog(name, conn string, both bool, o renderOpts) string 
 //	                            message a line
 //	extended conn=A             Parse <sql> / Describe S|P / Bind /
 //	                            Execute / Sync lines, ending with Sync
+//	send conn=A                 a Query whose answer is not read yet
+//	wait conn=A                 read the answer of the last send
+//	disconnect conn=A           close the connection
 //	restart                     close and reopen RockLake on its directory
 //
 // The expected output is RockLake's answer; every step not marked
@@ -300,6 +310,32 @@ func TestReplay(t *testing.T) {
 				return r.initCatalog(d.Pos, conn, both, opts(d))
 			case "restart":
 				r.restartLake()
+				return ""
+			case "send":
+				// A Query whose answer is read later by wait: the server may
+				// block it (a writer waiting for another transaction).
+				for _, side := range r.sides(both) {
+					c := side.conn(t, conn)
+					c.fe.Send(&pgproto3.Query{String: d.Input})
+					if err := c.fe.Flush(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// Let the servers reach the point where the statement waits,
+				// so that the next step finds it waiting.
+				time.Sleep(150 * time.Millisecond)
+				return ""
+			case "wait":
+				return r.run(d.Pos, both, opts(d), func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
+					return s.conn(t, conn).until(t)
+				})
+			case "disconnect":
+				for _, side := range r.sides(both) {
+					if c, ok := side.conns[conn]; ok {
+						c.close()
+						delete(side.conns, conn)
+					}
+				}
 				return ""
 			case "query":
 				return r.run(d.Pos, both, opts(d), func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {

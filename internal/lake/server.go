@@ -221,6 +221,9 @@ func (s *Server) serveConn(nc net.Conn) {
 			s.log.Error("lake: session panicked", "panic", r)
 		}
 	}()
+	// A session that ends (the client went away) rolls back its
+	// transaction, releasing what other writers wait for.
+	defer sess.endTxn()
 	if err := sess.serve(); err != nil && !errors.Is(err, net.ErrClosed) {
 		s.log.Debug("lake: session ended", "err", err)
 	}

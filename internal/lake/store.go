@@ -41,6 +41,8 @@ type Store struct {
 	// tids hands out row version ids per table; guarded by tidMu.
 	tidMu sync.Mutex
 	tids  map[uint32]int64
+	// locks are the primary keys open transactions have inserted.
+	locks keyLocks
 }
 
 type tableVersion struct {

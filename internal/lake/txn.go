@@ -21,6 +21,8 @@ type txn struct {
 	// temps are the session's temporary tables (ON COMMIT DROP), with
 	// their rows; never stored.
 	temps map[string]*tempTable
+	// locks are the primary keys it inserted, held until it ends.
+	locks lockState
 }
 
 type tempTable struct {
@@ -30,7 +32,7 @@ type tempTable struct {
 }
 
 func newTxn(s *Store) *txn {
-	return &txn{store: s, ws: newWriteSet(), temps: map[string]*tempTable{}}
+	return &txn{store: s, ws: newWriteSet(), temps: map[string]*tempTable{}, locks: lockState{done: make(chan struct{})}}
 }
 
 // begin takes the snapshot if the transaction has none yet.
@@ -184,6 +186,11 @@ func (x *txn) checkPK(t *Table, vals []Value) ([]byte, error) {
 	}
 	if x.createdHere(t) {
 		return k, nil
+	}
+	// Wait for an open transaction that inserted the key, then judge by
+	// what it left committed.
+	if _, err := x.store.locks.acquire(x, string(k)); err != nil {
+		return nil, err
 	}
 	tid, _, ok, err := x.store.pkHolder(k)
 	if err != nil {
