@@ -172,6 +172,11 @@ func TestBootstrap(t *testing.T) {
 	if fmt.Sprint(rows) != "[[0 main main/ t]]" {
 		t.Errorf("schemas %v", rows)
 	}
+	// The bootstrap's keys are committed, not held: a duplicate fails at
+	// once instead of waiting.
+	if _, code := simple(t, c, `INSERT INTO "public".ducklake_snapshot VALUES (0, NOW(), 0, 1, 0)`); code != codeUniqueViolation {
+		t.Errorf("duplicate snapshot 0: %q, want 23505", code)
+	}
 	c.close()
 	srv.Close()
 	srv, _ = serveLake(t, Config{Dir: dir, Durability: storage.Relaxed})
