@@ -89,7 +89,9 @@ type Statement struct {
 	filter introspectFilter
 	// constCols are the outputs of a SELECT without FROM.
 	constCols []eConst
-	limit     int64
+	// limit is a constant SELECT's LIMIT (-1: none); for the version
+	// probe, its number of output columns.
+	limit int64
 	// err is the refusal of a KindUnsupported statement.
 	err *sqlError
 }
@@ -435,8 +437,14 @@ func classifyProbe(s *pg.SelectStmt, text string) (*Statement, error) {
 	if fc := first.GetFuncCall(); fc != nil {
 		switch funcName(fc) {
 		case "version":
-			if len(s.TargetList) <= 2 {
+			// version() alone, or with postgres_scanner's RDS probe
+			// (SELECT COUNT(*) FROM pg_settings WHERE name LIKE 'rds%').
+			switch {
+			case len(s.TargetList) == 1:
 				return &Statement{Kind: KindProbeVersion}, nil
+			case len(s.TargetList) == 2 && s.TargetList[1].GetResTarget().GetVal().GetSubLink() != nil &&
+				hasAll(fromNames(s.TargetList[1].GetResTarget().GetVal().GetSubLink().GetSubselect().GetSelectStmt().GetFromClause()), "pg_settings"):
+				return &Statement{Kind: KindProbeVersion, limit: 2}, nil
 			}
 		case "to_regclass":
 			if len(s.TargetList) == 1 && len(fc.Args) == 1 && fc.Args[0].GetAConst().GetSval() != nil {

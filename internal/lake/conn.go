@@ -339,7 +339,7 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 	tx.begin()
 	switch st.Kind {
 	case KindProbeVersion:
-		return versionResult(true), nil
+		return versionResult(st.limit == 2), nil
 	case KindProbeRegclass:
 		return tx.regclassResult(st.regclass), nil
 	case KindSelectConst:

@@ -67,7 +67,7 @@ func (s *session) describeCols(st *Statement) ([]resultCol, error) {
 		}
 		return res.cols, nil
 	case KindProbeVersion:
-		return versionResult(true).cols, nil
+		return versionResult(st.limit == 2).cols, nil
 	case KindSelectConst:
 		return constResult(st).cols, nil
 	}

@@ -84,3 +84,19 @@ func (l *keyLocks) release(x *txn) {
 	x.locks.keys = nil
 	close(x.locks.done)
 }
+
+// releaseKey frees one key x acquired but will not insert.
+func (l *keyLocks) releaseKey(x *txn, key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mu.held[key] != x {
+		return
+	}
+	delete(l.mu.held, key)
+	for i, k := range x.locks.keys {
+		if k == key {
+			x.locks.keys = append(x.locks.keys[:i:i], x.locks.keys[i+1:]...)
+			break
+		}
+	}
+}

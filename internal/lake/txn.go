@@ -187,19 +187,20 @@ func (x *txn) checkPK(t *Table, vals []Value) ([]byte, error) {
 	if x.createdHere(t) {
 		return k, nil
 	}
-	// Wait for an open transaction that inserted the key, then judge by
-	// what it left committed.
+	// A committed holder fails the insert at once; an open transaction
+	// that inserted the key is waited for, and then the committed state
+	// judged again.
+	if err := x.committedHolder(t, k, vals); err != nil {
+		return nil, err
+	}
 	if _, err := x.store.locks.acquire(x, string(k)); err != nil {
 		return nil, err
 	}
-	tid, _, ok, err := x.store.pkHolder(k)
-	if err != nil {
+	// Judged again under the lock: the key may have been committed
+	// meanwhile, by a transaction waited for or not.
+	if err := x.committedHolder(t, k, vals); err != nil {
+		x.store.locks.releaseKey(x, string(k))
 		return nil, err
-	}
-	if ok {
-		if _, deleted := x.ws.deletes[t.OID][tid]; !deleted {
-			return nil, uniqueViolation(t, vals)
-		}
 	}
 	return k, nil
 }
@@ -306,4 +307,19 @@ func (x *txn) forgetInserts(t *Table) {
 // so that reads must merge its own writes.
 func (x *txn) touched(t *Table) bool {
 	return t.Temp || len(x.ws.inserts[t.OID]) > 0 || len(x.ws.deletes[t.OID]) > 0 || x.createdHere(t)
+}
+
+// committedHolder fails with 23505 when a committed row the transaction
+// has not ended holds primary key k.
+func (x *txn) committedHolder(t *Table, k []byte, vals []Value) error {
+	tid, _, ok, err := x.store.pkHolder(k)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if _, deleted := x.ws.deletes[t.OID][tid]; !deleted {
+			return uniqueViolation(t, vals)
+		}
+	}
+	return nil
 }

@@ -164,7 +164,10 @@ type renderOpts struct {
 	// whose first column is a namespace OID other than public's: the
 	// system relations PostgreSQL lists and RockLake does not have.
 	publicOnly bool
-	// sortRows sorts the rows of each result set (for ORDER BY ties).
+	// sortRows compares the rows of each result set, and the tuples of
+	// each COPY, as a multiset: sorted, with COPY message boundaries
+	// dropped (for ORDER BY ties, and for scans without ORDER BY, whose
+	// order PostgreSQL's heap can change).
 	sortRows bool
 }
 
@@ -229,6 +232,26 @@ func (n *normalizer) render(msgs []pgproto3.BackendMessage, o renderOpts) string
 			dropped = 0
 			lines = append(lines, "CommandComplete "+tag)
 		case *pgproto3.CopyData:
+			if o.sortRows {
+				// Tuples become rows to sort; the header and trailer stay.
+				text := renderCopyData(m.Data, o.mask)
+				if t, ok := strings.CutPrefix(text, "header"); ok {
+					lines = append(lines, "CopyData header")
+					text = strings.TrimSpace(t)
+				}
+				if t, ok := strings.CutSuffix(text, "trailer"); ok {
+					if t = strings.TrimSpace(t); t != "" {
+						rows = append(rows, "  "+t)
+					}
+					flushRows()
+					lines = append(lines, "CopyData trailer")
+					continue
+				}
+				if text != "" {
+					rows = append(rows, "  "+text)
+				}
+				continue
+			}
 			lines = append(lines, "CopyData "+renderCopyData(m.Data, o.mask))
 		case *pgproto3.CopyOutResponse:
 			lines = append(lines, fmt.Sprintf("CopyOutResponse format=%d cols=%v", m.OverallFormat, m.ColumnFormatCodes))
