@@ -229,7 +229,7 @@ func (s *session) abortOnError() {
 // (after its commit, when it commits), so that waiting writers go on.
 func (s *session) endTxn() {
 	if s.tx != nil {
-		s.srv.store.locks.release(s.tx)
+		s.tx.finish()
 	}
 	s.tx = nil
 	s.explicit = false

@@ -33,6 +33,9 @@
 //     key another open transaction inserted waits for it, locks.go), then writes
 //     all its changes as one storage batch, fsynced (storage.Sync), and
 //     only then moves the revision. A failed check writes nothing.
+//   - Old versions go when no snapshot can see them (gc.go): a version
+//     ended at or before the oldest open snapshot's revision is removed
+//     by the next commit, in its batch, and at start-up.
 //   - Stable tids. Each row version gets a tid (ctid) when written, never
 //     reused in its table; updates make a new version with a new tid, as
 //     PostgreSQL's heap does, so DELETE ... WHERE ctid IN (...) ends

@@ -57,6 +57,7 @@ func (s *session) describeCols(st *Statement) ([]resultCol, error) {
 		tx := s.tx
 		if tx == nil || !tx.started {
 			tx = newTxn(s.srv.store)
+			defer tx.finish()
 		}
 		tx.begin()
 		p := *st.sel

@@ -124,3 +124,7 @@ func prefixEnd(p []byte) []byte {
 	}
 	return nil
 }
+
+func pkPrefix(oid uint32) []byte { return binary.BigEndian.AppendUint32([]byte{nsPK}, oid) }
+
+func indexPrefix(oid uint32) []byte { return binary.BigEndian.AppendUint32([]byte{nsIndex}, oid) }

@@ -133,7 +133,7 @@ func (s *Server) bootstrap() error {
 		}
 	}
 	_, err := s.store.Commit(tx.ws)
-	s.store.locks.release(tx)
+	tx.finish()
 	return err
 }
 

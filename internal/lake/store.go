@@ -37,7 +37,13 @@ type Store struct {
 		live map[string]*Table
 		// nextOID is the OID the next created table gets.
 		nextOID uint32
+		// dead are the ended row versions and dropped tables not yet
+		// removed (gc.go).
+		dead       []deadVersion
+		deadTables []tableVersion
 	}
+	// snaps counts the open transactions' snapshots by revision (gc.go).
+	snaps snapshotSet
 	// tids hands out row version ids per table; guarded by tidMu.
 	tidMu sync.Mutex
 	tids  map[uint32]int64
@@ -64,6 +70,9 @@ func OpenStore(dir string, durability storage.Durability, log *slog.Logger) (*St
 	s.mu.live = map[string]*Table{}
 	s.mu.nextOID = firstOID
 	if err := s.load(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.sweep(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil
@@ -336,6 +345,11 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 			return fail(errorf(codeDuplicateTable, "relation %q already exists", t.Name))
 		}
 	}
+	collected, collectedTables, err := s.collectLocked()
+	if err != nil {
+		return fail(err)
+	}
+	var newDead []deadVersion
 	// End versions first, so that a key deleted and inserted again in
 	// the same transaction passes the primary key check.
 	freed := map[string]bool{}
@@ -356,11 +370,14 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 			if err := db.Set(rowKey(oid, tid, begin, rev), v); err != nil {
 				return fail(err)
 			}
-			if len(t.PK) > 0 {
-				vals, err := decodeRow(v, t.Cols)
-				if err != nil {
+			var vals []Value
+			if len(t.PK) > 0 || indexedColumn(t) >= 0 {
+				if vals, err = decodeRow(v, t.Cols); err != nil {
 					return fail(err)
 				}
+			}
+			newDead = append(newDead, deadOf(t, tid, begin, rev, vals))
+			if len(t.PK) > 0 {
 				k, err := pkKey(oid, pkVals(t, vals))
 				if err != nil {
 					return fail(err)
@@ -441,10 +458,13 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 	if err := db.Commit(); err != nil {
 		return 0, fmt.Errorf("lake: commit of revision %d: %w", rev, err)
 	}
+	s.forgetCollectedLocked(collected, collectedTables)
+	s.mu.dead = append(s.mu.dead, newDead...)
 	for oid := range w.dropped {
 		vs := s.mu.tables[oid]
 		vs[len(vs)-1].end = rev
 		delete(s.mu.live, liveName(vs[len(vs)-1].def.Schema, vs[len(vs)-1].def.Name))
+		s.mu.deadTables = append(s.mu.deadTables, vs[len(vs)-1])
 	}
 	for _, t := range w.created {
 		if !w.dropped[t.OID] {

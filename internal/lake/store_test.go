@@ -425,3 +425,97 @@ func TestTLS(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// countVersions counts the stored row versions and table_id index
+// entries of table oid.
+func countVersions(t *testing.T, s *Store, oid uint32) (rows, index int) {
+	t.Helper()
+	p := rowPrefix(oid)
+	if err := s.db.Scan(p, prefixEnd(p), func(k, v []byte) bool { rows++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	p = indexPrefix(oid)
+	if err := s.db.Scan(p, prefixEnd(p), func(k, v []byte) bool { index++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	return rows, index
+}
+
+// TestGarbageCollection: ended versions are removed once no snapshot
+// can see them, kept while one can (and it still reads them), and
+// dropped tables' data goes too; a restart sweeps what is left.
+func TestGarbageCollection(t *testing.T) {
+	dir := t.TempDir()
+	srv, addr := serveLake(t, Config{Dir: dir, Durability: storage.Relaxed})
+	a, b := dialWire(t, addr, "lake"), dialWire(t, addr, "lake")
+	must := func(c *wireClient, sql string) [][]string {
+		rows, code := simple(t, c, sql)
+		if code != "" {
+			t.Fatalf("%s: %s", sql, code)
+		}
+		return rows
+	}
+	must(a, `INSERT INTO "public".ducklake_table_stats VALUES (1, 0, 0, 0)`)
+	stats := srv.Store().lookup("public", "ducklake_table_stats").OID
+	for i := 1; i <= 50; i++ {
+		must(b, fmt.Sprintf(`UPDATE "public".ducklake_table_stats SET record_count=%d WHERE table_id=1`, i))
+	}
+	if rows, index := countVersions(t, srv.Store(), stats); rows > 2 || index > 2 {
+		t.Fatalf("after 50 updates with no snapshot open: %d row versions, %d index entries", rows, index)
+	}
+
+	// A reader's snapshot keeps the versions it can see.
+	must(a, `BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ`)
+	if got := must(a, `SELECT "record_count" FROM "public"."ducklake_table_stats" WHERE "table_id" = '1'`); fmt.Sprint(got) != "[[50]]" {
+		t.Fatalf("reader sees %v", got)
+	}
+	for i := 51; i <= 60; i++ {
+		must(b, fmt.Sprintf(`UPDATE "public".ducklake_table_stats SET record_count=%d WHERE table_id=1`, i))
+	}
+	if rows, _ := countVersions(t, srv.Store(), stats); rows < 10 {
+		t.Fatalf("with a snapshot open: only %d row versions kept", rows)
+	}
+	if got := must(a, `SELECT "record_count" FROM "public"."ducklake_table_stats" WHERE "table_id" = '1'`); fmt.Sprint(got) != "[[50]]" {
+		t.Fatalf("reader sees %v after the updates", got)
+	}
+	must(a, `COMMIT`)
+	must(b, `UPDATE "public".ducklake_table_stats SET record_count=61 WHERE table_id=1`)
+	if rows, index := countVersions(t, srv.Store(), stats); rows > 2 || index > 2 {
+		t.Fatalf("after the reader ended: %d row versions, %d index entries", rows, index)
+	}
+
+	// A dropped table's rows go once no snapshot can see the table.
+	must(a, `CREATE TABLE IF NOT EXISTS "public".ducklake_inlined_data_1_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, a INTEGER)`)
+	must(a, `INSERT INTO "public".ducklake_inlined_data_1_1 VALUES (0, 1, NULL, 1), (1, 1, NULL, 2)`)
+	inlined := srv.Store().lookup("public", "ducklake_inlined_data_1_1").OID
+	must(a, `DROP TABLE IF EXISTS "public"."ducklake_inlined_data_1_1"`)
+	must(b, `UPDATE "public".ducklake_table_stats SET record_count=62 WHERE table_id=1`)
+	if rows, _ := countVersions(t, srv.Store(), inlined); rows != 0 {
+		t.Fatalf("dropped table: %d row versions left", rows)
+	}
+
+	// Versions left when the server stops are swept when it opens.
+	must(a, `BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ`)
+	must(a, `SELECT "record_count" FROM "public"."ducklake_table_stats"`)
+	for i := 0; i < 5; i++ {
+		must(b, fmt.Sprintf(`UPDATE "public".ducklake_table_stats SET record_count=%d WHERE table_id=1`, 100+i))
+	}
+	a.close()
+	b.close()
+	srv.Close()
+	srv, addr = serveLake(t, Config{Dir: dir, Durability: storage.Relaxed})
+	defer srv.Close()
+	if rows, index := countVersions(t, srv.Store(), stats); rows != 1 || index != 1 {
+		t.Fatalf("after reopening: %d row versions, %d index entries, want 1 and 1", rows, index)
+	}
+	c := dialWire(t, addr, "lake")
+	defer c.close()
+	if got := must(c, `SELECT "record_count" FROM "public"."ducklake_table_stats" WHERE "table_id" = '1'`); fmt.Sprint(got) != "[[104]]" {
+		t.Fatalf("after reopening: %v", got)
+	}
+	db := srv.Store().DB()
+	rep, err := Check(db)
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("check after collection: %v %v", err, rep)
+	}
+}

@@ -14,10 +14,11 @@ import (
 type txn struct {
 	store *Store
 	// rev is the snapshot; valid once started.
-	rev     uint64
-	started bool
-	now     Value
-	ws      *writeSet
+	rev      uint64
+	started  bool
+	finished bool
+	now      Value
+	ws       *writeSet
 	// temps are the session's temporary tables (ON COMMIT DROP), with
 	// their rows; never stored.
 	temps map[string]*tempTable
@@ -41,8 +42,19 @@ func (x *txn) begin() {
 		return
 	}
 	x.started = true
-	x.rev = x.store.Rev()
+	x.rev = x.store.takeSnapshot()
 	x.now = timestampOf(time.Now().UTC())
+}
+
+// finish ends the transaction's hold on the store: its snapshot (so
+// that versions only it could see may be collected) and its key locks.
+// It is idempotent.
+func (x *txn) finish() {
+	if x.started && !x.finished {
+		x.store.dropSnapshot(x.rev)
+	}
+	x.finished = true
+	x.store.locks.release(x)
 }
 
 // table resolves a name as a statement wrote it: an unqualified name is
