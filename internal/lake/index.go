@@ -13,8 +13,9 @@ import (
 //
 //	'I' | oid:u32be | col:u16be | value:u64be (sign bit flipped) | tid:u64be | begin:u64be
 //
-// written in the batch that writes the version and kept when the version
-// ends (readers at older revisions still need it). A scan by index finds
+// written in the batch that writes the version, kept when the version
+// ends (readers at older revisions still need it) and removed with it
+// (gc.go). A scan by index finds
 // the candidates, reads each version's key to decide visibility, and
 // evaluates the whole filter on the rows, so the index never decides
 // what a statement sees, only what it reads. Entries of one value sort
