@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rockstream/rockstream/internal/lake"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/storage"
 )
@@ -59,6 +60,11 @@ using DIR first.`,
 				return usageError{fmt.Errorf("cannot open %s: %w", dir, err)}
 			}
 			defer st.Close()
+			if isLake, err := lake.IsLake(st); err != nil {
+				return err
+			} else if isLake {
+				return checkpointLake(cmd, st, to)
+			}
 			frontier, err := runtime.Frontier(st)
 			if err != nil {
 				return err

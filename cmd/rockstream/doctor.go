@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/lake"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/storage"
 )
@@ -100,6 +101,12 @@ func runDoctor(out io.Writer, dir string, deep bool) (err error) {
 		problem(err)
 	} else {
 		fmt.Fprintln(out, "  key order: ok")
+	}
+	if isLake, err := lake.IsLake(st); err != nil {
+		problem(err)
+		return nil
+	} else if isLake {
+		return checkLake(out, st, problem)
 	}
 	rep, err := runtime.Check(st, deep)
 	if err != nil {
