@@ -646,7 +646,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 			return drop(st, w.cat, n.GetDropStmt())
 		})
 	case n.GetExplainStmt() != nil:
-		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN is not supported; use EXPLAIN INCREMENTAL")
+		return s.explainPlain(ctx, n.GetExplainStmt(), paramText)
 	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
 		return s.execRole(ctx, n)
 	}

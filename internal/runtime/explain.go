@@ -8,6 +8,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/types"
@@ -73,4 +74,50 @@ func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int) (*diff.C
 		return nil, err
 	}
 	return diff.Build(p, []byte{nsQuery}, false)
+}
+
+// explainPlain answers plain EXPLAIN of a SELECT with the scans the query
+// makes, one line each: the key ranges it reads and the conditions that
+// bound them (keyrange.go), or that it reads the whole relation.
+func (s *Session) explainPlain(ctx context.Context, n *pg.ExplainStmt, paramText []*string) (*Result, error) {
+	if len(n.Options) > 0 {
+		return nil, errs.New(errs.FeatureNotSupported, "EXPLAIN options are not supported; plain EXPLAIN shows a SELECT's scans, EXPLAIN INCREMENTAL a view's circuit")
+	}
+	if n.Query.GetSelectStmt() == nil {
+		return nil, errs.Newf(errs.FeatureNotSupported, "EXPLAIN of %s is not supported; EXPLAIN shows a SELECT's scans", stmtName(n.Query))
+	}
+	r, cat, done, err := s.readView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	cat = cat.withSession(ctx, s.sessionInfo(), r)
+	b := newBinder(cat, paramText, s.declared)
+	p, err := b.Query(n.Query)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Columns: []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}, Tag: "EXPLAIN"}
+	for _, line := range explainScans(cat, p) {
+		res.Rows = append(res.Rows, zset.Row{types.MakeText(line)})
+	}
+	return res, nil
+}
+
+// explainScans describes each scan of p.
+func explainScans(cat *catalog, p plan.Node) []string {
+	var lines []string
+	walkScans(p, func(scan *plan.Scan, preds []plan.Expr) {
+		line := "scan " + scan.Relation + "  full"
+		if o := cat.lookup(scan.Relation); o != nil {
+			if conds := rangeConds(findKeyConds(o, preds...)); len(conds) > 0 {
+				line = "scan " + scan.Relation + "  key range: " + describeKeyConds(conds)
+			}
+		}
+		lines = append(lines, line)
+	})
+	if len(lines) == 0 {
+		lines = append(lines, "no stored relation is read")
+	}
+	return lines
 }

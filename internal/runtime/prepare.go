@@ -196,6 +196,16 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 	case n.GetCopyStmt() != nil:
 		p.RowsUnknown = true
 		pt = declared
+	case n.GetExplainStmt() != nil:
+		p.Columns = []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}
+		pt = declared
+		if q := n.GetExplainStmt().Query; q.GetSelectStmt() != nil {
+			var inner Prepared
+			if err := s.describe(&inner, q, declared); err != nil {
+				return err
+			}
+			pt = inner.ParamTypes
+		}
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
 		p.Columns = []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}}

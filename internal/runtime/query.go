@@ -110,7 +110,8 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 }
 
 // runQuery answers a query plan over the relations in r: the plan's
-// circuit runs once with the relations' whole contents as its input delta;
+// circuit runs once with the relations' contents as its input delta (only
+// the key ranges that a scan's filter can keep, keyrange.go);
 // Sort, Limit and the Project between them at the top are applied to the
 // result in order.
 func runQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
@@ -166,12 +167,18 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		return nil, err
 	}
 	deltas := map[string]zset.Batch{}
+	uses := scanUses(p)
 	for _, name := range c.Relations() {
 		o := cat.lookup(name)
 		if o == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
 		}
-		if deltas[name], err = relationAt(ctx, r, o, asOf); err != nil {
+		if ranges, ok := scanRanges(o, uses[name]); ok {
+			deltas[name], err = relationRangesAt(ctx, r, o, asOf, ranges)
+		} else {
+			deltas[name], err = relationAt(ctx, r, o, asOf)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -98,6 +98,19 @@ func (c *relationCache) read(ctx context.Context, r state.Reader, epoch uint64, 
 	return slices.Clone(rows), nil
 }
 
+// lookup returns o's cached contents when they are current, shared: the
+// caller must not modify the batch or its rows. The caller holds the
+// engine's read lock.
+func (c *relationCache) lookup(id uint64) (zset.Batch, bool) {
+	c.mu.Lock()
+	ent, ok := c.mu.entries[id]
+	c.mu.Unlock()
+	if !ok || c.changedAt[id] > ent.epoch {
+		return nil, false
+	}
+	return ent.rows, true
+}
+
 func (c *relationCache) put(id uint64, ent cachedRelation) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
