@@ -92,6 +92,9 @@ type column struct {
 type relation struct {
 	name string
 	cols []column
+	// appendOnly tables are created APPEND ONLY (plain for PostgreSQL)
+	// and only ever get INSERTs.
+	appendOnly bool
 }
 
 // expr is a generated scalar expression.
@@ -165,12 +168,17 @@ func (g *gen) workload(maxSteps int) []Statement {
 		for j := 1; j <= g.intn(1, 3, "columns"); j++ {
 			cols = append(cols, column{fmt.Sprintf("c%d", j), pick(g, allTypes)})
 		}
-		rel := relation{name: fmt.Sprintf("t%d", i), cols: cols}
+		rel := relation{name: fmt.Sprintf("t%d", i), cols: cols, appendOnly: g.chance(25)}
 		defs := make([]string, len(cols))
 		for j, c := range cols {
 			defs[j] = c.name + " " + c.typ.ddl()
 		}
 		g.emit("CREATE TABLE %s (%s)", rel.name, strings.Join(defs, ", "))
+		if rel.appendOnly {
+			st := &g.stmts[len(g.stmts)-1]
+			st.Expect.Postgres = st.SQL
+			st.SQL += " APPEND ONLY"
+		}
 		g.tables = append(g.tables, rel)
 		g.readable = append(g.readable, rel)
 	}

@@ -117,8 +117,27 @@ func (g *gen) insert() {
 	g.emit("INSERT INTO %s VALUES %s", rel.name, strings.Join(rows, ", "))
 }
 
+// changeable returns the tables an UPDATE or DELETE may change (not the
+// append-only ones), or false when there are none.
+func (g *gen) changeable() (relation, bool) {
+	var rels []relation
+	for _, r := range g.tables {
+		if !r.appendOnly {
+			rels = append(rels, r)
+		}
+	}
+	if len(rels) == 0 {
+		return relation{}, false
+	}
+	return pick(g, rels), true
+}
+
 func (g *gen) update() {
-	rel := pick(g, g.tables)
+	rel, ok := g.changeable()
+	if !ok {
+		g.insert()
+		return
+	}
 	c := pick(g, rel.cols)
 	var val string
 	switch {
@@ -138,6 +157,10 @@ func (g *gen) update() {
 }
 
 func (g *gen) delete() {
-	rel := pick(g, g.tables)
+	rel, ok := g.changeable()
+	if !ok {
+		g.insert()
+		return
+	}
 	g.emit("DELETE FROM %s WHERE %s", rel.name, g.pred(g.scope(rel, ""), 1))
 }
