@@ -273,7 +273,9 @@ func (b *builder) join(n *plan.Join) (int, error) {
 			fmt.Fprintf(&sb, "  state=arrangements(left by %s with match counts, right by %s)", lkeys, rkeys)
 		}
 	}
-	id := b.add(node{op: op, inputs: []int{left, right}, explain: sb.String()})
+	// An inner join arranges and probes each input entry on its own: it
+	// takes loose input (loose.go).
+	id := b.add(node{op: op, inputs: []int{left, right}, explain: sb.String(), lenient: n.Kind == plan.InnerJoin})
 	b.keyedOrSingle(id, n.LeftKeys, n.RightKeys)
 	return id, nil
 }

@@ -9,9 +9,9 @@ import (
 // (ops.Operator), and consolidating is a sort: for a large insertion
 // (a bulk COPY, a view's backfill) sorting the delta at every node can
 // cost more than maintaining the view. Some operators do not need it:
-// filters and projections handle each row on its own, and an aggregate
-// folds each row's weight into its group whatever the order or the
-// repetitions. Between such operators a batch may stay loose: unsorted,
+// filters and projections handle each row on its own, an inner join
+// arranges and probes each row on its own, and an aggregate folds each
+// row's weight into its group whatever the order or the repetitions. Between such operators a batch may stay loose: unsorted,
 // with a row possibly repeated. Invariants:
 //
 //   - A node's output is left loose only when every node that reads it
@@ -52,6 +52,8 @@ func (c *Circuit) markLoose() {
 		case *ops.Filter:
 			nd.lenient = nd.looseOut
 		case *ops.Project:
+			op.Loose = nd.looseOut
+		case *ops.Join:
 			op.Loose = nd.looseOut
 		}
 	}

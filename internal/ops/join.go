@@ -28,6 +28,12 @@ import (
 // without Δa) with Δb, then applies Δa; this covers Δa⋈Δb exactly once.
 // Weights multiply with overflow checks.
 type Join struct {
+	// Loose leaves the output unconsolidated, one entry per matching
+	// pair, for a consumer that takes unconsolidated input (internal/diff,
+	// loose.go). The join itself takes unconsolidated input: it arranges
+	// and probes every entry on its own, and weights add.
+	Loose bool
+
 	leftKeys, rightKeys []plan.Expr
 	nullSafe            []bool
 	residual            plan.Expr
@@ -127,6 +133,9 @@ func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 	// a' = a + Δa.
 	if err := j.arrange(w, st, lp); err != nil {
 		return nil, err
+	}
+	if j.Loose {
+		return out, nil
 	}
 	return zset.Consolidate(out)
 }
