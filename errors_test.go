@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -129,4 +130,26 @@ func TestErrorFields(t *testing.T) {
 	if e := publicErr(t, "Apply", err); e.SQLState != "23505" {
 		t.Fatalf("Apply: %+v", e)
 	}
+}
+
+func ExampleError() {
+	ctx := context.Background()
+	db, _ := rockstream.Open(rockstream.Options{})
+	defer db.Close()
+	db.Exec(ctx, "CREATE TABLE users (id int PRIMARY KEY, name text)")
+	db.Exec(ctx, "INSERT INTO users VALUES (1, 'ann')")
+	_, err := db.Exec(ctx, "INSERT INTO users VALUES (1, 'bob')")
+	var e *rockstream.Error
+	if errors.As(err, &e) && e.SQLState == "23505" {
+		fmt.Println(e.Message)
+		fmt.Println(e.Detail)
+	}
+	_, err = db.Exec(ctx, "SELEC 1")
+	if errors.As(err, &e) {
+		fmt.Println(e.SQLState, e.Position)
+	}
+	// Output:
+	// duplicate key value violates unique constraint "users_pkey"
+	// Key (id)=(1) already exists.
+	// 42601 1
 }
