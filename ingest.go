@@ -63,6 +63,10 @@ func (b *Batch) Upsert(table string, values ...any) error {
 }
 
 func (b *Batch) add(table string, op runtime.ChangeOp, values []any) error {
+	return publicError(b.addRow(table, op, values))
+}
+
+func (b *Batch) addRow(table string, op runtime.ChangeOp, values []any) error {
 	cols, ok := b.tables[table]
 	if !ok {
 		var err error
@@ -96,7 +100,7 @@ func (b *Batch) add(table string, op runtime.ChangeOp, values []any) error {
 // batch is empty afterwards, applied or not, and can be refilled.
 func (db *DB) Apply(ctx context.Context, b *Batch) error {
 	if b.db != db {
-		return errs.New(errs.InvalidParameterValue, "the batch belongs to another instance")
+		return publicError(errs.New(errs.InvalidParameterValue, "the batch belongs to another instance"))
 	}
 	changes := b.changes
 	b.changes, b.slab = nil, nil
@@ -104,7 +108,7 @@ func (db *DB) Apply(ctx context.Context, b *Batch) error {
 		return nil
 	}
 	_, err := db.eng.Ingest(ctx, &runtime.Ingest{Changes: changes})
-	return err
+	return publicError(err)
 }
 
 // goValue converts a Go value to a value of type t, or to a value that

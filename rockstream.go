@@ -12,6 +12,15 @@
 // statements into one transaction, which commits as one epoch across every
 // view; and the statements of one string passed to Exec are one
 // transaction, as a PostgreSQL server runs one query string.
+//
+// A statement that fails returns an *Error, which carries PostgreSQL's
+// SQLSTATE, message, detail, hint and position; tell one failure from
+// another with errors.As:
+//
+//	var e *rockstream.Error
+//	if errors.As(err, &e) && e.SQLState == "23505" {
+//		// unique violation: the key is already there
+//	}
 package rockstream
 
 import (
@@ -24,6 +33,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/connectors"
+	"github.com/rockstream/rockstream/internal/errs"
 	// The Kafka source and sink and the PostgreSQL source register
 	// themselves.
 	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
@@ -148,7 +158,7 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (*Result, error
 func (db *DB) Query(ctx context.Context, sql string, args ...any) (*Result, error) {
 	res, err := db.Exec(ctx, sql, args...)
 	if err == nil && res.Columns == nil {
-		return nil, fmt.Errorf("rockstream: statement returns no rows (%s)", res.Tag)
+		return nil, publicError(errs.Newf(errs.FeatureNotSupported, "Query runs statements that return rows; run %s with Exec", res.Tag))
 	}
 	return res, err
 }
@@ -191,6 +201,10 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (*Result, e
 // as each one completes. An error fn returns stops the statements there and
 // fails them as a statement's error does.
 func (s *Session) ExecEach(ctx context.Context, sql string, fn func(*Result) error, args ...any) error {
+	return publicError(s.execEach(ctx, sql, fn, args))
+}
+
+func (s *Session) execEach(ctx context.Context, sql string, fn func(*Result) error, args []any) error {
 	params, err := paramTexts(args)
 	if err != nil {
 		return err
@@ -317,7 +331,7 @@ func paramTexts(args []any) ([]*string, error) {
 		case fmt.Stringer:
 			s = v.String()
 		default:
-			return nil, fmt.Errorf("rockstream: unsupported argument type %T for $%d", a, i+1)
+			return nil, errs.Newf(errs.InvalidParameterValue, "unsupported argument type %T for $%d", a, i+1)
 		}
 		out[i] = &s
 	}

@@ -31,6 +31,11 @@ func streamingError(res *runtime.Result) error {
 // CopyFrom runs one COPY ... FROM STDIN statement, reading its data from
 // r. The rows are inserted atomically: all of them, or none.
 func (s *Session) CopyFrom(ctx context.Context, sql string, r io.Reader) (*Result, error) {
+	res, err := s.copyFrom(ctx, sql, r)
+	return res, publicError(err)
+}
+
+func (s *Session) copyFrom(ctx context.Context, sql string, r io.Reader) (*Result, error) {
 	res, err := s.s.Exec(ctx, sql, nil)
 	if err != nil {
 		return nil, err
@@ -49,6 +54,11 @@ func (s *Session) CopyFrom(ctx context.Context, sql string, r io.Reader) (*Resul
 // CopyTo runs one COPY ... TO STDOUT statement (also COPY (SUBSCRIBE ...)
 // TO STDOUT, which runs until ctx ends), writing its data to w.
 func (s *Session) CopyTo(ctx context.Context, sql string, w io.Writer) (*Result, error) {
+	res, err := s.copyTo(ctx, sql, w)
+	return res, publicError(err)
+}
+
+func (s *Session) copyTo(ctx context.Context, sql string, w io.Writer) (*Result, error) {
 	res, err := s.s.Exec(ctx, sql, nil)
 	if err != nil {
 		return nil, err
@@ -86,6 +96,11 @@ type Subscription struct {
 
 // Subscribe runs one SUBSCRIBE statement.
 func (s *Session) Subscribe(ctx context.Context, sql string) (*Subscription, error) {
+	res, err := s.subscribe(ctx, sql)
+	return res, publicError(err)
+}
+
+func (s *Session) subscribe(ctx context.Context, sql string) (*Subscription, error) {
 	res, err := s.s.Exec(ctx, sql, nil)
 	if err != nil {
 		return nil, err
@@ -103,7 +118,7 @@ func (s *Session) Subscribe(ctx context.Context, sql string) (*Subscription, err
 func (sub *Subscription) Next(ctx context.Context) ([][]*string, error) {
 	rows, err := sub.sub.Next(ctx)
 	if err != nil {
-		return nil, err
+		return nil, streamError(ctx, err)
 	}
 	return publicResult(&runtime.Result{Columns: sub.cols, Rows: rows}).Rows, nil
 }

@@ -31,11 +31,17 @@ func checkNewName(cat *catalog, rv *pg.RangeVar) (string, error) {
 	return name, nil
 }
 
+// existsSkipping is the NOTICE of CREATE ... IF NOT EXISTS when the name
+// is taken, by a relation of any kind, as PostgreSQL words it.
+func existsSkipping(name string) string {
+	return fmt.Sprintf("relation %q already exists, skipping", name)
+}
+
 func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*catalog, *Result, error) {
 	name, err := checkNewName(cat, cs.Relation)
 	if err != nil {
 		if cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable {
-			return nil, &Result{Tag: "CREATE TABLE"}, nil
+			return nil, &Result{Tag: "CREATE TABLE", skipped: existsSkipping(name)}, nil
 		}
 		return nil, nil, err
 	}
@@ -226,7 +232,7 @@ func createView(_ state.Store, cat *catalog, text string, vs *pg.ViewStmt) (*cat
 	if err != nil {
 		return nil, nil, err
 	}
-	cols, err := viewColumns(p, vs.Aliases)
+	cols, err := viewColumns(p, vs.Aliases, "CREATE VIEW specifies more column names than columns")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,11 +266,13 @@ func renameQuery(q *pg.Node, cols []plan.Column) *pg.Node {
 }
 
 // viewColumns returns a view's columns: the query's, renamed by the
-// optional column list, with duplicate names rejected.
-func viewColumns(p plan.Node, aliases []*pg.Node) ([]plan.Column, error) {
+// optional column list, with duplicate names rejected. tooMany is the
+// message for a list longer than the query's columns, which PostgreSQL
+// words differently for views and materialized views.
+func viewColumns(p plan.Node, aliases []*pg.Node, tooMany string) ([]plan.Column, error) {
 	cols := append([]plan.Column(nil), p.Columns()...)
 	if len(aliases) > len(cols) {
-		return nil, errs.New(errs.SyntaxError, "CREATE VIEW specifies more column names than columns")
+		return nil, errs.New(errs.SyntaxError, tooMany)
 	}
 	for i, a := range aliases {
 		cols[i].Name = a.GetString_().Sval
@@ -292,25 +300,27 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	}
 	into := cs.Into
 	name, err := checkNewName(cat, into.Rel)
-	if err != nil {
-		if cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable {
-			return nil, &Result{Tag: "SELECT 0"}, nil
-		}
+	if err != nil && !(cs.IfNotExists && errs.CodeOf(err) == errs.DuplicateTable) {
 		return nil, nil, err
+	}
+	// As in PostgreSQL, the query is analyzed before IF NOT EXISTS looks
+	// at the name: a query naming a missing column fails either way.
+	b := sql.Binder{Cat: cat}
+	p, berr := b.Query(cs.Query)
+	if berr != nil {
+		return nil, nil, berr
+	}
+	if err != nil {
+		return nil, &Result{Tag: "CREATE MATERIALIZED VIEW", skipped: existsSkipping(name)}, nil
 	}
 	if into.SkipData {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "WITH NO DATA is not supported: a materialized view is always maintained")
-	}
-	b := sql.Binder{Cat: cat}
-	p, err := b.Query(cs.Query)
-	if err != nil {
-		return nil, nil, err
 	}
 	if recursionLimit == ops.DefaultMaxIterations {
 		recursionLimit = 0
 	}
 	limitRecursion(p, recursionLimit)
-	cols, err := viewColumns(p, into.ColNames)
+	cols, err := viewColumns(p, into.ColNames, "too many column names were specified")
 	if err != nil {
 		return nil, nil, err
 	}

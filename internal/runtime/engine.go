@@ -170,6 +170,11 @@ type Result struct {
 	CopyIn       *CopyIn
 	CopyOut      *CopyOut
 	Subscription *Subscription
+
+	// skipped is the NOTICE a DDL statement raises once it has succeeded
+	// without doing anything (CREATE ... IF NOT EXISTS of a name that
+	// exists); the session sends it (Session.ddl).
+	skipped string
 }
 
 // Session is one client's sequence of statements.
@@ -678,6 +683,9 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 		res = r
 		return c, err
 	}, catalogChangeFlushes)
+	if err == nil && res != nil && res.skipped != "" {
+		s.notice("NOTICE", errs.DuplicateTable, res.skipped)
+	}
 	return res, err
 }
 

@@ -291,7 +291,7 @@ func pgSettingsRows(c *catalog) ([]zset.Row, error) {
 			vartype = "bool"
 		}
 		b.row().set("name", n).set("setting", val).set("unit", nil).set("category", "Client Connection Defaults").
-			set("short_desc", nil).set("extra_desc", nil).set("context", "user").set("vartype", vartype).
+			set("short_desc", settings[n].desc).set("extra_desc", nil).set("context", "user").set("vartype", vartype).
 			set("source", "default").set("min_val", nil).set("max_val", nil).set("boot_val", settings[n].def).
 			set("reset_val", settings[n].def).set("sourcefile", nil).set("sourceline", nil).set("pending_restart", false)
 	}

@@ -209,6 +209,9 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
 		p.Columns = []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}}
+		if name == "all" {
+			p.Columns = showAllColumns
+		}
 		pt = declared
 	default:
 		pt = declared

@@ -66,6 +66,7 @@ func TestPrepare(t *testing.T) {
 		{"DELETE FROM t WHERE c < $1 RETURNING a + 1 AS next", nil, "params (numeric) columns (next integer)"},
 		{"SELECT * FROM mv AS OF EPOCH 1", nil, "params () columns (a integer, c numeric(6,2))"},
 		{"SHOW TimeZone", nil, "params () columns (TimeZone text)"},
+		{"SHOW ALL", nil, "params () columns (name text, setting text, description text)"},
 		{"BEGIN", nil, "params () no rows"},
 		{"SUBSCRIBE mv", nil, "params () columns (epoch bigint, diff bigint, a integer, c numeric(6,2))"},
 		{"SUBSCRIBE mv WITH (PROGRESS)", nil, "params () columns (epoch bigint, progressed boolean, diff bigint, a integer, c numeric(6,2))"},

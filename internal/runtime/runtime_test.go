@@ -12,9 +12,9 @@ import (
 )
 
 // TestScripts runs the scripts in testdata/: each `exec` runs its
-// statements in one session and prints every result; `message` runs its
-// input as one Query message (implicit.go), printing each result up to the
-// first error and then the session's transaction status; `verify` checks that
+// statements in one session and prints every result and notice;
+// `message` runs its input as one Query message (implicit.go), printing
+// each result up to the first error and then the session's transaction status; `verify` checks that
 // every materialized view equals its recomputation; `state-keys VIEW`
 // counts the keys of a view's operator state (state_test.go); COPY,
 // SUBSCRIBE and their streams have the commands of stream_test.go.
@@ -77,6 +77,10 @@ func TestScripts(t *testing.T) {
 
 func execScript(t *testing.T, s *Session, script string) string {
 	var b strings.Builder
+	s.OnNotice(func(n Notice) {
+		fmt.Fprintf(&b, "%s (%s): %s\n", strings.ToLower(n.Severity), n.SQLState, n.Message)
+	})
+	defer s.OnNotice(nil)
 	for _, stmt := range splitStatements(t, script) {
 		res, err := s.Exec(context.Background(), stmt, nil)
 		if err != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"maps"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,17 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// setting is a session setting: its default and whether a value is
-// acceptable.
+// setting is a session setting: its default, whether a value is
+// acceptable, and the description SHOW ALL and pg_settings give (for
+// PostgreSQL's settings, PostgreSQL's own).
 type setting struct {
 	def   string
 	check func(v string) error
+	desc  string
+	// hidden settings are left out of SHOW ALL: PostgreSQL leaves out
+	// session_authorization, and current_database is not a PostgreSQL
+	// setting but the session's database (current_database()).
+	hidden bool
 }
 
 // booleanSettings take a boolean, in any of PostgreSQL's spellings, and
@@ -40,31 +47,51 @@ func anyValue(string) error { return nil }
 // settings that clients set on connect are accepted with the values
 // RockStream implements; rockstream.* are RockStream's own.
 var settings = map[string]setting{
-	"client_encoding":                     {"UTF8", only("UTF8", "UTF-8", "unicode")},
-	"datestyle":                           {"ISO, MDY", only("ISO, MDY", "ISO", "ISO,MDY")},
-	"timezone":                            {"UTC", only("UTC", "Etc/UTC", "GMT", "Z")},
-	"intervalstyle":                       {"postgres", only("postgres")},
-	"extra_float_digits":                  {"1", anyValue},
-	"application_name":                    {"", anyValue},
-	"search_path":                         {`"$user", public`, anyValue},
-	"standard_conforming_strings":         {"on", only("on")},
-	"client_min_messages":                 {"notice", anyValue},
-	"statement_timeout":                   {"0", checkDurationSetting},
-	"lock_timeout":                        {"0", anyValue},
-	"idle_in_transaction_session_timeout": {"0", checkDurationSetting},
-	"default_transaction_isolation":       {"serializable", anyValue},
-	"transaction_isolation":               {"serializable", anyValue},
-	"default_transaction_read_only":       {"off", anyValue},
+	"client_encoding": {def: "UTF8", check: only("UTF8", "UTF-8", "unicode"),
+		desc: "Sets the client's character set encoding."},
+	"datestyle": {def: "ISO, MDY", check: only("ISO, MDY", "ISO", "ISO,MDY"),
+		desc: "Sets the display format for date and time values."},
+	"timezone": {def: "UTC", check: only("UTC", "Etc/UTC", "GMT", "Z"),
+		desc: "Sets the time zone for displaying and interpreting time stamps."},
+	"intervalstyle": {def: "postgres", check: only("postgres"),
+		desc: "Sets the display format for interval values."},
+	"extra_float_digits": {def: "1", check: anyValue,
+		desc: "Sets the number of digits displayed for floating-point values."},
+	"application_name": {def: "", check: anyValue,
+		desc: "Sets the application name to be reported in statistics and logs."},
+	"search_path": {def: `"$user", public`, check: anyValue,
+		desc: "Sets the schema search order for names that are not schema-qualified."},
+	"standard_conforming_strings": {def: "on", check: only("on"),
+		desc: "Causes '...' strings to treat backslashes literally."},
+	"client_min_messages": {def: "notice", check: anyValue,
+		desc: "Sets the message levels that are sent to the client."},
+	"statement_timeout": {def: "0", check: checkDurationSetting,
+		desc: "Sets the maximum allowed duration of any statement."},
+	"lock_timeout": {def: "0", check: anyValue,
+		desc: "Sets the maximum allowed duration of any wait for a lock."},
+	"idle_in_transaction_session_timeout": {def: "0", check: checkDurationSetting,
+		desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
+	"default_transaction_isolation": {def: "serializable", check: anyValue,
+		desc: "Sets the transaction isolation level of each new transaction."},
+	"transaction_isolation": {def: "serializable", check: anyValue,
+		desc: "Sets the current transaction's isolation level."},
+	"default_transaction_read_only": {def: "off", check: anyValue,
+		desc: "Sets the default read-only status of new transactions."},
 	// The open transaction's access mode (readonly.go), not stored with
 	// the others.
-	"transaction_read_only":   {"off", anyValue},
-	"rockstream.operation_id": {"", anyValue},
+	"transaction_read_only": {def: "off", check: anyValue,
+		desc: "Sets the current transaction's read-only status."},
+	"rockstream.operation_id": {def: "", check: anyValue,
+		desc: "Names the next DDL statement so that a retry with the same name answers with the first run's tag instead of running again."},
 	// The session's role and database, as the system catalog reports
 	// them (current_user, current_database()); the wire gateway sets
 	// them from the startup message.
-	"session_authorization":               {bootstrapRole, anyValue},
-	"current_database":                    {defaultDatabase, anyValue},
-	"rockstream.max_recursion_iterations": {"10000", checkRecursionLimit},
+	"session_authorization": {def: bootstrapRole, check: anyValue, hidden: true,
+		desc: "Sets the session user name."},
+	"current_database": {def: defaultDatabase, check: anyValue, hidden: true,
+		desc: "The database the session is connected to."},
+	"rockstream.max_recursion_iterations": {def: "10000", check: checkRecursionLimit,
+		desc: "Sets the maximum number of iterations of a WITH RECURSIVE query per transaction."},
 }
 
 // execSet runs SET, RESET and SET ... TO DEFAULT. As in PostgreSQL, a
@@ -210,6 +237,9 @@ func (s *Session) Setting(name string) string {
 
 func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 	name := strings.ToLower(v.Name)
+	if name == "all" {
+		return s.showAll(), nil
+	}
 	if name == "rockstream.frontier" {
 		return s.showFrontier(), nil
 	}
@@ -221,4 +251,36 @@ func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 		Rows:    []zset.Row{{types.MakeText(s.Setting(name))}},
 		Tag:     "SHOW",
 	}, nil
+}
+
+// showAllColumns are SHOW ALL's columns, as PostgreSQL's.
+var showAllColumns = []Column{
+	{Name: "name", Type: types.Of(types.Text)},
+	{Name: "setting", Type: types.Of(types.Text)},
+	{Name: "description", Type: types.Of(types.Text)},
+}
+
+// showAll runs SHOW ALL: every setting but the hidden ones, with the
+// session's value, ordered by name ignoring case as PostgreSQL orders
+// them, and the read-only rockstream.frontier among them.
+func (s *Session) showAll() *Result {
+	names := []string{"rockstream.frontier"}
+	for n, st := range settings {
+		if !st.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	res := &Result{Columns: showAllColumns, Tag: "SHOW"}
+	for _, n := range names {
+		val, desc := "", settings[n].desc
+		if n == "rockstream.frontier" {
+			val = types.Format(s.showFrontier().Rows[0][0], types.Of(types.Text))
+			desc = "Shows the last committed epoch."
+		} else {
+			val = s.Setting(n)
+		}
+		res.Rows = append(res.Rows, zset.Row{types.MakeText(settingDisplayName(n)), types.MakeText(val), types.MakeText(desc)})
+	}
+	return res
 }
