@@ -114,30 +114,8 @@ func BenchmarkBulkInsert(b *testing.B) {
 		b.Run(target.name, func(b *testing.B) {
 			c, cpu := target.conn(b)
 			ingestSetup(b, c, target.view, ingestRows)
-			ctx := context.Background()
-			stmts := make([]string, b.N)
-			for n := range stmts {
-				var sb strings.Builder
-				sb.WriteString("INSERT INTO t VALUES ")
-				for i := 0; i < 1000; i++ {
-					id := ingestRows + n*1000 + i
-					if i > 0 {
-						sb.WriteString(", ")
-					}
-					fmt.Fprintf(&sb, "(%d, %d, %d)", id, id%ingestGroups, id%997)
-				}
-				stmts[n] = sb.String()
-			}
-			b.ResetTimer()
-			c0 := cpu()
-			for _, s := range stmts {
-				if _, err := c.Exec(ctx, s); err != nil {
-					b.Fatal(err)
-				}
-			}
-			used := cpu() - c0
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/insert")
-			b.ReportMetric(float64(used.Microseconds())/float64(b.N)/1000, "server-cpu-ms/insert")
+			stmts := insertTexts("t", b.N, ingestRows, func(id int) (int, int) { return id % ingestGroups, id % 997 })
+			timeStatements(b, c, cpu, stmts)
 		})
 	}
 }
@@ -232,30 +210,8 @@ func BenchmarkJoinedAggregate(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			stmts := make([]string, b.N)
-			for n := range stmts {
-				var sb strings.Builder
-				sb.WriteString("INSERT INTO orders VALUES ")
-				for i := 0; i < 1000; i++ {
-					id := orders + n*1000 + i
-					if i > 0 {
-						sb.WriteString(", ")
-					}
-					fmt.Fprintf(&sb, "(%d, %d, %d)", id, (id*7)%stores, id%997)
-				}
-				stmts[n] = sb.String()
-			}
-			b.ResetTimer()
-			c0 := cpu()
-			for _, s := range stmts {
-				if _, err := c.Exec(ctx, s); err != nil {
-					b.Fatal(err)
-				}
-			}
-			used := cpu() - c0
-			b.StopTimer()
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/insert")
-			b.ReportMetric(float64(used.Microseconds())/float64(b.N)/1000, "server-cpu-ms/insert")
+			stmts := insertTexts("orders", b.N, orders, func(id int) (int, int) { return (id * 7) % stores, id % 997 })
+			timeStatements(b, c, cpu, stmts)
 			if target.view {
 				var total, n int64
 				if err := c.QueryRow(ctx, "SELECT sum(total)::bigint, sum(n)::bigint FROM per_region").Scan(&total, &n); err != nil {
@@ -267,4 +223,41 @@ func BenchmarkJoinedAggregate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// insertTexts returns n INSERTs of 1,000 rows (id, a, b) each into table,
+// the ids counting from first, a and b given by cols.
+func insertTexts(table string, n, first int, cols func(id int) (int, int)) []string {
+	stmts := make([]string, n)
+	for k := range stmts {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO " + table + " VALUES ")
+		for i := 0; i < 1000; i++ {
+			id := first + k*1000 + i
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			x, y := cols(id)
+			fmt.Fprintf(&sb, "(%d, %d, %d)", id, x, y)
+		}
+		stmts[k] = sb.String()
+	}
+	return stmts
+}
+
+// timeStatements runs stmts, one b.N-th of the benchmark each, and
+// reports the wall and server CPU time per statement.
+func timeStatements(b *testing.B, c *pgx.Conn, cpu func() time.Duration, stmts []string) {
+	ctx := context.Background()
+	b.ResetTimer()
+	c0 := cpu()
+	for _, s := range stmts {
+		if _, err := c.Exec(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	used := cpu() - c0
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/insert")
+	b.ReportMetric(float64(used.Microseconds())/float64(b.N)/1000, "server-cpu-ms/insert")
 }

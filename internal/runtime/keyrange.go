@@ -11,7 +11,6 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
-	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -599,24 +598,9 @@ func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyR
 		r = cr.Reader
 	}
 	var out zset.Batch
-	var derr error
 	for _, kr := range ranges {
-		err := r.Scan(kr.lo, kr.hi, func(_, v []byte) bool {
-			if derr = ops.Interrupted(ctx, len(out)); derr != nil {
-				return false
-			}
-			e, err := decodeStored(v)
-			if err != nil {
-				derr = err
-				return false
-			}
-			out = append(out, e)
-			return true
-		})
-		if err == nil {
-			err = derr
-		}
-		if err != nil {
+		var err error
+		if out, err = appendStored(ctx, r, kr, out); err != nil {
 			return nil, err
 		}
 	}

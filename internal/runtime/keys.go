@@ -54,9 +54,13 @@ func decodeStored(v []byte) (zset.Entry, error) {
 // readRelation returns the stored contents of the relation under prefix as
 // a batch in key order.
 func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
-	var out zset.Batch
+	return appendStored(ctx, r, keyRange{prefix, state.PrefixEnd(prefix)}, nil)
+}
+
+// appendStored appends the stored rows under kr, in key order, to out.
+func appendStored(ctx context.Context, r state.Reader, kr keyRange, out zset.Batch) (zset.Batch, error) {
 	var derr error
-	err := r.Scan(prefix, state.PrefixEnd(prefix), func(_, v []byte) bool {
+	err := r.Scan(kr.lo, kr.hi, func(_, v []byte) bool {
 		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
 			return false
 		}
