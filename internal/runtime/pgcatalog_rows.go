@@ -3,6 +3,7 @@ package runtime
 import (
 	"sort"
 
+	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -77,6 +78,9 @@ func pgClassRows(c *catalog) ([]zset.Row, error) {
 			set("relispopulated", true).set("relreplident", replident)
 		if r.relkind != 'v' {
 			b.set("relfilenode", r.oid)
+		}
+		if opts := tableOptionTexts(r.obj); len(opts) > 0 {
+			b.set("reloptions", types.MakeArray(types.Text, opts))
 		}
 		if len(r.pk) > 0 {
 			b.row().set("oid", r.oid+pkIndexOffset).set("relname", pkName(r)).set("relnamespace", namespaceOID(r.schema)).
@@ -388,3 +392,21 @@ func pgLanguageRows(*catalog) ([]zset.Row, error) {
 }
 
 const internalLanguageOID = 12
+
+// tableOptionTexts returns a table's storage parameters as pg_class's
+// reloptions lists them ("name=value"), which psql's \d+ shows as its
+// Options; nil for other objects and tables without any.
+func tableOptionTexts(o *object) []types.Value {
+	if o == nil || o.kind != sql.Table {
+		return nil
+	}
+	var opts []types.Value
+	if o.appendOnly {
+		opts = append(opts, types.MakeText("append_only=true"))
+	}
+	if l := o.lateness; l != nil {
+		opts = append(opts, types.MakeText("event_time="+o.cols[l.col].Name),
+			types.MakeText("lateness="+types.Format(l.bound, types.Of(types.Interval))))
+	}
+	return opts
+}
