@@ -170,9 +170,14 @@ func assign(e plan.Expr, to types.Type, column string, setParam paramTyper) (pla
 // the value it stores in a column of type to, as binding the literal and
 // assigning it to the column would (Binder.Scalar, then Assign): a string
 // is read by to's input function, a NULL takes the type, an integer that
-// fits 32 bits goes into an integer or bigint column. It reports false
-// for anything else, which the caller binds the general way.
+// fits 32 bits goes into an integer or bigint column, and a typed string
+// of the column's type (TIMESTAMP '...', '...'::numeric(5,2)) is read as
+// its type says. It reports false for anything else, which the caller
+// binds the general way.
 func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
+	if tc := n.GetTypeCast(); tc != nil {
+		return assignTypedLiteral(tc, to)
+	}
 	c := n.GetAConst()
 	if c == nil || types.IsReg(to.ID) || to.ID.IsArray() {
 		return types.Null, false, nil
@@ -199,4 +204,39 @@ func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
 		}
 	}
 	return types.Null, false, nil
+}
+
+// assignTypedLiteral is AssignLiteral for a cast of a string or NULL
+// literal to a type of the column's kind.
+func assignTypedLiteral(tc *pg.TypeCast, to types.Type) (types.Value, bool, error) {
+	c := tc.Arg.GetAConst()
+	if c == nil || types.IsReg(to.ID) || to.ID.IsArray() {
+		return types.Null, false, nil
+	}
+	sv, isString := c.Val.(*pg.A_Const_Sval)
+	if !isString && !c.Isnull {
+		return types.Null, false, nil
+	}
+	cast, err := typeOf(tc.TypeName)
+	if err != nil || cast.ID != to.ID {
+		return types.Null, false, nil
+	}
+	if c.Isnull {
+		return types.Null, true, nil
+	}
+	in := types.Of(cast.ID)
+	in.Fields = cast.Fields
+	v, err := types.Parse(in, sv.Sval.Sval)
+	if err != nil {
+		return types.Null, true, errs.WithPosition(err, int(c.Location)+1)
+	}
+	if constrained(cast) {
+		if v, err = types.Cast(v, cast, true); err != nil {
+			return types.Null, true, err
+		}
+	}
+	if constrained(to) && to != cast {
+		v, err = types.Cast(v, to, false)
+	}
+	return v, true, err
 }

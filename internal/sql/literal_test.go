@@ -25,6 +25,10 @@ func TestAssignLiteral(t *testing.T) {
 		"'12'", "'  42 '", "'abc'", "'1.005'", "'toolong'", "'t'", "'yes'", "'\\x41'",
 		"'2026-01-02'", "'2026-01-02 03:04:05.678'", "'2026-01-02 03:04:05+02'", "'90'", "'1 day 2 hours'",
 		"'{1,2}'", "'pg_class'", "NULL", "TRUE", "''",
+		"TIMESTAMP '2026-01-02 03:04:05.678'", "timestamp(1) '2026-01-02 03:04:05.678'", "DATE 'garbage'",
+		"'12'::int8", "'12'::int2", "'70000'::int2", "'1.005'::numeric(5,2)", "'1.005'::numeric", "'x'::text",
+		"'toolong'::varchar(4)", "'toolong'::varchar", "INTERVAL '90' DAY", "interval '1 day 2 hours'", "NULL::int4",
+		"'t'::bool", "'2026-01-02 03:04:05+02'::timestamptz",
 	}
 	taken := 0
 	for _, col := range columns {
