@@ -34,6 +34,7 @@ const (
 	SerializationFailure     Code = "RS40001" // 40001
 	InvalidSavepoint         Code = "RS3B001" // 3B001
 	ProgramLimitExceeded     Code = "RS54000" // 54000
+	StatementTooComplex      Code = "RS54001" // 54001
 	DuplicateAlias           Code = "RS42712" // 42712
 	IndeterminateDatatype    Code = "RS42P18" // 42P18
 	InvalidLimitCount        Code = "RS2201W" // 2201W
@@ -111,6 +112,7 @@ var sqlstates = map[Code]string{
 	SerializationFailure:     "40001",
 	InvalidSavepoint:         "3B001",
 	ProgramLimitExceeded:     "54000",
+	StatementTooComplex:      "54001",
 	DuplicateAlias:           "42712",
 	IndeterminateDatatype:    "42P18",
 	InvalidLimitCount:        "2201W",

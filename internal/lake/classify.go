@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 )
 
 // Kind is the class of a statement. The list is finite and documented in
@@ -181,7 +183,7 @@ type copyInPlan struct {
 // does; an unrecognized statement becomes KindUnsupported with the error
 // its handler answers, so that statements before it still run.
 func Classify(sql string) ([]*Statement, error) {
-	tree, err := pg.Parse(sql)
+	tree, err := pgparse.Parse(sql)
 	if err != nil {
 		return nil, errorf(codeSyntax, "%s", err.Error())
 	}

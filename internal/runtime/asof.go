@@ -5,10 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -92,7 +91,7 @@ func (e *Engine) checkAsOf(epoch, frontier uint64) error {
 // execSelectAsOf answers a SELECT over materialized views as they were at
 // an epoch.
 func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64, paramText []*string) (*Result, error) {
-	tree, err := pg.Parse(query)
+	tree, err := pgparse.Parse(query)
 	if err != nil {
 		return nil, parseError(err)
 	}

@@ -7,13 +7,12 @@ import (
 	"sort"
 	"strings"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/rockstream/rockstream/internal/connectors/spec"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/storage"
 	"github.com/rockstream/rockstream/internal/types"
@@ -248,7 +247,7 @@ func connectorKinds(sink bool) []string {
 // createErrorTable creates a source's error table.
 func createErrorTable(st state.Store, cat *catalog, name string) (*catalog, error) {
 	text := fmt.Sprintf("CREATE TABLE %s %s", quoteIdent(name), ErrorTableColumns)
-	tree, err := pg.Parse(text)
+	tree, err := pgparse.Parse(text)
 	if err != nil {
 		return nil, errs.Newf(errs.InvalidParameterValue, "error_table %q is not a valid table name", name)
 	}

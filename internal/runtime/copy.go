@@ -12,6 +12,7 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -335,7 +336,7 @@ func newCopyOut(opts copyfmt.Options, cols []Column, next func(context.Context) 
 // execCopyExt runs COPY (SUBSCRIBE ...) TO STDOUT and COPY (query AS OF
 // EPOCH n) TO STDOUT.
 func (s *Session) execCopyExt(ctx context.Context, st ext.Statement, paramText []*string) (*Result, error) {
-	tree, err := pg.Parse("COPY rockstream_copy TO STDOUT " + st.Query)
+	tree, err := pgparse.Parse("COPY rockstream_copy TO STDOUT " + st.Query)
 	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetCopyStmt() == nil {
 		return nil, errs.Newf(errs.SyntaxError, "syntax error in the options of COPY: %q", strings.TrimSpace(st.Query))
 	}

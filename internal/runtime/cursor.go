@@ -13,6 +13,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -78,7 +79,7 @@ func (s *Session) execDeclare(ctx context.Context, d *pg.DeclareCursorStmt, para
 
 // declareExt declares a cursor over SUBSCRIBE or a SELECT AS OF EPOCH.
 func (s *Session) declareExt(ctx context.Context, st ext.Statement, paramText []*string) (*Result, error) {
-	tree, err := pg.Parse(st.Query + " SELECT 1")
+	tree, err := pgparse.Parse(st.Query + " SELECT 1")
 	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetDeclareCursorStmt() == nil {
 		return nil, errs.Newf(errs.SyntaxError, "syntax error in %q", st.Query)
 	}
@@ -106,7 +107,7 @@ func (s *Session) declareExt(ctx context.Context, st ext.Statement, paramText []
 
 // fetchExt runs FETCH or MOVE with a timeout.
 func (s *Session) fetchExt(ctx context.Context, st ext.Statement) (*Result, error) {
-	tree, err := pg.Parse(st.Query)
+	tree, err := pgparse.Parse(st.Query)
 	if err != nil {
 		return nil, parseError(err)
 	}

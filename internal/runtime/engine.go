@@ -15,6 +15,7 @@ import (
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/fastinsert"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -358,7 +359,7 @@ func parse(query string) (*pg.ParseResult, error) {
 		return tree, nil
 	}
 	text, appendOnly := ext.AppendOnly(query)
-	tree, err := pg.Parse(text)
+	tree, err := pgparse.Parse(text)
 	if err == nil && appendOnly && len(tree.Stmts) == 1 {
 		// CREATE TABLE ... APPEND ONLY is WITH (append_only) spelt as
 		// RisingWave spells it.
@@ -370,6 +371,10 @@ func parse(query string) (*pg.ParseResult, error) {
 }
 
 func parseError(err error) error {
+	var re *errs.Error
+	if errors.As(err, &re) {
+		return err // refused before parsing (pgparse: too deep)
+	}
 	var pe *pgparser.Error
 	if errors.As(err, &pe) {
 		return &errs.Error{Code: errs.SyntaxError, SQLState: "42601", Message: pe.Message, Position: pe.Cursorpos}

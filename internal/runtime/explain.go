@@ -11,6 +11,7 @@ import (
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -41,7 +42,7 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 			}
 		}
 	default:
-		tree, err := pg.Parse(st.Query)
+		tree, err := pgparse.Parse(st.Query)
 		if err != nil {
 			return nil, errs.WithPosition(parseError(err), 0)
 		}

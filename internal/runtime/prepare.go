@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
@@ -89,7 +91,7 @@ func (s *Session) prepare(query string, paramTypes []types.Type) (*Prepared, err
 			p.ParamTypes, p.RowsUnknown = declared, true
 			return p, p.checkParams()
 		}
-		tree, err := pg.Parse(st.Query)
+		tree, err := pgparse.Parse(st.Query)
 		if err != nil {
 			return nil, parseError(err)
 		}
@@ -98,7 +100,7 @@ func (s *Session) prepare(query string, paramTypes []types.Type) (*Prepared, err
 		}
 		return p, s.describe(p, tree.Stmts[0].Stmt, declared)
 	}
-	tree, err := pg.Parse(query)
+	tree, err := pgparse.Parse(query)
 	if err != nil {
 		return nil, parseError(err)
 	}
@@ -333,7 +335,7 @@ func insertParamRefs(ins *pg.InsertStmt) int {
 // does (MOVE returns no rows); a FETCH of a cursor not declared yet is
 // described when it runs.
 func (s *Session) describeFetch(p *Prepared, fetch string) {
-	tree, err := pg.Parse(fetch)
+	tree, err := pgparse.Parse(fetch)
 	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetFetchStmt() == nil {
 		p.RowsUnknown = true
 		return

@@ -39,6 +39,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
 )
 
 // version is the parse tree version pg_query reports.
@@ -368,7 +370,7 @@ func lookupCast(cache *memo[*castTemplate], spelling, text string, base, typeAt 
 }
 
 func learnCast(text string, base, typeAt int32) *castTemplate {
-	tree, err := pg.Parse(text)
+	tree, err := pgparse.Parse(text)
 	if err != nil || len(tree.Stmts) != 1 {
 		return nil
 	}
