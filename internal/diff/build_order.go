@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -84,8 +83,8 @@ func (b *builder) topK(n *plan.TopK) (int, error) {
 	op := ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber)
 	if insertOnly(n.Input) {
 		op.InsertOnly()
-		if n.Count >= 0 {
-			fmt.Fprintf(&sb, "  input=insert-only (keeps the first %d rows per partition)", satAdd(n.Offset, n.Count))
+		if kept := op.Kept(); kept >= 0 {
+			fmt.Fprintf(&sb, "  input=insert-only (keeps the first %d rows per partition)", kept)
 		}
 	}
 	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
@@ -152,12 +151,4 @@ func sortKeyList(keys []plan.SortKey) string {
 		parts[i] = fmt.Sprintf("%s %s %s", k.Expr, dir, nulls)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// satAdd adds non-negative counts, saturating at MaxInt64.
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

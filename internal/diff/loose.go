@@ -94,9 +94,5 @@ func joinParts(nd *node, parts []zset.Batch) (zset.Batch, error) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	out := make(zset.Batch, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out, nil
+	return concat(parts, n), nil
 }

@@ -122,11 +122,16 @@ func mergeParts(parts []zset.Batch) (zset.Batch, error) {
 	case 1:
 		return parts[last], nil
 	}
+	return zset.Consolidate(concat(parts, n))
+}
+
+// concat returns the parts, of n entries in all, one after the other.
+func concat(parts []zset.Batch, n int) zset.Batch {
 	out := make(zset.Batch, 0, n)
 	for _, p := range parts {
 		out = append(out, p...)
 	}
-	return zset.Consolidate(out)
+	return out
 }
 
 // firstError returns the first worker's error that is not errAborted:

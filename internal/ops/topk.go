@@ -82,6 +82,17 @@ func NewTopK(prefix []byte, partitionBy []plan.Expr, keys []plan.SortKey, count,
 // state.
 func (t *TopK) InsertOnly() { t.insertOnly = true }
 
+// Kept returns how many copies per partition an insert-only top-k keeps
+// (offset+count), or -1 when it keeps every row (no InsertOnly, or no
+// count).
+func (t *TopK) Kept() int64 {
+	if !t.insertOnly || t.count < 0 {
+		return -1
+	}
+	_, hi := t.window()
+	return hi
+}
+
 // satAdd adds non-negative counts, saturating at MaxInt64.
 func satAdd(a, b int64) int64 {
 	if a > math.MaxInt64-b {

@@ -394,13 +394,9 @@ func (o *object) coerceInPlace(row zset.Row) error {
 		return errs.Newf(errs.InvalidParameterValue, "row has %d values, table %q has %d columns", len(row), o.name, len(o.cols))
 	}
 	for i, v := range row {
-		t := o.cols[i].Type
-		if v.IsNull() || (v.Kind() == t.ID && t.Precision < 0 && t.Scale < 0 && t.Length < 0) {
-			continue
-		}
-		c, err := types.Cast(v, t, false)
+		c, err := o.coerceValue(i, v)
 		if err != nil {
-			return fmt.Errorf("column %q: %w", o.cols[i].Name, err)
+			return err
 		}
 		row[i] = c
 	}
@@ -417,18 +413,26 @@ func (o *object) coerceRow(in zset.Row, keyOnly bool) (zset.Row, error) {
 			row[i] = types.Null
 			continue
 		}
-		t := o.cols[i].Type
-		if v.IsNull() || (v.Kind() == t.ID && t.Precision < 0 && t.Scale < 0 && t.Length < 0) {
-			row[i] = v
-			continue
-		}
-		c, err := types.Cast(v, t, false)
+		c, err := o.coerceValue(i, v)
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", o.cols[i].Name, err)
+			return nil, err
 		}
 		row[i] = c
 	}
 	return row, nil
+}
+
+// coerceValue converts v to column i's type, as an INSERT assigns it.
+func (o *object) coerceValue(i int, v types.Value) (types.Value, error) {
+	t := o.cols[i].Type
+	if v.IsNull() || (v.Kind() == t.ID && t.Precision < 0 && t.Scale < 0 && t.Length < 0) {
+		return v, nil
+	}
+	c, err := types.Cast(v, t, false)
+	if err != nil {
+		return types.Null, fmt.Errorf("column %q: %w", o.cols[i].Name, err)
+	}
+	return c, nil
 }
 
 func (o *object) isKeyColumn(i int) bool {

@@ -68,7 +68,7 @@ func keyColumns(o *object) []int {
 		return nil
 	case len(o.pk) > 0:
 		return o.pk
-	case o.kind == sql.Table && o.appendOnly:
+	case o.storesInArrivalOrder():
 		return nil
 	case o.kind != sql.Table && o.kind != sql.MaterializedView:
 		return nil
