@@ -83,12 +83,23 @@ func TestPrepare(t *testing.T) {
 
 	// Declared types are honoured when the statement runs, and LIMIT $1
 	// sees its value.
+	params := func(p *Prepared, texts ...string) []types.Value {
+		t.Helper()
+		vals := make([]types.Value, len(texts))
+		for i, text := range texts {
+			v, err := s.DecodeParam(ctx, p.ParamTypes[i], text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = v
+		}
+		return vals
+	}
 	p, err := s.Prepare("SELECT $1 AS x", []types.Type{int8})
 	if err != nil {
 		t.Fatal(err)
 	}
-	five := "5"
-	res, err := s.ExecPrepared(ctx, p, []*string{&five})
+	res, err := s.ExecPrepared(ctx, p, params(p, "5"))
 	if err != nil || res.Columns[0].Type.ID != types.Int8 || formatRows(res) != "5\n" {
 		t.Fatalf("ExecPrepared: %v %v", res, err)
 	}
@@ -96,16 +107,14 @@ func TestPrepare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two := "2"
-	if res, err := s.ExecPrepared(ctx, p, []*string{&two}); err != nil || formatRows(res) != "1\n2\n" {
+	if res, err := s.ExecPrepared(ctx, p, params(p, "2")); err != nil || formatRows(res) != "1\n2\n" {
 		t.Fatalf("LIMIT $1: %v %v", res, err)
 	}
 	p, err = s.Prepare("INSERT INTO t (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = EXCLUDED.b RETURNING a, b", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, uno := "1", "uno"
-	if res, err := s.ExecPrepared(ctx, p, []*string{&one, &uno}); err != nil || formatRows(res) != "1|uno\n" {
+	if res, err := s.ExecPrepared(ctx, p, params(p, "1", "uno")); err != nil || formatRows(res) != "1|uno\n" {
 		t.Fatalf("upsert: %v %v", res, err)
 	}
 
