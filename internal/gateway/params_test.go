@@ -113,6 +113,13 @@ func paramsScenario(t *testing.T, conn *pgx.Conn) []string {
 		log = append(log, fmt.Sprintf("batch (bad %v): %s", bad, errCode(conn.SendBatch(ctx, &batch).Close())))
 	}
 	log = append(log, tableRows(t, conn, "SELECT * FROM p ORDER BY id")...)
+	// Type modifiers round what the parameters give.
+	exec("CREATE TABLE q (id int PRIMARY KEY, ts3 timestamp(3), tz0 timestamptz(0), iv1 interval(1), n2 numeric(5,2), v3 varchar(3))")
+	at := time.Date(2026, 12, 1, 12, 34, 56, 987654000, time.UTC)
+	exec("INSERT INTO q VALUES ($1, $2, $3, $4, $5, $6)", 1, at, at, 1500*time.Millisecond+5*time.Microsecond, 2.345, "ab ")
+	exec("INSERT INTO q VALUES ($1, $2, $3, $4, $5, $6)", 2, at.Add(-500*time.Microsecond), at.Add(12*time.Millisecond), time.Duration(-50)*time.Microsecond, "-2.355", "abc   ")
+	exec("INSERT INTO q VALUES ($1, $2, $3, $4, $5, $6)", 3, nil, nil, nil, 999.995, nil)
+	log = append(log, tableRows(t, conn, "SELECT * FROM q ORDER BY id")...)
 	// The statement binds again once the table changes: its parameter
 	// keeps its type, assigned to the new column's.
 	exec("INSERT INTO p (id, i4) VALUES ($1, $2)", 50, 5)
