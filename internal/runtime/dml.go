@@ -253,17 +253,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
 	// DO UPDATE: the client's are all those the statement names.
-	if n := insertParamRefs(ins); declared == nil || n > len(declared.types) {
-		d := statementParams{}
-		if declared != nil {
-			d = *declared
-		}
-		if n > len(d.types) {
-			d.types = append(append([]types.Type(nil), d.types...), make([]types.Type, n-len(d.types))...)
-		}
-		declared = &d
-	}
-	b := newBinder(cat, paramText, declared)
+	b := newBinder(cat, paramText, declared.withSlots(insertParamRefs(ins)))
 	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {
 		var err error

@@ -34,7 +34,8 @@ type Prepared struct {
 	// parsed is Query parsed, kept from the first execution for the
 	// next: parsing depends on the text alone, and the tree is only
 	// read. Binding still happens at every execution, against the
-	// catalog of the moment, but for an INSERT that insert keeps.
+	// catalog of the moment, except for an INSERT whose binding insert
+	// keeps (nil for other statements).
 	parsed *Statement
 	insert *insertCache
 }

@@ -33,11 +33,26 @@ type statementParams struct {
 // declaredTypes is statementParams for parameter types alone.
 func declaredTypes(pt []types.Type) *statementParams { return &statementParams{types: pt} }
 
+// withSlots returns p (nil: nothing) with at least n parameter types, the
+// ones past p's Unknown.
+func (p *statementParams) withSlots(n int) *statementParams {
+	if p != nil && n <= len(p.types) {
+		return p
+	}
+	d := statementParams{}
+	if p != nil {
+		d = *p
+	}
+	if n > len(d.types) {
+		d.types = append(append([]types.Type(nil), d.types...), make([]types.Type, n-len(d.types))...)
+	}
+	return &d
+}
+
 // newBinder returns a binder over cat whose parameters are parsed from
 // paramText once their types are known (call bindParams after binding).
 // declared (nil: nothing) holds what a prepared statement gives of its
-// parameters: the
-// values it gives are the binder's at once, and so are those of
+// parameters. Its values are the binder's at once, and so are those of
 // paramText for declared types, so that LIMIT $1 and OFFSET $1, which
 // read their value while binding, see them (a text that fails to parse is
 // reported by bindParams).
