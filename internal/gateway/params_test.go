@@ -84,6 +84,7 @@ func paramsScenario(t *testing.T, conn *pgx.Conn) []string {
 	exec("INSERT INTO p (id, vc) VALUES ($1, $2)", 16, "toolong")
 	exec("INSERT INTO p (id, t) VALUES ($1, $2)", 17, nil)
 	exec("INSERT INTO p (id) VALUES ($1), ($2)", 18, 1)
+	exec("INSERT INTO p (id, i4) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET i4 = EXCLUDED.i4", 2, 200)
 	exec("INSERT INTO p (id, i4) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET i4 = EXCLUDED.i4", 1, 100)
 	// The same statement, each time with other values, in a transaction.
 	tx, err := conn.Begin(ctx)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
@@ -502,11 +503,14 @@ func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictCla
 		return nil, appendOnlyError(o, "update rows of")
 	}
 	c.doUpdate = true
-	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column.
+	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column, in
+	// a copy of the clause: a prepared statement's tree is bound again at
+	// its next execution, where EXCLUDED must still be EXCLUDED.
 	for _, col := range o.cols {
 		*b.Params = append(*b.Params, types.Null)
 		b.ParamTypes = append(b.ParamTypes, col.Type)
 	}
+	oc = proto.Clone(oc).(*pg.OnConflictClause)
 	rewriteExcluded(oc, o, nUser)
 	sc := b.TableScope(o.name, alias, o.cols)
 	sets, err := bindSets(b, sc, o, oc.TargetList)

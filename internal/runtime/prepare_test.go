@@ -117,6 +117,13 @@ func TestPrepare(t *testing.T) {
 	if res, err := s.ExecPrepared(ctx, p, params(p, "1", "uno")); err != nil || formatRows(res) != "1|uno\n" {
 		t.Fatalf("upsert: %v %v", res, err)
 	}
+	// Binding ON CONFLICT leaves the statement as it was for the next
+	// execution (EXCLUDED.b once became NULL there).
+	for _, b := range []string{"dos", "tres"} {
+		if res, err := s.ExecPrepared(ctx, p, params(p, "1", b)); err != nil || formatRows(res) != "1|"+b+"\n" {
+			t.Fatalf("upsert again: %v %v", res, err)
+		}
+	}
 
 	// Transaction status as ReadyForQuery reports it.
 	for _, step := range []struct{ q, status string }{{"BEGIN", "T"}, {"SELECT 1/0", "E"}, {"ROLLBACK", "I"}} {
