@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ type statement struct {
 // portal is a statement bound to its parameters, run by Execute.
 type portal struct {
 	stmt    *statement
-	params  []*string
+	params  []types.Value
 	formats []int16 // result column formats; nil when the statement has no rows
 	// resultFormats are the format codes Bind asked for, expanded when
 	// the statement's columns are known only once it runs.
@@ -148,32 +149,24 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return c.extendedError(err)
 	}
-	params := make([]*string, len(pt))
+	// Parameters are decoded at Bind, as PostgreSQL does, from their
+	// format into values of their types, which the statement runs with.
+	params := make([]types.Value, len(pt))
 	for i, raw := range m.Parameters {
 		if raw == nil {
 			continue
 		}
-		var text string
-		var err error
+		var v types.Value
 		if pf[i] == formatBinary {
-			v, err := types.ParseBinary(raw, pt[i])
-			if err != nil {
-				return c.extendedError(types.BindParameterError(err, i+1))
-			}
-			text = types.Format(v, pt[i])
+			v, err = types.ParseBinary(raw, pt[i])
+			err = types.BindParameterError(err, i+1)
 		} else {
-			text = string(raw)
-			// Parameters are converted at Bind, as PostgreSQL does;
-			// the names of OID alias types ('orders' as a regclass) are
-			// looked up when the statement runs, in its catalog.
-			if id := pt[i].ID; !types.IsReg(id) && !(id.IsArray() && types.IsReg(id.Elem())) {
-				_, err = types.Parse(pt[i], text)
-			}
+			v, err = c.sess.DecodeParam(context.Background(), pt[i], string(raw))
 		}
 		if err != nil {
 			return c.extendedError(err)
 		}
-		params[i] = &text
+		params[i] = v
 	}
 	p := &portal{stmt: st, params: params, resultFormats: append([]int16(nil), m.ResultFormatCodes...)}
 	if cols := st.prep.Columns; cols != nil {

@@ -261,3 +261,83 @@ func timeStatements(b *testing.B, c *pgx.Conn, cpu func() time.Duration, stmts [
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/insert")
 	b.ReportMetric(float64(used.Microseconds())/float64(b.N)/1000, "server-cpu-ms/insert")
 }
+
+// preparedIngestRows is how many rows one iteration of
+// BenchmarkPreparedIngest inserts.
+const preparedIngestRows = 10_000
+
+// BenchmarkPreparedIngest measures a prepared INSERT INTO t VALUES ($1,
+// $2, $3) with binary parameters (pgx's cached statements) into the empty
+// table (with the view on RockStream): "tx" runs one execution per row
+// (Bind, Execute, Sync) inside BEGIN ... COMMIT, one transaction per
+// iteration; "batch" sends the executions as pgx batches of 1,000
+// (pipelined, one implicit transaction per batch). The figure to read is
+// server CPU per row; RockStream's includes the pgx client's, which the
+// PostgreSQL runs report alone (client-cpu-µs/row).
+//
+//	go test -run XXX -bench BenchmarkPreparedIngest -benchtime 10x ./internal/gateway/
+func BenchmarkPreparedIngest(b *testing.B) {
+	const insert = "INSERT INTO t VALUES ($1, $2, $3)"
+	modes := []struct {
+		name string
+		run  func(ctx context.Context, c *pgx.Conn, from int) error
+	}{
+		{"tx", func(ctx context.Context, c *pgx.Conn, from int) error {
+			tx, err := c.Begin(ctx)
+			if err != nil {
+				return err
+			}
+			for i := from; i < from+preparedIngestRows; i++ {
+				if _, err := tx.Exec(ctx, insert, int64(i), int32(i%ingestGroups), int64(i%997)); err != nil {
+					return err
+				}
+			}
+			return tx.Commit(ctx)
+		}},
+		{"batch", func(ctx context.Context, c *pgx.Conn, from int) error {
+			for k := from; k < from+preparedIngestRows; k += 1000 {
+				var batch pgx.Batch
+				for i := k; i < k+1000; i++ {
+					batch.Queue(insert, int64(i), int32(i%ingestGroups), int64(i%997))
+				}
+				if err := c.SendBatch(ctx, &batch).Close(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, target := range ingestTargets() {
+		for _, mode := range modes {
+			b.Run(target.name+"/"+mode.name, func(b *testing.B) {
+				c, serverCPU := target.conn(b)
+				ingestSetup(b, c, target.view, 0)
+				ctx := context.Background()
+				b.ResetTimer()
+				c0, p0 := serverCPU(), proccpu.Used()
+				for n := 0; n < b.N; n++ {
+					if err := mode.run(ctx, c, n*preparedIngestRows); err != nil {
+						b.Fatal(err)
+					}
+				}
+				used, process := serverCPU()-c0, proccpu.Used()-p0
+				b.StopTimer()
+				rows := float64(preparedIngestRows * b.N)
+				var got int64
+				if err := c.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&got); err != nil {
+					b.Fatal(err)
+				}
+				if got != int64(rows) {
+					b.Fatalf("the table has %d rows, want %.0f", got, rows)
+				}
+				b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+				b.ReportMetric(float64(used.Nanoseconds())/rows/1000, "server-cpu-µs/row")
+				if target.name == "postgres" {
+					// This process is pgx alone: what the RockStream
+					// figure includes besides the server.
+					b.ReportMetric(float64(process.Nanoseconds())/rows/1000, "client-cpu-µs/row")
+				}
+			})
+		}
+	}
+}

@@ -280,41 +280,53 @@ func parseOptions(s string) ([][2]string, error) {
 	return out, nil
 }
 
-// reportParameters sends ParameterStatus for each reported parameter whose
-// value the client does not have yet: all of them after authentication,
-// the changed ones after SET.
-func (c *conn) reportParameters() {
-	on := func(b bool) string {
-		if b {
+// reportedParameters are the parameters ParameterStatus reports, in the
+// order they are sent (sorted by name).
+var reportedParameters = []string{
+	"DateStyle", "IntervalStyle", "TimeZone", "application_name", "client_encoding",
+	"default_transaction_read_only", "in_hot_standby", "integer_datetimes", "is_superuser",
+	"server_encoding", "server_version", "session_authorization", "standard_conforming_strings",
+}
+
+// reportedValue returns the value of a reported parameter.
+func (c *conn) reportedValue(name string) string {
+	switch name {
+	case "server_version":
+		return ServerVersion
+	case "server_encoding", "client_encoding":
+		return "UTF8"
+	case "DateStyle":
+		return c.sess.Setting("datestyle")
+	case "IntervalStyle":
+		return c.sess.Setting("intervalstyle")
+	case "TimeZone":
+		return c.sess.Setting("timezone")
+	case "application_name", "default_transaction_read_only":
+		return c.sess.Setting(name)
+	case "integer_datetimes", "standard_conforming_strings":
+		return "on"
+	case "is_superuser":
+		if c.superuser {
 			return "on"
 		}
 		return "off"
+	case "session_authorization":
+		return c.user
 	}
-	vals := map[string]string{
-		"server_version":                ServerVersion,
-		"server_encoding":               "UTF8",
-		"client_encoding":               "UTF8",
-		"DateStyle":                     c.sess.Setting("datestyle"),
-		"IntervalStyle":                 c.sess.Setting("intervalstyle"),
-		"TimeZone":                      c.sess.Setting("timezone"),
-		"integer_datetimes":             "on",
-		"standard_conforming_strings":   "on",
-		"application_name":              c.sess.Setting("application_name"),
-		"is_superuser":                  on(c.superuser),
-		"session_authorization":         c.user,
-		"default_transaction_read_only": c.sess.Setting("default_transaction_read_only"),
-		"in_hot_standby":                "off",
-	}
-	names := make([]string, 0, len(vals))
-	for k := range vals {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if old, ok := c.reported[k]; ok && old == vals[k] {
+	return "off" // in_hot_standby
+}
+
+// reportParameters sends ParameterStatus for each reported parameter whose
+// value the client does not have yet: all of them after authentication,
+// the changed ones after SET. It runs at every ReadyForQuery, so it
+// builds nothing when nothing changed.
+func (c *conn) reportParameters() {
+	for _, k := range reportedParameters {
+		v := c.reportedValue(k)
+		if old, ok := c.reported[k]; ok && old == v {
 			continue
 		}
-		c.reported[k] = vals[k]
-		c.be.Send(&pgproto3.ParameterStatus{Name: k, Value: vals[k]})
+		c.reported[k] = v
+		c.be.Send(&pgproto3.ParameterStatus{Name: k, Value: v})
 	}
 }

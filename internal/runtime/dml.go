@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
@@ -189,6 +190,9 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 	// An INSERT ... SELECT reads relations, so in a transaction block the
 	// block's changes must reach its views first.
 	readsRelations := ins.SelectStmt != nil && len(ins.SelectStmt.GetSelectStmt().GetValuesLists()) == 0
+	declared := s.declared
+	// A kept prepared INSERT reads nothing but its parameters.
+	kept := declared.keptInsert(ins) != nil
 	var res *Result
 	write := func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
@@ -196,13 +200,13 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		if err != nil {
 			return nil, err
 		}
-		r, err := insertRows(ctx, st, w, o, ins, paramText, s.declared)
+		r, err := insertRows(ctx, st, w, o, ins, paramText, declared)
 		res = r
 		return nil, err
 	}
 	if s.txn != nil && s.txn.block && s.txn.w == nil {
 		o, _ := targetTable(s.catalog(), ins.Relation)
-		if s.deferrable(o, ins.OnConflictClause != nil, readsRelations || hasSubLink(ins.SelectStmt)) {
+		if s.deferrable(o, ins.OnConflictClause != nil, readsRelations || !kept && hasSubLink(ins.SelectStmt)) {
 			return res, s.writeDeferred(o, write)
 		}
 	}
@@ -224,7 +228,7 @@ type boundInsert struct {
 }
 
 // bindInsert binds an INSERT into o without running anything.
-func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*boundInsert, error) {
+func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string, declared *statementParams) (*boundInsert, error) {
 	targets := make([]int, 0, len(o.cols))
 	if len(ins.Cols) == 0 {
 		for i := range o.cols {
@@ -250,10 +254,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
 	// DO UPDATE: the client's are all those the statement names.
-	if n := insertParamRefs(ins); n > len(declared) {
-		declared = append(append([]types.Type(nil), declared...), make([]types.Type, n-len(declared))...)
-	}
-	b := newBinder(cat, paramText, declared)
+	b := newBinder(cat, paramText, declared.withSlots(insertParamRefs(ins)))
 	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {
 		var err error
@@ -315,9 +316,15 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 	return bi, nil
 }
 
-func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string, declared []types.Type) (*Result, error) {
+func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, ins *pg.InsertStmt, paramText []*string, declared *statementParams) (*Result, error) {
 	cat := w.cat
-	bi, err := bindInsert(cat, o, ins, paramText, declared)
+	var bi *boundInsert
+	var err error
+	if c := declared.keptInsert(ins); c != nil {
+		bi, err = c.bound(cat, o, declared)
+	} else {
+		bi, err = bindInsert(cat, o, ins, paramText, declared)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -496,11 +503,14 @@ func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictCla
 		return nil, appendOnlyError(o, "update rows of")
 	}
 	c.doUpdate = true
-	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column.
+	// EXCLUDED.col becomes parameter nUser+1+col, typed as the column, in
+	// a copy of the clause: a prepared statement's tree is bound again at
+	// its next execution, where EXCLUDED must still be EXCLUDED.
 	for _, col := range o.cols {
 		*b.Params = append(*b.Params, types.Null)
 		b.ParamTypes = append(b.ParamTypes, col.Type)
 	}
+	oc = proto.Clone(oc).(*pg.OnConflictClause)
 	rewriteExcluded(oc, o, nUser)
 	sc := b.TableScope(o.name, alias, o.cols)
 	sets, err := bindSets(b, sc, o, oc.TargetList)
@@ -717,7 +727,7 @@ type dmlTarget struct {
 	match plan.Node
 }
 
-func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string, declared []types.Type) (*dmlTarget, error) {
+func bindTarget(cat *catalog, rv *pg.RangeVar, whereClause *pg.Node, paramText []*string, declared *statementParams) (*dmlTarget, error) {
 	o, err := targetTable(cat, rv)
 	if err != nil {
 		return nil, err

@@ -192,9 +192,9 @@ type Session struct {
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings map[string]string
-	// declared holds the parameter types of the prepared statement being
-	// run (prepare.go); nil otherwise.
-	declared []types.Type
+	// declared holds the parameters of the prepared statement being run
+	// (prepare.go): their types and values; nil otherwise.
+	declared *statementParams
 	// sqlPrepared holds the statements of SQL PREPARE (sqlprepare.go).
 	sqlPrepared map[string]*Prepared
 	// onNotice receives the session's notices; nil discards them.

@@ -34,8 +34,10 @@ type Prepared struct {
 	// parsed is Query parsed, kept from the first execution for the
 	// next: parsing depends on the text alone, and the tree is only
 	// read. Binding still happens at every execution, against the
-	// catalog of the moment.
+	// catalog of the moment, except for an INSERT whose binding insert
+	// keeps (nil for other statements).
 	parsed *Statement
+	insert *insertCache
 }
 
 // Prepare parses and binds query, a single statement, against the catalog
@@ -141,7 +143,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 			return err
 		}
 		defer done()
-		b := newBinder(view.withSession(context.Background(), s.sessionInfo(), r), nil, declared)
+		b := newBinder(view.withSession(context.Background(), s.sessionInfo(), r), nil, declaredTypes(declared))
 		q, err := b.Query(n)
 		if err != nil {
 			return err
@@ -153,7 +155,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		if err != nil {
 			return err
 		}
-		bi, err := bindInsert(cat, o, ins, nil, declared)
+		bi, err := bindInsert(cat, o, ins, nil, declaredTypes(declared))
 		if err != nil {
 			return err
 		}
@@ -163,7 +165,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		}
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
-		t, err := bindTarget(cat, up.Relation, up.WhereClause, nil, declared)
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, nil, declaredTypes(declared))
 		if err != nil {
 			return err
 		}
@@ -180,7 +182,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		pt = t.b.ParamTypes
 	case n.GetDeleteStmt() != nil:
 		del := n.GetDeleteStmt()
-		t, err := bindTarget(cat, del.Relation, del.WhereClause, nil, declared)
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, nil, declaredTypes(declared))
 		if err != nil {
 			return err
 		}
@@ -252,19 +254,40 @@ func (s *Session) CheckNotFailed() error {
 	return nil
 }
 
-// ExecPrepared runs a prepared statement with parameter values given as
-// text (nil for NULL), each parsed as the prepared parameter's type. The
-// statement is bound again, against the catalog as it is now.
-func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, paramText []*string) (*Result, error) {
-	if len(paramText) != len(p.ParamTypes) {
-		return nil, errs.Newf(errs.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(paramText), len(p.ParamTypes))
+// ExecPrepared runs a prepared statement with its parameters' values,
+// one for each of p.ParamTypes and of that type (types.Null for NULL), as
+// DecodeParam and types.ParseBinary return them: nothing is parsed from
+// text again. The statement is bound again, against the catalog as it is
+// now, but for an INSERT of VALUES rows of parameters and literals, whose
+// binding is kept while the catalog does not change (insertplan.go).
+func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, params []types.Value) (*Result, error) {
+	if len(params) != len(p.ParamTypes) {
+		return nil, errs.Newf(errs.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
 	}
-	s.declared = p.ParamTypes
-	defer func() { s.declared = nil }()
 	if p.parsed == nil {
 		p.parsed = ParseStatement(p.Query)
+		p.insert = newInsertCache(p.parsed)
 	}
-	return s.ExecStatement(ctx, p.parsed, paramText)
+	s.declared = &statementParams{types: p.ParamTypes, values: params, insert: p.insert}
+	defer func() { s.declared = nil }()
+	return s.ExecStatement(ctx, p.parsed, nil)
+}
+
+// DecodeParam reads a parameter's value from its text, as t's input
+// function does; an OID alias type's name ('orders' as a regclass) is
+// looked up in the catalog the session sees.
+func (s *Session) DecodeParam(ctx context.Context, t types.Type, text string) (types.Value, error) {
+	if !types.IsReg(t.ID) && !(t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
+		return types.Parse(t, text)
+	}
+	return guard(s.eng, func() (types.Value, error) {
+		r, view, done, err := s.readView(ctx)
+		if err != nil {
+			return types.Null, err
+		}
+		defer done()
+		return parseParam(view.withSession(ctx, s.sessionInfo(), r), t, text)
+	})
 }
 
 // TxnStatus returns the session's transaction status as the wire protocol's

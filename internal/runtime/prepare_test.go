@@ -83,12 +83,23 @@ func TestPrepare(t *testing.T) {
 
 	// Declared types are honoured when the statement runs, and LIMIT $1
 	// sees its value.
+	params := func(p *Prepared, texts ...string) []types.Value {
+		t.Helper()
+		vals := make([]types.Value, len(texts))
+		for i, text := range texts {
+			v, err := s.DecodeParam(ctx, p.ParamTypes[i], text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[i] = v
+		}
+		return vals
+	}
 	p, err := s.Prepare("SELECT $1 AS x", []types.Type{int8})
 	if err != nil {
 		t.Fatal(err)
 	}
-	five := "5"
-	res, err := s.ExecPrepared(ctx, p, []*string{&five})
+	res, err := s.ExecPrepared(ctx, p, params(p, "5"))
 	if err != nil || res.Columns[0].Type.ID != types.Int8 || formatRows(res) != "5\n" {
 		t.Fatalf("ExecPrepared: %v %v", res, err)
 	}
@@ -96,17 +107,22 @@ func TestPrepare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two := "2"
-	if res, err := s.ExecPrepared(ctx, p, []*string{&two}); err != nil || formatRows(res) != "1\n2\n" {
+	if res, err := s.ExecPrepared(ctx, p, params(p, "2")); err != nil || formatRows(res) != "1\n2\n" {
 		t.Fatalf("LIMIT $1: %v %v", res, err)
 	}
 	p, err = s.Prepare("INSERT INTO t (a, b) VALUES ($1, $2) ON CONFLICT (a) DO UPDATE SET b = EXCLUDED.b RETURNING a, b", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, uno := "1", "uno"
-	if res, err := s.ExecPrepared(ctx, p, []*string{&one, &uno}); err != nil || formatRows(res) != "1|uno\n" {
+	if res, err := s.ExecPrepared(ctx, p, params(p, "1", "uno")); err != nil || formatRows(res) != "1|uno\n" {
 		t.Fatalf("upsert: %v %v", res, err)
+	}
+	// Binding ON CONFLICT leaves the statement as it was for the next
+	// execution (EXCLUDED.b once became NULL there).
+	for _, b := range []string{"dos", "tres"} {
+		if res, err := s.ExecPrepared(ctx, p, params(p, "1", b)); err != nil || formatRows(res) != "1|"+b+"\n" {
+			t.Fatalf("upsert again: %v %v", res, err)
+		}
 	}
 
 	// Transaction status as ReadyForQuery reports it.
@@ -174,5 +190,95 @@ func TestRolesAreDurable(t *testing.T) {
 	}
 	if r, _ := e.LookupRole("reader"); r == nil || !strings.HasSuffix(r.Verifier, "QJ9eJvo=") {
 		t.Fatalf("a verifier given as the password is stored as given: %+v", r)
+	}
+}
+
+// TestPreparedInsertKeepsBinding checks that a prepared INSERT of
+// parameters and literals is bound once and run with each execution's
+// values, bound again after DDL, and that other INSERTs keep nothing.
+func TestPreparedInsertKeepsBinding(t *testing.T) {
+	ctx := context.Background()
+	e := OpenMemory()
+	defer e.Close()
+	s := e.NewSession()
+	defer s.Close()
+	mustExec := func(q string) {
+		t.Helper()
+		if _, err := s.Exec(ctx, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustExec("CREATE TABLE t (a int PRIMARY KEY, b text DEFAULT 'd', c numeric(4,1))")
+	p, err := s.Prepare("INSERT INTO t (a, c, b) VALUES ($1, $2, 'lit'), ($1 + 100, 1.25, DEFAULT)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = s.ExecPrepared(ctx, p, []types.Value{types.MakeInt(types.Int4, 100), types.Null}); err != nil {
+		t.Fatal(err)
+	}
+	if p.insert != nil {
+		t.Fatalf("an INSERT with an expression ($1 + 100) keeps its binding")
+	}
+	mustExec("DELETE FROM t")
+	p, err = s.Prepare("INSERT INTO t (a, c, b) VALUES ($1, $2, 'lit'), ($3, 1.25, DEFAULT)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(text string) types.Value {
+		v, err := types.Parse(types.Of(types.Numeric), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	run := func(a, c, a2 int64) error {
+		_, err := s.ExecPrepared(ctx, p, []types.Value{types.MakeInt(types.Int4, a), num(fmt.Sprint(c) + ".04"), types.MakeInt(types.Int4, a2)})
+		return err
+	}
+	if err := run(1, 10, 2); err != nil {
+		t.Fatal(err)
+	}
+	if p.insert == nil || p.insert.bi == nil {
+		t.Fatal("the INSERT keeps no binding")
+	}
+	kept := p.insert.bi
+	if err := run(3, 30, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(5, 1000, 6); errs.SQLState(err) != "22003" {
+		t.Fatalf("numeric(4,1) overflow: %v", err)
+	}
+	if err := run(7, 70, 7); errs.SQLState(err) != "23505" {
+		t.Fatalf("duplicate key within the statement: %v", err)
+	}
+	if p.insert.bi != kept {
+		t.Fatal("the INSERT was bound again without DDL")
+	}
+	res, err := s.Exec(ctx, "SELECT a, b, c FROM t ORDER BY a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := formatRows(res), "1|lit|10.0\n2|d|1.3\n3|lit|30.0\n4|d|1.3\n"; got != want {
+		t.Fatalf("rows:\n%swant:\n%s", got, want)
+	}
+	mustExec("DROP TABLE t")
+	mustExec("CREATE TABLE t (c text, b int, a int PRIMARY KEY)")
+	if err := run(8, 80, 9); errs.SQLState(err) != "22P02" {
+		t.Fatalf("'lit' into an integer column after DDL: %v", err)
+	}
+	mustExec("DROP TABLE t")
+	mustExec("CREATE TABLE t (c text, b text DEFAULT 'new', a int PRIMARY KEY)")
+	if err := run(8, 80, 9); err != nil {
+		t.Fatal(err)
+	}
+	if p.insert.bi == kept {
+		t.Fatal("the INSERT kept its binding across DDL")
+	}
+	res, err = s.Exec(ctx, "SELECT a, b, c FROM t ORDER BY a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := formatRows(res), "8|lit|80.04\n9|new|1.25\n"; got != want {
+		t.Fatalf("rows after DDL:\n%swant:\n%s", got, want)
 	}
 }

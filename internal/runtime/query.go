@@ -16,18 +16,55 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
+// statementParams is what a statement run by ExecPrepared knows of its
+// parameters $1..$n before it binds: their types, declared or inferred
+// when it was prepared (an Unknown entry, or a parameter past the list,
+// is inferred from its use), and, when it runs, their values, each
+// already of its parameter's type (NULL: types.Null). Describing a
+// statement gives types and no values.
+type statementParams struct {
+	types  []types.Type
+	values []types.Value
+	// insert, when not nil, keeps the prepared INSERT's binding between
+	// its executions (insertplan.go).
+	insert *insertCache
+}
+
+// declaredTypes is statementParams for parameter types alone.
+func declaredTypes(pt []types.Type) *statementParams { return &statementParams{types: pt} }
+
+// withSlots returns p (nil: nothing) with at least n parameter types, the
+// ones past p's Unknown.
+func (p *statementParams) withSlots(n int) *statementParams {
+	if p != nil && n <= len(p.types) {
+		return p
+	}
+	d := statementParams{}
+	if p != nil {
+		d = *p
+	}
+	if n > len(d.types) {
+		d.types = append(append([]types.Type(nil), d.types...), make([]types.Type, n-len(d.types))...)
+	}
+	return &d
+}
+
 // newBinder returns a binder over cat whose parameters are parsed from
 // paramText once their types are known (call bindParams after binding).
-// declared holds the parameter types a prepared statement declares (nil
-// or Unknown entries: to be inferred); the values of declared parameters
-// are parsed at once, so that LIMIT $1 and OFFSET $1, which read their
-// value while binding, see them (a value that fails to parse is reported
-// by bindParams).
-func newBinder(cat *catalog, paramText []*string, declared []types.Type) *sql.Binder {
-	n := max(len(paramText), len(declared))
+// declared (nil: nothing) holds what a prepared statement gives of its
+// parameters. Its values are the binder's at once, and so are those of
+// paramText for declared types, so that LIMIT $1 and OFFSET $1, which
+// read their value while binding, see them (a text that fails to parse is
+// reported by bindParams).
+func newBinder(cat *catalog, paramText []*string, declared *statementParams) *sql.Binder {
+	if declared == nil {
+		declared = &statementParams{}
+	}
+	n := max(len(paramText), len(declared.types))
 	vals := make([]types.Value, n)
 	pt := make([]types.Type, n)
-	copy(pt, declared)
+	copy(pt, declared.types)
+	copy(vals, declared.values)
 	for i, p := range paramText {
 		if p != nil && pt[i].ID != types.Unknown {
 			if v, err := parseParam(cat, pt[i], *p); err == nil {

@@ -16,7 +16,8 @@ import (
 // EXECUTE name [(values)] and DEALLOCATE [PREPARE] name | ALL, as in
 // PostgreSQL. A statement prepared this way lives until DEALLOCATE or the
 // end of the session; it is bound again, against the catalog as it is
-// then, each time it runs (as ExecPrepared does). The wire protocol's
+// then, each time it runs (as ExecPrepared does), with EXECUTE's values
+// evaluated as the parameters' types. The wire protocol's
 // prepared statements (Parse) are kept by the gateway, in a namespace of
 // their own.
 
@@ -86,35 +87,33 @@ func (s *Session) executeSQL(ctx context.Context, version int32, st *pg.ExecuteS
 		e.Detail = fmt.Sprintf("Expected %d parameters but got %d.", len(p.ParamTypes), len(st.Params))
 		return nil, e
 	}
-	texts := make([]*string, len(st.Params))
+	vals := make([]types.Value, len(st.Params))
 	for i, e := range st.Params {
 		v, err := s.evalParam(ctx, version, e, p.ParamTypes[i])
 		if err != nil {
 			return nil, err
 		}
-		texts[i] = v
+		vals[i] = v
 	}
-	return s.ExecPrepared(ctx, p, texts)
+	return s.ExecPrepared(ctx, p, vals)
 }
 
-// evalParam evaluates one of EXECUTE's values as type t and returns its
-// text (nil for NULL).
-func (s *Session) evalParam(ctx context.Context, version int32, e *pg.Node, t types.Type) (*string, error) {
+// evalParam evaluates one of EXECUTE's values as type t.
+func (s *Session) evalParam(ctx context.Context, version int32, e *pg.Node, t types.Type) (types.Value, error) {
 	sel, err := pg.Deparse(&pg.ParseResult{Version: version, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
 		TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(e, 0)}}}}}}})
 	if err != nil || !strings.HasPrefix(sel, "SELECT ") {
-		return nil, errs.Newf(errs.Internal, "internal error: printing a parameter of EXECUTE: %v", err)
+		return types.Null, errs.Newf(errs.Internal, "internal error: printing a parameter of EXECUTE: %v", err)
 	}
 	q := fmt.Sprintf("SELECT CAST((%s) AS %s)", strings.TrimPrefix(sel, "SELECT "), t)
 	res, err := s.exec(ctx, ParseStatement(q), nil)
 	if err != nil {
-		return nil, err
+		return types.Null, err
 	}
-	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 || res.Rows[0][0].IsNull() {
-		return nil, nil
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
+		return types.Null, nil
 	}
-	text := types.Format(res.Rows[0][0], t)
-	return &text, nil
+	return res.Rows[0][0], nil
 }
 
 func (s *Session) deallocateSQL(st *pg.DeallocateStmt) (*Result, error) {

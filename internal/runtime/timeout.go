@@ -25,10 +25,8 @@ func ParseDurationSetting(v string) (time.Duration, error) {
 	if err != nil {
 		return 0, &invalidSetting{}
 	}
-	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
-		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
-	u, ok := unit[strings.TrimSpace(s[i:])]
-	if !ok {
+	u := durationUnit(strings.TrimSpace(s[i:]))
+	if u == 0 {
 		return 0, &invalidSetting{hint: `Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".`}
 	}
 	d := num * float64(u)
@@ -36,6 +34,27 @@ func ParseDurationSetting(v string) (time.Duration, error) {
 		return 0, &invalidSetting{outOfRange: true, ms: int64(math.Round(d / float64(time.Millisecond)))}
 	}
 	return time.Duration(math.Round(d/float64(time.Millisecond))) * time.Millisecond, nil
+}
+
+// durationUnit returns the length of a duration setting's unit (none:
+// milliseconds), 0 for an unknown unit. Every statement reads
+// statement_timeout, so this builds nothing.
+func durationUnit(unit string) time.Duration {
+	switch unit {
+	case "", "ms":
+		return time.Millisecond
+	case "us":
+		return time.Microsecond
+	case "s":
+		return time.Second
+	case "min":
+		return time.Minute
+	case "h":
+		return time.Hour
+	case "d":
+		return 24 * time.Hour
+	}
+	return 0
 }
 
 // invalidSetting is a setting value its check refuses, reported as
