@@ -24,6 +24,29 @@ func TestGlobalOnWorkers(t *testing.T) {
 	})
 }
 
+// The same for a top-k without PARTITION BY (ORDER BY ... LIMIT ...
+// OFFSET, with or without row numbers) over a table or a filter of one,
+// with deletes of rows in the window.
+func TestGlobalTopKOnWorkers(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		checkOnWorkers(t, func(g *planGen) plan.Node {
+			rel := rapid.SampledFrom([]string{"r", "s"}).Draw(t, "rel")
+			var in plan.Node = &plan.Scan{Relation: rel, Cols: g.tables[rel], AppendOnly: g.appendOnly[rel]}
+			if rapid.IntRange(0, 3).Draw(t, "filtered") == 0 {
+				in = g.filter(t, in)
+			}
+			cols := in.Columns()
+			count := int64(rapid.IntRange(0, 5).Draw(t, "count"))
+			offset := int64(rapid.IntRange(0, 4).Draw(t, "offset"))
+			rn := ""
+			if rapid.Bool().Draw(t, "rownumber") {
+				rn = "rn"
+			}
+			return plan.NewTopK(in, nil, g.sortKeys(t, cols, "keys"), count, offset, rn)
+		})
+	})
+}
+
 // checkOnWorkers checks the plan draw returns over the tables r and s on
 // 1, 2, 3 and 8 workers, step by step.
 func checkOnWorkers(t *rapid.T, draw func(*planGen) plan.Node) {
@@ -73,8 +96,8 @@ func checkOnWorkers(t *rapid.T, draw func(*planGen) plan.Node) {
 	}
 }
 
-// largeDelta draws one step's changes to rel: up to 60 inserts from a
-// small domain and deletes of about a third of the rows present, enough
+// largeDelta draws one step's changes to rel: up to 60 inserts (of up to
+// 3 copies) from a small domain and deletes of about a third of the rows present, enough
 // rows for every worker to get some.
 func (g *planGen) largeDelta(t *rapid.T, rel string, current zset.Batch) zset.Batch {
 	var d zset.Batch
@@ -83,7 +106,7 @@ func (g *planGen) largeDelta(t *rapid.T, rel string, current zset.Batch) zset.Ba
 		for _, c := range g.tables[rel] {
 			row = append(row, g.value(t, c.Type))
 		}
-		d = append(d, zset.Entry{Row: row, Weight: 1})
+		d = append(d, zset.Entry{Row: row, Weight: int64(rapid.IntRange(1, 3).Draw(t, "w"))})
 	}
 	for _, e := range current {
 		if g.appendOnly[rel] {

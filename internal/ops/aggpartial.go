@@ -350,8 +350,14 @@ func (a int128) mul(w int64) (int128, bool) {
 	return r, true
 }
 
-// rowBucket is the bucket of the whole input row (zset.Bucket of its key
-// encoding): the group key of a partial's MIN and MAX.
+// RowBucket returns an expression whose value is the bucket of the whole
+// input row (zset.Bucket of its key encoding), the bucket an exchange by
+// row routes it by: the group key of a partial aggregate's MIN and MAX,
+// the partition of a partial top-k. Each operator needs its own: the
+// expression keeps scratch space.
+func RowBucket() plan.Expr { return &rowBucket{} }
+
+// rowBucket is RowBucket's expression.
 type rowBucket struct {
 	buf []byte
 }
