@@ -35,6 +35,9 @@
 //     exchange before it routes by (so each key's rows and state belong to
 //     one worker) or is single (its inputs gathered on the first worker,
 //     which alone runs it); operator state is stored under the data's
-//     key, never under a worker. The golden scripts run every step on 2, 3
+//     key, never under a worker. A global operator that splits is a
+//     partial operator of the first kind (or stateless) and a single
+//     final one, in every circuit built from the plan, serial or not,
+//     except the serial body of a recursive query. The golden scripts run every step on 2, 3
 //     and 8 workers too, and the property tests draw the number.
 package diff

@@ -17,10 +17,14 @@ import (
 // marks, for each such operator, how each of its inputs is routed: an
 // exchange before it sends every row to the worker owning the bucket of
 // the row's key (zset.Bucket, zset.BucketOwner). An operator whose state
-// is not keyed (an aggregate without GROUP BY, a top-k or window without
-// PARTITION BY, a cross join, a recursive query, VALUES) is single: its
-// inputs are gathered onto the first worker, and it runs there alone.
-// Linear operators run wherever their input is.
+// is not keyed (a window without PARTITION BY, a cross join, a recursive
+// query, VALUES) is single: its inputs are gathered onto the first
+// worker, and it runs there alone. An aggregate without GROUP BY whose
+// aggregates merge, and a top-k with a count and without PARTITION BY,
+// are split: a partial step runs on every worker (keyed, when it keeps
+// state, by the bucket of the whole row) and a single final step
+// combines what the partials emit (build.go splitAggregate, build_order.go
+// splitTopK). Linear operators run wherever their input is.
 //
 // Because an operator's state is keyed by the data, not by the worker,
 // the store a circuit's state lives in is the same for any number of
