@@ -37,7 +37,8 @@
 //     which alone runs it); operator state is stored under the data's
 //     key, never under a worker. A global operator that splits is a
 //     partial operator of the first kind (or stateless) and a single
-//     final one, in every circuit built from the plan, serial or not,
-//     except the serial body of a recursive query. The golden scripts run every step on 2, 3
+//     final one in every circuit Build returns, whatever number of
+//     workers it steps on (only the serial body of a recursive query
+//     keeps the one-step form). The golden scripts run every step on 2, 3
 //     and 8 workers too, and the property tests draw the number.
 package diff
