@@ -335,7 +335,23 @@ func (b *builder) splitAggregate(n *plan.Aggregate, in int) (int, error) {
 	for i, c := range n.Aggs {
 		calls[i] = aggString(c)
 	}
-	explain := fmt.Sprintf("aggregate (partial)  aggs=[%s]  %s", strings.Join(calls, ", "), part.Explain())
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "aggregate (partial)  aggs=[%s]  state=", strings.Join(calls, ", "))
+	if byBucket := part.ByBucket(); len(byBucket) == 0 {
+		sb.WriteString("none")
+	} else {
+		fields := []string{"count"}
+		for _, i := range byBucket {
+			if f := n.Aggs[i].Func; !slices.Contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+		sb.WriteString("buckets(" + strings.Join(fields, ",") + ")")
+		for _, i := range byBucket {
+			fmt.Fprintf(&sb, " minmax[%s by (bucket, %s)→count]", calls[i], n.Aggs[i].Arg)
+		}
+	}
+	explain := sb.String()
 	if onlyInserts {
 		explain += "  input=insert-only"
 	}

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"math/bits"
-	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -106,19 +105,9 @@ func NewPartialAggregate(prefix []byte, aggs []plan.AggCall, insertOnly bool) (*
 // stay where it is.
 func (p *PartialAggregate) Keyed() bool { return p.ext != nil }
 
-// Explain describes the partial's state, for EXPLAIN INCREMENTAL.
-func (p *PartialAggregate) Explain() string {
-	if p.ext == nil {
-		return "state=none"
-	}
-	var sb strings.Builder
-	sb.WriteString("state=buckets(count," + strings.Join(p.ext.StateNames(), ",") + ")")
-	for j := range p.ext.aggs {
-		s := &p.ext.aggs[j]
-		sb.WriteString(" minmax[" + s.call.Func + "(" + s.call.Arg.String() + ") by (bucket, " + s.call.Arg.String() + ")→count]")
-	}
-	return sb.String()
-}
+// ByBucket returns the indexes of the calls whose state the partial
+// keeps per bucket (MIN and MAX over input that retracts), in order.
+func (p *PartialAggregate) ByBucket() []int { return p.extOf }
 
 // Step implements Operator.
 func (p *PartialAggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
