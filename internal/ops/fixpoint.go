@@ -81,11 +81,12 @@ type FixpointSpec struct {
 	MaxIterations int
 }
 
-// NewFixpoint returns the operator (a ParallelOperator) maintaining the least fixpoint
+// NewFixpoint returns the operator maintaining the least fixpoint
 // r = base ∪ step(r) of a recursive query: with distinct (UNION) by
 // delete-and-rederive over derivation counts (fixpoint_set.go), without it
 // (UNION ALL) by iterating over the deltas of each iteration
-// (fixpoint_bag.go). Its state lives under prefix: the body's under
+// (bagFixpoint, below). It is a ParallelOperator: on several workers its
+// instances iterate together. Its state lives under prefix: the body's under
 // prefix|'b' (the caller builds the body with that prefix), its own under
 // prefix|'d'.
 func NewFixpoint(prefix []byte, spec FixpointSpec, distinct bool) ParallelOperator {
