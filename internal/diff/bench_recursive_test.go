@@ -32,14 +32,16 @@ func edge(a, b int64) zset.Entry {
 // BenchmarkReachability maintains reachability over a path 0 → 1 → ... →
 // n−1 closed into a cycle, under the insert and delete of one edge far from
 // the start (a small change) and of the first edge (everything is
-// retracted, and comes back).
+// retracted, and comes back), on 1 and 2 workers (every step split).
 func BenchmarkReachability(b *testing.B) {
 	const n = 2000
 	for _, c := range []struct {
-		name string
-		far  int64
-	}{{"far-edge", n - 10}, {"first-edge", 0}} {
+		name    string
+		far     int64
+		workers int
+	}{{"far-edge", n - 10, 1}, {"first-edge", 0, 1}, {"far-edge/workers=2", n - 10, 2}, {"first-edge/workers=2", 0, 2}} {
 		b.Run(c.name, func(b *testing.B) {
+			par := Parallelism{Workers: c.workers}
 			circ, err := Build(reachPlan(true), []byte("b/"), false)
 			if err != nil {
 				b.Fatal(err)
@@ -56,10 +58,10 @@ func BenchmarkReachability(b *testing.B) {
 			del := zset.Batch{{Row: e.Row, Weight: -1}}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := circ.Step(context.Background(), st, map[string]zset.Batch{"edges": del}); err != nil {
+				if _, err := circ.StepParallel(context.Background(), st, map[string]zset.Batch{"edges": del}, par); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := circ.Step(context.Background(), st, map[string]zset.Batch{"edges": {e}}); err != nil {
+				if _, err := circ.StepParallel(context.Background(), st, map[string]zset.Batch{"edges": {e}}, par); err != nil {
 					b.Fatal(err)
 				}
 			}

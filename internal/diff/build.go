@@ -285,6 +285,9 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if len(n.GroupBy) == 0 && !b.serial && ops.Splittable(n.Aggs) {
+		return b.splitAggregate(n, in)
+	}
 	prefix, err := b.opPrefix()
 	if err != nil {
 		return 0, err
@@ -298,6 +301,83 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		op.InsertOnly()
 	}
 
+	explain := aggExplain("aggregate", n, op, onlyInserts, false)
+	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
+		if err != nil {
+			return 0, err
+		}
+		id := b.add(node{op: w, inputs: []int{in}, explain: explain + note})
+		b.keyedOrSingle(id, n.GroupBy)
+		return id, nil
+	}
+	// An aggregate folds each input row's weight into its group: it takes
+	// loose input (loose.go).
+	id := b.add(node{op: op, inputs: []int{in}, explain: explain, lenient: true})
+	b.keyedOrSingle(id, n.GroupBy)
+	return id, nil
+}
+
+// splitAggregate builds an aggregate without GROUP BY over input node in
+// as a partial step on every worker and a final one on the first
+// (ops.PartialAggregate). Every circuit over the plan is built so, for
+// any number of workers: the state is the same.
+func (b *builder) splitAggregate(n *plan.Aggregate, in int) (int, error) {
+	onlyInserts := insertOnly(n.Input)
+	prefix, err := b.opPrefix()
+	if err != nil {
+		return 0, err
+	}
+	part, err := ops.NewPartialAggregate(prefix, n.Aggs, onlyInserts)
+	if err != nil {
+		return 0, err
+	}
+	calls := make([]string, len(n.Aggs))
+	for i, c := range n.Aggs {
+		calls[i] = aggString(c)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "aggregate (partial)  aggs=[%s]  state=", strings.Join(calls, ", "))
+	if byBucket := part.ByBucket(); len(byBucket) == 0 {
+		sb.WriteString("none")
+	} else {
+		fields := []string{"count"}
+		for _, i := range byBucket {
+			if f := n.Aggs[i].Func; !slices.Contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+		sb.WriteString("buckets(" + strings.Join(fields, ",") + ")")
+		for _, i := range byBucket {
+			fmt.Fprintf(&sb, " minmax[%s by (bucket, %s)→count]", calls[i], n.Aggs[i].Arg)
+		}
+	}
+	explain := sb.String()
+	if onlyInserts {
+		explain += "  input=insert-only"
+	}
+	// The partial folds each row's weight into its delta or its bucket:
+	// it takes loose input.
+	pid := b.add(node{op: part, inputs: []int{in}, explain: explain, lenient: true})
+	if part.Keyed() {
+		b.keyedBy(pid, nil)
+	}
+	if prefix, err = b.opPrefix(); err != nil {
+		return 0, err
+	}
+	final, err := ops.NewFinalAggregate(prefix, n.Aggs, onlyInserts)
+	if err != nil {
+		return 0, err
+	}
+	id := b.add(node{op: final, inputs: []int{pid},
+		explain: aggExplain("aggregate (final)", n, final.Aggregate, onlyInserts, true)})
+	b.single(id)
+	return id, nil
+}
+
+// aggExplain is the EXPLAIN INCREMENTAL line of an aggregate titled
+// title; ofBuckets says that its MIN and MAX arrange the extremes of the
+// partials' buckets (a final step), not input values.
+func aggExplain(title string, n *plan.Aggregate, op *ops.Aggregate, onlyInserts, ofBuckets bool) string {
 	calls := make([]string, len(n.Aggs))
 	for i, c := range n.Aggs {
 		calls[i] = aggString(c)
@@ -309,8 +389,8 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "aggregate  group=%s  aggs=[%s]  state=groups(%s)",
-		exprList(n.GroupBy), strings.Join(calls, ", "), strings.Join(fields, ","))
+	fmt.Fprintf(&sb, "%s  group=%s  aggs=[%s]  state=groups(%s)",
+		title, exprList(n.GroupBy), strings.Join(calls, ", "), strings.Join(fields, ","))
 	if onlyInserts {
 		sb.WriteString("  input=insert-only")
 	}
@@ -326,6 +406,10 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		if c.Func == "min" || c.Func == "max" {
 			kind = "minmax"
 		}
+		if ofBuckets {
+			fmt.Fprintf(&sb, " %s[%s of buckets by (%s)→count]", kind, calls[i], c.Arg.String())
+			continue
+		}
 		keyExprs := append(slices.Clone(group), c.Arg.String())
 		if c.Func == "string_agg" {
 			kind, keyExprs = "ordered", slices.Clone(group)
@@ -337,19 +421,7 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
 	}
-	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
-		if err != nil {
-			return 0, err
-		}
-		id := b.add(node{op: w, inputs: []int{in}, explain: sb.String() + note})
-		b.keyedOrSingle(id, n.GroupBy)
-		return id, nil
-	}
-	// An aggregate folds each input row's weight into its group: it takes
-	// loose input (loose.go).
-	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String(), lenient: true})
-	b.keyedOrSingle(id, n.GroupBy)
-	return id, nil
+	return sb.String()
 }
 
 func aggString(c plan.AggCall) string {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -60,36 +61,73 @@ func (b *builder) topK(n *plan.TopK) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if len(n.PartitionBy) == 0 && n.Count > 0 && n.Offset <= math.MaxInt64-n.Count && !b.serial {
+		return b.splitTopK(n, in)
+	}
+	id, err := b.topKNode(n, in, "topk", n.PartitionBy, n.Count, n.Offset, n.RowNumber, insertOnly(n.Input))
+	if err != nil {
+		return 0, err
+	}
+	b.keyedOrSingle(id, n.PartitionBy)
+	return id, nil
+}
+
+// splitTopK builds a top-k without PARTITION BY, over input node in, as a
+// partial step on every worker and a final one on the first. The partial
+// keeps, per bucket of the whole row, the bucket's first offset+count
+// rows: every row of the global window is among its bucket's, and a
+// deleted row is replaced in its bucket's by the next, which the partial
+// emits. The final is the top-k itself over the union of the buckets'
+// first rows, which it arranges. Every circuit over the plan is built
+// so, for any number of workers: the state is the same.
+func (b *builder) splitTopK(n *plan.TopK, in int) (int, error) {
+	onlyInserts := insertOnly(n.Input)
+	pid, err := b.topKNode(n, in, "topk (partial)", []plan.Expr{ops.RowBucket()}, n.Offset+n.Count, 0, false, onlyInserts)
+	if err != nil {
+		return 0, err
+	}
+	b.keyedBy(pid, nil)
+	// The partial retracts the rows its buckets' windows lose, even over
+	// insert-only input: the final's input is not insert-only.
+	id, err := b.topKNode(n, pid, "topk (final)", nil, n.Count, n.Offset, n.RowNumber, false)
+	if err != nil {
+		return 0, err
+	}
+	b.nodes[id].explain += fmt.Sprintf(" of the buckets' first %d rows", n.Offset+n.Count)
+	b.single(id)
+	return id, nil
+}
+
+// topKNode adds a TopK node over input node in, titled title in EXPLAIN.
+func (b *builder) topKNode(n *plan.TopK, in int, title string, partitionBy []plan.Expr, count, offset int64, rowNumber, onlyInserts bool) (int, error) {
 	prefix, err := b.opPrefix()
 	if err != nil {
 		return 0, err
 	}
 	var sb strings.Builder
-	sb.WriteString("topk")
-	if len(n.PartitionBy) > 0 {
-		sb.WriteString("  partition=" + exprList(n.PartitionBy))
+	sb.WriteString(title)
+	if len(partitionBy) > 0 {
+		sb.WriteString("  partition=" + exprList(partitionBy))
 	}
 	sb.WriteString("  order=" + sortKeyList(n.Keys))
-	if n.Count >= 0 {
-		fmt.Fprintf(&sb, "  limit=%d", n.Count)
+	if count >= 0 {
+		fmt.Fprintf(&sb, "  limit=%d", count)
 	}
-	if n.Offset > 0 {
-		fmt.Fprintf(&sb, "  offset=%d", n.Offset)
+	if offset > 0 {
+		fmt.Fprintf(&sb, "  offset=%d", offset)
 	}
-	if n.RowNumber {
+	if rowNumber {
 		sb.WriteString("  row_number")
 	}
-	sb.WriteString("  state=" + arrangementState(n.PartitionBy, n.Keys))
-	op := ops.NewTopK(prefix, n.PartitionBy, n.Keys, n.Count, n.Offset, n.RowNumber)
-	if insertOnly(n.Input) {
+	sb.WriteString("  state=" + arrangementState(partitionBy, n.Keys))
+	op := ops.NewTopK(prefix, partitionBy, n.Keys, count, offset, rowNumber)
+	if onlyInserts {
 		op.InsertOnly()
 		if kept := op.Kept(); kept >= 0 {
 			fmt.Fprintf(&sb, "  input=insert-only (keeps the first %d rows per partition)", kept)
 		}
 	}
-	id := b.add(node{op: op, inputs: []int{in}, explain: sb.String()})
-	b.keyedOrSingle(id, n.PartitionBy)
-	return id, nil
+	return b.add(node{op: op, inputs: []int{in}, explain: sb.String()}), nil
 }
 
 func (b *builder) window(n *plan.Window) (int, error) {

@@ -2,8 +2,11 @@ package diff
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -60,6 +63,61 @@ func TestRecursionLooksEveryIteration(t *testing.T) {
 		}
 		if stop.looks != ctx.looks/2+1 {
 			t.Fatalf("distinct=%v: %d looks after the cancel, want it to stop at the first", distinct, stop.looks-ctx.looks/2)
+		}
+	}
+}
+
+// sharedCountdown is a countdown the workers of a step may look at
+// together.
+type sharedCountdown struct {
+	context.Context
+	left  int64
+	looks atomic.Int64
+}
+
+func (c *sharedCountdown) Err() error {
+	if c.looks.Add(1) > c.left {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRecursionOnWorkersStops: on 3 workers, a recursive query iterating
+// along a path of 300 edges stops at a cancel with the context's error,
+// and one going deeper than its iteration limit fails with 54000 as it
+// does on one worker.
+func TestRecursionOnWorkersStops(t *testing.T) {
+	const n = 300
+	var path zset.Batch
+	for i := int64(0); i < n; i++ {
+		path = append(path, edge(i, i+1))
+	}
+	deltas := map[string]zset.Batch{"edges": path}
+	three := Parallelism{Workers: 3}
+	for _, distinct := range []bool{false, true} {
+		c, err := Build(reachPlan(distinct), []byte("c/"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.StepParallel(context.Background(), state.NewMemory(), deltas, three)
+		if err != nil || len(out) != n+1 {
+			t.Fatalf("distinct=%v: %d rows reached (%v), want %d", distinct, len(out), err, n+1)
+		}
+		stop := &sharedCountdown{Context: context.Background(), left: n}
+		if _, err := c.StepParallel(stop, state.NewMemory(), deltas, three); err != context.Canceled {
+			t.Fatalf("distinct=%v, canceled: %v, want context.Canceled", distinct, err)
+		}
+
+		p := reachPlan(distinct)
+		p.(*plan.Recursive).MaxIterations = n / 2
+		c, err = Build(p, []byte("c/"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, serr := c.Step(context.Background(), state.NewMemory(), deltas)
+		_, perr := c.StepParallel(context.Background(), state.NewMemory(), deltas, three)
+		if errs.SQLState(serr) != "54000" || errs.SQLState(perr) != "54000" {
+			t.Fatalf("distinct=%v, limited to %d iterations: %v on one worker, %v on three, want 54000", distinct, n/2, serr, perr)
 		}
 	}
 }

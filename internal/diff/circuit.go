@@ -102,7 +102,7 @@ func (c *Circuit) Step(ctx context.Context, st state.Store, deltas map[string]zs
 		}
 		in[rel] = d
 	}
-	return c.stepWorker(ctx, st, in, nil, 0)
+	return c.stepWorker(ctx, st, in, nil, 0, 0)
 }
 
 // consolidated returns a consolidated copy of b, leaving b as it was.

@@ -170,9 +170,12 @@ func (h *harness) checkBatch(t *testing.T, d *datadriven.TestData) {
 	}
 }
 
-// batchEval runs a fresh circuit once over the whole input.
+// batchEval runs a fresh circuit once over the whole input. The circuit
+// is built serial: its global operators run in one step, not as a
+// partial and a final one, so that the reference does not share the
+// split it checks.
 func batchEval(p plan.Node, forQuery bool, inputs map[string]zset.Batch) (zset.Batch, error) {
-	c, err := Build(p, []byte("batch/"), forQuery)
+	c, err := build(p, []byte("batch/"), forQuery, true)
 	if err != nil {
 		return nil, err
 	}

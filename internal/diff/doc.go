@@ -33,8 +33,13 @@
 //     StepParallel's output, error and state writes equal Step's, byte
 //     for byte. Every stateful operator either keys its state by a key the
 //     exchange before it routes by (so each key's rows and state belong to
-//     one worker) or is single (its inputs gathered on the first worker,
-//     which alone runs it); operator state is stored under the data's
-//     key, never under a worker. The golden scripts run every step on 2, 3
-//     and 8 workers too, and the property tests draw the number.
+//     one worker), or is single (its inputs gathered on the first worker,
+//     which alone runs it), or is a recursive query's Fixpoint, whose
+//     instances keep each row's state on the row's owner and iterate
+//     together; operator state is stored under the data's key, never
+//     under a worker. A global operator that splits is a partial
+//     operator of the first kind (or stateless) and a single final one
+//     in every circuit Build returns, whatever number of workers it steps
+//     on. The golden scripts run every step on 2, 3 and 8 workers too,
+//     and the property tests draw the number.
 package diff

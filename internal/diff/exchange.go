@@ -17,10 +17,18 @@ import (
 // marks, for each such operator, how each of its inputs is routed: an
 // exchange before it sends every row to the worker owning the bucket of
 // the row's key (zset.Bucket, zset.BucketOwner). An operator whose state
-// is not keyed (an aggregate without GROUP BY, a top-k or window without
-// PARTITION BY, a cross join, a recursive query, VALUES) is single: its
-// inputs are gathered onto the first worker, and it runs there alone.
-// Linear operators run wherever their input is.
+// is not keyed (a window without PARTITION BY, a cross join, VALUES) is
+// single: its inputs are gathered onto the first worker, and it runs
+// there alone. A recursive query's fixpoint runs on every worker
+// (ops.ParallelOperator): its inputs are routed by the whole row, and
+// its instances iterate together through a workerExchange, their
+// bodies exchanging rows at every iteration under the hub's scope of the
+// fixpoint's node. An aggregate without GROUP BY whose
+// aggregates merge, and a top-k with a count and without PARTITION BY,
+// are split: a partial step runs on every worker (keyed, when it keeps
+// state, by the bucket of the whole row) and a single final step
+// combines what the partials emit (build.go splitAggregate, build_order.go
+// splitTopK). Linear operators run wherever their input is.
 //
 // Because an operator's state is keyed by the data, not by the worker,
 // the store a circuit's state lives in is the same for any number of
@@ -144,4 +152,54 @@ func explainRoute(sb *strings.Builder, r route, depth int) {
 		sb.WriteString("exchange  gather (one worker)")
 	}
 	sb.WriteByte('\n')
+}
+
+// workerExchange is the ops.Exchange of worker me's instance of a
+// ParallelOperator, over the step's hub: key names the boxes of its own
+// exchange of rows (ByRow), and key.scope is the scope of the exchanges
+// of its nested circuit.
+type workerExchange struct {
+	h      *hub
+	me     int
+	key    boxKey
+	parts  []zset.Batch
+	keyBuf []byte
+	vals   []types.Value
+}
+
+func (x *workerExchange) Any(local bool) (bool, error) {
+	v := int64(0)
+	if local {
+		v = 1
+	}
+	r, err := x.h.allReduce(x.me, v, maxInt64)
+	return r != 0, err
+}
+
+func (x *workerExchange) Max(local int64) (int64, error) {
+	return x.h.allReduce(x.me, local, maxInt64)
+}
+
+func maxInt64(a, b int64) int64 { return max(a, b) }
+
+func (x *workerExchange) ByRow(b zset.Batch) (zset.Batch, error) {
+	h := x.h
+	if x.parts == nil {
+		x.parts = make([]zset.Batch, h.n)
+	}
+	box := h.box(x.key, 1)
+	var err error
+	if x.parts, x.keyBuf, x.vals, err = partition(b, route{kind: routeRow}, h.n, x.parts, x.keyBuf, x.vals); err != nil {
+		return nil, err
+	}
+	for to := range h.n {
+		box[h.slot(0, x.me, to)] = x.parts[to]
+	}
+	if err := h.wait(); err != nil {
+		return nil, err
+	}
+	for from := range h.n {
+		x.parts[from] = box[h.slot(0, from, x.me)]
+	}
+	return mergeParts(x.parts)
 }

@@ -1,12 +1,14 @@
 package diff
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -29,6 +31,10 @@ import (
 //
 // For UNION ALL the body's rows carry one more column, the iteration that
 // derived them, which the body passes through unchanged (tagSpine).
+//
+// On several workers the Fixpoint runs on every one (exchange.go): the
+// body is built with its exchanges, like any circuit, and each worker's
+// body steps over its share of every iteration's rows.
 
 // iterationColumn is the column UNION ALL bodies carry.
 var iterationColumn = plan.Column{Name: "?iteration?", Type: types.Of(types.Int8)}
@@ -65,7 +71,9 @@ func (b *builder) recursive(n *plan.Recursive) (int, error) {
 	if !n.Distinct {
 		spine = cut.tag(spine)
 	}
-	body, err := build(spine, ops.BodyPrefix(prefix), false, true)
+	// The body is built like any circuit, with its exchanges: on several
+	// workers every worker runs it over its rows (recursiveBody).
+	body, err := build(spine, ops.BodyPrefix(prefix), false, b.serial)
 	if err != nil {
 		return 0, err
 	}
@@ -74,7 +82,7 @@ func (b *builder) recursive(n *plan.Recursive) (int, error) {
 		limit = ops.DefaultMaxIterations
 	}
 	op := ops.NewFixpoint(prefix, ops.FixpointSpec{
-		Name: n.Name, Body: body, Working: cut.working, Sides: cut.names, MaxIterations: limit,
+		Name: n.Name, Body: &recursiveBody{c: body, scope: len(b.nodes) + 1}, Working: cut.working, Sides: cut.names, MaxIterations: limit,
 	}, n.Distinct)
 
 	var sb strings.Builder
@@ -89,8 +97,36 @@ func (b *builder) recursive(n *plan.Recursive) (int, error) {
 		sb.WriteString("    " + line + "\n")
 	}
 	id := b.add(node{op: op, inputs: ins, labels: labels, explain: strings.TrimRight(sb.String(), "\n")})
-	b.single(id)
+	// Every input is routed by the whole row, so that each worker's part
+	// of a delta is its share of the consolidated whole: the fixpoint's
+	// rows belong to the owners of their buckets, and the workers agree
+	// on every iteration (ops.ParallelOperator).
+	b.keyedBy(id)
 	return id, nil
+}
+
+// recursiveBody is a recursive query's body: its circuit, stepped alone
+// (ops.Serial) or as one worker's part of a parallel step, its exchanges
+// under the hub's scope scope (its fixpoint's node index + 1).
+type recursiveBody struct {
+	c     *Circuit
+	scope int
+}
+
+func (r *recursiveBody) Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch, x ops.Exchange) (zset.Batch, error) {
+	w, ok := x.(*workerExchange)
+	if !ok {
+		return r.c.Step(ctx, st, deltas)
+	}
+	in := make(map[string]zset.Batch, len(r.c.relations))
+	for _, rel := range r.c.relations {
+		d, err := r.c.inputOf(rel, deltas[rel])
+		if err != nil {
+			return nil, err
+		}
+		in[rel] = d
+	}
+	return r.c.stepWorker(ctx, st, in, w.h, w.me, r.scope)
 }
 
 // countWorkingTables counts the WorkingTable nodes of recursive query id

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -79,7 +80,7 @@ func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[s
 		if i > 0 {
 			inst = c.workers[i-1]
 		}
-		outs[i], errsOf[i] = inst.stepWorker(ctx, ovs[i], parts[i], h, i)
+		outs[i], errsOf[i] = inst.stepWorker(ctx, ovs[i], parts[i], h, i, 0)
 		if errsOf[i] != nil {
 			h.fail()
 		}
@@ -177,8 +178,11 @@ func (c *Circuit) instances(n int) error {
 // other workers before every node whose inputs are routed (exchange.go),
 // and skips single nodes unless it is the first worker; every worker
 // passes every exchange, in node order, so that the exchanges line up.
-// Without one (Step) it is the whole step on one worker.
-func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me int) (zset.Batch, error) {
+// Without one (Step) it is the whole step on one worker. A ParallelOperator
+// runs on every worker, with an exchange over the hub; scope tells the
+// exchanges of a nested circuit (a recursive query's body, scope its
+// node's index + 1) from the outer circuit's (scope 0).
+func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me, scope int) (zset.Batch, error) {
 	outs := make([]zset.Batch, len(c.nodes))
 	var (
 		keyBuf []byte
@@ -202,7 +206,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 			c.ins = append(c.ins, outs[j])
 		}
 		if h != nil && nd.exchanged() {
-			box := h.box(i, len(nd.inputs))
+			box := h.box(boxKey{scope, i}, len(nd.inputs))
 			for k, r := range nd.routes {
 				if r.kind == routeLocal {
 					continue
@@ -238,7 +242,13 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		if nd.single && me != 0 {
 			continue
 		}
-		out, err := nd.op.Step(ctx, st, c.ins)
+		var out zset.Batch
+		var err error
+		if po, ok := nd.op.(ops.ParallelOperator); ok && h != nil {
+			out, err = po.StepOn(ctx, st, c.ins, &workerExchange{h: h, me: me, key: boxKey{i + 1, -1}})
+		} else {
+			out, err = nd.op.Step(ctx, st, c.ins)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -250,33 +260,72 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 
 // hub is where the workers of one parallel step meet: a barrier per
 // exchange, and the boxes the rows of each exchange are left in.
+//
+// A box is written before a barrier and read after it. A box used more
+// than once in a step (a recursive query's body runs once per iteration)
+// is written again only after one more barrier, which every worker
+// passes after it has read the box: the next exchange, or the agreement
+// on whether to iterate again (workerExchange).
 type hub struct {
-	n     int
-	boxes [][]zset.Batch // by node, then by slot
+	n int
+	// reduced holds the values the workers pass to an agreement
+	// (allReduce), by parity of the agreement's number, then by worker;
+	// agreements[w] counts worker w's agreements, touched by it alone.
+	reduced    [2][]int64
+	agreements []int
 
 	mu struct {
 		sync.Mutex
 		cond    sync.Cond
+		boxes   map[boxKey][]zset.Batch // by slot
 		arrived int
 		round   uint64
 		failed  bool
 	}
 }
 
+// boxKey names the boxes of one exchange: by the circuit's scope (0 for
+// the outer circuit) and the node (-1 for a nested circuit's own
+// exchange of rows).
+type boxKey struct{ scope, node int }
+
 func newHub(n, nodes int) *hub {
-	h := &hub{n: n, boxes: make([][]zset.Batch, nodes)}
+	h := &hub{n: n, agreements: make([]int, n)}
+	h.reduced[0], h.reduced[1] = make([]int64, n), make([]int64, n)
+	h.mu.boxes = make(map[boxKey][]zset.Batch, nodes)
 	h.mu.cond.L = &h.mu.Mutex
 	return h
 }
 
-// box returns node's boxes, made by the first worker to reach it.
-func (h *hub) box(node, inputs int) []zset.Batch {
+// box returns the boxes of k, made by the first worker to reach it.
+func (h *hub) box(k boxKey, inputs int) []zset.Batch {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.boxes[node] == nil {
-		h.boxes[node] = make([]zset.Batch, inputs*h.n*h.n)
+	b := h.mu.boxes[k]
+	if b == nil {
+		b = make([]zset.Batch, inputs*h.n*h.n)
+		h.mu.boxes[k] = b
 	}
-	return h.boxes[node]
+	return b
+}
+
+// allReduce passes worker me's value v to an agreement of every worker
+// and returns the values combined by f. Consecutive agreements use
+// alternate slots: a worker can write the slot of agreement k+2 only
+// after every worker has reached agreement k+1, so after it has read
+// agreement k's.
+func (h *hub) allReduce(me int, v int64, f func(a, b int64) int64) (int64, error) {
+	p := h.agreements[me] % 2
+	h.agreements[me]++
+	h.reduced[p][me] = v
+	if err := h.wait(); err != nil {
+		return 0, err
+	}
+	r := h.reduced[p][0]
+	for _, x := range h.reduced[p][1:] {
+		r = f(r, x)
+	}
+	return r, nil
 }
 
 // slot is where, among a node's boxes, the rows of its input that worker

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"testing"
 
 	"pgregory.net/rapid"
 
@@ -25,7 +24,7 @@ const maxTestWorkers = 8
 // out or error err, its writes in serial) runs the same on 2, 3 and 8
 // workers: the same output, the same error code and the same state
 // writes, byte for byte.
-func sameOnWorkers(t *testing.T, pos string, c *Circuit, st state.Store, deltas map[string]zset.Batch, serial *state.Overlay, out zset.Batch, err error) {
+func sameOnWorkers(t testHelper, pos string, c *Circuit, st state.Store, deltas map[string]zset.Batch, serial *state.Overlay, out zset.Batch, err error) {
 	t.Helper()
 	for _, n := range []int{2, 3, 8} {
 		ov := state.NewOverlay(st)
@@ -45,6 +44,13 @@ func sameOnWorkers(t *testing.T, pos string, c *Circuit, st state.Store, deltas 
 	}
 }
 
+// testHelper is what sameOnWorkers needs of a *testing.T or a *rapid.T.
+type testHelper interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 func batchText(b zset.Batch) string {
 	var sb strings.Builder
 	for _, e := range b {
@@ -55,7 +61,7 @@ func batchText(b zset.Batch) string {
 
 // writesText lists what a read of ov shows, which differs from its
 // parent's contents exactly where ov wrote.
-func writesText(t *testing.T, ov *state.Overlay) string {
+func writesText(t testHelper, ov *state.Overlay) string {
 	t.Helper()
 	var sb strings.Builder
 	if err := ov.Scan(nil, nil, func(k, v []byte) bool {

@@ -68,6 +68,7 @@ type Aggregate struct {
 	key2   []byte
 	cls    classScan
 	accs   []accum
+	part   accum // one partial's state, in a final step (aggpartial.go)
 	key    []byte
 	arrKey []byte
 	endKey []byte
@@ -176,7 +177,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 	out := make(zset.Batch, 0, 2*groups+1) // at most −old +new per group
 	if len(inputs) == 0 {
 		// Without GROUP BY the one group must exist after the first step.
-		return a.group(ctx, st, nil, nil, out)
+		return a.group(ctx, st, nil, nil, nil, out)
 	}
 	for i, g := 0, 0; i < len(inputs); g++ {
 		if err := Interrupted(ctx, g); err != nil {
@@ -186,7 +187,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 		for n < len(inputs) && bytes.Equal(inputs[n].key, inputs[i].key) {
 			n++
 		}
-		if out, err = a.group(ctx, st, inputs[i].key, inputs[i:n], out); err != nil {
+		if out, err = a.group(ctx, st, inputs[i].key, inputs[i:n], nil, out); err != nil {
 			return nil, err
 		}
 		i = n
@@ -294,14 +295,15 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n, n+n/4)
 }
 
-// group folds one group's delta rows into its state and appends the
-// group's output change to out.
-func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows []aggInput, out zset.Batch) (zset.Batch, error) {
+// group folds one group's delta rows, or the partial aggregates of a
+// final step (aggpartial.go), into its state and appends the group's
+// output change to out.
+func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows []aggInput, partials zset.Batch, out zset.Batch) (zset.Batch, error) {
 	global := len(a.groupBy) == 0
 	ng := len(a.groupBy)
 	a.key = append(append(a.key[:0], a.groupPrefix...), gkey...)
 	raw, exists, err := st.Get(a.key)
-	if err != nil || (exists && len(rows) == 0) {
+	if err != nil || (exists && len(rows) == 0 && len(partials) == 0) {
 		return out, err // no input for an existing group: nothing changes
 	}
 	var gvals []types.Value
@@ -340,6 +342,9 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 		}
 	}
 
+	if err := a.foldPartials(ctx, st, partials, &count); err != nil {
+		return nil, err
+	}
 	for r := range rows {
 		if err := Interrupted(ctx, r+1); err != nil {
 			return nil, err

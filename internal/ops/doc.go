@@ -12,7 +12,9 @@
 //     from the state.Store passed to Step, under the key prefix it was
 //     built with) and this epoch's input deltas; it returns the output delta
 //     and leaves its state writes in the store. It never starts goroutines,
-//     reads clocks, sleeps or does I/O of its own. Running it twice from the
+//     reads clocks, sleeps or does I/O of its own. (A ParallelOperator's
+//     instances on several workers meet only through the Exchange the
+//     caller passes: barriers that combine their values or rows.) Running it twice from the
 //     same state over the same input gives the same output and writes.
 //   - Consolidated batches. Inputs are consolidated (each row once, sorted
 //     by its key encoding, no zero weight) and outputs are too: an operator

@@ -165,3 +165,18 @@ func TestRescaleAndScales(t *testing.T) {
 		}
 	}
 }
+
+// int128.mul, which merges a partial aggregate's sum w times, is the
+// exact product or reports overflow.
+func TestInt128Mul(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := mul128(rapid.Int64().Draw(t, "x"), rapid.Int64Range(-1<<20, 1<<20).Draw(t, "y"))
+		w := rapid.SampledFrom([]int64{0, 1, -1, 2, -3, 8, math.MaxInt64, math.MinInt64 + 1}).Draw(t, "w")
+		want := new(big.Int).Mul(bigOf(a), big.NewInt(w))
+		p, ok := a.mul(w)
+		fits := want.Cmp(new(big.Int).Lsh(big.NewInt(1), 127)) < 0 && want.Cmp(new(big.Int).Lsh(big.NewInt(-1), 127)) > 0
+		if ok != fits || (ok && bigOf(p).Cmp(want) != 0) {
+			t.Fatalf("%s.mul(%d) = %s %v, want %s (fits %v)", bigOf(a), w, bigOf(p), ok, want, fits)
+		}
+	})
+}

@@ -22,8 +22,44 @@ const DefaultMaxIterations = 10000
 // filters, projections and inner joins, so that its output is linear in
 // the working table: Step with a working-table delta d and no other
 // change returns Step(d) evaluated over the current side inputs.
+//
+// On several workers (Exchange), every worker's instance of the body steps
+// together, over its part of the deltas, and the body's output is the sum
+// of theirs.
 type Body interface {
-	Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch) (zset.Batch, error)
+	Step(ctx context.Context, st state.Store, deltas map[string]zset.Batch, x Exchange) (zset.Batch, error)
+}
+
+// Exchange is how the instances of an operator on the workers of one
+// parallel step work together. Every instance makes the same calls in the
+// same order (the calls are barriers: each returns once every worker has
+// made it), and passes the same Exchange to its Body.
+type Exchange interface {
+	// Any reports whether any worker passed true.
+	Any(local bool) (bool, error)
+	// Max returns the largest value the workers passed.
+	Max(local int64) (int64, error)
+	// ByRow sends every row of b to the worker owning the bucket of the
+	// whole row and returns, consolidated, the rows this worker gets.
+	ByRow(b zset.Batch) (zset.Batch, error)
+}
+
+// Serial is the Exchange of a step on one worker.
+var Serial Exchange = serial{}
+
+type serial struct{}
+
+func (serial) Any(local bool) (bool, error)           { return local, nil }
+func (serial) Max(local int64) (int64, error)         { return local, nil }
+func (serial) ByRow(b zset.Batch) (zset.Batch, error) { return b, nil }
+
+// ParallelOperator is an operator whose instances on the workers of a step
+// run together: its input is routed by the bucket of the whole row, and
+// StepOn is one instance's part of the step, working with the others
+// through x. Step is StepOn with Serial.
+type ParallelOperator interface {
+	Operator
+	StepOn(ctx context.Context, st state.Store, in []zset.Batch, x Exchange) (zset.Batch, error)
 }
 
 // FixpointSpec describes a recursive query to NewFixpoint.
@@ -49,10 +85,11 @@ type FixpointSpec struct {
 // r = base ∪ step(r) of a recursive query: with distinct (UNION) by
 // delete-and-rederive over derivation counts (fixpoint_set.go), without it
 // (UNION ALL) by iterating over the deltas of each iteration
-// (fixpoint_bag.go). Its state lives under prefix: the body's under
+// (bagFixpoint, below). It is a ParallelOperator: on several workers its
+// instances iterate together. Its state lives under prefix: the body's under
 // prefix|'b' (the caller builds the body with that prefix), its own under
 // prefix|'d'.
-func NewFixpoint(prefix []byte, spec FixpointSpec, distinct bool) Operator {
+func NewFixpoint(prefix []byte, spec FixpointSpec, distinct bool) ParallelOperator {
 	if spec.MaxIterations <= 0 {
 		spec.MaxIterations = DefaultMaxIterations
 	}
@@ -123,13 +160,35 @@ type bagFixpoint struct {
 	rows rowAlloc
 }
 
+// derive runs the body over deltas and returns its output, each row on
+// the worker owning its bucket: each worker's share of the output is then
+// the exact partition of the whole, consolidated.
+func derive(ctx context.Context, st state.Store, spec FixpointSpec, deltas map[string]zset.Batch, x Exchange) (zset.Batch, error) {
+	out, err := spec.Body.Step(ctx, st, deltas, x)
+	if err != nil {
+		return nil, err
+	}
+	return x.ByRow(out)
+}
+
 // Step implements Operator.
 func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	return f.StepOn(ctx, st, in, Serial)
+}
+
+// StepOn implements ParallelOperator. Every loop condition is agreed on
+// by all the workers, so that they iterate together.
+func (f *bagFixpoint) StepOn(ctx context.Context, st state.Store, in []zset.Batch, x Exchange) (zset.Batch, error) {
 	// (step' − step)(Wk−1) for every k, from the side inputs' change.
 	pending := map[int64]zset.Batch{}
 	last := int64(0)
-	if sides := sideDeltas(f.spec, in, anyWeight); sides != nil {
-		out, err := f.spec.Body.Step(ctx, st, sides)
+	sides := sideDeltas(f.spec, in, anyWeight)
+	changed, err := x.Any(sides != nil)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		out, err := derive(ctx, st, f.spec, sides, x)
 		if err != nil {
 			return nil, err
 		}
@@ -139,6 +198,9 @@ func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			last = max(last, k)
 		}
 	}
+	if last, err = x.Max(last); err != nil {
+		return nil, err
+	}
 	total := append(zset.Batch(nil), in[0]...)
 	prev := make(zset.Batch, len(in[0]))
 	for i, e := range in[0] {
@@ -147,13 +209,20 @@ func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 		row[len(e.Row)] = types.MakeInt(types.Int8, 0)
 		prev[i] = zset.Entry{Row: row, Weight: e.Weight}
 	}
-	for k := int64(1); len(prev) > 0 || k <= last; k++ {
+	for k := int64(1); ; k++ {
+		more, err := x.Any(len(prev) > 0)
+		if err != nil {
+			return nil, err
+		}
+		if !more && k > last {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err // one look per iteration: the loop may run to its limit
 		}
 		var next zset.Batch
-		if len(prev) > 0 {
-			out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: prev})
+		if more {
+			out, err := derive(ctx, st, f.spec, map[string]zset.Batch{f.spec.Working: prev}, x)
 			if err != nil {
 				return nil, err
 			}
@@ -164,10 +233,11 @@ func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 		}
 		next = append(next, pending[k]...)
 		delete(pending, k)
-		next, err := zset.Consolidate(next)
-		if err != nil {
+		if next, err = zset.Consolidate(next); err != nil {
 			return nil, err
 		}
+		// Each worker holds its rows' share of the iteration (derive), so
+		// this worker's rows are rows of the whole iteration.
 		if len(next) > 0 && k > int64(f.spec.MaxIterations) {
 			return nil, iterationLimit(f.spec, "the recursion is deeper than that (a UNION ALL recursion over cyclic data never ends)")
 		}

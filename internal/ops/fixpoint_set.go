@@ -61,6 +61,15 @@ func (x *fact) derivable() bool { return x.base+x.deriv > 0 }
 
 // Step implements Operator.
 func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	return f.StepOn(ctx, st, in, Serial)
+}
+
+// StepOn implements ParallelOperator. A row's state belongs to the worker
+// owning the row's bucket: the base delta comes routed so, and the body's
+// output goes through x.ByRow (derive). Every loop condition is agreed
+// on by all the workers, so that they iterate together; the rows of an
+// iteration are the union of the workers'.
+func (f *setFixpoint) StepOn(ctx context.Context, st state.Store, in []zset.Batch, x Exchange) (zset.Batch, error) {
 	f.facts = map[string]*fact{}
 	defer func() { f.facts = nil }()
 
@@ -78,8 +87,13 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			suspects = append(suspects, x)
 		}
 	}
-	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w < 0 }); sides != nil {
-		out, err := f.spec.Body.Step(ctx, st, sides)
+	sides := sideDeltas(f.spec, in, func(w int64) bool { return w < 0 })
+	changed, err := x.Any(sides != nil)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		out, err := derive(ctx, st, f.spec, sides, x)
 		if err != nil {
 			return nil, err
 		}
@@ -96,15 +110,22 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			frontier = append(frontier, x)
 		}
 	}
-	for len(frontier) > 0 {
+	for {
+		more, err := x.Any(len(frontier) > 0)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err // one look per iteration: the loop may run to its limit
 		}
 		retract := make(zset.Batch, len(frontier))
-		for i, x := range frontier {
-			retract[i] = zset.Entry{Row: x.row, Weight: -1}
+		for i, r := range frontier {
+			retract[i] = zset.Entry{Row: r.row, Weight: -1}
 		}
-		out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: retract})
+		out, err := derive(ctx, st, f.spec, map[string]zset.Batch{f.spec.Working: retract}, x)
 		if err != nil {
 			return nil, err
 		}
@@ -113,18 +134,22 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			return nil, err
 		}
 		frontier = frontier[:0]
-		for _, x := range lost {
-			if x.in && x.base <= 0 {
-				x.in = false
-				frontier = append(frontier, x)
+		for _, r := range lost {
+			if r.in && r.base <= 0 {
+				r.in = false
+				frontier = append(frontier, r)
 			}
 		}
 	}
 
 	// 3. The side inputs' insertions, re-derivation and semi-naive
 	// insertion.
-	if sides := sideDeltas(f.spec, in, func(w int64) bool { return w > 0 }); sides != nil {
-		out, err := f.spec.Body.Step(ctx, st, sides)
+	sides = sideDeltas(f.spec, in, func(w int64) bool { return w > 0 })
+	if changed, err = x.Any(sides != nil); err != nil {
+		return nil, err
+	}
+	if changed {
+		out, err := derive(ctx, st, f.spec, sides, x)
 		if err != nil {
 			return nil, err
 		}
@@ -133,13 +158,20 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 		}
 	}
 	var entered []*fact
-	for _, x := range f.facts {
-		if !x.in && x.derivable() {
-			x.in = true
-			entered = append(entered, x)
+	for _, r := range f.facts {
+		if !r.in && r.derivable() {
+			r.in = true
+			entered = append(entered, r)
 		}
 	}
-	for iter := 1; len(entered) > 0; iter++ {
+	for iter := 1; ; iter++ {
+		more, err := x.Any(len(entered) > 0)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err // one look per iteration: the loop may run to its limit
 		}
@@ -147,10 +179,10 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			return nil, iterationLimit(f.spec, "the recursive term still derives new rows (or the recursion is deeper than that)")
 		}
 		add := make(zset.Batch, len(entered))
-		for i, x := range entered {
-			add[i] = zset.Entry{Row: x.row, Weight: 1}
+		for i, r := range entered {
+			add[i] = zset.Entry{Row: r.row, Weight: 1}
 		}
-		out, err := f.spec.Body.Step(ctx, st, map[string]zset.Batch{f.spec.Working: add})
+		out, err := derive(ctx, st, f.spec, map[string]zset.Batch{f.spec.Working: add}, x)
 		if err != nil {
 			return nil, err
 		}
@@ -159,10 +191,10 @@ func (f *setFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch)
 			return nil, err
 		}
 		entered = entered[:0]
-		for _, x := range gained {
-			if !x.in && x.derivable() {
-				x.in = true
-				entered = append(entered, x)
+		for _, r := range gained {
+			if !r.in && r.derivable() {
+				r.in = true
+				entered = append(entered, r)
 			}
 		}
 	}
