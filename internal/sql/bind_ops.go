@@ -22,6 +22,7 @@ var operatorNames = map[string]bool{
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
 	"~": true, "~*": true, "!~": true, "!~*": true,
 	"@>": true, "<@": true, "&&": true,
+	"&": true, "|": true, "#": true, "<<": true, ">>": true,
 }
 
 // opName returns the operator name of an A_Expr (OPERATOR(pg_catalog.+)
@@ -87,7 +88,7 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			if op != "-" && op != "+" {
+			if op != "-" && op != "+" && op != "~" {
 				return nil, notSupported(a.Location, "prefix operator %s is not supported yet", op)
 			}
 			o, err := types.ResolveUnary(op, arg.Type())

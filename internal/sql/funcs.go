@@ -55,7 +55,7 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"sin": true, "cos": true, "tan": true, "sha256": true, "to_number": true,
+	"sha256": true, "to_number": true,
 	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
 	"encode": true, "decode": true, "generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
