@@ -124,6 +124,16 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "concat", "concat_ws":
 		e, err := ec.concat(display, name, args, loc)
 		return e, true, err
+	case "pg_typeof":
+		// pg_typeof("any") is the argument's type, known when binding:
+		// a regtype constant printed as format_type prints the type
+		// without modifiers (a literal or NULL without a type is
+		// unknown).
+		if len(args) != 1 {
+			return nil, true, undefinedFunction(display, args, loc)
+		}
+		t := args[0].Type()
+		return &plan.Const{Val: types.MakeReg(types.RegType, t.OID(), t.ID.String()), Typ: types.Of(types.RegType)}, true, nil
 	}
 	if !types.IsFunction(name) {
 		return nil, false, nil
