@@ -55,9 +55,9 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"sha256": true, "to_number": true,
+	"to_number": true,
 	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
-	"encode": true, "decode": true, "generate_series": true, "unnest": true,
+	"generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
