@@ -56,7 +56,7 @@ var volatileFunctions = map[string]bool{
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
 	"to_number": true,
-	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
+	"format":    true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
 	"generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
