@@ -10,70 +10,121 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
-// PostgreSQL's regular-expression match operators (~, ~*, !~, !~*) run
-// on Go's regexp package (RE2). A pattern in PostgreSQL's advanced syntax
-// (ARE) is translated into RE2 syntax with the same meaning; a pattern
-// that uses a feature RE2 does not have is refused with 2201B rather than
-// matched differently. docs/catalog.md lists the translation.
-//
-// The match operators only say whether a match exists, so the two
-// engines' different rules for which match they report (greediness,
-// leftmost-longest) cannot change a result.
+// PostgreSQL's regular expressions (ARE) run on Go's regexp package
+// (RE2). A pattern is translated into RE2 syntax with the same meaning; a
+// pattern that uses a feature RE2 does not have is refused with 0A000
+// naming the feature rather than matched differently. docs/catalog.md
+// lists the translation; regex_funcs.go adds the rules that make the
+// match RE2 reports the one PostgreSQL reports.
 //
 // Translation:
-//   - ARE matches "." and bracket negations against newlines and "^"/"$"
-//     only at the ends of the string, as RE2 does with the s flag: every
-//     translation starts with (?s).
-//   - ~* and the embedded option (?i) ignore case; (?c) is the default.
-//   - \A stays, \Z (end of string) becomes \z; \y and \Y (word boundary
-//     and its negation) become \b and \B; \d \s \w \D \S \W, POSIX
-//     classes in brackets ([[:alpha:]]), {m,n} bounds, non-greedy
-//     quantifiers, (?:...) and escapes of punctuation mean the same.
+//   - By default ARE matches "." and bracket negations against newlines
+//     and "^"/"$" only at the ends of the string, as RE2 does with the s
+//     flag. The newline-sensitive modes map to RE2's: n (and m) is RE2
+//     without s and with m, where a bracket negation also excludes the
+//     newline; p is without s; w is s and m.
+//   - ~*, the i flag and the embedded option (?i) ignore case; c is the
+//     default. x (expanded syntax) drops white space and # comments
+//     outside brackets; q makes the whole pattern a literal, as "***="
+//     does.
+//   - \A stays, \Z (end of string) becomes \z; \y and \Y (word
+//     boundary and its negation) become \b and \B, and \m, \M, [[:<:]]
+//     and [[:>:]] (start and end of a word) become \b where the next
+//     (previous) character of the pattern is a word character. RE2's \b
+//     knows only ASCII word characters, so a pattern with one refuses to
+//     match text that is not ASCII. \d \s \w \D \S \W, POSIX classes in
+//     brackets ([[:alpha:]]), {m,n} bounds, non-greedy quantifiers, (?:...)
+//     and escapes of punctuation mean the same.
 //   - Refused: back references (\1..\9), lookahead and lookbehind
-//     constraints ((?=, (?!, (?<=, (?<!), \m and \M (start and end of a
-//     word), [[:<:]] and [[:>:]], the x, n, w, p, t, b, e and q embedded
-//     options, and the ***= and ***: directors. "***=" (a literal
-//     pattern) is translated, since it needs no regular-expression
-//     syntax.
+//     constraints ((?=, (?!, (?<=, (?<!), \m and \M elsewhere, the b and e
+//     flags and embedded options (basic and extended syntax), options
+//     inside the pattern, and directors other than ***= and ***:.
 
-// regexCache keeps compiled patterns; ad-hoc catalog queries use a few
-// constant patterns many times.
+// regexOptions are the compile flags of a pattern: a function's flags
+// argument, ~* and the pattern's leading embedded options.
+type regexOptions struct {
+	icase    bool
+	nlStop   bool // "." and bracket negations do not match a newline
+	nlAnchor bool // "^" and "$" also match at newlines
+	expanded bool
+	quote    bool
+}
+
+// parseRegexFlag applies one flag letter (of a function's flags
+// argument or an embedded option); ok is false for a letter that is not
+// a flag.
+func (o *regexOptions) apply(c byte) (ok bool, err error) {
+	switch c {
+	case 'b', 'e':
+		return true, unsupportedRegex(map[byte]string{'b': "the b flag (basic syntax)", 'e': "the e flag (extended syntax)"}[c])
+	case 'c':
+		o.icase = false
+	case 'i':
+		o.icase = true
+	case 'm', 'n':
+		o.nlStop, o.nlAnchor = true, true
+	case 'p':
+		o.nlStop, o.nlAnchor = true, false
+	case 'q':
+		o.quote = true
+	case 's':
+		o.nlStop, o.nlAnchor = false, false
+	case 't':
+		o.expanded = false
+	case 'w':
+		o.nlStop, o.nlAnchor = false, true
+	case 'x':
+		o.expanded = true
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// regexCache keeps compiled patterns; queries use a few constant patterns
+// many times.
 var regexCache = struct {
 	sync.Mutex
-	m map[regexKey]*regexp.Regexp
-}{m: map[regexKey]*regexp.Regexp{}}
+	m map[regexKey]*pgRegex
+}{m: map[regexKey]*pgRegex{}}
 
 type regexKey struct {
 	pattern string
-	icase   bool
+	opts    regexOptions
 }
 
 // maxCachedRegexes bounds regexCache; it is emptied when full.
 const maxCachedRegexes = 1024
 
 // CompileRegex compiles a PostgreSQL ARE pattern (case-insensitively when
-// icase) into an equivalent Go regexp, or fails with 2201B.
+// icase) into an equivalent Go regexp, or fails with 2201B (a malformed
+// pattern) or 0A000 (a feature RE2 does not have).
 func CompileRegex(pattern string, icase bool) (*regexp.Regexp, error) {
-	k := regexKey{pattern, icase}
+	re, err := compileRegex(pattern, regexOptions{icase: icase})
+	if err != nil {
+		return nil, err
+	}
+	return re.plain, nil
+}
+
+// compileRegex returns the cached program of pattern under opts.
+func compileRegex(pattern string, opts regexOptions) (*pgRegex, error) {
+	k := regexKey{pattern, opts}
 	regexCache.Lock()
 	re := regexCache.m[k]
 	regexCache.Unlock()
 	if re != nil {
 		return re, nil
 	}
-	src, err := TranslateRegex(pattern, icase)
+	src, asciiWord, err := translateRegex(pattern, opts)
 	if err != nil {
 		return nil, err
 	}
-	re, err = regexp.Compile(src)
+	re, err = newPgRegex(src)
 	if err != nil {
-		msg := err.Error()
-		var se *syntax.Error
-		if errors.As(err, &se) {
-			msg = string(se.Code)
-		}
-		return nil, errs.Newf(errs.InvalidRegex, "invalid regular expression: %s", msg)
+		return nil, err
 	}
+	re.asciiWord = asciiWord
 	regexCache.Lock()
 	if len(regexCache.m) >= maxCachedRegexes {
 		clear(regexCache.m)
@@ -83,76 +134,142 @@ func CompileRegex(pattern string, icase bool) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// compileRE2 compiles a translated pattern, with PostgreSQL's error for
+// a malformed one.
+func compileRE2(src string, longest bool) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(src)
+	if err != nil {
+		msg := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			msg = string(se.Code)
+			if m, ok := re2Messages[se.Code]; ok {
+				msg = m
+			}
+		}
+		return nil, errs.Newf(errs.InvalidRegex, "invalid regular expression: %s", msg)
+	}
+	if longest {
+		re.Longest()
+	}
+	return re, nil
+}
+
+// re2Messages are PostgreSQL's messages for the malformed patterns RE2
+// reports.
+var re2Messages = map[syntax.ErrorCode]string{
+	syntax.ErrMissingParen:          "parentheses () not balanced",
+	syntax.ErrUnexpectedParen:       "parentheses () not balanced",
+	syntax.ErrMissingBracket:        "brackets [] not balanced",
+	syntax.ErrMissingRepeatArgument: "quantifier operand invalid",
+	syntax.ErrInvalidRepeatOp:       "quantifier operand invalid",
+	syntax.ErrInvalidRepeatSize:     "invalid repetition count(s)",
+	syntax.ErrInvalidEscape:         "invalid escape \\ sequence",
+	syntax.ErrTrailingBackslash:     "invalid escape \\ sequence",
+	syntax.ErrInvalidCharRange:      "invalid character range",
+	syntax.ErrInvalidCharClass:      "invalid character class",
+}
+
 func unsupportedRegex(what string) error {
-	return errs.Newf(errs.InvalidRegex, "invalid regular expression: %s is not supported", what)
+	return errs.Newf(errs.FeatureNotSupported, "regular expressions with %s are not supported", what)
 }
 
 // TranslateRegex returns the RE2 pattern that matches what the ARE
-// pattern matches (see the file comment), or a 2201B error.
+// pattern matches (see the file comment), or an error.
 func TranslateRegex(pattern string, icase bool) (string, error) {
+	src, _, err := translateRegex(pattern, regexOptions{icase: icase})
+	return src, err
+}
+
+// translateRegex translates pattern under opts; asciiWord reports a word
+// boundary (RE2's \b and \B know only ASCII word characters).
+func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 	var b strings.Builder
-	b.WriteString("(?s")
 	p := pattern
 	switch {
-	case strings.HasPrefix(p, "***="):
-		if icase {
-			b.WriteString("i")
-		}
-		b.WriteString(")")
-		b.WriteString(regexp.QuoteMeta(p[4:]))
-		return b.String(), nil
+	case opts.quote:
+		p = "***=" + p
 	case strings.HasPrefix(p, "***:"):
 		p = p[4:]
+	case strings.HasPrefix(p, "***="):
 	case strings.HasPrefix(p, "***"):
-		return "", unsupportedRegex("the director " + p[:min(len(p), 4)])
+		return "", false, unsupportedRegex("the director " + p[:min(len(p), 4)])
 	}
-	// Leading embedded options: (?i), (?c), ...
-	for strings.HasPrefix(p, "(?") && len(p) > 2 && isOptionLetter(p[2]) {
-		end := strings.IndexByte(p, ')')
-		if end < 0 {
-			return "", errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
-		}
-		for _, c := range p[2:end] {
-			switch c {
-			case 'i':
-				icase = true
-			case 'c':
-				icase = false
-			default:
-				return "", unsupportedRegex("the embedded option " + string(c))
+	if !strings.HasPrefix(p, "***=") {
+		// Leading embedded options: (?i), (?n), ...
+		for strings.HasPrefix(p, "(?") && len(p) > 2 && isOptionLetter(p[2]) {
+			end := strings.IndexByte(p, ')')
+			if end < 0 {
+				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
+			}
+			for i := 2; i < end; i++ {
+				ok, err := opts.apply(p[i])
+				if err != nil {
+					return "", false, err
+				}
+				if !ok {
+					return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
+				}
+			}
+			p = p[end+1:]
+			if opts.quote {
+				p = "***=" + p
+				break
 			}
 		}
-		p = p[end+1:]
 	}
-	if icase {
+	b.WriteString("(?")
+	if !opts.nlStop {
+		b.WriteString("s")
+	}
+	if opts.nlAnchor {
+		b.WriteString("m")
+	}
+	if opts.icase {
 		b.WriteString("i")
 	}
 	b.WriteString(")")
+	if lit, ok := strings.CutPrefix(p, "***="); ok {
+		b.WriteString(regexp.QuoteMeta(lit))
+		return b.String(), false, nil
+	}
+	if opts.expanded {
+		p = stripExpanded(p)
+	}
+	asciiWord := false
 	inBracket := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
-				return "", errs.New(errs.InvalidRegex, "invalid regular expression: invalid escape \\ sequence")
+				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid escape \\ sequence")
 			}
 			i++
 			e := p[i]
 			switch {
 			case e >= '1' && e <= '9' && !inBracket:
-				return "", unsupportedRegex("a back reference")
-			case e == 'm' || e == 'M':
-				return "", unsupportedRegex(`\` + string(e))
+				return "", false, unsupportedRegex(`back references (\` + string(e) + `)`)
+			case (e == 'm' || e == 'M') && !inBracket:
+				if (e == 'm' && !wordCharAfter(p, i+1)) || (e == 'M' && !wordCharBefore(p[:i-1])) {
+					return "", false, unsupportedRegex(`\` + string(e) + " not next to a word character of the pattern")
+				}
+				b.WriteString(`\b`)
+				asciiWord = true
 			case e == 'Z' && !inBracket:
 				b.WriteString(`\z`)
 			case e == 'y' && !inBracket:
 				b.WriteString(`\b`)
+				asciiWord = true
 			case e == 'Y' && !inBracket:
 				b.WriteString(`\B`)
+				asciiWord = true
 			case (e == 'w' || e == 'W' || e == 's' || e == 'S') && !inBracket:
-				b.WriteString(unicodeEscape(e, false))
+				b.WriteString(unicodeEscape(e, false, opts.nlStop))
 			case e == 'w' || e == 's':
-				b.WriteString(unicodeEscape(e, true))
+				b.WriteString(unicodeEscape(e, true, false))
+			case e == ' ':
+				b.WriteByte(' ')
 			default:
 				b.WriteByte('\\')
 				b.WriteByte(e)
@@ -161,12 +278,9 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 			if c == '[' && i+1 < len(p) && p[i+1] == ':' {
 				end := strings.Index(p[i:], ":]")
 				if end < 0 {
-					return "", errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
+					return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
 				}
 				class := p[i : i+end+2]
-				if class == "[:<:]" || class == "[:>:]" {
-					return "", unsupportedRegex(class)
-				}
 				if u, ok := unicodeClasses[class]; ok {
 					class = u
 				}
@@ -179,8 +293,14 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 			}
 			b.WriteByte(c)
 		case c == '[':
-			if strings.HasPrefix(p[i:], "[[:<:]]") || strings.HasPrefix(p[i:], "[[:>:]]") {
-				return "", unsupportedRegex(p[i : i+7])
+			if w := p[i:]; strings.HasPrefix(w, "[[:<:]]") || strings.HasPrefix(w, "[[:>:]]") {
+				if (w[3] == '<' && !wordCharAfter(p, i+7)) || (w[3] == '>' && !wordCharBefore(p[:i])) {
+					return "", false, unsupportedRegex(w[:7] + " not next to a word character of the pattern")
+				}
+				b.WriteString(`\b`)
+				asciiWord = true
+				i += 6
+				continue
 			}
 			inBracket = true
 			b.WriteByte(c)
@@ -188,6 +308,9 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 			if i+1 < len(p) && p[i+1] == '^' {
 				b.WriteByte('^')
 				i++
+				if opts.nlStop {
+					b.WriteString(`\n`)
+				}
 			}
 			if i+1 < len(p) && p[i+1] == ']' {
 				b.WriteString(`\]`)
@@ -201,14 +324,14 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 				i += 2
 			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"),
 				strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
-				return "", unsupportedRegex("a lookahead or lookbehind constraint")
+				return "", false, unsupportedRegex("lookahead or lookbehind constraints")
 			default:
-				return "", unsupportedRegex("an embedded option inside the pattern")
+				return "", false, unsupportedRegex("embedded options inside the pattern")
 			}
 		case c == '{' && i+1 < len(p) && isDigit(p[i+1]):
 			end := strings.IndexByte(p[i:], '}')
 			if end < 0 || !validBound(p[i+1:i+end]) {
-				return "", errs.New(errs.InvalidRegex, "invalid regular expression: braces {} not balanced")
+				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: braces {} not balanced")
 			}
 			b.WriteString(p[i : i+end+1])
 			i += end
@@ -217,9 +340,85 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 		}
 	}
 	if inBracket {
-		return "", errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
+		return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
 	}
-	return b.String(), nil
+	return b.String(), asciiWord, nil
+}
+
+// isASCIIWordByte reports whether c is an ASCII word character.
+func isASCIIWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// wordCharAfter reports whether the pattern at i starts with a literal
+// word character or \w, so that a start-of-word constraint before it is
+// a word boundary.
+func wordCharAfter(p string, i int) bool {
+	if i < len(p) && isASCIIWordByte(p[i]) {
+		return true
+	}
+	return strings.HasPrefix(p[i:], `\w`) || strings.HasPrefix(p[i:], `\d`)
+}
+
+// wordCharBefore reports whether the pattern q ends with a literal word
+// character, \w or \d, or one of those with +, so that an end-of-word
+// constraint after it is a word boundary.
+func wordCharBefore(q string) bool {
+	q = strings.TrimSuffix(q, "+")
+	if strings.HasSuffix(q, `\w`) || strings.HasSuffix(q, `\d`) {
+		return true
+	}
+	return q != "" && isASCIIWordByte(q[len(q)-1]) && !escapedAt(q, len(q)-1)
+}
+
+// escapedAt reports whether the byte at j follows an odd number of
+// backslashes.
+func escapedAt(q string, j int) bool {
+	n := 0
+	for j--; j >= 0 && q[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// stripExpanded removes the white space and # comments of an expanded
+// pattern, outside bracket expressions and unless escaped.
+func stripExpanded(p string) string {
+	var b strings.Builder
+	inBracket := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			b.WriteByte(p[i+1])
+			i++
+		case inBracket:
+			if c == ']' {
+				inBracket = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inBracket = true
+			b.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func isOptionLetter(c byte) bool { return c >= 'a' && c <= 'z' }
@@ -243,7 +442,7 @@ var unicodeClasses = map[string]string{
 
 // unicodeEscape translates \w, \W, \s and \S (inBracket: the inside of
 // a bracket expression, for \w and \s only).
-func unicodeEscape(e byte, inBracket bool) string {
+func unicodeEscape(e byte, inBracket, nlStop bool) string {
 	word, space := `\p{L}\p{Nd}_`, `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`
 	switch {
 	case inBracket && e == 'w':
@@ -252,6 +451,8 @@ func unicodeEscape(e byte, inBracket bool) string {
 		return space
 	case e == 'w':
 		return "[" + word + "]"
+	case e == 'W' && nlStop:
+		return `[^\n` + word + "]"
 	case e == 'W':
 		return "[^" + word + "]"
 	case e == 's':
@@ -263,11 +464,15 @@ func unicodeEscape(e byte, inBracket bool) string {
 // regexMatch returns the evaluator of a match operator.
 func regexMatch(icase, negate bool) func(a, b Value) (Value, error) {
 	return func(a, b Value) (Value, error) {
-		re, err := CompileRegex(b.s, icase)
+		re, err := compileRegex(b.s, regexOptions{icase: icase})
 		if err != nil {
 			return Null, err
 		}
-		return MakeBool(re.MatchString(a.s) != negate), nil
+		ok, err := re.matches(a.s)
+		if err != nil {
+			return Null, err
+		}
+		return MakeBool(ok != negate), nil
 	}
 }
 
