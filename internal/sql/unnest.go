@@ -40,6 +40,9 @@ type unnestTree struct {
 	// outer is LEFT JOIN LATERAL unnest(...) ON: the joinTree's on then
 	// decides the matches and stays at the Unnest.
 	outer bool
+	// rowText: the array's elements are the texts of the rows of
+	// regexp_matches, read back as text[] above the Unnest.
+	rowText bool
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -52,7 +55,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -83,6 +86,10 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if err != nil {
 		return nil, err
 	}
+	rowText := fn == "regexp_matches"
+	if rowText {
+		elem = textArray
+	}
 	if hasSubLinks(args[0]) {
 		return nil, notSupported(loc, "subqueries in the argument of unnest in FROM are not supported")
 	}
@@ -104,7 +111,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
-			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols}},
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText}},
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
@@ -126,6 +133,8 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.seriesArray(args, fc.Location)
 	case "generate_subscripts":
 		series, err = ec.subscriptsArray(args, fc.Location)
+	case "regexp_matches", "regexp_split_to_table":
+		series, err = ec.regexpRows(fn, fn, args, fc.Location)
 	default:
 		return fn, args, nil
 	}
@@ -178,6 +187,22 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	inCols := input.Columns()
 	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
 		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
+	var node plan.Node = u
+	if t.unnest.rowText {
+		// The Unnest yields each row's text; a projection reads it as
+		// text[].
+		u.Cols[len(inCols)].Type = types.Of(types.Text)
+		proj := &plan.Project{Input: u, Cols: append([]plan.Column(nil), t.unnest.cols...)}
+		proj.Cols = append(append([]plan.Column(nil), inCols...), proj.Cols...)
+		for i, c := range u.Cols {
+			var e plan.Expr = &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type}
+			if i == len(inCols) {
+				e = rowArray(e)
+			}
+			proj.Exprs = append(proj.Exprs, e)
+		}
+		node = proj
+	}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
 		perm = append(perm, len(inCols)+i)
@@ -191,7 +216,7 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	for i, c := range above {
 		above[i] = remapExpr(c, perm)
 	}
-	return pushFilter(u, above), perm
+	return pushFilter(node, above), perm
 }
 
 // subscriptsArray binds generate_subscripts(array, dim [, reverse]) as the
@@ -259,6 +284,9 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 		return nil, err
 	}
 	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
+	if it.tree.unnest.outer && it.tree.unnest.rowText {
+		return nil, notSupported(fc.Location, "a left join with regexp_matches is not supported")
+	}
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")
