@@ -3,6 +3,7 @@ package types
 import (
 	"regexp"
 	"regexp/syntax"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -36,15 +37,14 @@ type pgRegex struct {
 	// plain searches from the start of the text: longest or Perl
 	// semantics as the pattern needs.
 	plain *regexp.Regexp
-	// from is \A(?s:.)(?s:.*?)(R) in Perl mode: run on the text from the
+	// searchers, compiled on first use, are from and at. from is
+	// \A(?s:.)(?s:.*?)(R) in Perl mode: run on the text from the
 	// character before a search position, its group 1 starts at the
 	// leftmost match at or after that position, with the character before
-	// as context for ^ and \b.
-	from *regexp.Regexp
-	// at is \A(?s:.)(R) in longest mode: the longest match starting
-	// right after the first character.
-	at      *regexp.Regexp
-	longest bool
+	// as context for ^ and \b. at is \A(?s:.)(R) in longest mode: the
+	// longest match starting right after the first character.
+	searchers func() [2]*regexp.Regexp
+	longest   bool
 	groups  int
 	// extentErr refuses reporting where a match starts and ends;
 	// groupErr also reporting subexpressions.
@@ -55,7 +55,8 @@ type pgRegex struct {
 }
 
 func newPgRegex(src string) (*pgRegex, error) {
-	if _, err := compileRE2(src, false); err != nil {
+	plain, err := compileRE2(src, false)
+	if err != nil {
 		return nil, err
 	}
 	tree, err := syntax.Parse(src, syntax.Perl)
@@ -74,17 +75,21 @@ func newPgRegex(src string) (*pgRegex, error) {
 	case a.repeatedGroup:
 		r.groupErr = unsupportedRegex("a repeated subexpression of variable length or with subexpressions inside, in a function that returns subexpressions")
 	}
-	if r.plain, err = compileRE2(src, r.longest); err != nil {
-		return nil, err
-	}
-	if r.from, err = compileRE2(`\A(?s:.)(?s:.*?)(`+src+`)`, false); err != nil {
-		return nil, err
-	}
+	r.plain = plain
 	if r.longest {
-		if r.at, err = compileRE2(`\A(?s:.)(`+src+`)`, true); err != nil {
-			return nil, err
-		}
+		r.plain = plain.Copy()
+		r.plain.Longest()
 	}
+	r.searchers = sync.OnceValue(func() [2]*regexp.Regexp {
+		// These compile whenever src does.
+		from := regexp.MustCompile(`\A(?s:.)(?s:.*?)(` + src + `)`)
+		var at *regexp.Regexp
+		if r.longest {
+			at = regexp.MustCompile(`\A(?s:.)(` + src + `)`)
+			at.Longest()
+		}
+		return [2]*regexp.Regexp{from, at}
+	})
 	return r, nil
 }
 
@@ -244,7 +249,8 @@ func (r *pgRegex) find(s string, p int) []int {
 	} else {
 		_, w := utf8.DecodeLastRuneInString(s[:p])
 		prev := p - w
-		loc := r.from.FindStringSubmatchIndex(s[prev:])
+		search := r.searchers()
+		loc := search[0].FindStringSubmatchIndex(s[prev:])
 		if loc == nil {
 			return nil
 		}
@@ -253,7 +259,7 @@ func (r *pgRegex) find(s string, p int) []int {
 			q := m[0]
 			_, w := utf8.DecodeLastRuneInString(s[:q])
 			prev = q - w
-			loc = r.at.FindStringSubmatchIndex(s[prev:])
+			loc = search[1].FindStringSubmatchIndex(s[prev:])
 			m = shift(loc[2:], prev)
 		}
 	}

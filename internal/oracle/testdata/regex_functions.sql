@@ -74,6 +74,7 @@ SELECT regexp_matches('aXbX', 'X', 'g'), regexp_split_to_table('a,b,,c', ',');
 SELECT * FROM regexp_matches('foobarbequebaz', '(bar)(beque)');
 SELECT m, n FROM regexp_matches('a1b22c333', '\d+', 'g') WITH ORDINALITY AS t(m, n);
 SELECT (regexp_matches('a1b2', '\d', 'g'))[1];
+SELECT regexp_matches(E'NULL "q" a,b {x} \\ ', '(NULL) ("q") (a,b) ({x}) (\\\\) ()'), regexp_matches('', '');
 SELECT w, n FROM regexp_split_to_table('the quick  brown', '\s+') WITH ORDINALITY AS t(w, n);
 
 -- regexp_match and friends on edge cases.
