@@ -45,7 +45,7 @@ type pgRegex struct {
 	// longest match starting right after the first character.
 	searchers func() [2]*regexp.Regexp
 	longest   bool
-	groups  int
+	groups    int
 	// extentErr refuses reporting where a match starts and ends;
 	// groupErr also reporting subexpressions.
 	extentErr, groupErr error
