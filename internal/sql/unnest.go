@@ -11,10 +11,11 @@ import (
 )
 
 // Set-returning functions in FROM and in the select list: unnest(array),
-// generate_subscripts(array, dim [, reverse]) and, in FROM,
-// generate_series over integers. Each is unnest of an array (the
-// subscripts, the series) and becomes a plan.Unnest, a flat map over the
-// rows it applies to:
+// generate_subscripts(array, dim [, reverse]), regexp_matches and
+// regexp_split_to_table (regexp_srf.go) and, in FROM, generate_series over
+// integers. Each is unnest of an array (the subscripts, the matches, the
+// series) and becomes a plan.Unnest, a flat map over the rows it applies
+// to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):

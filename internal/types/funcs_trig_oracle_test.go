@@ -60,6 +60,7 @@ func TestOracleBitwiseOperators(t *testing.T) {
 	}
 	cases = append(cases, bin{"&", i2(12), i4(10)}, bin{"|", i4(12), i8(3)}, bin{"#", i2(5), i8(3)},
 		bin{"&", u("12"), i4(10)}, bin{"|", i8(1), u("6")}, bin{"<<", i2(1), i8(3)}, bin{"&", n("integer"), i4(1)},
-		un{"~", n("bigint")}, un{"~", u("5")}, bin{"&", num("1"), i4(1)}, bin{"<<", u("1"), i4(4)})
+		un{"~", n("bigint")}, un{"~", u("5")}, bin{"&", num("1"), i4(1)}, bin{"<<", u("1"), i4(4)},
+		bin{"&", u("1"), u("2")}, bin{"<<", u("1"), u("2")}, bin{"#", u("1"), u("2")}, bin{">>", i8(8), u("1")})
 	checkAll(t, cases)
 }
