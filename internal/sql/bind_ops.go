@@ -57,6 +57,11 @@ func (ec *exprCtx) binaryOp(op string, l, r plan.Expr, loc int32) (*plan.BinOp, 
 	if r, err = ec.operand(r, o.Right, op, loc); err != nil {
 		return nil, err
 	}
+	if c, ok := r.(*plan.Const); ok && (op == "~" || op == "~*" || op == "!~" || op == "!~*") {
+		if err := types.RegexOperatorRefusal(op, c.Val); err != nil {
+			return nil, posErr(err, loc)
+		}
+	}
 	return &plan.BinOp{Op: o, Left: l, Right: r}, nil
 }
 

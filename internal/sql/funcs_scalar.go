@@ -168,10 +168,25 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		out[i] = c
 	}
 	call := &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}
+	if err := types.RegexCallRefusal(f, constArgs(out)); err != nil {
+		return nil, true, posErr(err, loc)
+	}
 	if f.Immutable {
 		return foldConstant(call), true, nil
 	}
 	return call, true, nil
+}
+
+// constArgs returns the values of the constant arguments (nil for the
+// others).
+func constArgs(args []plan.Expr) []*types.Value {
+	out := make([]*types.Value, len(args))
+	for i, a := range args {
+		if c, ok := a.(*plan.Const); ok {
+			out[i] = &c.Val
+		}
+	}
+	return out
 }
 
 // foldConstant computes a call of an immutable function over constants

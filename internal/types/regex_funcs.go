@@ -478,3 +478,91 @@ func regexpSubstr(a []Value) (Value, error) {
 	}
 	return MakeText(a[0].s[so:eo]), nil
 }
+
+// regexFlagsAt is the position of the flags argument of each
+// regular-expression function with n arguments (-1: none).
+func regexFlagsAt(name string, f *Function) int {
+	n := len(f.Args)
+	switch name {
+	case "regexp_like", "regexp_match", RegexpMatchesRows, "regexp_split_to_array", RegexpSplitRows:
+		return 2
+	case "regexp_replace":
+		if n == 4 && f.Args[3].ID == Text {
+			return 3
+		}
+		return 5
+	case "regexp_count":
+		return 3
+	case "regexp_instr":
+		return 5
+	case "regexp_substr":
+		return 4
+	}
+	return -1
+}
+
+// RegexCallRefusal returns the 0A000 error every evaluation of the
+// resolved regular-expression function call f would raise, judged from
+// its constant arguments (consts[i] is nil for an argument that is not a
+// constant): a pattern RE2 cannot match exactly, or whose match the
+// function would report differently. It returns nil when the call may
+// succeed, so that a view refuses such a call when it is created rather
+// than at every change.
+func RegexCallRefusal(f *Function, consts []*Value) error {
+	at := regexFlagsAt(f.Name, f)
+	if at < 0 || len(consts) < 2 || consts[1] == nil || consts[1].IsNull() {
+		return nil
+	}
+	flags := ""
+	if at < len(consts) {
+		if consts[at] == nil || consts[at].IsNull() {
+			return nil
+		}
+		flags = consts[at].s
+	}
+	o, _, err := regexFlags(flags, f.Name, true)
+	if err != nil {
+		return onlyUnsupported(err)
+	}
+	re, err := compileRegex(consts[1].s, o)
+	if err != nil {
+		return onlyUnsupported(err)
+	}
+	constInt := func(i int) int64 {
+		if i < len(consts) && consts[i] != nil && !consts[i].IsNull() {
+			return consts[i].n
+		}
+		return 0
+	}
+	switch f.Name {
+	case "regexp_like":
+		return nil
+	case "regexp_match", RegexpMatchesRows:
+		return re.reportErr(true)
+	case "regexp_replace":
+		groups := len(consts) > 2 && consts[2] != nil && !consts[2].IsNull() && hasGroupRef(consts[2].s)
+		return re.reportErr(groups)
+	case "regexp_instr":
+		return re.reportErr(constInt(6) > 0)
+	case "regexp_substr":
+		return re.reportErr(constInt(5) > 0)
+	}
+	return re.reportErr(false)
+}
+
+// RegexOperatorRefusal is RegexCallRefusal for the match operators (~,
+// ~*, !~, !~*) with a constant pattern.
+func RegexOperatorRefusal(op string, pattern Value) error {
+	if pattern.IsNull() || pattern.kind != Text {
+		return nil
+	}
+	_, err := compileRegex(pattern.s, regexOptions{icase: strings.HasSuffix(op, "*")})
+	return onlyUnsupported(err)
+}
+
+func onlyUnsupported(err error) error {
+	if errs.SQLState(err) == "0A000" {
+		return err
+	}
+	return nil
+}
