@@ -486,6 +486,10 @@ func regexFlagsAt(name string, f *Function) int {
 	switch name {
 	case "regexp_like", "regexp_match", RegexpMatchesRows, "regexp_split_to_array", RegexpSplitRows:
 		return 2
+	case "substring":
+		if n == 2 && f.Args[0].ID == Text && f.Args[1].ID == Text {
+			return 2 // none: past the arguments
+		}
 	case "regexp_replace":
 		if n == 4 && f.Args[3].ID == Text {
 			return 3
@@ -537,7 +541,7 @@ func RegexCallRefusal(f *Function, consts []*Value) error {
 	switch f.Name {
 	case "regexp_like":
 		return nil
-	case "regexp_match", RegexpMatchesRows:
+	case "regexp_match", RegexpMatchesRows, "substring":
 		return re.reportErr(true)
 	case "regexp_replace":
 		groups := len(consts) > 2 && consts[2] != nil && !consts[2].IsNull() && hasGroupRef(consts[2].s)
@@ -565,4 +569,29 @@ func onlyUnsupported(err error) error {
 		return err
 	}
 	return nil
+}
+
+// regexSubstring is substring(s FROM pattern): what the first
+// subexpression matched, or the whole match when there is none; NULL
+// without a match or when the subexpression took no part.
+func regexSubstring(a []Value) (Value, error) {
+	re, err := compileRegex(a[1].s, regexOptions{})
+	if err == nil {
+		err = re.checkText(a[0].s)
+	}
+	if err == nil {
+		err = re.reportErr(true)
+	}
+	if err != nil {
+		return Null, err
+	}
+	m := re.find(a[0].s, 0)
+	g := 0
+	if re.groups > 0 {
+		g = 1
+	}
+	if m == nil || m[2*g] < 0 {
+		return Null, nil
+	}
+	return MakeText(a[0].s[m[2*g]:m[2*g+1]]), nil
 }

@@ -167,3 +167,16 @@ func randomRegexps(t *testing.T, seed uint64) {
 	refused := checkRefusable(t, cases)
 	t.Logf("%d of %d cases refused", refused, len(cases))
 }
+
+func TestOracleRegexSubstring(t *testing.T) {
+	var cases []ex
+	for _, p := range regexPatterns {
+		for _, s := range regexSubjects {
+			cases = append(cases, pgfn("substring", txt(s), txt(p)))
+		}
+	}
+	cases = append(cases, pgfn("substring", txt("foobar"), u("o.b")), pgfn("substring", u("foobar"), u("o(.)b")),
+		pgfn("substring", txt("foo"), txt("foo(bar)?")), pgfn("substring", txt("abc"), n("text")))
+	refused := checkRefusable(t, cases)
+	t.Logf("%d of %d cases refused", refused, len(cases))
+}

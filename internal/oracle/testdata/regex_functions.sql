@@ -20,7 +20,8 @@ CREATE MATERIALIZED VIEW matched AS
          regexp_like(body, pat) AS l, regexp_like(body, pat, 'i') AS li, body ~ pat AS op, body ~* pat AS opi,
          body !~ pat AS nop, body !~* 'WORLD' AS nopi, regexp_count(body, pat) AS n, regexp_count(body, '[aeiou]', 3, 'i') AS vowels,
          regexp_instr(body, pat) AS at, regexp_instr(body, '(\w)(\w)', 1, 2, 1, '', 2) AS at2,
-         regexp_substr(body, '\w+', 1, 3) AS third, regexp_substr(body, '(\w)(\w+)', 2, 1, 'i', 2) AS rest
+         regexp_substr(body, '\w+', 1, 3) AS third, regexp_substr(body, '(\w)(\w+)', 2, 1, 'i', 2) AS rest,
+         substring(body FROM '[a-z]+') AS word, substring(body FROM '(\d)\d*') AS digit
   FROM docs;
 
 CREATE MATERIALIZED VIEW replaced AS
@@ -94,6 +95,7 @@ SELECT regexp_like('Hello World', 'world'), regexp_like('Hello World', 'world', 
 SELECT 'cat' ~ '\mcat\M', 'concat' ~ '\mcat', 'a cat' ~ '[[:<:]]cat[[:>:]]', 'ab' ~ '(?x) a  b  # spaced', 'a.b' ~ '(?q).', 'ABC' ~* 'b';
 SELECT regexp_like(E'x\ny', '^y', 'n'), regexp_like(E'x\ny', '^y'), regexp_like(E'x\ny', 'x.y', 'p'), regexp_like(E'x\ny', 'x$', 'w');
 SELECT regexp_replace('<b>bold</b> and <i>it</i>', '<.*?>', '', 'g'), regexp_match('<a><b>', '<(.*?)>');
+SELECT substring('foobar' FROM 'o.b'), substring('foobar' FROM 'o(.)b'), substring('foo' FROM 'foo(bar)?'), substring('foo' FROM 'x');
 
 -- Errors as PostgreSQL reports them.
 --! error 22023
@@ -147,6 +149,8 @@ SELECT regexp_match('abc', '((a)|b)+');
 SELECT 'naïve' ~ '\yna';
 --! rockstream-error 0A000
 SELECT regexp_like('abc', 'a', 'b');
+--! rockstream-error 0A000
+SELECT substring('abc' SIMILAR 'a%' ESCAPE '#');
 --! rockstream-error 0A000
 CREATE MATERIALIZED VIEW lookahead AS SELECT id FROM docs WHERE body ~ 'a(?=t)';
 
