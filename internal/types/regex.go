@@ -265,9 +265,9 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 				b.WriteString(`\B`)
 				asciiWord = true
 			case (e == 'w' || e == 'W' || e == 's' || e == 'S') && !inBracket:
-				b.WriteString(unicodeEscape(e, false, opts.nlStop))
+				b.WriteString(unicodeEscape(e, false))
 			case e == 'w' || e == 's':
-				b.WriteString(unicodeEscape(e, true, false))
+				b.WriteString(unicodeEscape(e, true))
 			case e == ' ':
 				b.WriteByte(' ')
 			default:
@@ -442,7 +442,7 @@ var unicodeClasses = map[string]string{
 
 // unicodeEscape translates \w, \W, \s and \S (inBracket: the inside of
 // a bracket expression, for \w and \s only).
-func unicodeEscape(e byte, inBracket, nlStop bool) string {
+func unicodeEscape(e byte, inBracket bool) string {
 	word, space := `\p{L}\p{Nd}_`, `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`
 	switch {
 	case inBracket && e == 'w':
@@ -451,8 +451,6 @@ func unicodeEscape(e byte, inBracket, nlStop bool) string {
 		return space
 	case e == 'w':
 		return "[" + word + "]"
-	case e == 'W' && nlStop:
-		return `[^\n` + word + "]"
 	case e == 'W':
 		return "[^" + word + "]"
 	case e == 's':

@@ -180,3 +180,22 @@ func TestOracleRegexSubstring(t *testing.T) {
 	refused := checkRefusable(t, cases)
 	t.Logf("%d of %d cases refused", refused, len(cases))
 }
+
+// TestOracleRegexNewlineModes compares the newline-sensitive flags.
+func TestOracleRegexNewlineModes(t *testing.T) {
+	var cases []ex
+	for _, s := range []string{"a\nb", "x\ny\nz", "ab\n", "\n", "a b\nc d"} {
+		for _, p := range []string{`a\Db`, `a\Wb`, `a[^x]b`, `a.b`, "^y", "y$", "^", "$", `\s`, `\S+`, `[^[:alpha:]]`, "b$", `\Ay`, `y\Z`, ".+"} {
+			for _, f := range []string{"", "n", "m", "p", "w", "s", "np", "pw"} {
+				cases = append(cases, fn("regexp_match", txt(s), txt(p), txt(f)), fn("regexp_count", txt(s), txt(p), i4(1), txt(f)),
+					fn("regexp_replace", txt(s), txt(p), txt("_"), txt("g"+f)))
+			}
+			for _, opt := range []string{"(?n)", "(?p)", "(?w)"} {
+				cases = append(cases, bin{"~", txt(s), txt(opt + p)})
+			}
+		}
+	}
+	if refused := checkRefusable(t, cases); refused > 0 {
+		t.Errorf("%d cases refused", refused)
+	}
+}
