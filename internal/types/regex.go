@@ -2,6 +2,8 @@ package types
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -116,7 +118,7 @@ func compileRegex(pattern string, opts regexOptions) (*pgRegex, error) {
 	if re != nil {
 		return re, nil
 	}
-	src, asciiWord, err := translateRegex(pattern, opts)
+	src, limit, err := translateRegex(pattern, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +126,7 @@ func compileRegex(pattern string, opts regexOptions) (*pgRegex, error) {
 	if err != nil {
 		return nil, err
 	}
-	re.asciiWord = asciiWord
+	re.limit = limit
 	regexCache.Lock()
 	if len(regexCache.m) >= maxCachedRegexes {
 		clear(regexCache.m)
@@ -181,9 +183,9 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 	return src, err
 }
 
-// translateRegex translates pattern under opts; asciiWord reports a word
-// boundary (RE2's \b and \B know only ASCII word characters).
-func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
+// translateRegex translates pattern under opts; limit says on which text
+// the translation is not exact.
+func translateRegex(pattern string, opts regexOptions) (string, textLimit, error) {
 	var b strings.Builder
 	p := pattern
 	switch {
@@ -193,22 +195,22 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 		p = p[4:]
 	case strings.HasPrefix(p, "***="):
 	case strings.HasPrefix(p, "***"):
-		return "", false, unsupportedRegex("the director " + p[:min(len(p), 4)])
+		return "", 0, unsupportedRegex("the director " + p[:min(len(p), 4)])
 	}
 	if !strings.HasPrefix(p, "***=") {
 		// Leading embedded options: (?i), (?n), ...
 		for strings.HasPrefix(p, "(?") && len(p) > 2 && isOptionLetter(p[2]) {
 			end := strings.IndexByte(p, ')')
 			if end < 0 {
-				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
+				return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
 			}
 			for i := 2; i < end; i++ {
 				ok, err := opts.apply(p[i])
 				if err != nil {
-					return "", false, err
+					return "", 0, err
 				}
 				if !ok {
-					return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
+					return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid embedded option")
 				}
 			}
 			p = p[end+1:]
@@ -231,58 +233,76 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 	b.WriteString(")")
 	if lit, ok := strings.CutPrefix(p, "***="); ok {
 		b.WriteString(regexp.QuoteMeta(lit))
-		return b.String(), false, nil
+		return b.String(), 0, nil
 	}
 	if opts.expanded {
 		p = stripExpanded(p)
 	}
-	asciiWord := false
+	var limit textLimit
 	inBracket := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\':
 			if i+1 >= len(p) {
-				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: invalid escape \\ sequence")
+				return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid escape \\ sequence")
 			}
 			i++
 			e := p[i]
 			switch {
 			case e >= '1' && e <= '9' && !inBracket:
-				return "", false, unsupportedRegex(`back references (\` + string(e) + `)`)
+				return "", 0, unsupportedRegex(`back references (\` + string(e) + `)`)
 			case (e == 'm' || e == 'M') && !inBracket:
 				if (e == 'm' && !wordCharAfter(p, i+1)) || (e == 'M' && !wordCharBefore(p[:i-1])) {
-					return "", false, unsupportedRegex(`\` + string(e) + " not next to a word character of the pattern")
+					return "", 0, unsupportedRegex(`\` + string(e) + " not next to a word character of the pattern")
 				}
 				b.WriteString(`\b`)
-				asciiWord = true
+				limit |= limitWordBoundary
 			case e == 'Z' && !inBracket:
 				b.WriteString(`\z`)
+			case e == 'A' && !inBracket:
+				b.WriteString(`\A`)
 			case e == 'y' && !inBracket:
 				b.WriteString(`\b`)
-				asciiWord = true
+				limit |= limitWordBoundary
 			case e == 'Y' && !inBracket:
 				b.WriteString(`\B`)
-				asciiWord = true
+				limit |= limitWordBoundary
 			case (e == 'w' || e == 'W' || e == 's' || e == 'S') && !inBracket:
 				b.WriteString(unicodeEscape(e, false))
 			case e == 'w' || e == 's':
 				b.WriteString(unicodeEscape(e, true))
-			case e == ' ':
-				b.WriteByte(' ')
-			default:
+			case e == 'd' || e == 'D' || (e == 'S' || e == 'W') && inBracket:
 				b.WriteByte('\\')
 				b.WriteByte(e)
+			case e != '_' && isASCIIWordByte(e):
+				n, err := characterEscape(p, i, &b)
+				if err != nil {
+					return "", 0, err
+				}
+				i += n
+			default:
+				// An escaped character that is not a letter or digit
+				// stands for itself.
+				b.WriteString(regexp.QuoteMeta(string(e)))
 			}
 		case inBracket:
+			if c == '[' && i+1 < len(p) && (p[i+1] == '.' || p[i+1] == '=') {
+				return "", 0, unsupportedRegex("collating elements and equivalence classes ([[.x.]], [[=x=]])")
+			}
 			if c == '[' && i+1 < len(p) && p[i+1] == ':' {
 				end := strings.Index(p[i:], ":]")
 				if end < 0 {
-					return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
+					return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
 				}
 				class := p[i : i+end+2]
+				if !posixClasses[class] {
+					return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid character class")
+				}
 				if u, ok := unicodeClasses[class]; ok {
 					class = u
+				} else if class != "[:digit:]" && class != "[:xdigit:]" {
+					limit |= limitASCIIClass // RE2's own class, ASCII only
 				}
 				b.WriteString(class)
 				i += end + 1
@@ -295,10 +315,10 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 		case c == '[':
 			if w := p[i:]; strings.HasPrefix(w, "[[:<:]]") || strings.HasPrefix(w, "[[:>:]]") {
 				if (w[3] == '<' && !wordCharAfter(p, i+7)) || (w[3] == '>' && !wordCharBefore(p[:i])) {
-					return "", false, unsupportedRegex(w[:7] + " not next to a word character of the pattern")
+					return "", 0, unsupportedRegex(w[:7] + " not next to a word character of the pattern")
 				}
 				b.WriteString(`\b`)
-				asciiWord = true
+				limit |= limitWordBoundary
 				i += 6
 				continue
 			}
@@ -324,14 +344,17 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 				i += 2
 			case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"),
 				strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
-				return "", false, unsupportedRegex("lookahead or lookbehind constraints")
+				return "", 0, unsupportedRegex("lookahead or lookbehind constraints")
 			default:
-				return "", false, unsupportedRegex("embedded options inside the pattern")
+				return "", 0, unsupportedRegex("embedded options inside the pattern")
 			}
 		case c == '{' && i+1 < len(p) && isDigit(p[i+1]):
 			end := strings.IndexByte(p[i:], '}')
 			if end < 0 || !validBound(p[i+1:i+end]) {
-				return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: braces {} not balanced")
+				return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: braces {} not balanced")
+			}
+			if boundTooLarge(p[i+1 : i+end]) {
+				return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid repetition count(s)")
 			}
 			b.WriteString(p[i : i+end+1])
 			i += end
@@ -340,9 +363,63 @@ func translateRegex(pattern string, opts regexOptions) (string, bool, error) {
 		}
 	}
 	if inBracket {
-		return "", false, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
+		return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: brackets [] not balanced")
 	}
-	return b.String(), asciiWord, nil
+	return b.String(), limit, nil
+}
+
+// characterEscape translates the character-entry escape whose letter is
+// at p[i] (after the backslash), returning how many more bytes it took:
+// \a \b (backspace) \B (backslash) \cX \e \f \n \r \t \v \uwxyz
+// \Ustuvwxyz \xhhh and \0 (NUL). Any other letter or digit is an invalid
+// escape, as in PostgreSQL.
+func characterEscape(p string, i int, b *strings.Builder) (int, error) {
+	invalid := errs.New(errs.InvalidRegex, "invalid regular expression: invalid escape \\ sequence")
+	hexRune := func(digits string) {
+		fmt.Fprintf(b, `\x{%s}`, digits)
+	}
+	switch e := p[i]; e {
+	case 'a', 'f', 'n', 'r', 't', 'v':
+		b.WriteByte('\\')
+		b.WriteByte(e)
+	case 'b':
+		b.WriteString(`\x08`)
+	case 'B':
+		b.WriteString(`\\`)
+	case 'e':
+		b.WriteString(`\x1b`)
+	case '0':
+		b.WriteString(`\x00`)
+	case 'c':
+		if i+1 >= len(p) {
+			return 0, invalid
+		}
+		fmt.Fprintf(b, `\x{%x}`, p[i+1]&0x1f)
+		return 1, nil
+	case 'u', 'U':
+		n := 4
+		if e == 'U' {
+			n = 8
+		}
+		if i+n >= len(p) || strings.Trim(p[i+1:i+1+n], "0123456789abcdefABCDEF") != "" {
+			return 0, invalid
+		}
+		hexRune(p[i+1 : i+1+n])
+		return n, nil
+	case 'x':
+		n := 0
+		for i+1+n < len(p) && strings.IndexByte("0123456789abcdefABCDEF", p[i+1+n]) >= 0 {
+			n++
+		}
+		if n == 0 {
+			return 0, invalid
+		}
+		hexRune(p[i+1 : i+1+n])
+		return n, nil
+	default:
+		return 0, invalid
+	}
+	return 0, nil
 }
 
 // isASCIIWordByte reports whether c is an ASCII word character.
@@ -429,6 +506,31 @@ func validBound(s string) bool {
 	return m != "" && strings.Trim(m, "0123456789") == "" && (!comma || strings.Trim(n, "0123456789") == "")
 }
 
+// maxRepeat is PostgreSQL's limit on a bound (DUPMAX).
+const maxRepeat = 255
+
+// boundTooLarge reports whether a valid bound has a count over maxRepeat.
+func boundTooLarge(s string) bool {
+	for _, part := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(part); part != "" && (err != nil || n > maxRepeat) {
+			return true
+		}
+	}
+	return false
+}
+
+// posixClasses are the class names PostgreSQL knows in brackets.
+var posixClasses = map[string]bool{
+	"[:alnum:]": true, "[:alpha:]": true, "[:blank:]": true, "[:cntrl:]": true, "[:digit:]": true, "[:graph:]": true,
+	"[:lower:]": true, "[:print:]": true, "[:punct:]": true, "[:space:]": true, "[:upper:]": true, "[:xdigit:]": true,
+	"[:word:]": true,
+}
+
+// spaceClass is the C library's white space in a UTF-8 locale: Unicode's
+// space separators except the no-break ones, line and paragraph
+// separators, and the ASCII controls.
+const spaceClass = `\t\n\v\f\r \x{1680}\x{2000}-\x{2006}\x{2008}-\x{200A}\x{2028}\x{2029}\x{205F}\x{3000}`
+
 // PostgreSQL classifies characters with the database's locale (C.UTF-8
 // here: Unicode letters are letters), where RE2's \w, \s and POSIX
 // classes are ASCII. The translation uses Unicode categories instead.
@@ -437,13 +539,28 @@ var unicodeClasses = map[string]string{
 	"[:upper:]": `\p{Lu}`,
 	"[:lower:]": `\p{Ll}`,
 	"[:alnum:]": `\p{L}\p{Nd}`,
-	"[:space:]": `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`,
+	"[:space:]": spaceClass,
+	"[:word:]":  `\p{L}\p{Nd}_`,
 }
+
+// textLimit marks translations that are exact only on some text.
+type textLimit uint8
+
+const (
+	// limitWordBoundary: RE2's \b and \B know only ASCII word
+	// characters.
+	limitWordBoundary textLimit = 1 << iota
+	// limitASCIIClass: [[:graph:]], [[:print:]], [[:punct:]],
+	// [[:cntrl:]] and [[:blank:]] are RE2's ASCII classes; the C
+	// library's classification of other characters has no RE2
+	// equivalent.
+	limitASCIIClass
+)
 
 // unicodeEscape translates \w, \W, \s and \S (inBracket: the inside of
 // a bracket expression, for \w and \s only).
 func unicodeEscape(e byte, inBracket bool) string {
-	word, space := `\p{L}\p{Nd}_`, `\t\n\v\f\r \p{Zs}\x{2028}\x{2029}`
+	word, space := `\p{L}\p{Nd}_`, spaceClass
 	switch {
 	case inBracket && e == 'w':
 		return word

@@ -199,3 +199,22 @@ func TestOracleRegexNewlineModes(t *testing.T) {
 		t.Errorf("%d cases refused", refused)
 	}
 }
+
+// TestOracleRegexEscapes compares escapes whose meaning differs between
+// PostgreSQL and RE2 (\b is a backspace, \B a backslash, \z and \pL are
+// invalid) and bracket contents.
+func TestOracleRegexEscapes(t *testing.T) {
+	var cases []ex
+	for _, p := range []string{`\b`, `a\bb`, `\B`, `\e`, `\x41`, `\x4142`, `\u0041`, `\U00000041`, `\cA`, `\0`, `\pL`, `\z`,
+		`\k`, `\Q`, `\G`, `\C`, `\t`, `\n`, `\a`, `\f`, `\v`, `\r`, `\.`, `\*`, `\[`, `\{`, `\:`, `\-`, `\_`, `\ `, `\$`, `\x`,
+		`\u12`, `[\d]`, `[\s]`, `[\w]`, `[\D]`, `[a\]]`, `[\b]`, `[\\]`, `[[.a.]]`, `[[=a=]]`, `[[:punct:]]`, `[[:xdigit:]]+`,
+		`[[:blank:]]`, `[[:cntrl:]]`, `[[:graph:]]+`, `[[:print:]]+`, `[[:word:]]`, `\s`, `\S+`, `[[:space:]]+`, `\w+`, `\W`, `[[:nope:]]`, `[z-a]`, `a{3,1}`, `a{256}`,
+		`a**`, `a+*`, `(?:)`, `()`, `a|`, `|a`, `[]`, `[^]`, `\`, `x{,2}`, `a{1}{2}`} {
+		for _, s := range []string{"a\bb", `a\b`, "A", "AB", "\x1b\x01", "a.b*[{:-_ $", "\t\n\a\f\v\r", "é1 x",
+			"€·«»—\u00a0\u2003\u0301x", "٣߀ǅ", "\u0085\u200b", "a\u2007b\u202fc\u3000d\u1680e\u205ff\u2028"} {
+			cases = append(cases, bin{"~", txt(s), txt(p)}, fn("regexp_match", txt(s), txt(p)))
+		}
+	}
+	refused := checkRefusable(t, cases)
+	t.Logf("%d of %d cases refused", refused, len(cases))
+}

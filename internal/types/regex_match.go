@@ -49,9 +49,8 @@ type pgRegex struct {
 	// extentErr refuses reporting where a match starts and ends;
 	// groupErr also reporting subexpressions.
 	extentErr, groupErr error
-	// asciiWord is set when the pattern has a word boundary, which RE2
-	// only knows for ASCII text.
-	asciiWord bool
+	// limit says on which text the translation is not exact.
+	limit textLimit
 }
 
 func newPgRegex(src string) (*pgRegex, error) {
@@ -216,15 +215,21 @@ func fixedLength(re *syntax.Regexp) int {
 	return -1
 }
 
-// checkText refuses text a word boundary cannot be matched in: RE2's \b
+// checkText refuses text the translation is not exact on: RE2's \b
 // takes a non-ASCII letter for a non-word character, PostgreSQL for a
-// word character.
+// word character; RE2's [[:graph:]] and the like are ASCII.
 func (r *pgRegex) checkText(s string) error {
-	if !r.asciiWord {
+	if r.limit == 0 {
 		return nil
 	}
-	for i, r := range s {
-		if s[i] >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)) {
+	for i, c := range s {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		if r.limit&limitASCIIClass != 0 {
+			return errs.New(errs.FeatureNotSupported, "regular expressions with [[:graph:]], [[:print:]], [[:punct:]], [[:cntrl:]] or [[:blank:]] are not supported on text that is not ASCII")
+		}
+		if unicode.IsLetter(c) || unicode.IsNumber(c) || unicode.IsMark(c) {
 			return errs.New(errs.FeatureNotSupported, "regular expressions with word boundaries (\\y, \\Y, \\m, \\M) are not supported on text with letters or digits that are not ASCII")
 		}
 	}
