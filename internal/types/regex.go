@@ -3,9 +3,9 @@ package types
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 	"sync"
 
