@@ -34,11 +34,17 @@ import (
 //     and [[:>:]] (start and end of a word) become \b where the next
 //     (previous) character of the pattern is a word character. RE2's \b
 //     knows only ASCII word characters, so a pattern with one refuses to
-//     match text that is not ASCII. \d \s \w \D \S \W, POSIX classes in
-//     brackets ([[:alpha:]]), {m,n} bounds, non-greedy quantifiers, (?:...)
-//     and escapes of punctuation mean the same.
+//     match text with other letters or digits. \w \s \W \S and the
+//     classes alpha, upper, lower, alnum, word and space become Unicode
+//     classes; digit and xdigit are ASCII in both; graph, print, punct,
+//     cntrl and blank stay RE2's ASCII ones and refuse other text.
+//   - Character-entry escapes become the characters (\b is a backspace,
+//     \B a backslash, \e, \cX, \u, \U, \x, \0); another escaped letter
+//     or digit is invalid; escaped punctuation is itself. {m,n} bounds
+//     (at most 255), non-greedy quantifiers and (?:...) mean the same.
 //   - Refused: back references (\1..\9), lookahead and lookbehind
-//     constraints ((?=, (?!, (?<=, (?<!), \m and \M elsewhere, the b and e
+//     constraints ((?=, (?!, (?<=, (?<!), \m and \M elsewhere, collating
+//     elements and equivalence classes ([[.x.]], [[=x=]]), the b and e
 //     flags and embedded options (basic and extended syntax), options
 //     inside the pattern, and directors other than ***= and ***:.
 
