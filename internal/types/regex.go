@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -26,7 +29,10 @@ import (
 //     without s and with m, where a bracket negation also excludes the
 //     newline; p is without s; w is s and m.
 //   - ~*, the i flag and the embedded option (?i) ignore case; c is the
-//     default. x (expanded syntax) drops white space and # comments
+//     default. RE2 matches a letter's case-folding orbit, PostgreSQL its
+//     lower and upper case; the letters where these differ (caseFoldDiffers)
+//     are refused in a case-insensitive pattern and in the text it
+//     matches. x (expanded syntax) drops white space and # comments
 //     outside brackets; q makes the whole pattern a literal, as "***="
 //     does.
 //   - \A stays, \Z (end of string) becomes \z; \y and \Y (word
@@ -193,6 +199,7 @@ func TranslateRegex(pattern string, icase bool) (string, error) {
 // the translation is not exact.
 func translateRegex(pattern string, opts regexOptions) (string, textLimit, error) {
 	var b strings.Builder
+	var limit textLimit
 	p := pattern
 	switch {
 	case opts.quote:
@@ -226,6 +233,12 @@ func translateRegex(pattern string, opts regexOptions) (string, textLimit, error
 			}
 		}
 	}
+	if opts.icase {
+		if r, bad := caseFoldDiffers(p); bad {
+			return "", 0, unsupportedRegex(fmt.Sprintf("case-insensitive matching of %q (its case variants differ between the engines)", r))
+		}
+		limit |= limitCaseFold
+	}
 	b.WriteString("(?")
 	if !opts.nlStop {
 		b.WriteString("s")
@@ -239,12 +252,11 @@ func translateRegex(pattern string, opts regexOptions) (string, textLimit, error
 	b.WriteString(")")
 	if lit, ok := strings.CutPrefix(p, "***="); ok {
 		b.WriteString(regexp.QuoteMeta(lit))
-		return b.String(), 0, nil
+		return b.String(), limit, nil
 	}
 	if opts.expanded {
 		p = stripExpanded(p)
 	}
-	var limit textLimit
 	inBracket := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
@@ -561,7 +573,32 @@ const (
 	// library's classification of other characters has no RE2
 	// equivalent.
 	limitASCIIClass
+	// limitCaseFold: case-insensitive; RE2 matches a letter's whole
+	// Unicode case-folding orbit, PostgreSQL its lower and upper case
+	// forms, which differ for a few letters (ſ, ς, ǅ, K, İ, ...).
+	limitCaseFold
 )
+
+// caseFoldDiffers returns a character of s for which RE2's and
+// PostgreSQL's case-insensitive matching differ: its folding orbit has
+// more than two members, or its lower or upper case form is outside it.
+func caseFoldDiffers(s string) (rune, bool) {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			continue
+		}
+		orbit := []rune{r}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			orbit = append(orbit, f)
+		}
+		lower, upper := unicode.ToLower(r), unicode.ToUpper(r)
+		if len(orbit) > 2 || !slices.Contains(orbit, lower) || !slices.Contains(orbit, upper) ||
+			len(orbit) == 2 && orbit[1] != lower && orbit[1] != upper {
+			return r, true
+		}
+	}
+	return 0, false
+}
 
 // unicodeEscape translates \w, \W, \s and \S (inBracket: the inside of
 // a bracket expression, for \w and \s only).

@@ -218,3 +218,18 @@ func TestOracleRegexEscapes(t *testing.T) {
 	refused := checkRefusable(t, cases)
 	t.Logf("%d of %d cases refused", refused, len(cases))
 }
+
+// TestOracleRegexCase compares case-insensitive matching, also of
+// classes and of letters outside ASCII.
+func TestOracleRegexCase(t *testing.T) {
+	var cases []ex
+	for _, p := range []string{"[[:upper:]]+", "[[:lower:]]+", "[A-C]+", "[^a-c]+", "é+", "É", "ǅ", "ß", "ſ", "k", "K", "[k-m]", `\w+`, "Σ+", "ς",
+		"ж", "Ü+", "ẞ", "İ", "ı", "i"} {
+		for _, s := range []string{"abcDEF", "ÉéÈè", "ǄǅǆDž", "ßSS", "ſsS", "kKK", "ΣσςΣ", "ЖжÜü", "ẞß", "İiIı"} {
+			cases = append(cases, bin{"~*", txt(s), txt(p)}, fn("regexp_match", txt(s), txt(p), txt("i")),
+				fn("regexp_replace", txt(s), txt(p), txt("_"), txt("gi")))
+		}
+	}
+	refused := checkRefusable(t, cases)
+	t.Logf("%d of %d cases refused", refused, len(cases))
+}

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"sync"
@@ -221,6 +222,14 @@ func fixedLength(re *syntax.Regexp) int {
 func (r *pgRegex) checkText(s string) error {
 	if r.limit == 0 {
 		return nil
+	}
+	if r.limit&limitCaseFold != 0 {
+		if c, bad := caseFoldDiffers(s); bad {
+			return unsupportedRegex(fmt.Sprintf("case-insensitive matching of text with %q (its case variants differ between the engines)", c))
+		}
+		if r.limit == limitCaseFold {
+			return nil
+		}
 	}
 	for i, c := range s {
 		if s[i] < utf8.RuneSelf {
