@@ -239,17 +239,19 @@ func translateRegex(pattern string, opts regexOptions) (string, textLimit, error
 		}
 		limit |= limitCaseFold
 	}
-	b.WriteString("(?")
+	flags := ""
 	if !opts.nlStop {
-		b.WriteString("s")
+		flags += "s"
 	}
 	if opts.nlAnchor {
-		b.WriteString("m")
+		flags += "m"
 	}
 	if opts.icase {
-		b.WriteString("i")
+		flags += "i"
 	}
-	b.WriteString(")")
+	if flags != "" {
+		b.WriteString("(?" + flags + ")")
+	}
 	if lit, ok := strings.CutPrefix(p, "***="); ok {
 		b.WriteString(regexp.QuoteMeta(lit))
 		return b.String(), limit, nil
