@@ -2,6 +2,7 @@ package types
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -107,4 +108,29 @@ func TestRegexFindFrom(t *testing.T) {
 			t.Errorf("%q in %q from %d: got %v, want %v", c.pattern, c.s, c.from, got, c.want)
 		}
 	}
+}
+
+// FuzzRegexFunctions checks that no pattern, flags or text makes the
+// regular-expression functions panic: bad input is an error.
+func FuzzRegexFunctions(f *testing.F) {
+	for _, s := range []string{`(a|b)*?\1`, `[[:<:]]x\M`, `***=`, `(?x)a # b`, `\u12`, `[^]`, `a{2,1}`, `\y\Y\m`, `(?n)^$`} {
+		f.Add(s, "gixn", "ab\nc ä")
+	}
+	f.Fuzz(func(t *testing.T, pattern, flags, text string) {
+		if !utf8.ValidString(pattern) || !utf8.ValidString(text) || !utf8.ValidString(flags) {
+			return
+		}
+		p, fl, s := MakeText(pattern), MakeText(flags), MakeText(text)
+		one := MakeInt(Int4, 1)
+		regexpMatch([]Value{s, p, fl})
+		regexpMatchesRows([]Value{s, p, fl})
+		regexpReplace([]Value{s, p, MakeText(`<\&\1>`), fl})
+		regexpReplaceAt([]Value{s, p, MakeText("x"), MakeInt(Int4, 2), MakeInt(Int4, 0), fl})
+		regexpSplit("regexp_split_to_array()")([]Value{s, p, fl})
+		regexpCount([]Value{s, p, one, fl})
+		regexpInstr([]Value{s, p, one, one, one, fl, one})
+		regexpSubstr([]Value{s, p, MakeInt(Int4, 2), one, fl, one})
+		regexSubstring([]Value{s, p})
+		regexMatch(true, false)(s, p)
+	})
 }
