@@ -30,9 +30,10 @@ import (
 //     newline; p is without s; w is s and m.
 //   - ~*, the i flag and the embedded option (?i) ignore case; c is the
 //     default. RE2 matches a letter's case-folding orbit, PostgreSQL its
-//     lower and upper case; the letters where these differ (caseFoldDiffers)
-//     are refused in a case-insensitive pattern and in the text it
-//     matches. x (expanded syntax) drops white space and # comments
+//     lower and upper case; the letters where these differ are refused in
+//     a case-insensitive pattern or in the text it matches
+//     (patternFoldDiffers, textFoldDiffers). [[:upper:]] and [[:lower:]]
+//     are [[:alpha:]] then, as in PostgreSQL. x (expanded syntax) drops white space and # comments
 //     outside brackets; q makes the whole pattern a literal, as "***="
 //     does.
 //   - \A stays, \Z (end of string) becomes \z; \y and \Y (word
@@ -234,7 +235,7 @@ func translateRegex(pattern string, opts regexOptions) (string, textLimit, error
 		}
 	}
 	if opts.icase {
-		if r, bad := caseFoldDiffers(p); bad {
+		if r, bad := patternFoldDiffers(p); bad {
 			return "", 0, unsupportedRegex(fmt.Sprintf("case-insensitive matching of %q (its case variants differ between the engines)", r))
 		}
 		limit |= limitCaseFold
@@ -318,6 +319,9 @@ func translateRegex(pattern string, opts regexOptions) (string, textLimit, error
 				class := p[i : i+end+2]
 				if !posixClasses[class] {
 					return "", 0, errs.New(errs.InvalidRegex, "invalid regular expression: invalid character class")
+				}
+				if opts.icase && (class == "[:upper:]" || class == "[:lower:]") {
+					class = "[:alpha:]"
 				}
 				if u, ok := unicodeClasses[class]; ok {
 					class = u
@@ -581,22 +585,59 @@ const (
 	limitCaseFold
 )
 
-// caseFoldDiffers returns a character of s for which RE2's and
-// PostgreSQL's case-insensitive matching differ: its folding orbit has
-// more than two members, or its lower or upper case form is outside it.
-func caseFoldDiffers(s string) (rune, bool) {
-	for _, r := range s {
-		if r < utf8.RuneSelf {
+// Case-insensitive matching: RE2 lets a pattern letter p match every
+// letter of its simple case-folding orbit; PostgreSQL matches p, its lower
+// case and its upper case form. Where these sets differ, either the
+// pattern letter is refused (when PostgreSQL matches a letter RE2 does
+// not, or RE2 matches an extra ASCII letter, as for ſ matching s) or the
+// text letter RE2 alone would match is (ẞ for ß, ſ for s, the Kelvin sign
+// for k).
+
+// foldOrbit returns r's simple case-folding orbit, r first.
+func foldOrbit(r rune) []rune {
+	orbit := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		orbit = append(orbit, f)
+	}
+	return orbit
+}
+
+// caseVariant reports whether q is p or one of its case forms.
+func caseVariant(p, q rune) bool {
+	return q == p || q == unicode.ToLower(p) || q == unicode.ToUpper(p)
+}
+
+// patternFoldDiffers returns a letter of a case-insensitive pattern whose
+// matches the engines cannot agree on whatever the text.
+func patternFoldDiffers(s string) (rune, bool) {
+	for _, p := range s {
+		if p < utf8.RuneSelf {
 			continue
 		}
-		orbit := []rune{r}
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			orbit = append(orbit, f)
+		orbit := foldOrbit(p)
+		if !slices.Contains(orbit, unicode.ToLower(p)) || !slices.Contains(orbit, unicode.ToUpper(p)) {
+			return p, true
 		}
-		lower, upper := unicode.ToLower(r), unicode.ToUpper(r)
-		if len(orbit) > 2 || !slices.Contains(orbit, lower) || !slices.Contains(orbit, upper) ||
-			len(orbit) == 2 && orbit[1] != lower && orbit[1] != upper {
-			return r, true
+		for _, q := range orbit {
+			if q < utf8.RuneSelf && !caseVariant(p, q) {
+				return p, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// textFoldDiffers returns a letter of s that RE2 matches, case-
+// insensitively, for a pattern letter PostgreSQL does not match it for.
+func textFoldDiffers(s string) (rune, bool) {
+	for _, t := range s {
+		if t < utf8.RuneSelf {
+			continue
+		}
+		for _, p := range foldOrbit(t)[1:] {
+			if !caseVariant(p, t) {
+				return t, true
+			}
 		}
 	}
 	return 0, false

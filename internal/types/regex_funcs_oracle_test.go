@@ -224,8 +224,8 @@ func TestOracleRegexEscapes(t *testing.T) {
 func TestOracleRegexCase(t *testing.T) {
 	var cases []ex
 	for _, p := range []string{"[[:upper:]]+", "[[:lower:]]+", "[A-C]+", "[^a-c]+", "é+", "É", "ǅ", "ß", "ſ", "k", "K", "[k-m]", `\w+`, "Σ+", "ς",
-		"ж", "Ü+", "ẞ", "İ", "ı", "i"} {
-		for _, s := range []string{"abcDEF", "ÉéÈè", "ǄǅǆDž", "ßSS", "ſsS", "kKK", "ΣσςΣ", "ЖжÜü", "ẞß", "İiIı"} {
+		"ж", "Ü+", "ẞ", "İ", "ı", "i", "[[:alpha:]]+", "s", "S", "[r-t]+", "ǈ", "[^[:upper:]]"} {
+		for _, s := range []string{"abcDEF", "ÉéÈè", "ǄǅǆDž", "ßSS", "ſsS", "kKK", "ΣσςΣ", "ЖжÜü", "ẞß", "İiIı", "中文ªº", "sk", "ǈǉ"} {
 			cases = append(cases, bin{"~*", txt(s), txt(p)}, fn("regexp_match", txt(s), txt(p), txt("i")),
 				fn("regexp_replace", txt(s), txt(p), txt("_"), txt("gi")))
 		}

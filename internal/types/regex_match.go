@@ -224,7 +224,7 @@ func (r *pgRegex) checkText(s string) error {
 		return nil
 	}
 	if r.limit&limitCaseFold != 0 {
-		if c, bad := caseFoldDiffers(s); bad {
+		if c, bad := textFoldDiffers(s); bad {
 			return unsupportedRegex(fmt.Sprintf("case-insensitive matching of text with %q (its case variants differ between the engines)", c))
 		}
 		if r.limit == limitCaseFold {
