@@ -134,3 +134,30 @@ func FuzzRegexFunctions(f *testing.F) {
 		regexMatch(true, false)(s, p)
 	})
 }
+
+// BenchmarkRegexFunctions measures the functions over a constant pattern
+// (compiled once, then from the cache) on a 100-character text.
+func BenchmarkRegexFunctions(b *testing.B) {
+	s := MakeText("the quick brown fox jumps over the lazy dog 12345 times, then naps for 678 minutes in the sun; ok")
+	for _, c := range []struct {
+		name string
+		f    func() (Value, error)
+	}{
+		{"match_operator", func() (Value, error) { return regexMatch(false, false)(s, MakeText(`\d+ min`)) }},
+		{"regexp_match", func() (Value, error) { return regexpMatch([]Value{s, MakeText(`(\d+) (\w+)`)}) }},
+		{"regexp_replace_g", func() (Value, error) {
+			return regexpReplace([]Value{s, MakeText(`[aeiou]`), MakeText("_"), MakeText("g")})
+		}},
+		{"regexp_split", func() (Value, error) {
+			return regexpSplit("regexp_split_to_array()")([]Value{s, MakeText(`\s+`)})
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := c.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
