@@ -42,7 +42,8 @@ type unnestTree struct {
 	// decides the matches and stays at the Unnest.
 	outer bool
 	// rowText: the array's elements are the texts of the rows of
-	// regexp_matches, read back as text[] above the Unnest.
+	// regexp_matches, read back as text[] above the Unnest (and in its
+	// ON).
 	rowText bool
 }
 
@@ -211,6 +212,17 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	if len(on) > 0 {
 		for i, c := range on {
 			on[i] = remapExpr(c, perm)
+			if t.unnest.rowText {
+				// ON is evaluated at the Unnest, which holds each row's
+				// text: read it as text[] there too.
+				elem := len(inCols)
+				on[i], _ = transform(on[i], func(e plan.Expr) (plan.Expr, bool, error) {
+					if c, ok := e.(*plan.ColRef); ok && c.Index == elem {
+						return rowArray(&plan.ColRef{Index: elem, Name: c.Name, Typ: types.Of(types.Text)}), true, nil
+					}
+					return nil, false, nil
+				})
+			}
 		}
 		u.On = andOf(on)
 	}
@@ -285,9 +297,6 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 		return nil, err
 	}
 	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
-	if it.tree.unnest.outer && it.tree.unnest.rowText {
-		return nil, notSupported(fc.Location, "a left join with regexp_matches is not supported")
-	}
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")

@@ -51,6 +51,10 @@ CREATE MATERIALIZED VIEW word_stats AS
   FROM docs, regexp_split_to_table(body, '[^[:alpha:]]+') AS w
   WHERE w <> '' GROUP BY lower(w);
 
+CREATE MATERIALIZED VIEW left_matches AS
+  SELECT d.id, m[1] AS letter, m[2] AS digits
+  FROM docs d LEFT JOIN LATERAL regexp_matches(d.body, '([a-z])(\d+)', 'g') AS m ON m[2] <> '22';
+
 SELECT * FROM matched ORDER BY id;
 SELECT * FROM replaced ORDER BY id;
 SELECT * FROM pieces ORDER BY id;
@@ -77,6 +81,8 @@ SELECT m, n FROM regexp_matches('a1b22c333', '\d+', 'g') WITH ORDINALITY AS t(m,
 SELECT (regexp_matches('a1b2', '\d', 'g'))[1];
 SELECT regexp_matches(E'NULL "q" a,b {x} \\ ', '(NULL) ("q") (a,b) ({x}) (\\\\) ()'), regexp_matches('', '');
 SELECT w, n FROM regexp_split_to_table('the quick  brown', '\s+') WITH ORDINALITY AS t(w, n);
+SELECT d.id, m FROM docs d LEFT JOIN LATERAL regexp_matches(d.body, '([a-z])(\d+)', 'g') AS m ON length(m[2]) > 1 ORDER BY d.id, m;
+SELECT d.id, w FROM docs d LEFT JOIN LATERAL regexp_split_to_table(d.body, '\d') AS w ON w <> '' ORDER BY d.id, w;
 
 -- regexp_match and friends on edge cases.
 SELECT regexp_match('foobarbequebaz', 'bar.*que'), regexp_match('abc', ''), regexp_match('', 'a*'), regexp_match('abc', 'x');
