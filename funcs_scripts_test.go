@@ -21,7 +21,7 @@ import (
 // memory: the state of string_agg's arrangements and of the variance
 // family's sums survives recovery exactly.
 func TestFunctionScriptsAcrossRestarts(t *testing.T) {
-	for _, name := range []string{"functions", "string_agg"} {
+	for _, name := range []string{"functions", "string_agg", "regex_functions", "bytea_functions", "trig_bitwise"} {
 		t.Run(name, func(t *testing.T) {
 			script, err := os.ReadFile("internal/oracle/testdata/" + name + ".sql")
 			if err != nil {

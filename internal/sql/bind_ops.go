@@ -22,6 +22,7 @@ var operatorNames = map[string]bool{
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
 	"~": true, "~*": true, "!~": true, "!~*": true,
 	"@>": true, "<@": true, "&&": true,
+	"&": true, "|": true, "#": true, "<<": true, ">>": true,
 }
 
 // opName returns the operator name of an A_Expr (OPERATOR(pg_catalog.+)
@@ -56,6 +57,11 @@ func (ec *exprCtx) binaryOp(op string, l, r plan.Expr, loc int32) (*plan.BinOp, 
 	if r, err = ec.operand(r, o.Right, op, loc); err != nil {
 		return nil, err
 	}
+	if c, ok := r.(*plan.Const); ok && (op == "~" || op == "~*" || op == "!~" || op == "!~*") {
+		if err := types.RegexOperatorRefusal(op, c.Val); err != nil {
+			return nil, posErr(err, loc)
+		}
+	}
 	return &plan.BinOp{Op: o, Left: l, Right: r}, nil
 }
 
@@ -87,7 +93,7 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			if op != "-" && op != "+" {
+			if op != "-" && op != "+" && op != "~" {
 				return nil, notSupported(a.Location, "prefix operator %s is not supported yet", op)
 			}
 			o, err := types.ResolveUnary(op, arg.Type())

@@ -55,9 +55,7 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"sin": true, "cos": true, "tan": true, "sha256": true, "to_number": true,
-	"format": true, "regexp_replace": true, "regexp_match": true, "regexp_matches": true,
-	"encode": true, "decode": true, "generate_series": true, "unnest": true,
+	"to_number": true, "format": true, "generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
@@ -134,6 +132,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	}
 	if (name == "unnest" || name == "generate_subscripts") && (schema == "" || schema == "pg_catalog") {
 		return ec.srfCall(name, args, f.Location)
+	}
+	if regexpRowsName(name) != "" && (schema == "" || schema == "pg_catalog") {
+		return ec.regexpSRFCall(display, name, args, f.Location)
 	}
 	if schema == "" || schema == "pg_catalog" {
 		if e, ok, err := ec.catalogFunc(display, name, args, f.Location); ok || err != nil {

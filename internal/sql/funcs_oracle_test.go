@@ -78,11 +78,19 @@ func TestOracleFunctionSyntax(t *testing.T) {
 		"ARRAY[]", "ARRAY[1, 'x']", "ARRAY[1, 2]::text[]", "ARRAY['1', '2']::int[]", "ARRAY[NULL]", "ARRAY['a', 'b']",
 		"array_position(ARRAY[1, 2], 2, NULL)", "1 = ANY(ARRAY[2, 3])", "1 < ALL('{2,3}')", "'a' = ANY(ARRAY[1])",
 		"1 + ANY(ARRAY[1])", "1 = ANY(1)", "cardinality(NULL::int[])", "(ARRAY[1])[1.6]", "(1)[1]",
+		"regexp_replace('a', 'a', 'b')", "regexp_replace('abc', 'b', 'x', 'g')", "regexp_replace('abc', 'b', 'x', 2)",
+		"regexp_match('abc', '(b)(c)')", "regexp_split_to_array('a b', ' ')", "regexp_count('aaa', 'a', 2)",
+		"regexp_instr('abc', 'c')", "regexp_substr('abc', 'b.')", "regexp_like('abc', 'B', 'i')", "regexp_match(1, 1)",
+		"pg_typeof(1)", "pg_typeof('a')", "pg_typeof(NULL)", "pg_typeof(ARRAY[1.5])", "pg_typeof(1, 2)", "pg_typeof()",
+		"sind(30)", "cosd(60)", "atan2d(1, 1)", "sin('1')", "tanh(0.5)", "5 & 3", "5 | '2'", "5 # 1", "~5", "1 << 33",
+		"-8 >> 1", "1::int2 << 15", "encode('abc', 'base64')", "decode('YWJj', 'base64')", "convert_to('é', 'LATIN1')",
+		"convert_from('\\xe9', 'latin1')", "get_bit('\\x01'::bytea, 0)", "set_byte('\\x01'::bytea, 0, 2)",
+		"bit_count('\\xff'::bytea)", "sha256('abc')", "substring('hello' from 'l+')", "substring('hello' from 'e(l+)')",
 	}
 	// What is rejected with 0A000 (PostgreSQL computes these).
 	rejected := []string{
 		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
-		"clock_timestamp()", "regexp_replace('a', 'a', 'b')", "substring('hello' from 'l+')",
+		"clock_timestamp()", "regexp_match('ab', '(a)\\1')",
 		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'CET')",
 		"ARRAY[[1]]", "'{{1}}'::int[]", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
 		"timestamp '2026-01-01' AT TIME ZONE interval '1 hour'",

@@ -124,6 +124,16 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "concat", "concat_ws":
 		e, err := ec.concat(display, name, args, loc)
 		return e, true, err
+	case "pg_typeof":
+		// pg_typeof("any") is the argument's type, known when binding:
+		// a regtype constant printed as format_type prints the type
+		// without modifiers (a literal or NULL without a type is
+		// unknown).
+		if len(args) != 1 {
+			return nil, true, undefinedFunction(display, args, loc)
+		}
+		t := args[0].Type()
+		return &plan.Const{Val: types.MakeReg(types.RegType, t.OID(), t.ID.String()), Typ: types.Of(types.RegType)}, true, nil
 	}
 	if !types.IsFunction(name) {
 		return nil, false, nil
@@ -158,10 +168,25 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		out[i] = c
 	}
 	call := &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}
+	if err := types.RegexCallRefusal(f, constArgs(out)); err != nil {
+		return nil, true, posErr(err, loc)
+	}
 	if f.Immutable {
 		return foldConstant(call), true, nil
 	}
 	return call, true, nil
+}
+
+// constArgs returns the values of the constant arguments (nil for the
+// others).
+func constArgs(args []plan.Expr) []*types.Value {
+	out := make([]*types.Value, len(args))
+	for i, a := range args {
+		if c, ok := a.(*plan.Const); ok {
+			out[i] = &c.Val
+		}
+	}
+	return out
 }
 
 // foldConstant computes a call of an immutable function over constants

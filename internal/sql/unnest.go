@@ -11,10 +11,11 @@ import (
 )
 
 // Set-returning functions in FROM and in the select list: unnest(array),
-// generate_subscripts(array, dim [, reverse]) and, in FROM,
-// generate_series over integers. Each is unnest of an array (the
-// subscripts, the series) and becomes a plan.Unnest, a flat map over the
-// rows it applies to:
+// generate_subscripts(array, dim [, reverse]), regexp_matches and
+// regexp_split_to_table (regexp_srf.go) and, in FROM, generate_series over
+// integers. Each is unnest of an array (the subscripts, the matches, the
+// series) and becomes a plan.Unnest, a flat map over the rows it applies
+// to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
@@ -40,6 +41,10 @@ type unnestTree struct {
 	// outer is LEFT JOIN LATERAL unnest(...) ON: the joinTree's on then
 	// decides the matches and stays at the Unnest.
 	outer bool
+	// rowText: the array's elements are the texts of the rows of
+	// regexp_matches, read back as text[] above the Unnest (and in its
+	// ON).
+	rowText bool
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -52,7 +57,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -83,6 +88,10 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if err != nil {
 		return nil, err
 	}
+	rowText := fn == "regexp_matches"
+	if rowText {
+		elem = textArray
+	}
 	if hasSubLinks(args[0]) {
 		return nil, notSupported(loc, "subqueries in the argument of unnest in FROM are not supported")
 	}
@@ -104,7 +113,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
-			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols}},
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText}},
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
@@ -126,6 +135,8 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.seriesArray(args, fc.Location)
 	case "generate_subscripts":
 		series, err = ec.subscriptsArray(args, fc.Location)
+	case "regexp_matches", "regexp_split_to_table":
+		series, err = ec.regexpRows(fn, fn, args, fc.Location)
 	default:
 		return fn, args, nil
 	}
@@ -178,6 +189,22 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	inCols := input.Columns()
 	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
 		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
+	var node plan.Node = u
+	if t.unnest.rowText {
+		// The Unnest yields each row's text; a projection reads it as
+		// text[].
+		u.Cols[len(inCols)].Type = types.Of(types.Text)
+		proj := &plan.Project{Input: u, Cols: append([]plan.Column(nil), t.unnest.cols...)}
+		proj.Cols = append(append([]plan.Column(nil), inCols...), proj.Cols...)
+		for i, c := range u.Cols {
+			var e plan.Expr = &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type}
+			if i == len(inCols) {
+				e = rowArray(e)
+			}
+			proj.Exprs = append(proj.Exprs, e)
+		}
+		node = proj
+	}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
 		perm = append(perm, len(inCols)+i)
@@ -185,13 +212,24 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	if len(on) > 0 {
 		for i, c := range on {
 			on[i] = remapExpr(c, perm)
+			if t.unnest.rowText {
+				// ON is evaluated at the Unnest, which holds each row's
+				// text: read it as text[] there too.
+				elem := len(inCols)
+				on[i], _ = transform(on[i], func(e plan.Expr) (plan.Expr, bool, error) {
+					if c, ok := e.(*plan.ColRef); ok && c.Index == elem {
+						return rowArray(&plan.ColRef{Index: elem, Name: c.Name, Typ: types.Of(types.Text)}), true, nil
+					}
+					return nil, false, nil
+				})
+			}
 		}
 		u.On = andOf(on)
 	}
 	for i, c := range above {
 		above[i] = remapExpr(c, perm)
 	}
-	return pushFilter(u, above), perm
+	return pushFilter(node, above), perm
 }
 
 // subscriptsArray binds generate_subscripts(array, dim [, reverse]) as the

@@ -45,7 +45,7 @@ type funcDef struct {
 	nonStrict bool
 	eval      func(args []Value) (Value, error)
 	// unsupported, when set, is the reason the overload exists in
-	// PostgreSQL but is rejected here (regular-expression substring).
+	// PostgreSQL but is rejected here (SQL regular-expression substring).
 	unsupported string
 	// stable marks PostgreSQL's volatility class 's' (the others here are
 	// immutable).

@@ -7,7 +7,7 @@ package types
 // initialize in name order), so every overload is registered by then.
 
 func init() {
-	for _, name := range []string{"to_char", "to_date", "make_timestamptz"} {
+	for _, name := range []string{"to_char", "to_date", "make_timestamptz", "convert", "convert_from", "convert_to"} {
 		for _, d := range functions[name] {
 			d.stable = true
 		}
