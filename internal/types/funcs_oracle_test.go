@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rockstream/rockstream/internal/errs"
 )
 
 // The function oracle tests call every function of the catalog over
@@ -483,11 +485,32 @@ func TestOracleToCharNumber(t *testing.T) {
 	var cases []ex
 	for _, f := range formats {
 		for _, v := range values {
+			if strings.Contains(f, "V") && v.sql() == i4(2147483647).sql() {
+				// PostgreSQL 15's minor releases disagree here: older
+				// ones wrap the shifted integer around, newer ones
+				// raise 22003 as int4mul does. RockStream raises 22003
+				// (TestToCharShiftOverflow).
+				continue
+			}
 			cases = append(cases, fn("to_char", v, txt(f)))
 		}
 	}
 	cases = append(cases, fn("to_char", u("1"), u("9")), fn("to_char", i4(5), n("text")))
 	checkAll(t, cases)
+}
+
+// TestToCharShiftOverflow pins what to_char does when V shifts an
+// integer out of its type's range: 22003, as int4mul and int8mul raise.
+func TestToCharShiftOverflow(t *testing.T) {
+	for _, e := range []ex{
+		fn("to_char", i4(2147483647), txt("99V99")),
+		fn("to_char", i4(2147483647), txt("V99")),
+		fn("to_char", i4(-2147483648), txt("999V9")),
+	} {
+		if _, _, err := e.eval(t); errs.SQLState(err) != "22003" {
+			t.Errorf("%s: got %v, want 22003", e.sql(), err)
+		}
+	}
 }
 
 // TestOracleToCharRandom compares to_char over random templates and
