@@ -327,6 +327,12 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 			kind = "minmax"
 		}
 		keyExprs := append(slices.Clone(group), c.Arg.String())
+		if c.OrderedSet() {
+			kind = "ordered-set"
+			if c.Order[0].Desc {
+				keyExprs[len(keyExprs)-1] += " DESC"
+			}
+		}
 		if c.Func == "string_agg" {
 			kind, keyExprs = "ordered", slices.Clone(group)
 			for _, k := range c.Order {
@@ -352,20 +358,7 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 	return id, nil
 }
 
-func aggString(c plan.AggCall) string {
-	arg := "*"
-	if c.Arg != nil {
-		arg = c.Arg.String() + c.ExtrasString()
-		if c.Distinct {
-			arg = "DISTINCT " + arg
-		}
-	}
-	s := c.Func + "(" + arg + ")"
-	if c.Filter != nil {
-		s += " FILTER (WHERE " + c.Filter.String() + ")"
-	}
-	return s
-}
+func aggString(c plan.AggCall) string { return c.String() }
 
 func exprList(es []plan.Expr) string {
 	parts := make([]string, len(es))

@@ -30,6 +30,12 @@ const (
 	fnStddevSamp
 	fnStddevPop
 	fnArrayAgg
+	fnPercentileCont // ordered-set aggregates (aggorderedset.go)
+	fnPercentileDisc
+	fnMode
+	fnBitAnd // bitwise aggregates (aggbits.go)
+	fnBitOr
+	fnBitXor
 )
 
 var aggFuncs = map[string]aggFunc{
@@ -38,11 +44,22 @@ var aggFuncs = map[string]aggFunc{
 	"string_agg": fnStringAgg, "var_samp": fnVarSamp, "variance": fnVarSamp, "var_pop": fnVarPop,
 	"stddev_samp": fnStddevSamp, "stddev": fnStddevSamp, "stddev_pop": fnStddevPop,
 	"array_agg": fnArrayAgg,
+	"percentile_cont": fnPercentileCont, "percentile_disc": fnPercentileDisc, "mode": fnMode,
+	"bit_and": fnBitAnd, "bit_or": fnBitOr, "bit_xor": fnBitXor,
 }
 
 // ordered reports whether the aggregate keeps its group's input in order
 // (string_agg, array_agg: aggordered.go).
 func (s *aggSpec) ordered() bool { return s.fn == fnStringAgg || s.fn == fnArrayAgg }
+
+// orderedSet reports whether the aggregate is an ordered-set aggregate
+// (percentile_cont, percentile_disc, mode: aggorderedset.go).
+func (s *aggSpec) orderedSet() bool {
+	return s.fn == fnPercentileCont || s.fn == fnPercentileDisc || s.fn == fnMode
+}
+
+// bitwise reports whether the aggregate is bit_and, bit_or or bit_xor.
+func (s *aggSpec) bitwise() bool { return s.fn == fnBitAnd || s.fn == fnBitOr || s.fn == fnBitXor }
 
 // accKind is how a SUM or AVG accumulates its argument.
 type accKind uint8
@@ -62,6 +79,10 @@ func (s *aggSpec) fields() int {
 		return 1 // count; or the current extreme, string or array
 	case fnBoolAnd, fnBoolOr:
 		return 2 // trues, falses
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return 3 // rows, non-NULL values, the current result
+	case fnBitAnd, fnBitOr, fnBitXor:
+		return 2 // non-NULL count, the value or the per-bit counts
 	}
 	if s.stats() {
 		return s.statsFields()
@@ -92,6 +113,9 @@ type aggSpec struct {
 	prefix     []byte
 	off        int             // first field in the state row
 	div        *types.Operator // AVG's final division
+	// lerp holds, for percentile_cont over interval, the operators
+	// PostgreSQL's interpolation uses: hi − lo, × fraction, + lo.
+	lerp [3]*types.Operator
 }
 
 func newAggSpec(call plan.AggCall) (aggSpec, error) {
@@ -111,6 +135,9 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 	if fn == fnStringAgg || fn == fnArrayAgg {
 		s.arranged = true
 		return s, nil
+	}
+	if s.orderedSet() {
+		return s, s.initOrderedSet()
 	}
 	if fn != fnCount || s.result.ID == types.Unknown {
 		name := call.Func
@@ -167,7 +194,10 @@ type accum struct {
 	sq              apd.Decimal // sum of squares (variance family)
 	ext             types.Value
 	t, f            int64
-	dirty           bool // the MIN/MAX arrangement changed this step
+	rows            int64     // ordered-set aggregates: rows taken, NULL values included
+	x               int64     // bit_xor's value; bit_and's, bit_or's over insert-only input
+	ones            [64]int64 // bit_and, bit_or: count of values with each bit set
+	dirty           bool      // the MIN/MAX arrangement changed this step
 }
 
 func (a *accum) reset() {
@@ -184,6 +214,9 @@ func addCount(n *int64, w int64) error {
 func (s *aggSpec) add(a *accum, v types.Value, w int64) error {
 	if s.stats() {
 		return s.addStats(a, v, w)
+	}
+	if s.bitwise() {
+		return s.addBits(a, v, w)
 	}
 	switch s.fn {
 	case fnCount:
@@ -300,10 +333,13 @@ func (s *aggSpec) value(a *accum) (types.Value, error) {
 	if s.stats() {
 		return s.statsValue(a)
 	}
+	if s.bitwise() {
+		return s.bitsValue(a), nil
+	}
 	switch s.fn {
 	case fnCount:
 		return types.MakeInt(types.Int8, a.n), nil
-	case fnMin, fnMax, fnStringAgg, fnArrayAgg:
+	case fnMin, fnMax, fnStringAgg, fnArrayAgg, fnPercentileCont, fnPercentileDisc, fnMode:
 		return a.ext, nil
 	case fnBoolAnd:
 		if a.t+a.f == 0 {
@@ -382,6 +418,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 	if s.stats() {
 		return s.loadStats(a, f)
 	}
+	if s.bitwise() {
+		return s.loadBits(a, f)
+	}
 	switch s.fn {
 	case fnCount:
 		a.n = f[0].Int()
@@ -391,6 +430,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 		return nil
 	case fnBoolAnd, fnBoolOr:
 		a.t, a.f = f[0].Int(), f[1].Int()
+		return nil
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		a.rows, a.n, a.ext = f[0].Int(), f[1].Int(), f[2]
 		return nil
 	}
 	a.n = f[0].Int()
@@ -420,6 +462,9 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 	if s.stats() {
 		return s.storeStats(row, a)
 	}
+	if s.bitwise() {
+		return s.storeBits(row, a)
+	}
 	switch s.fn {
 	case fnCount:
 		return append(row, i8(a.n))
@@ -427,6 +472,8 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 		return append(row, a.ext)
 	case fnBoolAnd, fnBoolOr:
 		return append(row, i8(a.t), i8(a.f))
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return append(row, i8(a.rows), i8(a.n), a.ext)
 	}
 	row = append(row, i8(a.n))
 	switch s.acc {
@@ -455,6 +502,15 @@ func (s *aggSpec) stateName() string {
 		return "string"
 	case fnArrayAgg:
 		return "array"
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return "rows,values," + s.call.Func
+	case fnBitAnd, fnBitOr:
+		if s.insertOnly {
+			return "bits"
+		}
+		return "bit counts"
+	case fnBitXor:
+		return "bits"
 	}
 	if s.stats() {
 		return "sum,sum of squares"

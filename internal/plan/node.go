@@ -100,8 +100,9 @@ type Join struct {
 // AggCall is one aggregate function call.
 type AggCall struct {
 	// Func is the lower-case aggregate name: count, sum, avg, min, max,
-	// bool_and, bool_or, string_agg, var_samp, var_pop, stddev_samp,
-	// stddev_pop.
+	// bool_and, bool_or, bit_and, bit_or, bit_xor, string_agg, array_agg,
+	// var_samp, var_pop, stddev_samp, stddev_pop, or one of the
+	// ordered-set aggregates percentile_cont, percentile_disc and mode.
 	Func string
 	// Arg is the argument, evaluated over the input row; nil for count(*).
 	Arg Expr
@@ -115,6 +116,23 @@ type AggCall struct {
 	// Filter is the FILTER (WHERE ...) predicate over the input row, or nil.
 	Filter Expr
 	Type   types.Type
+	// Direct is an ordered-set aggregate's direct argument (the fraction
+	// of percentile_cont and percentile_disc, double precision or double
+	// precision[]), or nil. It is constant per group: it is an
+	// expression over the group's values, ColRef i being GroupBy[i], not
+	// over the input row. For an ordered-set aggregate, Arg is the
+	// WITHIN GROUP (ORDER BY ...) expression and Order its one sort key.
+	Direct Expr
+}
+
+// OrderedSet reports whether the call is an ordered-set aggregate (written
+// with WITHIN GROUP).
+func (c AggCall) OrderedSet() bool { return IsOrderedSet(c.Func) }
+
+// IsOrderedSet reports whether fn names an ordered-set aggregate the
+// engine maintains.
+func IsOrderedSet(fn string) bool {
+	return fn == "percentile_cont" || fn == "percentile_disc" || fn == "mode"
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs per group. Its
