@@ -43,7 +43,7 @@ var aggFuncs = map[string]aggFunc{
 	"bool_and": fnBoolAnd, "bool_or": fnBoolOr, "every": fnBoolAnd,
 	"string_agg": fnStringAgg, "var_samp": fnVarSamp, "variance": fnVarSamp, "var_pop": fnVarPop,
 	"stddev_samp": fnStddevSamp, "stddev": fnStddevSamp, "stddev_pop": fnStddevPop,
-	"array_agg": fnArrayAgg,
+	"array_agg":       fnArrayAgg,
 	"percentile_cont": fnPercentileCont, "percentile_disc": fnPercentileDisc, "mode": fnMode,
 	"bit_and": fnBitAnd, "bit_or": fnBitOr, "bit_xor": fnBitXor,
 }
