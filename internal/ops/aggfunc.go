@@ -503,7 +503,7 @@ func (s *aggSpec) stateName() string {
 	case fnArrayAgg:
 		return "array"
 	case fnPercentileCont, fnPercentileDisc, fnMode:
-		return "rows,values," + s.call.Func
+		return "row/value counts,result"
 	case fnBitAnd, fnBitOr:
 		if s.insertOnly {
 			return "bits"
