@@ -222,7 +222,9 @@ func (a *Aggregate) percentiles(st state.Store, s *aggSpec, gkey []byte, n int64
 func (s *aggSpec) interpolate(lo, hi types.Value, frac float64) (types.Value, error) {
 	if s.lerp[0] == nil {
 		l, h := lo.Float(), hi.Float()
-		return types.MakeFloat8(l + frac*(h-l)), nil
+		// The conversion rounds the product, so that it is never fused
+		// into a multiply-add: PostgreSQL rounds it too.
+		return types.MakeFloat8(l + float64(frac*(h-l))), nil
 	}
 	d, err := s.lerp[0].Eval(hi, lo)
 	if err != nil {
