@@ -136,3 +136,18 @@ CREATE MATERIALIZED VIEW bad AS
 INSERT INTO m VALUES (21, 'y', 3, NULL, NULL, NULL, NULL, NULL);
 INSERT INTO m VALUES (22, 'y', 2, 5, NULL, NULL, NULL, NULL);
 DROP MATERIALIZED VIEW bad;
+
+-- A fraction that reads the query around it: a query answers it, a view
+-- refuses it.
+INSERT INTO m VALUES (23, 'x', 9, 30, NULL, NULL, NULL, NULL), (24, 'x', 5, 0, NULL, NULL, NULL, NULL);
+SELECT id, (SELECT percentile_cont(m.k / 10.0) WITHIN GROUP (ORDER BY x) FROM m AS inner_m) FROM m;
+--! rockstream-error 0A000
+CREATE MATERIALIZED VIEW outer_fraction AS
+  SELECT id, (SELECT percentile_cont(m.k / 10.0) WITHIN GROUP (ORDER BY x) FROM m AS inner_m) AS p FROM m;
+
+-- Not supported: hypothetical-set aggregates, and fractions PostgreSQL
+-- accepts that hold a subquery.
+--! rockstream-error 0A000
+SELECT rank(1) WITHIN GROUP (ORDER BY k) FROM m;
+--! rockstream-error 0A000
+SELECT percentile_cont((SELECT 0.5)) WITHIN GROUP (ORDER BY x) FROM m;
