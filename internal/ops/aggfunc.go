@@ -80,7 +80,7 @@ func (s *aggSpec) fields() int {
 	case fnBoolAnd, fnBoolOr:
 		return 2 // trues, falses
 	case fnPercentileCont, fnPercentileDisc, fnMode:
-		return 3 // rows, non-NULL values, the current result
+		return 4 // rows, non-NULL values, the current result, the cursors
 	case fnBitAnd, fnBitOr, fnBitXor:
 		return 2 // non-NULL count, the value or the per-bit counts
 	}
@@ -194,14 +194,15 @@ type accum struct {
 	sq              apd.Decimal // sum of squares (variance family)
 	ext             types.Value
 	t, f            int64
-	rows            int64     // ordered-set aggregates: rows taken, NULL values included
-	x               int64     // bit_xor's value; bit_and's, bit_or's over insert-only input
-	ones            [64]int64 // bit_and, bit_or: count of values with each bit set
-	dirty           bool      // the MIN/MAX arrangement changed this step
+	rows            int64        // ordered-set aggregates: rows taken, NULL values included
+	x               int64        // bit_xor's value; bit_and's, bit_or's over insert-only input
+	ones            [64]int64    // bit_and, bit_or: count of values with each bit set
+	cursors         []rankCursor // percentile_cont, percentile_disc: one per fraction
+	dirty           bool         // the MIN/MAX arrangement changed this step
 }
 
 func (a *accum) reset() {
-	*a = accum{scales: a.scales[:0]}
+	*a = accum{scales: a.scales[:0], cursors: a.cursors[:0]}
 }
 
 func addCount(n *int64, w int64) error {
@@ -433,7 +434,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 		return nil
 	case fnPercentileCont, fnPercentileDisc, fnMode:
 		a.rows, a.n, a.ext = f[0].Int(), f[1].Int(), f[2]
-		return nil
+		var err error
+		a.cursors, err = decodeCursors(a.cursors, f[3])
+		return err
 	}
 	a.n = f[0].Int()
 	switch s.acc {
@@ -473,7 +476,7 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 	case fnBoolAnd, fnBoolOr:
 		return append(row, i8(a.t), i8(a.f))
 	case fnPercentileCont, fnPercentileDisc, fnMode:
-		return append(row, i8(a.rows), i8(a.n), a.ext)
+		return append(row, i8(a.rows), i8(a.n), a.ext, encodeCursors(a.cursors))
 	}
 	row = append(row, i8(a.n))
 	switch s.acc {
@@ -503,7 +506,7 @@ func (s *aggSpec) stateName() string {
 	case fnArrayAgg:
 		return "array"
 	case fnPercentileCont, fnPercentileDisc, fnMode:
-		return "row/value counts,result"
+		return "row/value counts,result,cursors"
 	case fnBitAnd, fnBitOr:
 		if s.insertOnly {
 			return "bits"

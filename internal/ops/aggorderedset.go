@@ -1,8 +1,9 @@
 package ops
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -23,8 +24,10 @@ import (
 // value comes back exactly. The group's state row keeps the count of rows
 // the aggregate took (after FILTER, NULL values included: PostgreSQL
 // checks the fraction as soon as a group has one), the count of non-NULL
-// values (the arrangement's total) and the current result, so that it can
-// be retracted.
+// values (the arrangement's total), the current result, so that it can
+// be retracted, and for a percentile one cursor per fraction (rankCursor):
+// the entry where its position was last found and how many values sort
+// before it.
 //
 // A change to a group recomputes its result from the arrangement, as
 // PostgreSQL's final functions compute it from the sorted input:
@@ -38,10 +41,14 @@ import (
 //   - mode() is the value of the largest equality class, the first in
 //     sort order among classes equally large.
 //
-// Cost per changed group per step: the values are counted, not rebuilt. A
-// percentile walks the arrangement from the nearer end to the position it
-// needs, reading min(k, n−k) values' entries (each entry a distinct value
-// with its count) for position k; mode() reads every entry of the group.
+// Cost per changed group per step: the values are counted, not rebuilt.
+// Each input row moves the cursors it sorts before (O(fractions) per
+// row); then each fraction walks the arrangement from its cursor, or from
+// the nearer end when that is closer, to the position it needs. A change
+// of k rows moves a position by at most k values, so it reads at most
+// about k + 1 entries (each a distinct value with its count) per fraction,
+// and never more than min(p, n−p) for position p of n. mode() reads every
+// entry of the group.
 // Over insert-only input the arrangement is kept all the same: any value
 // may become the percentile or the mode later, so there is nothing to
 // drop.
@@ -99,6 +106,9 @@ func (a *Aggregate) takeOrderedSet(st state.Store, s *aggSpec, acc *accum, gkey 
 	if err := addCount(&acc.n, w); err != nil {
 		return err
 	}
+	if err := moveCursors(acc.cursors, okey, w); err != nil {
+		return err
+	}
 	return a.arrangeOrdered(st, s, acc, gkey, okey, w)
 }
 
@@ -126,7 +136,7 @@ func (a *Aggregate) orderedSetValue(st state.Store, s *aggSpec, gkey []byte, gva
 		if acc.n == 0 {
 			return types.Null, nil
 		}
-		vals, err := a.percentiles(st, s, gkey, acc.n, []types.Value{p})
+		vals, err := a.percentiles(st, s, gkey, acc, []types.Value{p})
 		if err != nil {
 			return types.Null, err
 		}
@@ -143,7 +153,7 @@ func (a *Aggregate) orderedSetValue(st state.Store, s *aggSpec, gkey []byte, gva
 			}
 		}
 	}
-	vals, err := a.percentiles(st, s, gkey, acc.n, fs)
+	vals, err := a.percentiles(st, s, gkey, acc, fs)
 	if err != nil {
 		return types.Null, err
 	}
@@ -184,31 +194,34 @@ func (s *aggSpec) percentileRanks(p float64, n int64) (lo, hi int64, frac float6
 }
 
 // percentiles computes percentile_cont or percentile_disc for each
-// fraction of fs (NULL for a NULL fraction) over the group's n values.
-func (a *Aggregate) percentiles(st state.Store, s *aggSpec, gkey []byte, n int64, fs []types.Value) ([]types.Value, error) {
-	var ranks []int64
-	for _, f := range fs {
-		if !f.IsNull() {
-			lo, hi, _ := s.percentileRanks(f.Float(), n)
-			ranks = append(ranks, lo, hi)
-		}
-	}
-	slices.Sort(ranks)
-	ranks = slices.Compact(ranks)
-	at, err := a.valuesAt(st, s, gkey, n, ranks)
-	if err != nil {
-		return nil, err
+// fraction of fs (NULL for a NULL fraction) over the group's n values,
+// moving each fraction's cursor to the position it now needs.
+func (a *Aggregate) percentiles(st state.Store, s *aggSpec, gkey []byte, acc *accum, fs []types.Value) ([]types.Value, error) {
+	n := acc.n
+	if len(acc.cursors) != len(fs) {
+		acc.cursors = make([]rankCursor, len(fs)) // none valid yet
 	}
 	out := make([]types.Value, len(fs))
 	for i, f := range fs {
+		c := &acc.cursors[i]
 		if f.IsNull() {
+			*c = rankCursor{}
 			continue
 		}
 		lo, hi, frac := s.percentileRanks(f.Float(), n)
-		x, y := at[lo], at[hi]
+		x, err := a.seekRank(st, s, gkey, c, n, lo)
+		if err != nil {
+			return nil, err
+		}
 		if lo == hi || s.fn == fnPercentileDisc {
 			out[i] = x
 			continue
+		}
+		y := x
+		if hi >= c.before+c.count {
+			if y, err = a.valueAfter(st, s, gkey, c.key); err != nil {
+				return nil, err
+			}
 		}
 		if out[i], err = s.interpolate(x, y, frac); err != nil {
 			return nil, err
@@ -236,26 +249,54 @@ func (s *aggSpec) interpolate(lo, hi types.Value, frac float64) (types.Value, er
 	return s.lerp[2].Eval(d, lo)
 }
 
-// valuesAt returns the values at the given sorted, distinct 0-based
-// positions of the group's n values, walking the arrangement from the end
-// nearer to them.
-func (a *Aggregate) valuesAt(st state.Store, s *aggSpec, gkey []byte, n int64, ranks []int64) (map[int64]types.Value, error) {
-	out := make(map[int64]types.Value, len(ranks))
-	if len(ranks) == 0 {
-		return out, nil
+// rankCursor is where a fraction's position was found the last time:
+// the arrangement entry (its key after the group's prefix), how many of
+// the group's values sort before it, and its count then. Each input row
+// whose key sorts before the entry moves before by its weight
+// (takeOrderedSet), so the cursor stays exact and the next search starts
+// from it: after a change of k rows the position moves by at most k
+// values.
+type rankCursor struct {
+	valid         bool
+	key           []byte
+	before, count int64
+}
+
+// cursorStart and cursorEnd are keys before and after every entry.
+var (
+	cursorStart = []byte{}
+	cursorEnd   = []byte{0xff}
+)
+
+// seekRank returns the value at 0-based position r of the group's n
+// values and leaves c on the entry holding it. It walks from c or from
+// the nearer end of the arrangement, whichever is closer to r: the cost is
+// the number of entries between them.
+func (a *Aggregate) seekRank(st state.Store, s *aggSpec, gkey []byte, c *rankCursor, n, r int64) (types.Value, error) {
+	dist := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	if !c.valid || dist(r-c.before) > min(r, n-r) {
+		if r < n-r {
+			*c = rankCursor{valid: true, key: cursorStart}
+		} else {
+			*c = rankCursor{valid: true, key: cursorEnd, before: n}
+		}
 	}
 	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
 	plen := len(a.arrKey)
-	reverse := n-ranks[0] < ranks[len(ranks)-1]+1
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	a.key2 = append(append(a.key2[:0], a.arrKey...), c.key...)
 	var (
-		seen    int64 // values before this entry, counted from the walk's start
-		next    = 0   // the next rank to find, in walk order
+		res     types.Value
+		found   bool
 		scanErr error
 	)
-	if reverse {
-		next = len(ranks) - 1
-	}
-	fn := func(k, v []byte) bool {
+	before := c.before
+	visit := func(k, v []byte, forward bool) bool {
 		w, _, err := readWeight(v)
 		if err != nil {
 			scanErr = err
@@ -264,47 +305,140 @@ func (a *Aggregate) valuesAt(st state.Store, s *aggSpec, gkey []byte, n int64, r
 		if w <= 0 {
 			return true
 		}
-		var x types.Value
-		decoded := false
-		for next >= 0 && next < len(ranks) {
-			r := ranks[next]
-			if reverse {
-				r = n - 1 - r
-			}
-			if r >= seen+w {
-				break
-			}
-			if !decoded {
-				if x, err = orderedSetEntry(k[plen:]); err != nil {
-					scanErr = err
-					return false
-				}
-				decoded = true
-			}
-			out[ranks[next]] = x
-			if reverse {
-				next--
-			} else {
-				next++
-			}
+		if !forward {
+			before -= w
 		}
-		seen += w
-		return next >= 0 && next < len(ranks)
+		if r < before || r >= before+w {
+			if forward {
+				before += w
+			}
+			return true
+		}
+		if res, err = orderedSetEntry(k[plen:]); err != nil {
+			scanErr = err
+			return false
+		}
+		*c = rankCursor{valid: true, key: append([]byte(nil), k[plen:]...), before: before, count: w}
+		found = true
+		return false
 	}
-	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
 	var err error
-	if reverse {
-		err = st.ScanReverse(a.arrKey, a.endKey, fn)
+	if r >= before {
+		err = st.Scan(a.key2, a.endKey, func(k, v []byte) bool { return visit(k, v, true) })
 	} else {
-		err = st.Scan(a.arrKey, a.endKey, fn)
+		err = st.ScanReverse(a.arrKey, a.key2, func(k, v []byte) bool { return visit(k, v, false) })
 	}
 	if err == nil {
 		err = scanErr
 	}
-	if err == nil && len(out) != len(ranks) {
+	if err == nil && !found {
 		err = corrupt("ordered-set arrangement (fewer values than counted)")
 	}
-	return out, err
+	return res, err
+}
+
+// valueAfter returns the value of the first entry after the one with key
+// suffix key.
+func (a *Aggregate) valueAfter(st state.Store, s *aggSpec, gkey, key []byte) (types.Value, error) {
+	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	plen := len(a.arrKey)
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	// The smallest key after key and its extensions.
+	a.key2 = append(append(append(a.key2[:0], a.arrKey...), key...), 0xff)
+	var (
+		res     types.Value
+		found   bool
+		scanErr error
+	)
+	err := st.Scan(a.key2, a.endKey, func(k, v []byte) bool {
+		w, _, err := readWeight(v)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if w <= 0 {
+			return true
+		}
+		res, scanErr = orderedSetEntry(k[plen:])
+		found = true
+		return false
+	})
+	if err == nil {
+		err = scanErr
+	}
+	if err == nil && !found {
+		err = corrupt("ordered-set arrangement (fewer values than counted)")
+	}
+	return res, err
+}
+
+// moveCursors accounts for w copies of a value with key suffix okey in
+// the group's cursors.
+func moveCursors(cs []rankCursor, okey []byte, w int64) error {
+	for i := range cs {
+		if c := &cs[i]; c.valid && bytes.Compare(okey, c.key) < 0 {
+			if err := addCount(&c.before, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// encodeCursors encodes a group's cursors for its state row: per cursor a
+// validity byte, then for a valid one uvarint(len(key)), key and
+// varint(before) and varint(count).
+func encodeCursors(cs []rankCursor) types.Value {
+	if len(cs) == 0 {
+		return types.Null
+	}
+	var b []byte
+	for _, c := range cs {
+		if !c.valid {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(c.key)))
+		b = append(b, c.key...)
+		b = binary.AppendVarint(b, c.before)
+		b = binary.AppendVarint(b, c.count)
+	}
+	return types.MakeBytea(b)
+}
+
+// decodeCursors decodes what encodeCursors wrote.
+func decodeCursors(dst []rankCursor, v types.Value) ([]rankCursor, error) {
+	dst = dst[:0]
+	if v.IsNull() {
+		return dst, nil
+	}
+	b := []byte(v.Str())
+	for len(b) > 0 {
+		flag := b[0]
+		b = b[1:]
+		if flag == 0 {
+			dst = append(dst, rankCursor{})
+			continue
+		}
+		l, n := binary.Uvarint(b)
+		if n <= 0 || uint64(len(b)-n) < l {
+			return nil, corrupt("ordered-set cursor")
+		}
+		key := b[n : n+int(l)]
+		b = b[n+int(l):]
+		before, n1 := binary.Varint(b)
+		if n1 <= 0 {
+			return nil, corrupt("ordered-set cursor")
+		}
+		count, n2 := binary.Varint(b[n1:])
+		if n2 <= 0 {
+			return nil, corrupt("ordered-set cursor")
+		}
+		b = b[n1+n2:]
+		dst = append(dst, rankCursor{valid: true, key: key, before: before, count: count})
+	}
+	return dst, nil
 }
 
 // orderedSetEntry decodes the value of an arrangement key's suffix.
