@@ -328,9 +328,13 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		}
 		keyExprs := append(slices.Clone(group), c.Arg.String())
 		if c.OrderedSet() {
-			kind = "ordered-set"
-			if c.Order[0].Desc {
-				keyExprs[len(keyExprs)-1] += " DESC"
+			kind, keyExprs = "ordered-set", slices.Clone(group)
+			for _, k := range c.Order {
+				e := k.Expr.String()
+				if k.Desc {
+					e += " DESC"
+				}
+				keyExprs = append(keyExprs, e)
 			}
 		}
 		if c.Func == "string_agg" {

@@ -36,6 +36,10 @@ const (
 	fnBitAnd // bitwise aggregates (aggbits.go)
 	fnBitOr
 	fnBitXor
+	fnRank // hypothetical-set aggregates (agghypothetical.go)
+	fnDenseRank
+	fnPercentRank
+	fnCumeDist
 )
 
 var aggFuncs = map[string]aggFunc{
@@ -46,6 +50,7 @@ var aggFuncs = map[string]aggFunc{
 	"array_agg":       fnArrayAgg,
 	"percentile_cont": fnPercentileCont, "percentile_disc": fnPercentileDisc, "mode": fnMode,
 	"bit_and": fnBitAnd, "bit_or": fnBitOr, "bit_xor": fnBitXor,
+	"rank": fnRank, "dense_rank": fnDenseRank, "percent_rank": fnPercentRank, "cume_dist": fnCumeDist,
 }
 
 // ordered reports whether the aggregate keeps its group's input in order
@@ -83,6 +88,8 @@ func (s *aggSpec) fields() int {
 		return 4 // rows, non-NULL values, the current result, the cursors
 	case fnBitAnd, fnBitOr, fnBitXor:
 		return 2 // non-NULL count, the value or the per-bit counts
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return 2 // rows, the current result
 	}
 	if s.stats() {
 		return s.statsFields()
@@ -138,6 +145,10 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 	}
 	if s.orderedSet() {
 		return s, s.initOrderedSet()
+	}
+	if s.hypothetical() {
+		s.arranged = true
+		return s, nil
 	}
 	if fn != fnCount || s.result.ID == types.Unknown {
 		name := call.Func
@@ -342,6 +353,11 @@ func (s *aggSpec) value(a *accum) (types.Value, error) {
 		return types.MakeInt(types.Int8, a.n), nil
 	case fnMin, fnMax, fnStringAgg, fnArrayAgg, fnPercentileCont, fnPercentileDisc, fnMode:
 		return a.ext, nil
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		if a.rows == 0 {
+			return s.hypotheticalEmpty(), nil
+		}
+		return a.ext, nil
 	case fnBoolAnd:
 		if a.t+a.f == 0 {
 			return types.Null, nil
@@ -437,6 +453,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 		var err error
 		a.cursors, err = decodeCursors(a.cursors, f[3])
 		return err
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		a.rows, a.ext = f[0].Int(), f[1]
+		return nil
 	}
 	a.n = f[0].Int()
 	switch s.acc {
@@ -477,6 +496,8 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 		return append(row, i8(a.t), i8(a.f))
 	case fnPercentileCont, fnPercentileDisc, fnMode:
 		return append(row, i8(a.rows), i8(a.n), a.ext, encodeCursors(a.cursors))
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return append(row, i8(a.rows), a.ext)
 	}
 	row = append(row, i8(a.n))
 	switch s.acc {
@@ -507,6 +528,8 @@ func (s *aggSpec) stateName() string {
 		return "array"
 	case fnPercentileCont, fnPercentileDisc, fnMode:
 		return "row/value counts,result,cursors"
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return "rows,result"
 	case fnBitAnd, fnBitOr:
 		if s.insertOnly {
 			return "bits"

@@ -125,7 +125,7 @@ func (a *Aggregate) orderedSetValue(st state.Store, s *aggSpec, gkey []byte, gva
 		}
 		return a.mode(st, s, gkey)
 	}
-	p, err := s.call.Direct.Eval(gvals)
+	p, err := s.call.Direct[0].Eval(gvals)
 	if err != nil || p.IsNull() {
 		return types.Null, err
 	}

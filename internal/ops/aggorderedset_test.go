@@ -35,10 +35,10 @@ func TestOrderedSetAgainstSorting(t *testing.T) {
 	}
 	order := func(desc bool) []plan.SortKey { return []plan.SortKey{{Expr: x, Desc: desc, NullsFirst: desc}} }
 	calls := []plan.AggCall{
-		{Func: "percentile_cont", Arg: x, Order: order(false), Direct: fraction(0.5), Type: f8},
-		{Func: "percentile_cont", Arg: x, Order: order(true), Direct: fraction(0.3), Type: f8},
-		{Func: "percentile_disc", Arg: x, Order: order(false), Direct: fractions(0.9, 0, 0.25, 1), Type: types.ArrayType(f8)},
-		{Func: "percentile_disc", Arg: x, Order: order(true), Direct: fraction(0.7), Type: f8},
+		{Func: "percentile_cont", Arg: x, Order: order(false), Direct: []plan.Expr{fraction(0.5)}, Type: f8},
+		{Func: "percentile_cont", Arg: x, Order: order(true), Direct: []plan.Expr{fraction(0.3)}, Type: f8},
+		{Func: "percentile_disc", Arg: x, Order: order(false), Direct: []plan.Expr{fractions(0.9, 0, 0.25, 1)}, Type: types.ArrayType(f8)},
+		{Func: "percentile_disc", Arg: x, Order: order(true), Direct: []plan.Expr{fraction(0.7)}, Type: f8},
 		{Func: "mode", Arg: x, Order: order(false), Type: f8},
 		{Func: "mode", Arg: x, Order: order(true), Type: f8},
 	}
@@ -142,14 +142,14 @@ func orderedSetReference(model map[float64]int64, calls []plan.AggCall) zset.Row
 			}
 			row[i] = types.MakeFloat8(best)
 		case c.Type.ID.IsArray():
-			ps := c.Direct.(*plan.Const).Val.Elems()
+			ps := c.Direct[0].(*plan.Const).Val.Elems()
 			out := make([]types.Value, len(ps))
 			for j, p := range ps {
 				out[j] = at(p.Float())
 			}
 			row[i] = types.MakeArray(types.Float8, out)
 		default:
-			row[i] = at(c.Direct.(*plan.Const).Val.Float())
+			row[i] = at(c.Direct[0].(*plan.Const).Val.Float())
 		}
 	}
 	return row
@@ -165,7 +165,7 @@ func BenchmarkMedianSmallChanges(b *testing.B) {
 			x := ref(0, types.Float8)
 			a, err := NewAggregate([]byte("os/"), nil, []plan.AggCall{{
 				Func: "percentile_cont", Arg: x, Order: []plan.SortKey{{Expr: x}},
-				Direct: &plan.Const{Val: types.MakeFloat8(0.5), Typ: f8}, Type: f8,
+				Direct: []plan.Expr{&plan.Const{Val: types.MakeFloat8(0.5), Typ: f8}}, Type: f8,
 			}})
 			if err != nil {
 				b.Fatal(err)

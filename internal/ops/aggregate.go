@@ -263,7 +263,7 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			// aggregate skips them.
 			// An ordered-set aggregate counts the rows with NULL
 			// values too (aggorderedset.go).
-			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg || s.orderedSet()
+			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg || s.orderedSet() || s.hypothetical()
 			if s.ordered() && in.has[j] {
 				if in.okeys == nil {
 					in.okeys = make([][]byte, na)
@@ -277,6 +277,14 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 					in.okeys = make([][]byte, na)
 				}
 				in.okeys[j] = s.orderedSetKey(in.okeys[j][:0], v)
+			}
+			if s.hypothetical() {
+				if in.okeys == nil {
+					in.okeys = make([][]byte, na)
+				}
+				if in.okeys[j], err = s.hypotheticalKey(in.okeys[j][:0], e.Row); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -381,6 +389,12 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 				}
 				continue
 			}
+			if s.hypothetical() {
+				if err := a.takeHypothetical(st, s, acc, gkey, in.okeys[i], in.weight); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if !s.arranged {
 				if err := s.add(acc, in.args[i], in.weight); err != nil {
 					return nil, err
@@ -408,7 +422,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 	}
 	for i := range a.aggs {
 		s, acc := &a.aggs[i], &a.accs[i]
-		if s.orderedSet() && a.repPrefix != nil && len(rows) > 0 {
+		if (s.orderedSet() || s.hypothetical()) && a.repPrefix != nil && len(rows) > 0 {
 			// The fraction is evaluated over the group's values, whose
 			// representative the rows may have changed.
 			acc.dirty = true
@@ -419,6 +433,8 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 				acc.ext, err = a.orderedValue(st, s, gkey)
 			case s.orderedSet():
 				acc.ext, err = a.orderedSetValue(st, s, gkey, gvals, acc)
+			case s.hypothetical():
+				acc.ext, err = a.hypotheticalValue(st, s, gkey, gvals, acc)
 			default:
 				acc.ext, err = a.extreme(st, s, gkey)
 			}

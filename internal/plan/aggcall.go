@@ -10,8 +10,11 @@ func (c AggCall) String() string {
 	b.WriteString(c.Func + "(")
 	switch {
 	case c.OrderedSet():
-		if c.Direct != nil {
-			b.WriteString(c.Direct.String())
+		for i, d := range c.Direct {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(d.String())
 		}
 		b.WriteString(") WITHIN GROUP (" + strings.TrimPrefix(c.ExtrasString(), " "))
 	case c.Arg == nil:

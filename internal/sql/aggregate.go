@@ -21,7 +21,7 @@ func (ac *aggCollector) add(call plan.AggCall, name string) int {
 	for i, c := range ac.calls {
 		if c.Func == call.Func && c.Distinct == call.Distinct &&
 			exprEqual(c.Arg, call.Arg) && exprEqual(c.Filter, call.Filter) && sameAggExtras(c, call) &&
-			exprEqual(c.Direct, call.Direct) {
+			exprsEqual(c.Direct, call.Direct) {
 			return i
 		}
 	}

@@ -24,9 +24,6 @@ import (
 // It is bound over the input row here and rewritten over the group's
 // values once the group keys are known (bindSelect, directOverGroups).
 
-// hypotheticalSets are PostgreSQL's hypothetical-set aggregates, which
-// the engine does not maintain.
-var hypotheticalSets = map[string]bool{"rank": true, "dense_rank": true, "percent_rank": true, "cume_dist": true}
 
 // orderedSetAggregate binds a call written with WITHIN GROUP.
 func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
@@ -61,10 +58,10 @@ func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, 
 	noSuch := func() error {
 		return undefinedFunction(name, append(slices.Clone(direct), ordered...), f.Location)
 	}
+	if plan.IsHypothetical(name) {
+		return ec.hypothetical(f, name, argCtx, direct, ordered, sorts)
+	}
 	if !plan.IsOrderedSet(name) {
-		if hypotheticalSets[name] {
-			return nil, notSupported(f.Location, "hypothetical-set aggregate %s() is not supported yet", name)
-		}
 		return nil, noSuch()
 	}
 	wantDirect := 1
@@ -76,13 +73,14 @@ func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, 
 	}
 	x := ordered[0]
 	call := plan.AggCall{Func: name}
-	var err error
 	if wantDirect == 1 {
-		if call.Direct, err = ec.fraction(argCtx, direct[0], f.Location, noSuch); err != nil {
+		d, err := ec.fraction(argCtx, direct[0], f.Location, noSuch)
+		if err != nil {
 			return nil, err
 		}
+		call.Direct = []plan.Expr{d}
 	}
-	many := call.Direct != nil && call.Direct.Type().ID.IsArray()
+	many := len(call.Direct) > 0 && call.Direct[0].Type().ID.IsArray()
 	switch name {
 	case "percentile_cont":
 		argType, result, err := types.ResolveAggregate(name, x.Type())
@@ -112,6 +110,12 @@ func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, 
 	desc, nullsFirst := sortDirection(sorts[0])
 	call.Arg = x
 	call.Order = []plan.SortKey{{Expr: x, Desc: desc, NullsFirst: nullsFirst}}
+	return ec.addOrderedSet(f, call)
+}
+
+// addOrderedSet binds an ordered-set call's FILTER and adds the call to
+// the query's aggregates.
+func (ec *exprCtx) addOrderedSet(f *pg.FuncCall, call plan.AggCall) (plan.Expr, error) {
 	if f.AggFilter != nil {
 		filter, err := ec.in(kindFilter, nil).bindBool(f.AggFilter, "FILTER")
 		if err != nil {
@@ -119,8 +123,44 @@ func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, 
 		}
 		call.Filter = filter
 	}
-	idx := ec.aggs.add(call, name)
-	return &aggRef{idx: idx, typ: call.Type, name: name}, nil
+	idx := ec.aggs.add(call, call.Func)
+	return &aggRef{idx: idx, typ: call.Type, name: call.Func}, nil
+}
+
+// hypothetical binds rank, dense_rank, percent_rank or cume_dist(args)
+// WITHIN GROUP (ORDER BY keys): one direct argument per key, each pair
+// converted to a common type as PostgreSQL does (42804 when there is
+// none). The direct arguments form the hypothetical row.
+func (ec *exprCtx) hypothetical(f *pg.FuncCall, name string, argCtx *exprCtx, direct, ordered []plan.Expr, sorts []*pg.SortBy) (plan.Expr, error) {
+	if len(direct) != len(ordered) {
+		return nil, undefinedFunction(name, append(slices.Clone(direct), ordered...), f.Location)
+	}
+	call := plan.AggCall{Func: name, Type: types.Of(types.Int8)}
+	if name == "percent_rank" || name == "cume_dist" {
+		call.Type = types.Of(types.Float8)
+	}
+	for i := range direct {
+		if hasOuterRefs(direct[i]) || hasSubLinks(direct[i]) {
+			return nil, notSupported(f.Location, "a direct argument of an ordered-set aggregate that reads an outer query or holds a subquery is not supported")
+		}
+		t, err := types.CommonType("WITHIN GROUP", []types.Type{direct[i].Type(), ordered[i].Type()})
+		if err != nil {
+			return nil, posErr(err, exprLocation(sorts[i].Node))
+		}
+		d, err := argCtx.coerce(direct[i], t, implicitCoercion)
+		if err != nil {
+			return nil, err
+		}
+		o, err := argCtx.coerce(ordered[i], t, implicitCoercion)
+		if err != nil {
+			return nil, err
+		}
+		desc, nullsFirst := sortDirection(sorts[i])
+		call.Direct = append(call.Direct, d)
+		call.Order = append(call.Order, plan.SortKey{Expr: o, Desc: desc, NullsFirst: nullsFirst})
+	}
+	call.Arg = call.Order[0].Expr
+	return ec.addOrderedSet(f, call)
 }
 
 // fraction binds percentile_cont's or percentile_disc's direct argument:
@@ -148,14 +188,23 @@ func (ec *exprCtx) fraction(argCtx *exprCtx, e plan.Expr, loc int32, noSuch func
 func (st *bindState) directOverGroups(calls []plan.AggCall, keys []plan.Expr, cols []plan.Column) error {
 	for i := range calls {
 		c := &calls[i]
-		if c.Direct == nil {
+		if len(c.Direct) == 0 {
 			continue
 		}
-		d, err := st.overAggregate(c.Direct, keys, cols[:len(keys)])
-		if err != nil {
-			return err
+		direct := make([]plan.Expr, len(c.Direct))
+		for j, e := range c.Direct {
+			d, err := st.overAggregate(e, keys, cols[:len(keys)])
+			if err != nil {
+				return err
+			}
+			direct[j] = d
 		}
-		c.Direct = d
+		c.Direct = direct
 	}
 	return nil
+}
+
+// exprsEqual reports whether two lists of expressions are equal.
+func exprsEqual(a, b []plan.Expr) bool {
+	return slices.EqualFunc(a, b, exprEqual)
 }

@@ -97,7 +97,7 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	}
 	if schema == "" || schema == "pg_catalog" {
 		switch {
-		case aggregateNames[name] || f.AggWithinGroup && hypotheticalSets[name]:
+		case aggregateNames[name] || f.AggWithinGroup && plan.IsHypothetical(name):
 			return ec.aggregate(f, name)
 		case windowFunctions[name]:
 			return nil, posErr(errs.Newf(errs.WrongObjectType, "window function %s requires an OVER clause", name), f.Location)

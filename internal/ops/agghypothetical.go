@@ -1,0 +1,125 @@
+package ops
+
+import (
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// The hypothetical-set aggregates rank, dense_rank, percent_rank and
+// cume_dist(args) WITHIN GROUP (ORDER BY keys) place a hypothetical row
+// (the direct arguments, constant per group) among the group's rows. They
+// keep the group's rows' sort keys, NULLs included and placed by NULLS
+// FIRST/LAST, with their counts:
+//
+//	'a' | aggregate index | EncodeKey(group values) | sort key → varint(count)
+//
+// where the sort key is, per ORDER BY key, a NULL flag byte and the value
+// encoded ascending or descending (aggordered.go's appendOrderKey); rows
+// equal on every key share an entry. The group's state row keeps the
+// count of rows and the current result. A change to a group recomputes it
+// by reading the entries that sort before the hypothetical row (cost: that
+// many distinct keys) and the one equal to it:
+//
+//	rank         = 1 + rows before
+//	dense_rank   = 1 + distinct keys before
+//	percent_rank = rows before / rows (0 over no rows)
+//	cume_dist    = (rows before or equal + 1) / (rows + 1)
+//
+// as PostgreSQL's final functions compute them; over no rows rank and
+// dense_rank are 1, percent_rank 0 and cume_dist 1.
+
+// hypothetical reports whether the aggregate is a hypothetical-set one.
+func (s *aggSpec) hypothetical() bool {
+	return s.fn == fnRank || s.fn == fnDenseRank || s.fn == fnPercentRank || s.fn == fnCumeDist
+}
+
+// hypotheticalKey appends the sort key of one input row.
+func (s *aggSpec) hypotheticalKey(dst []byte, row zset.Row) ([]byte, error) {
+	for _, k := range s.call.Order {
+		x, err := k.Expr.Eval(row)
+		if err != nil {
+			return nil, err
+		}
+		dst = appendOrderKey(dst, k, x)
+	}
+	return dst, nil
+}
+
+// takeHypothetical folds w copies of a row with sort key okey into the
+// aggregate's count and arrangement.
+func (a *Aggregate) takeHypothetical(st state.Store, s *aggSpec, acc *accum, gkey, okey []byte, w int64) error {
+	if err := addCount(&acc.rows, w); err != nil {
+		return err
+	}
+	return a.arrangeOrdered(st, s, acc, gkey, okey, w)
+}
+
+// hypotheticalEmpty is the result over no rows.
+func (s *aggSpec) hypotheticalEmpty() types.Value {
+	switch s.fn {
+	case fnPercentRank:
+		return types.MakeFloat8(0)
+	case fnCumeDist:
+		return types.MakeFloat8(1)
+	}
+	return types.MakeInt(types.Int8, 1)
+}
+
+// hypotheticalValue computes the aggregate's result over the group's
+// arrangement, placing the row of direct arguments evaluated over the
+// group's values gvals.
+func (a *Aggregate) hypotheticalValue(st state.Store, s *aggSpec, gkey []byte, gvals []types.Value, acc *accum) (types.Value, error) {
+	if acc.rows == 0 {
+		return s.hypotheticalEmpty(), nil
+	}
+	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.key2 = append(a.key2[:0], a.arrKey...)
+	for i, k := range s.call.Order {
+		x, err := s.call.Direct[i].Eval(gvals)
+		if err != nil {
+			return types.Null, err
+		}
+		a.key2 = appendOrderKey(a.key2, k, x)
+	}
+	var before, distinct int64
+	var scanErr error
+	err := st.Scan(a.arrKey, a.key2, func(_, v []byte) bool {
+		w, _, err := readWeight(v)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		if w > 0 {
+			before += w
+			distinct++
+		}
+		return true
+	})
+	if err == nil {
+		err = scanErr
+	}
+	if err != nil {
+		return types.Null, err
+	}
+	n := acc.rows
+	switch s.fn {
+	case fnRank:
+		return types.MakeInt(types.Int8, before+1), nil
+	case fnDenseRank:
+		return types.MakeInt(types.Int8, distinct+1), nil
+	case fnPercentRank:
+		return types.MakeFloat8(float64(before) / float64(n)), nil
+	}
+	peers := int64(0)
+	raw, ok, err := st.Get(a.key2)
+	if err != nil {
+		return types.Null, err
+	}
+	if ok {
+		if peers, _, err = readWeight(raw); err != nil {
+			return types.Null, err
+		}
+	}
+	return types.MakeFloat8(float64(before+peers+1) / float64(n+1)), nil
+}
