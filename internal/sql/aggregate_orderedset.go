@@ -24,7 +24,6 @@ import (
 // It is bound over the input row here and rewritten over the group's
 // values once the group keys are known (bindSelect, directOverGroups).
 
-
 // orderedSetAggregate binds a call written with WITHIN GROUP.
 func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	argCtx := ec.in(kindAggArg, nil)
