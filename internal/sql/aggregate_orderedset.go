@@ -18,9 +18,11 @@ import (
 //	percentile_cont(float8 | float8[]) WITHIN GROUP (ORDER BY float8 | interval)
 //	percentile_disc(float8 | float8[]) WITHIN GROUP (ORDER BY anyelement)
 //	mode() WITHIN GROUP (ORDER BY anyelement)
+//	rank, dense_rank, percent_rank, cume_dist("any" ...) WITHIN GROUP (ORDER BY "any" ...)
 //
-// The fraction is a direct argument: PostgreSQL evaluates it once per
-// group, so it may use only the query's grouped columns (and constants).
+// The fraction, and the hypothetical row of the hypothetical-set
+// aggregates, are direct arguments: PostgreSQL evaluates them once per
+// group, so they may use only the query's grouped columns (and constants).
 // It is bound over the input row here and rewritten over the group's
 // values once the group keys are known (bindSelect, directOverGroups).
 
