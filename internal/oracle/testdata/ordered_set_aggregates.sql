@@ -148,3 +148,18 @@ CREATE MATERIALIZED VIEW outer_fraction AS
 -- Not supported: fractions PostgreSQL accepts that hold a subquery.
 --! rockstream-error 0A000
 SELECT percentile_cont((SELECT 0.5)) WITHIN GROUP (ORDER BY x) FROM m;
+
+-- Over event-time windows whose closed windows release their state (the
+-- arrangement of their values goes with them).
+--! postgres CREATE TABLE bids (id int, ts timestamp, price float8)
+CREATE TABLE bids (id int, ts timestamp, price float8) WITH (event_time = 'ts', lateness = '10 minutes');
+--! postgres CREATE MATERIALIZED VIEW windowed AS SELECT window_start, percentile_cont(0.5) WITHIN GROUP (ORDER BY price) AS median, mode() WITHIN GROUP (ORDER BY price DESC) AS m, rank(10) WITHIN GROUP (ORDER BY price) AS r FROM (SELECT b.*, date_bin('30 minutes', b.ts, '1970-01-01') AS window_start FROM bids b WHERE isfinite(b.ts)) w GROUP BY window_start
+CREATE MATERIALIZED VIEW windowed AS
+  SELECT window_start, percentile_cont(0.5) WITHIN GROUP (ORDER BY price) AS median,
+         mode() WITHIN GROUP (ORDER BY price DESC) AS m, rank(10) WITHIN GROUP (ORDER BY price) AS r
+  FROM TUMBLE(bids, ts, '30 minutes') GROUP BY window_start, window_end;
+INSERT INTO bids VALUES (1, '2026-05-01 09:00', 10), (2, '2026-05-01 09:10', 20), (3, '2026-05-01 09:12', 20);
+INSERT INTO bids VALUES (4, '2026-05-01 09:31', 5), (5, '2026-05-01 09:35', 7);
+INSERT INTO bids VALUES (6, '2026-05-01 10:45', 1);
+DELETE FROM bids WHERE id = 6;
+INSERT INTO bids VALUES (7, '2026-05-01 10:50', 30), (8, '2026-05-01 10:55', 40);
