@@ -346,6 +346,9 @@ func (b *builder) aggregate(n *plan.Aggregate) (int, error) {
 		}
 		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+		if c.Func == "mode" {
+			fmt.Fprintf(&sb, " by-count[%s by (%s)]", calls[i], strings.Join(append(slices.Clone(group), "count DESC", c.Arg.String()), ", "))
+		}
 	}
 	if w, note, err := windowedAggregate(n, op, prefix); err != nil || w != nil {
 		if err != nil {

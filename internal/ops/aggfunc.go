@@ -118,6 +118,9 @@ type aggSpec struct {
 	// retracts (Aggregate.InsertOnly).
 	insertOnly bool
 	prefix     []byte
+	// modePrefix, for mode(), prefixes its index of each group's value
+	// classes by count (aggorderedset.go).
+	modePrefix []byte
 	off        int             // first field in the state row
 	div        *types.Operator // AVG's final division
 	// lerp holds, for percentile_cont over interval, the operators

@@ -47,8 +47,9 @@ import (
 // the nearer end when that is closer, to the position it needs. A change
 // of k rows moves a position by at most k values, so it reads at most
 // about k + 1 entries (each a distinct value with its count) per fraction,
-// and never more than min(p, n−p) for position p of n. mode() reads every
-// entry of the group.
+// and never more than min(p, n−p) for position p of n. mode() keeps an
+// index of the group's value classes by count besides (see arrangeMode):
+// a row moves its class's entry, and the mode is the index's first.
 // Over insert-only input the arrangement is kept all the same: any value
 // may become the percentile or the mode later, so there is nothing to
 // drop.
@@ -108,6 +109,9 @@ func (a *Aggregate) takeOrderedSet(st state.Store, s *aggSpec, acc *accum, gkey 
 	}
 	if err := moveCursors(acc.cursors, okey, w); err != nil {
 		return err
+	}
+	if s.fn == fnMode {
+		return a.arrangeMode(st, s, acc, gkey, okey, w)
 	}
 	return a.arrangeOrdered(st, s, acc, gkey, okey, w)
 }
@@ -456,20 +460,133 @@ func orderedSetEntry(rest []byte) (types.Value, error) {
 	return v, nil
 }
 
+// mode() also indexes each group's value classes by their counts:
+//
+//	'm' | aggregate index | EncodeKey(group values) | EncodeKeyDesc(count) | class key → 0x01
+//
+// where the class key is the value's sort key without its row encoding
+// (the equality class, in WITHIN GROUP order). The first entry of a
+// group's index is its largest class, and of equally large ones the first
+// in sort order, which is PostgreSQL's mode: the result is that class's
+// first value in the arrangement. A row moves its class's index entry
+// (cost: the class's representations, one for most types); reading the
+// mode costs two seeks.
+
+// modeMark is the value of a mode index entry (the key says it all).
+var modeMark = []byte{1}
+
+func modePrefix(prefix []byte, i int) []byte {
+	return binary.BigEndian.AppendUint16(withSuffix(prefix, 'm'), uint16(i))
+}
+
+// arrangeMode adds w copies of a value with arrangement key okey to the
+// arrangement and moves its class's entry in the mode index.
+func (a *Aggregate) arrangeMode(st state.Store, s *aggSpec, acc *accum, gkey, okey []byte, w int64) error {
+	class, err := classKey(okey)
+	if err != nil {
+		return err
+	}
+	old, err := a.classCount(st, s, gkey, class)
+	if err != nil {
+		return err
+	}
+	if err := a.arrangeOrdered(st, s, acc, gkey, okey, w); err != nil {
+		return err
+	}
+	now, err := zset.AddWeight(old, w)
+	if err != nil {
+		return err
+	}
+	if old > 0 {
+		if err := st.Delete(a.modeKey(s, gkey, old, class)); err != nil {
+			return err
+		}
+	}
+	if now > 0 {
+		return st.Set(a.modeKey(s, gkey, now, class), modeMark)
+	}
+	return nil
+}
+
+// classKey returns the class part of an arrangement key suffix: the
+// value's sort key, without the row encoding that may follow it.
+func classKey(okey []byte) ([]byte, error) {
+	_, tail, err := zset.DecodeKeyValue(okey)
+	if err != nil {
+		return nil, err
+	}
+	return okey[:len(okey)-len(tail)], nil
+}
+
+// modeKey returns the mode index key of a class with count n.
+func (a *Aggregate) modeKey(s *aggSpec, gkey []byte, n int64, class []byte) []byte {
+	a.rep = append(append(a.rep[:0], s.modePrefix...), gkey...)
+	a.rep = zset.EncodeKeyDesc(a.rep, i8(n))
+	return append(a.rep, class...)
+}
+
+// classCount sums the counts of a class's entries in the arrangement.
+func (a *Aggregate) classCount(st state.Store, s *aggSpec, gkey, class []byte) (int64, error) {
+	a.arrKey = append(append(append(a.arrKey[:0], s.prefix...), gkey...), class...)
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	var (
+		n       int64
+		scanErr error
+	)
+	err := st.Scan(a.arrKey, a.endKey, func(_, v []byte) bool {
+		w, _, err := readWeight(v)
+		if err != nil {
+			scanErr = err
+			return false
+		}
+		n += w
+		return true
+	})
+	if err == nil {
+		err = scanErr
+	}
+	return n, err
+}
+
 // mode returns the value of the group's largest equality class, the first
 // in sort order among equally large ones (as PostgreSQL's mode_final,
-// which replaces its candidate only by a strictly larger class).
+// which replaces its candidate only by a strictly larger class), from the
+// first entry of the group's mode index.
 func (a *Aggregate) mode(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
-	plen := len(a.arrKey)
+	a.key2 = append(append(a.key2[:0], s.modePrefix...), gkey...)
+	plen := len(a.key2)
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.key2)
 	var (
-		best, cur   types.Value
-		bestN, curN int64
-		class       []byte // the current class's key
-		scanErr     error
-		haveCur     bool
+		class   []byte
+		scanErr error
 	)
-	fn := func(k, v []byte) bool {
+	err := st.Scan(a.key2, a.endKey, func(k, _ []byte) bool {
+		_, rest, err := zset.DecodeKeyValue(k[plen:]) // the count
+		if err != nil || len(rest) == 0 {
+			scanErr = corrupt("mode index key")
+			return false
+		}
+		class = append([]byte(nil), rest...)
+		return false
+	})
+	if err == nil {
+		err = scanErr
+	}
+	if err != nil {
+		return types.Null, err
+	}
+	if class == nil {
+		return types.Null, corrupt("mode index (no class for a group with values)")
+	}
+	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	alen := len(a.arrKey)
+	a.arrKey = append(a.arrKey, class...)
+	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
+	var (
+		res   types.Value
+		found bool
+	)
+	err = st.Scan(a.arrKey, a.endKey, func(k, v []byte) bool {
 		w, _, err := readWeight(v)
 		if err != nil {
 			scanErr = err
@@ -478,37 +595,15 @@ func (a *Aggregate) mode(st state.Store, s *aggSpec, gkey []byte) (types.Value, 
 		if w <= 0 {
 			return true
 		}
-		rest := k[plen:]
-		_, tail, err := zset.DecodeKeyValue(rest)
-		if err != nil {
-			scanErr = err
-			return false
-		}
-		ckey := rest[:len(rest)-len(tail)]
-		if haveCur && string(ckey) == string(class) {
-			curN += w
-			return true
-		}
-		if haveCur && curN > bestN {
-			best, bestN = cur, curN
-		}
-		if cur, err = orderedSetEntry(rest); err != nil {
-			scanErr = err
-			return false
-		}
-		class = append(class[:0], ckey...)
-		curN, haveCur = w, true
-		return true
+		res, scanErr = orderedSetEntry(k[alen:])
+		found = true
+		return false
+	})
+	if err == nil {
+		err = scanErr
 	}
-	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
-	if err := st.Scan(a.arrKey, a.endKey, fn); err != nil {
-		return types.Null, err
+	if err == nil && !found {
+		err = corrupt("mode index (a class without values)")
 	}
-	if scanErr != nil {
-		return types.Null, scanErr
-	}
-	if haveCur && curN > bestN {
-		best = cur
-	}
-	return best, nil
+	return res, err
 }

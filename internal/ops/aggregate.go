@@ -101,6 +101,9 @@ func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Agg
 		if s.arranged {
 			s.prefix = aggPrefix(prefix, i)
 		}
+		if s.fn == fnMode {
+			s.modePrefix = modePrefix(prefix, i)
+		}
 		s.off = off
 		off += s.fields()
 		a.aggs = append(a.aggs, s)
