@@ -89,7 +89,7 @@ func (s *aggSpec) fields() int {
 	case fnBitAnd, fnBitOr, fnBitXor:
 		return 2 // non-NULL count, the value or the per-bit counts
 	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
-		return 2 // rows, the current result
+		return 3 // rows, the current result, the hypothetical row's cursor
 	}
 	if s.stats() {
 		return s.statsFields()
@@ -458,7 +458,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 		return err
 	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
 		a.rows, a.ext = f[0].Int(), f[1]
-		return nil
+		var err error
+		a.cursors, err = decodeCursors(a.cursors, f[2])
+		return err
 	}
 	a.n = f[0].Int()
 	switch s.acc {
@@ -500,7 +502,7 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 	case fnPercentileCont, fnPercentileDisc, fnMode:
 		return append(row, i8(a.rows), i8(a.n), a.ext, encodeCursors(a.cursors))
 	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
-		return append(row, i8(a.rows), a.ext)
+		return append(row, i8(a.rows), a.ext, encodeCursors(a.cursors))
 	}
 	row = append(row, i8(a.n))
 	switch s.acc {
@@ -532,7 +534,7 @@ func (s *aggSpec) stateName() string {
 	case fnPercentileCont, fnPercentileDisc, fnMode:
 		return "row/value counts,result,cursors"
 	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
-		return "rows,result"
+		return "rows,result,cursors"
 	case fnBitAnd, fnBitOr:
 		if s.insertOnly {
 			return "bits"

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"bytes"
+
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -17,9 +19,14 @@ import (
 // where the sort key is, per ORDER BY key, a NULL flag byte and the value
 // encoded ascending or descending (aggordered.go's appendOrderKey); rows
 // equal on every key share an entry. The group's state row keeps the
-// count of rows and the current result. A change to a group recomputes it
-// by reading the entries that sort before the hypothetical row (cost: that
-// many distinct keys) and the one equal to it:
+// count of rows, the current result and a cursor (rankCursor) at the
+// hypothetical row's key: how many rows sort before it, which every input
+// row sorting before it moves by its weight. A change to a group
+// recomputes the result from the cursor and the count of the hypothetical
+// row's peers (one read); dense_rank, which counts distinct keys, reads
+// the entries before the hypothetical row (cost: that many distinct keys),
+// and so does any aggregate the first time, or when the hypothetical row
+// changed (it depends on how the group values are written):
 //
 //	rank         = 1 + rows before
 //	dense_rank   = 1 + distinct keys before
@@ -52,6 +59,9 @@ func (a *Aggregate) takeHypothetical(st state.Store, s *aggSpec, acc *accum, gke
 	if err := addCount(&acc.rows, w); err != nil {
 		return err
 	}
+	if err := moveCursors(acc.cursors, okey, w); err != nil {
+		return err
+	}
 	return a.arrangeOrdered(st, s, acc, gkey, okey, w)
 }
 
@@ -82,32 +92,43 @@ func (a *Aggregate) hypotheticalValue(st state.Store, s *aggSpec, gkey []byte, g
 		}
 		a.key2 = appendOrderKey(a.key2, k, x)
 	}
-	var before, distinct int64
-	var scanErr error
-	err := st.Scan(a.arrKey, a.key2, func(_, v []byte) bool {
-		w, _, err := readWeight(v)
-		if err != nil {
-			scanErr = err
-			return false
-		}
-		if w > 0 {
-			before += w
-			distinct++
-		}
-		return true
-	})
-	if err == nil {
-		err = scanErr
+	hkey := a.key2[len(a.arrKey):]
+	if len(acc.cursors) != 1 {
+		acc.cursors = append(acc.cursors[:0], rankCursor{})
 	}
-	if err != nil {
-		return types.Null, err
+	c := &acc.cursors[0]
+	before := c.before
+	if !c.valid || !bytes.Equal(c.key, hkey) || s.fn == fnDenseRank {
+		var distinct int64
+		var scanErr error
+		before = 0
+		err := st.Scan(a.arrKey, a.key2, func(_, v []byte) bool {
+			w, _, err := readWeight(v)
+			if err != nil {
+				scanErr = err
+				return false
+			}
+			if w > 0 {
+				before += w
+				distinct++
+			}
+			return true
+		})
+		if err == nil {
+			err = scanErr
+		}
+		if err != nil {
+			return types.Null, err
+		}
+		*c = rankCursor{valid: true, key: append([]byte(nil), hkey...), before: before}
+		if s.fn == fnDenseRank {
+			return types.MakeInt(types.Int8, distinct+1), nil
+		}
 	}
 	n := acc.rows
 	switch s.fn {
 	case fnRank:
 		return types.MakeInt(types.Int8, before+1), nil
-	case fnDenseRank:
-		return types.MakeInt(types.Int8, distinct+1), nil
 	case fnPercentRank:
 		return types.MakeFloat8(float64(before) / float64(n)), nil
 	}
