@@ -17,8 +17,8 @@ import (
 )
 
 // TestOrderedSetAgainstSorting checks percentile_cont, percentile_disc
-// (one fraction and an array of them, ascending and descending) and
-// mode() over random sequences of inserts and deletes in batches against
+// (one fraction and an array of them, ascending and descending), mode()
+// and the hypothetical-set aggregates over random sequences of inserts and deletes in batches against
 // the same results computed from the sorted multiset, so that the
 // cursors that follow each fraction's position from step to step stay
 // exact however the values move around them.
@@ -41,6 +41,10 @@ func TestOrderedSetAgainstSorting(t *testing.T) {
 		{Func: "percentile_disc", Arg: x, Order: order(true), Direct: []plan.Expr{fraction(0.7)}, Type: f8},
 		{Func: "mode", Arg: x, Order: order(false), Type: f8},
 		{Func: "mode", Arg: x, Order: order(true), Type: f8},
+		{Func: "rank", Arg: x, Order: order(false), Direct: []plan.Expr{fraction(3)}, Type: types.Of(types.Int8)},
+		{Func: "dense_rank", Arg: x, Order: order(true), Direct: []plan.Expr{fraction(3)}, Type: types.Of(types.Int8)},
+		{Func: "percent_rank", Arg: x, Order: order(true), Direct: []plan.Expr{fraction(20)}, Type: f8},
+		{Func: "cume_dist", Arg: x, Order: order(false), Direct: []plan.Expr{fraction(4)}, Type: f8},
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		a, err := NewAggregate([]byte("os/"), nil, calls)
@@ -109,6 +113,36 @@ func orderedSetReference(model map[float64]int64, calls []plan.AggCall) zset.Row
 		vals := slices.Clone(asc)
 		if c.Order[0].Desc {
 			slices.Reverse(vals)
+		}
+		if c.Hypothetical() {
+			h := c.Direct[0].(*plan.Const).Val.Float()
+			before := func(v float64) bool { return v < h != c.Order[0].Desc && v != h }
+			var lt, le, distinct int
+			for j, v := range vals {
+				if before(v) {
+					lt++
+					if j == 0 || vals[j-1] != v {
+						distinct++
+					}
+				}
+				if before(v) || v == h {
+					le++
+				}
+			}
+			switch c.Func {
+			case "rank":
+				row[i] = types.MakeInt(types.Int8, int64(lt+1))
+			case "dense_rank":
+				row[i] = types.MakeInt(types.Int8, int64(distinct+1))
+			case "percent_rank":
+				row[i] = types.MakeFloat8(0)
+				if n > 0 {
+					row[i] = types.MakeFloat8(float64(lt) / float64(n))
+				}
+			default:
+				row[i] = types.MakeFloat8(float64(le+1) / float64(n+1))
+			}
+			continue
 		}
 		if n == 0 {
 			row[i] = types.Null
