@@ -103,7 +103,8 @@ func (ec *exprCtx) orderedSetAggregate(f *pg.FuncCall, name string) (plan.Expr, 
 		case many && !types.HasArrayType(t.ID):
 			return nil, notSupported(f.Location, "%s(double precision[]) over %s is not supported", name, t)
 		}
-		call.Type = t
+		// A polymorphic result has no type modifier, as in PostgreSQL.
+		call.Type = types.Of(t.ID)
 	}
 	if many {
 		call.Type = types.ArrayType(call.Type)
