@@ -21,12 +21,13 @@ import (
 // equal on every key share an entry. The group's state row keeps the
 // count of rows, the current result and a cursor (rankCursor) at the
 // hypothetical row's key: how many rows sort before it, which every input
-// row sorting before it moves by its weight. A change to a group
-// recomputes the result from the cursor and the count of the hypothetical
-// row's peers (one read); dense_rank, which counts distinct keys, reads
-// the entries before the hypothetical row (cost: that many distinct keys),
-// and so does any aggregate the first time, or when the hypothetical row
-// changed (it depends on how the group values are written):
+// row sorting before it moves by its weight, and for dense_rank how many
+// distinct keys do, which changes when a key's count crosses zero (one
+// read per input row). A change to a group recomputes the result from the
+// cursor and the count of the hypothetical row's peers (one read). The
+// first time, or when the hypothetical row changed (it may depend on how
+// the group values are written), it reads the entries before the
+// hypothetical row instead (cost: that many distinct keys):
 //
 //	rank         = 1 + rows before
 //	dense_rank   = 1 + distinct keys before
@@ -61,6 +62,29 @@ func (a *Aggregate) takeHypothetical(st state.Store, s *aggSpec, acc *accum, gke
 	}
 	if err := moveCursors(acc.cursors, okey, w); err != nil {
 		return err
+	}
+	if s.fn == fnDenseRank && len(acc.cursors) == 1 {
+		// The cursor's count is the number of distinct keys before the
+		// hypothetical row: it changes when a key's count crosses zero.
+		if c := &acc.cursors[0]; c.valid && bytes.Compare(okey, c.key) < 0 {
+			a.key2 = append(append(append(a.key2[:0], s.prefix...), gkey...), okey...)
+			raw, ok, err := st.Get(a.key2)
+			if err != nil {
+				return err
+			}
+			var old int64
+			if ok {
+				if old, _, err = readWeight(raw); err != nil {
+					return err
+				}
+			}
+			switch now := old + w; {
+			case old <= 0 && now > 0:
+				c.count++
+			case old > 0 && now <= 0:
+				c.count--
+			}
+		}
 	}
 	return a.arrangeOrdered(st, s, acc, gkey, okey, w)
 }
@@ -97,11 +121,10 @@ func (a *Aggregate) hypotheticalValue(st state.Store, s *aggSpec, gkey []byte, g
 		acc.cursors = append(acc.cursors[:0], rankCursor{})
 	}
 	c := &acc.cursors[0]
-	before := c.before
-	if !c.valid || !bytes.Equal(c.key, hkey) || s.fn == fnDenseRank {
-		var distinct int64
+	before, distinct := c.before, c.count
+	if !c.valid || !bytes.Equal(c.key, hkey) {
 		var scanErr error
-		before = 0
+		before, distinct = 0, 0
 		err := st.Scan(a.arrKey, a.key2, func(_, v []byte) bool {
 			w, _, err := readWeight(v)
 			if err != nil {
@@ -120,15 +143,14 @@ func (a *Aggregate) hypotheticalValue(st state.Store, s *aggSpec, gkey []byte, g
 		if err != nil {
 			return types.Null, err
 		}
-		*c = rankCursor{valid: true, key: append([]byte(nil), hkey...), before: before}
-		if s.fn == fnDenseRank {
-			return types.MakeInt(types.Int8, distinct+1), nil
-		}
+		*c = rankCursor{valid: true, key: append([]byte(nil), hkey...), before: before, count: distinct}
 	}
 	n := acc.rows
 	switch s.fn {
 	case fnRank:
 		return types.MakeInt(types.Int8, before+1), nil
+	case fnDenseRank:
+		return types.MakeInt(types.Int8, distinct+1), nil
 	case fnPercentRank:
 		return types.MakeFloat8(float64(before) / float64(n)), nil
 	}
