@@ -189,49 +189,62 @@ func orderedSetReference(model map[float64]int64, calls []plan.AggCall) zset.Row
 	return row
 }
 
-// BenchmarkMedianSmallChanges measures a global percentile_cont(0.5) over
-// a group of n values receiving steps of one insert and one delete each:
-// with the fraction's cursor a step reads a few entries whatever n is.
-func BenchmarkMedianSmallChanges(b *testing.B) {
-	for _, n := range []int{1_000, 100_000} {
-		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
-			f8 := types.Of(types.Float8)
-			x := ref(0, types.Float8)
-			a, err := NewAggregate([]byte("os/"), nil, []plan.AggCall{{
-				Func: "percentile_cont", Arg: x, Order: []plan.SortKey{{Expr: x}},
-				Direct: []plan.Expr{&plan.Const{Val: types.MakeFloat8(0.5), Typ: f8}}, Type: f8,
-			}})
+// BenchmarkOrderedSetSmallChanges measures a global percentile_cont(0.5), a
+// mode() and a rank(n) WITHIN GROUP over a group of n values receiving
+// steps of one insert and one delete each: with the fraction's cursor, the
+// mode's index by count and the hypothetical row's cursor a step reads a
+// few entries whatever n is.
+func BenchmarkOrderedSetSmallChanges(b *testing.B) {
+	f8 := types.Of(types.Float8)
+	x := ref(0, types.Float8)
+	half := []plan.Expr{&plan.Const{Val: types.MakeFloat8(0.5), Typ: f8}}
+	for _, c := range []struct {
+		name string
+		call plan.AggCall
+	}{
+		{"median", plan.AggCall{Func: "percentile_cont", Arg: x, Order: []plan.SortKey{{Expr: x}}, Direct: half, Type: f8}},
+		{"mode", plan.AggCall{Func: "mode", Arg: x, Order: []plan.SortKey{{Expr: x}}, Type: f8}},
+		{"rank", plan.AggCall{Func: "rank", Arg: x, Order: []plan.SortKey{{Expr: x}}, Direct: half, Type: types.Of(types.Int8)}},
+	} {
+		for _, n := range []int{1_000, 100_000} {
+			benchmarkSmallChanges(b, c.name, c.call, n)
+		}
+	}
+}
+
+func benchmarkSmallChanges(b *testing.B, name string, call plan.AggCall, n int) {
+	b.Run(name+"/n="+strconv.Itoa(n), func(b *testing.B) {
+		a, err := NewAggregate([]byte("os/"), nil, []plan.AggCall{call})
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := state.NewMemory()
+		load := make(zset.Batch, n)
+		for i := range load {
+			load[i] = zset.Entry{Row: zset.Row{types.MakeFloat8(float64(i * 2))}, Weight: 1}
+		}
+		step := func(d zset.Batch) {
+			d, err := zset.Consolidate(d)
 			if err != nil {
 				b.Fatal(err)
 			}
-			st := state.NewMemory()
-			load := make(zset.Batch, n)
-			for i := range load {
-				load[i] = zset.Entry{Row: zset.Row{types.MakeFloat8(float64(i * 2))}, Weight: 1}
+			ov := state.NewOverlay(st)
+			if _, err := a.Step(context.Background(), ov, []zset.Batch{d}); err != nil {
+				b.Fatal(err)
 			}
-			step := func(d zset.Batch) {
-				d, err := zset.Consolidate(d)
-				if err != nil {
-					b.Fatal(err)
-				}
-				ov := state.NewOverlay(st)
-				if _, err := a.Step(context.Background(), ov, []zset.Batch{d}); err != nil {
-					b.Fatal(err)
-				}
-				if err := ov.Commit(); err != nil {
-					b.Fatal(err)
-				}
+			if err := ov.Commit(); err != nil {
+				b.Fatal(err)
 			}
-			step(load)
-			rng := rand.New(rand.NewPCG(1, 2))
-			b.ReportAllocs()
-			for b.Loop() {
-				// Insert an odd value and delete it again: the median moves
-				// back and forth by half a position.
-				v := types.MakeFloat8(float64(rng.IntN(n)*2 + 1))
-				step(zset.Batch{{Row: zset.Row{v}, Weight: 1}})
-				step(zset.Batch{{Row: zset.Row{v}, Weight: -1}})
-			}
-		})
-	}
+		}
+		step(load)
+		rng := rand.New(rand.NewPCG(1, 2))
+		b.ReportAllocs()
+		for b.Loop() {
+			// Insert an odd value and delete it again: the median moves
+			// back and forth by half a position.
+			v := types.MakeFloat8(float64(rng.IntN(n)*2 + 1))
+			step(zset.Batch{{Row: zset.Row{v}, Weight: 1}})
+			step(zset.Batch{{Row: zset.Row{v}, Weight: -1}})
+		}
+	})
 }
