@@ -66,3 +66,5 @@ SELECT rank(1) FROM h;
 
 DELETE FROM h;
 INSERT INTO h VALUES (10, 'p', 3, 'm', 3);
+--! error 0A000
+SELECT rank(1) WITHIN GROUP (ORDER BY a) OVER () FROM h;
