@@ -411,6 +411,16 @@ func aggExplain(title string, n *plan.Aggregate, op *ops.Aggregate, onlyInserts,
 			continue
 		}
 		keyExprs := append(slices.Clone(group), c.Arg.String())
+		if c.OrderedSet() {
+			kind, keyExprs = "ordered-set", slices.Clone(group)
+			for _, k := range c.Order {
+				e := k.Expr.String()
+				if k.Desc {
+					e += " DESC"
+				}
+				keyExprs = append(keyExprs, e)
+			}
+		}
 		if c.Func == "string_agg" {
 			kind, keyExprs = "ordered", slices.Clone(group)
 			for _, k := range c.Order {
@@ -420,24 +430,14 @@ func aggExplain(title string, n *plan.Aggregate, op *ops.Aggregate, onlyInserts,
 		}
 		key := strings.Join(keyExprs, ", ")
 		fmt.Fprintf(&sb, " %s[%s by (%s)→count]", kind, calls[i], key)
+		if c.Func == "mode" {
+			fmt.Fprintf(&sb, " by-count[%s by (%s)]", calls[i], strings.Join(append(slices.Clone(group), "count DESC", c.Arg.String()), ", "))
+		}
 	}
 	return sb.String()
 }
 
-func aggString(c plan.AggCall) string {
-	arg := "*"
-	if c.Arg != nil {
-		arg = c.Arg.String() + c.ExtrasString()
-		if c.Distinct {
-			arg = "DISTINCT " + arg
-		}
-	}
-	s := c.Func + "(" + arg + ")"
-	if c.Filter != nil {
-		s += " FILTER (WHERE " + c.Filter.String() + ")"
-	}
-	return s
-}
+func aggString(c plan.AggCall) string { return c.String() }
 
 func exprList(es []plan.Expr) string {
 	parts := make([]string, len(es))

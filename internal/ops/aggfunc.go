@@ -30,6 +30,16 @@ const (
 	fnStddevSamp
 	fnStddevPop
 	fnArrayAgg
+	fnPercentileCont // ordered-set aggregates (aggorderedset.go)
+	fnPercentileDisc
+	fnMode
+	fnBitAnd // bitwise aggregates (aggbits.go)
+	fnBitOr
+	fnBitXor
+	fnRank // hypothetical-set aggregates (agghypothetical.go)
+	fnDenseRank
+	fnPercentRank
+	fnCumeDist
 )
 
 var aggFuncs = map[string]aggFunc{
@@ -37,12 +47,24 @@ var aggFuncs = map[string]aggFunc{
 	"bool_and": fnBoolAnd, "bool_or": fnBoolOr, "every": fnBoolAnd,
 	"string_agg": fnStringAgg, "var_samp": fnVarSamp, "variance": fnVarSamp, "var_pop": fnVarPop,
 	"stddev_samp": fnStddevSamp, "stddev": fnStddevSamp, "stddev_pop": fnStddevPop,
-	"array_agg": fnArrayAgg,
+	"array_agg":       fnArrayAgg,
+	"percentile_cont": fnPercentileCont, "percentile_disc": fnPercentileDisc, "mode": fnMode,
+	"bit_and": fnBitAnd, "bit_or": fnBitOr, "bit_xor": fnBitXor,
+	"rank": fnRank, "dense_rank": fnDenseRank, "percent_rank": fnPercentRank, "cume_dist": fnCumeDist,
 }
 
 // ordered reports whether the aggregate keeps its group's input in order
 // (string_agg, array_agg: aggordered.go).
 func (s *aggSpec) ordered() bool { return s.fn == fnStringAgg || s.fn == fnArrayAgg }
+
+// orderedSet reports whether the aggregate is an ordered-set aggregate
+// (percentile_cont, percentile_disc, mode: aggorderedset.go).
+func (s *aggSpec) orderedSet() bool {
+	return s.fn == fnPercentileCont || s.fn == fnPercentileDisc || s.fn == fnMode
+}
+
+// bitwise reports whether the aggregate is bit_and, bit_or or bit_xor.
+func (s *aggSpec) bitwise() bool { return s.fn == fnBitAnd || s.fn == fnBitOr || s.fn == fnBitXor }
 
 // accKind is how a SUM or AVG accumulates its argument.
 type accKind uint8
@@ -62,6 +84,12 @@ func (s *aggSpec) fields() int {
 		return 1 // count; or the current extreme, string or array
 	case fnBoolAnd, fnBoolOr:
 		return 2 // trues, falses
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return 4 // rows, non-NULL values, the current result, the cursors
+	case fnBitAnd, fnBitOr, fnBitXor:
+		return 2 // non-NULL count, the value or the per-bit counts
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return 3 // rows, the current result, the hypothetical row's cursor
 	}
 	if s.stats() {
 		return s.statsFields()
@@ -90,8 +118,14 @@ type aggSpec struct {
 	// retracts (Aggregate.InsertOnly).
 	insertOnly bool
 	prefix     []byte
+	// modePrefix, for mode(), prefixes its index of each group's value
+	// classes by count (aggorderedset.go).
+	modePrefix []byte
 	off        int             // first field in the state row
 	div        *types.Operator // AVG's final division
+	// lerp holds, for percentile_cont over interval, the operators
+	// PostgreSQL's interpolation uses: hi − lo, × fraction, + lo.
+	lerp [3]*types.Operator
 }
 
 func newAggSpec(call plan.AggCall) (aggSpec, error) {
@@ -109,6 +143,13 @@ func newAggSpec(call plan.AggCall) (aggSpec, error) {
 	}
 	arg := call.Arg.Type()
 	if fn == fnStringAgg || fn == fnArrayAgg {
+		s.arranged = true
+		return s, nil
+	}
+	if s.orderedSet() {
+		return s, s.initOrderedSet()
+	}
+	if s.hypothetical() {
 		s.arranged = true
 		return s, nil
 	}
@@ -167,11 +208,15 @@ type accum struct {
 	sq              apd.Decimal // sum of squares (variance family)
 	ext             types.Value
 	t, f            int64
-	dirty           bool // the MIN/MAX arrangement changed this step
+	rows            int64        // ordered-set aggregates: rows taken, NULL values included
+	x               int64        // bit_xor's value; bit_and's, bit_or's over insert-only input
+	ones            [64]int64    // bit_and, bit_or: count of values with each bit set
+	cursors         []rankCursor // percentile_cont, percentile_disc: one per fraction
+	dirty           bool         // the MIN/MAX arrangement changed this step
 }
 
 func (a *accum) reset() {
-	*a = accum{scales: a.scales[:0]}
+	*a = accum{scales: a.scales[:0], cursors: a.cursors[:0]}
 }
 
 func addCount(n *int64, w int64) error {
@@ -184,6 +229,9 @@ func addCount(n *int64, w int64) error {
 func (s *aggSpec) add(a *accum, v types.Value, w int64) error {
 	if s.stats() {
 		return s.addStats(a, v, w)
+	}
+	if s.bitwise() {
+		return s.addBits(a, v, w)
 	}
 	switch s.fn {
 	case fnCount:
@@ -300,10 +348,18 @@ func (s *aggSpec) value(a *accum) (types.Value, error) {
 	if s.stats() {
 		return s.statsValue(a)
 	}
+	if s.bitwise() {
+		return s.bitsValue(a), nil
+	}
 	switch s.fn {
 	case fnCount:
 		return types.MakeInt(types.Int8, a.n), nil
-	case fnMin, fnMax, fnStringAgg, fnArrayAgg:
+	case fnMin, fnMax, fnStringAgg, fnArrayAgg, fnPercentileCont, fnPercentileDisc, fnMode:
+		return a.ext, nil
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		if a.rows == 0 {
+			return s.hypotheticalEmpty(), nil
+		}
 		return a.ext, nil
 	case fnBoolAnd:
 		if a.t+a.f == 0 {
@@ -382,6 +438,9 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 	if s.stats() {
 		return s.loadStats(a, f)
 	}
+	if s.bitwise() {
+		return s.loadBits(a, f)
+	}
 	switch s.fn {
 	case fnCount:
 		a.n = f[0].Int()
@@ -392,6 +451,16 @@ func (s *aggSpec) load(a *accum, f zset.Row) error {
 	case fnBoolAnd, fnBoolOr:
 		a.t, a.f = f[0].Int(), f[1].Int()
 		return nil
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		a.rows, a.n, a.ext = f[0].Int(), f[1].Int(), f[2]
+		var err error
+		a.cursors, err = decodeCursors(a.cursors, f[3])
+		return err
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		a.rows, a.ext = f[0].Int(), f[1]
+		var err error
+		a.cursors, err = decodeCursors(a.cursors, f[2])
+		return err
 	}
 	a.n = f[0].Int()
 	switch s.acc {
@@ -420,6 +489,9 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 	if s.stats() {
 		return s.storeStats(row, a)
 	}
+	if s.bitwise() {
+		return s.storeBits(row, a)
+	}
 	switch s.fn {
 	case fnCount:
 		return append(row, i8(a.n))
@@ -427,6 +499,10 @@ func (s *aggSpec) store(row zset.Row, a *accum) zset.Row {
 		return append(row, a.ext)
 	case fnBoolAnd, fnBoolOr:
 		return append(row, i8(a.t), i8(a.f))
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return append(row, i8(a.rows), i8(a.n), a.ext, encodeCursors(a.cursors))
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return append(row, i8(a.rows), a.ext, encodeCursors(a.cursors))
 	}
 	row = append(row, i8(a.n))
 	switch s.acc {
@@ -455,6 +531,17 @@ func (s *aggSpec) stateName() string {
 		return "string"
 	case fnArrayAgg:
 		return "array"
+	case fnPercentileCont, fnPercentileDisc, fnMode:
+		return "row/value counts,result,cursors"
+	case fnRank, fnDenseRank, fnPercentRank, fnCumeDist:
+		return "rows,result,cursors"
+	case fnBitAnd, fnBitOr:
+		if s.insertOnly {
+			return "bits"
+		}
+		return "bit counts"
+	case fnBitXor:
+		return "bits"
 	}
 	if s.stats() {
 		return "sum,sum of squares"

@@ -3,6 +3,7 @@ package ops
 import (
 	"strings"
 
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -45,25 +46,7 @@ func (s *aggSpec) orderedKey(dst []byte, row zset.Row, v types.Value) ([]byte, e
 		if err != nil {
 			return nil, err
 		}
-		if x.IsNull() {
-			if k.NullsFirst {
-				dst = append(dst, orderFlagFirst)
-			} else {
-				dst = append(dst, orderFlagLast)
-			}
-			continue
-		}
-		if k.NullsFirst {
-			dst = append(dst, orderFlagLast)
-		} else {
-			dst = append(dst, orderFlagFirst)
-		}
-		one[0] = x
-		if k.Desc {
-			dst = zset.EncodeKeyDesc(dst, one[:]...)
-		} else {
-			dst = zset.EncodeKey(dst, one[:]...)
-		}
+		dst = appendOrderKey(dst, k, x)
 	}
 	if s.fn == fnArrayAgg {
 		one[0] = v
@@ -78,6 +61,27 @@ func (s *aggSpec) orderedKey(dst []byte, row zset.Row, v types.Value) ([]byte, e
 		return nil, err
 	}
 	return zset.EncodeKey(dst, v, delim), nil
+}
+
+// appendOrderKey appends x's part of a sort key under ORDER BY key k: a
+// NULL flag byte and, unless x is NULL, x encoded ascending or
+// descending.
+func appendOrderKey(dst []byte, k plan.SortKey, x types.Value) []byte {
+	if x.IsNull() {
+		if k.NullsFirst {
+			return append(dst, orderFlagFirst)
+		}
+		return append(dst, orderFlagLast)
+	}
+	if k.NullsFirst {
+		dst = append(dst, orderFlagLast)
+	} else {
+		dst = append(dst, orderFlagFirst)
+	}
+	if k.Desc {
+		return zset.EncodeKeyDesc(dst, x)
+	}
+	return zset.EncodeKey(dst, x)
 }
 
 // keyLossy reports whether values of kind k have keys that encode their

@@ -30,6 +30,11 @@ import (
 //
 //	'a' | aggregate index | EncodeKey(group values) | sort key → varint(count)
 //
+// and the ordered-set aggregates (percentile_cont, percentile_disc, mode)
+// their values in WITHIN GROUP order (aggorderedset.go):
+//
+//	'a' | aggregate index | EncodeKey(group values) | EncodeKey(value) [| EncodeRow(value)] → varint(count)
+//
 // When the group values may be equal yet written differently (NUMERIC 1.0
 // and 1.00), it also counts each group's representations, to show the
 // smallest present (see class.go):
@@ -97,6 +102,9 @@ func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Agg
 		if s.arranged {
 			s.prefix = aggPrefix(prefix, i)
 		}
+		if s.fn == fnMode {
+			s.modePrefix = modePrefix(prefix, i)
+		}
 		s.off = off
 		off += s.fields()
 		a.aggs = append(a.aggs, s)
@@ -131,13 +139,18 @@ func (a *Aggregate) Arranged(i int) bool { return a.aggs[i].arranged }
 // insertion, its input being insert-only (an append-only table through
 // filters, projections and inner joins): MIN and MAX then keep the
 // current extreme in the group's state instead of an arrangement of every
-// value, and a retraction fails as an internal error. It is called
+// value, bit_and and bit_or their running value instead of per-bit counts,
+// and a retraction fails as an internal error. It is called
 // before the first step, and the same way for every circuit built over
 // the aggregate's state.
 func (a *Aggregate) InsertOnly() {
 	for i := range a.aggs {
-		if s := &a.aggs[i]; s.fn == fnMin || s.fn == fnMax {
+		switch s := &a.aggs[i]; {
+		case s.call.Distinct:
+		case s.fn == fnMin || s.fn == fnMax:
 			s.arranged, s.insertOnly = false, true
+		case s.fn == fnBitAnd || s.fn == fnBitOr:
+			s.insertOnly = true
 		}
 	}
 }
@@ -252,12 +265,28 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			s := &a.aggs[j]
 			// array_agg keeps NULL inputs as NULL elements; every other
 			// aggregate skips them.
-			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg
+			// An ordered-set aggregate counts the rows with NULL
+			// values too (aggorderedset.go).
+			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg || s.orderedSet() || s.hypothetical()
 			if s.ordered() && in.has[j] {
 				if in.okeys == nil {
 					in.okeys = make([][]byte, na)
 				}
 				if in.okeys[j], err = s.orderedKey(in.okeys[j][:0], e.Row, v); err != nil {
+					return nil, err
+				}
+			}
+			if s.orderedSet() && !v.IsNull() {
+				if in.okeys == nil {
+					in.okeys = make([][]byte, na)
+				}
+				in.okeys[j] = s.orderedSetKey(in.okeys[j][:0], v)
+			}
+			if s.hypothetical() {
+				if in.okeys == nil {
+					in.okeys = make([][]byte, na)
+				}
+				if in.okeys[j], err = s.hypotheticalKey(in.okeys[j][:0], e.Row); err != nil {
 					return nil, err
 				}
 			}
@@ -358,6 +387,22 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 				continue
 			}
 			s, acc := &a.aggs[i], &a.accs[i]
+			if s.orderedSet() {
+				var okey []byte
+				if in.okeys != nil {
+					okey = in.okeys[i]
+				}
+				if err := a.takeOrderedSet(st, s, acc, gkey, in.args[i], okey, in.weight); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if s.hypothetical() {
+				if err := a.takeHypothetical(st, s, acc, gkey, in.okeys[i], in.weight); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if !s.arranged {
 				if err := s.add(acc, in.args[i], in.weight); err != nil {
 					return nil, err
@@ -384,10 +429,21 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 		}
 	}
 	for i := range a.aggs {
-		if s, acc := &a.aggs[i], &a.accs[i]; acc.dirty {
-			if s.ordered() {
+		s, acc := &a.aggs[i], &a.accs[i]
+		if (s.orderedSet() || s.hypothetical()) && a.repPrefix != nil && len(rows) > 0 {
+			// The fraction is evaluated over the group's values, whose
+			// representative the rows may have changed.
+			acc.dirty = true
+		}
+		if acc.dirty {
+			switch {
+			case s.ordered():
 				acc.ext, err = a.orderedValue(st, s, gkey)
-			} else {
+			case s.orderedSet():
+				acc.ext, err = a.orderedSetValue(st, s, gkey, gvals, acc)
+			case s.hypothetical():
+				acc.ext, err = a.hypotheticalValue(st, s, gkey, gvals, acc)
+			default:
 				acc.ext, err = a.extreme(st, s, gkey)
 			}
 			if err != nil {

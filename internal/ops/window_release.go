@@ -153,6 +153,9 @@ func (w *WindowedAggregate) releaseGroup(st state.Store, gkey []byte) error {
 		if a.aggs[i].arranged {
 			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].prefix...), gkey...))
 		}
+		if a.aggs[i].modePrefix != nil {
+			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].modePrefix...), gkey...))
+		}
 	}
 	if a.repPrefix != nil {
 		prefixes = append(prefixes, append(append(append([]byte(nil), a.repPrefix...), gkey...), repSep))

@@ -140,3 +140,48 @@ func (g *gen) aggCall(sc []expr) expr {
 		return expr{fn + "(" + e.sql + ")" + filter, tBool}
 	}
 }
+
+// orderedSetAgg returns an ordered-set aggregate (percentile_cont,
+// percentile_disc, mode() WITHIN GROUP), a hypothetical-set one (rank,
+// dense_rank, percent_rank, cume_dist WITHIN GROUP) or a bitwise one
+// (bit_and, bit_or, bit_xor) over sc. percentile_cont's fractions are quarters, so
+// that four times its result over integers is an integer computed
+// exactly, whatever the order of the float operations.
+func (g *gen) orderedSetAgg(sc []expr, filter string) expr {
+	dir := pick(g, []string{"", " DESC", " NULLS FIRST", " DESC NULLS LAST"})
+	fraction := pick(g, []string{"0", "0.25", "0.5", "0.75", "1"})
+	if g.chance(25) {
+		// A hypothetical-set aggregate: the row is a literal of the
+		// ordered value's type.
+		e := g.anyExpr(sc, 1)
+		call := pick(g, []string{"rank", "dense_rank", "percent_rank", "cume_dist"}) + "(" + g.literal(e.typ) +
+			") WITHIN GROUP (ORDER BY " + e.sql + dir + ")" + filter
+		if strings.HasPrefix(call, "rank") || strings.HasPrefix(call, "dense_rank") {
+			return expr{call, tBigint}
+		}
+		return expr{"CAST(" + call + " * 1000 AS bigint)", tBigint}
+	}
+	switch g.intn(0, 3, "ordered-set aggregate") {
+	case 0:
+		if e := g.exprOf(sc, tInt, 1); e.typ != tNumeric {
+			return expr{"CAST(percentile_cont(" + fraction + ") WITHIN GROUP (ORDER BY " + e.sql + dir + ")" + filter + " * 4 AS bigint)", tBigint}
+		}
+		fallthrough
+	case 1:
+		e := dedupSafe(g.anyExpr(sc, 1))
+		if g.chance(30) {
+			fraction = pick(g, []string{"0.1", "0.3", "0.6", "0.9"})
+		}
+		return expr{"percentile_disc(" + fraction + ") WITHIN GROUP (ORDER BY " + e.sql + dir + ")" + filter, e.typ}
+	case 2:
+		e := dedupSafe(g.anyExpr(sc, 1))
+		return expr{"mode() WITHIN GROUP (ORDER BY " + e.sql + dir + ")" + filter, e.typ}
+	default:
+		e := g.exprOf(sc, tInt, 1)
+		if e.typ == tNumeric {
+			e = expr{"CAST(" + e.sql + " AS bigint)", tBigint}
+		}
+		fn := pick(g, []string{"bit_and", "bit_or", "bit_xor"})
+		return expr{fn + "(" + e.sql + ")" + filter, e.typ}
+	}
+}

@@ -97,6 +97,9 @@ func (g *gen) funcAgg(sc []expr, filter string) expr {
 	if g.chance(30) {
 		return g.arrayAgg(sc, filter)
 	}
+	if g.chance(30) {
+		return g.orderedSetAgg(sc, filter)
+	}
 	if g.chance(50) {
 		t := g.exprOf(sc, tText, 1)
 		distinct := ""

@@ -100,8 +100,11 @@ type Join struct {
 // AggCall is one aggregate function call.
 type AggCall struct {
 	// Func is the lower-case aggregate name: count, sum, avg, min, max,
-	// bool_and, bool_or, string_agg, var_samp, var_pop, stddev_samp,
-	// stddev_pop.
+	// bool_and, bool_or, bit_and, bit_or, bit_xor, string_agg, array_agg,
+	// var_samp, var_pop, stddev_samp, stddev_pop, or one of the
+	// ordered-set aggregates percentile_cont, percentile_disc and mode,
+	// or the hypothetical-set ones rank, dense_rank, percent_rank and
+	// cume_dist (only ever written with WITHIN GROUP).
 	Func string
 	// Arg is the argument, evaluated over the input row; nil for count(*).
 	Arg Expr
@@ -115,6 +118,35 @@ type AggCall struct {
 	// Filter is the FILTER (WHERE ...) predicate over the input row, or nil.
 	Filter Expr
 	Type   types.Type
+	// Direct are an ordered-set aggregate's direct arguments: the
+	// fraction of percentile_cont and percentile_disc (double precision
+	// or double precision[]), the hypothetical row of rank, dense_rank,
+	// percent_rank and cume_dist (one value per ORDER BY key, of its
+	// type). They are constant per group: expressions over the group's
+	// values, ColRef i being GroupBy[i], not over the input row. For an
+	// ordered-set aggregate, Order is the WITHIN GROUP (ORDER BY ...)
+	// clause and Arg its first expression (the aggregated value of
+	// percentile_cont, percentile_disc and mode, which have one).
+	Direct []Expr
+}
+
+// OrderedSet reports whether the call is an ordered-set aggregate (written
+// with WITHIN GROUP), hypothetical-set aggregates included.
+func (c AggCall) OrderedSet() bool { return IsOrderedSet(c.Func) || c.Hypothetical() }
+
+// Hypothetical reports whether the call is a hypothetical-set aggregate
+// (rank, dense_rank, percent_rank, cume_dist WITHIN GROUP).
+func (c AggCall) Hypothetical() bool { return IsHypothetical(c.Func) }
+
+// IsOrderedSet reports whether fn names an ordered-set aggregate with one
+// aggregated value the engine maintains.
+func IsOrderedSet(fn string) bool {
+	return fn == "percentile_cont" || fn == "percentile_disc" || fn == "mode"
+}
+
+// IsHypothetical reports whether fn names a hypothetical-set aggregate.
+func IsHypothetical(fn string) bool {
+	return fn == "rank" || fn == "dense_rank" || fn == "percent_rank" || fn == "cume_dist"
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs per group. Its

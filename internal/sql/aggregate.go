@@ -20,7 +20,8 @@ type aggCollector struct {
 func (ac *aggCollector) add(call plan.AggCall, name string) int {
 	for i, c := range ac.calls {
 		if c.Func == call.Func && c.Distinct == call.Distinct &&
-			exprEqual(c.Arg, call.Arg) && exprEqual(c.Filter, call.Filter) && sameAggExtras(c, call) {
+			exprEqual(c.Arg, call.Arg) && exprEqual(c.Filter, call.Filter) && sameAggExtras(c, call) &&
+			exprsEqual(c.Direct, call.Direct) {
 			return i
 		}
 	}
@@ -42,11 +43,11 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 		}
 		return nil, posErr(errs.New(errs.GroupingError, msg), f.Location)
 	}
-	if f.AggWithinGroup {
-		return nil, notSupported(f.Location, "WITHIN GROUP is not supported yet")
-	}
 	if f.FuncVariadic {
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
+	}
+	if f.AggWithinGroup || plan.IsOrderedSet(name) {
+		return ec.orderedSetAggregate(f, name)
 	}
 	fn := name
 	if alias, ok := aggregateAliases[fn]; ok {
@@ -104,7 +105,7 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 		return nil, err
 	}
 	switch fn {
-	case "min", "max", "bool_and", "bool_or":
+	case "min", "max", "bool_and", "bool_or", "bit_and", "bit_or":
 		// Duplicates cannot change these results; DISTINCT only costs state.
 		call.Distinct = false
 	}

@@ -116,6 +116,9 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 			agg.GroupBy = append(agg.GroupBy, remapExpr(k, perm))
 			agg.Cols = append(agg.Cols, plan.Column{Name: exprName(k), Type: k.Type()})
 		}
+		if err := st.directOverGroups(aggs.calls, allKeys, agg.Cols); err != nil {
+			return nil, err
+		}
 		for _, c := range aggs.calls {
 			c = remapAggCall(c, perm)
 			agg.Aggs = append(agg.Aggs, c)
@@ -235,23 +238,7 @@ func exprName(e plan.Expr) string {
 }
 
 // aggName renders an aggregate call for plan display.
-func aggName(c plan.AggCall) string {
-	var b strings.Builder
-	b.WriteString(c.Func + "(")
-	if c.Distinct {
-		b.WriteString("DISTINCT ")
-	}
-	if c.Arg == nil {
-		b.WriteString("*")
-	} else {
-		b.WriteString(c.Arg.String() + c.ExtrasString())
-	}
-	b.WriteString(")")
-	if c.Filter != nil {
-		b.WriteString(" FILTER (WHERE " + c.Filter.String() + ")")
-	}
-	return b.String()
-}
+func aggName(c plan.AggCall) string { return c.String() }
 
 // targetList binds the select list, expanding * and t.*.
 func (st *bindState) targetList(ec *exprCtx, items []*pg.Node) ([]*target, error) {

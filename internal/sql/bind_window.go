@@ -318,6 +318,8 @@ func (ec *exprCtx) windowCall(f *pg.FuncCall, schema, name string) (plan.Expr, e
 	isWindow := builtin && windowFunctions[name]
 	isAgg := builtin && aggregateNames[name]
 	switch {
+	case builtin && (plan.IsOrderedSet(name) || f.AggWithinGroup && plan.IsHypothetical(name)):
+		return nil, notSupported(f.Location, "OVER is not supported for ordered-set aggregate %s", name)
 	case builtin && (otherAggregates[name] || isAgg && !windowAggregates[name]):
 		return nil, notSupported(f.Location, "aggregate function %s() is not supported yet as a window function", name)
 	case !isWindow && !isAgg:

@@ -17,6 +17,8 @@ var aggregateNames = map[string]bool{
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true,
 	"stddev": true, "stddev_pop": true, "stddev_samp": true,
 	"variance": true, "var_pop": true, "var_samp": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true,
 }
 
 // otherAggregates are PostgreSQL aggregates the engine does not maintain
@@ -24,11 +26,9 @@ var aggregateNames = map[string]bool{
 var otherAggregates = map[string]bool{
 	"json_agg": true, "jsonb_agg": true,
 	"json_object_agg": true, "jsonb_object_agg": true, "xmlagg": true,
-	"bit_and": true, "bit_or": true, "bit_xor": true,
 	"corr": true, "covar_pop": true, "covar_samp": true,
 	"regr_avgx": true, "regr_avgy": true, "regr_count": true, "regr_intercept": true,
 	"regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_sxy": true, "regr_syy": true,
-	"percentile_cont": true, "percentile_disc": true, "mode": true,
 	"any_value": true, "range_agg": true, "range_intersect_agg": true,
 }
 
@@ -95,7 +95,7 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	}
 	if schema == "" || schema == "pg_catalog" {
 		switch {
-		case aggregateNames[name]:
+		case aggregateNames[name] || f.AggWithinGroup && plan.IsHypothetical(name):
 			return ec.aggregate(f, name)
 		case windowFunctions[name]:
 			return nil, posErr(errs.Newf(errs.WrongObjectType, "window function %s requires an OVER clause", name), f.Location)

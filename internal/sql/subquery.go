@@ -433,7 +433,7 @@ func (st *bindState) groupedCorrelation(sub *subquery, agg *plan.Aggregate, rebu
 		counts := false
 		for _, t := range tl {
 			walk(t.expr, func(x plan.Expr) {
-				if a, ok := x.(*aggRef); ok && calls[a.idx].Func == "count" {
+				if a, ok := x.(*aggRef); ok && (calls[a.idx].Func == "count" || calls[a.idx].Hypothetical()) {
 					counts = true
 				}
 			})
@@ -472,7 +472,8 @@ func correlationKey(c plan.Expr) (inner plan.Expr, rebuild func(col plan.Expr) p
 }
 
 // emptyAggregates rewrites a select-list expression over an aggregate's
-// results into its value over an empty group: count is 0, every other
+// results into its value over an empty group: count is 0, rank and
+// dense_rank WITHIN GROUP 1, percent_rank 0, cume_dist 1, every other
 // aggregate NULL.
 func emptyAggregates(e plan.Expr, calls []plan.AggCall) plan.Expr {
 	out, _ := transform(e, func(x plan.Expr) (plan.Expr, bool, error) {
@@ -480,8 +481,15 @@ func emptyAggregates(e plan.Expr, calls []plan.AggCall) plan.Expr {
 		if !ok {
 			return nil, false, nil
 		}
-		if calls[a.idx].Func == "count" {
+		switch c := calls[a.idx]; {
+		case c.Func == "count":
 			return &plan.Const{Val: types.MakeInt(types.Int8, 0), Typ: a.typ}, true, nil
+		case c.Hypothetical() && c.Type.ID == types.Int8:
+			return &plan.Const{Val: types.MakeInt(types.Int8, 1), Typ: a.typ}, true, nil
+		case c.Func == "percent_rank":
+			return &plan.Const{Val: types.MakeFloat8(0), Typ: a.typ}, true, nil
+		case c.Func == "cume_dist":
+			return &plan.Const{Val: types.MakeFloat8(1), Typ: a.typ}, true, nil
 		}
 		return &plan.Const{Val: types.Null, Typ: a.typ}, true, nil
 	})

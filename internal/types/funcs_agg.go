@@ -5,9 +5,19 @@ import (
 )
 
 // Aggregates beyond count, sum, avg, min, max and the boolean ones:
-// string_agg and the variance family, with PostgreSQL's signatures.
+// string_agg, the variance family, the bitwise aggregates and
+// percentile_cont's ordered argument, with PostgreSQL's signatures.
+// (percentile_disc and mode take any sortable type; the binder types
+// them.)
 
 func init() {
+	for _, name := range []string{"bit_and", "bit_or", "bit_xor"} {
+		for _, t := range []TypeID{Int2, Int4, Int8} {
+			addAggregate(name, t, t)
+		}
+	}
+	addAggregate("percentile_cont", Float8, Float8)
+	addAggregate("percentile_cont", Interval, Interval)
 	for _, name := range []string{"var_samp", "var_pop", "variance", "stddev", "stddev_samp", "stddev_pop"} {
 		for _, a := range [][2]TypeID{
 			{Int2, Numeric}, {Int4, Numeric}, {Int8, Numeric}, {Numeric, Numeric},
