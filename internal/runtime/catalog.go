@@ -66,10 +66,29 @@ func (o *object) rowsPrefix() []byte {
 	return relPrefix(nsViewRows, o.id)
 }
 
-// keyOf returns the function that computes a stored row's key.
+// keyOf returns the function that computes a stored row's key: prefix,
+// the bucket of the routing key (the primary key, else the whole row),
+// then the rest (keys.go).
 func (o *object) keyOf() func(dst, prefix []byte, row zset.Row) []byte {
 	if len(o.pk) == 0 {
 		return rowKey
+	}
+	pk := o.pk
+	return func(dst, prefix []byte, row zset.Row) []byte {
+		dst = append(append(dst[:0], prefix...), 0)
+		for _, i := range pk {
+			dst = zset.EncodeKey(dst, row[i])
+		}
+		dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+		return dst
+	}
+}
+
+// orderKeyOf returns the function that computes a stored row's order
+// key: its key without the bucket, which orders the relation's rows.
+func (o *object) orderKeyOf() func(dst, prefix []byte, row zset.Row) []byte {
+	if len(o.pk) == 0 {
+		return rowOrderKey
 	}
 	pk := o.pk
 	return func(dst, prefix []byte, row zset.Row) []byte {

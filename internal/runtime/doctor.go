@@ -89,7 +89,7 @@ func checkNamespace(r state.Reader, ns byte, ids map[uint64]*object, frontier ui
 		case o == nil:
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: data of object id %d, which the catalog does not have", nsNames[ns], id))
 		case ns == nsChangeLog:
-			if err := checkChangeLog(r, o, prefix, frontier, rep); err != nil {
+			if err := checkChangeLog(r, o, frontier, rep); err != nil {
 				return err
 			}
 		}
@@ -100,18 +100,13 @@ func checkNamespace(r state.Reader, ns byte, ids map[uint64]*object, frontier ui
 	}
 }
 
-func checkChangeLog(r state.Reader, o *object, prefix []byte, frontier uint64, rep *Report) error {
-	var last []byte
-	if err := r.ScanReverse(prefix, state.PrefixEnd(prefix), func(k, _ []byte) bool {
-		last = append([]byte(nil), k...)
-		return false
-	}); err != nil {
+func checkChangeLog(r state.Reader, o *object, frontier uint64, rep *Report) error {
+	ep, ok, err := lastChange(r, o.id)
+	if err != nil {
 		return err
 	}
-	if len(last) >= len(prefix)+8 {
-		if ep := binary.BigEndian.Uint64(last[len(prefix):]); ep > frontier {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("change log of %s %s has epoch %d, past the frontier %d", o.kindName(), o.name, ep, frontier))
-		}
+	if ok && ep > frontier {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("change log of %s %s has epoch %d, past the frontier %d", o.kindName(), o.name, ep, frontier))
 	}
 	return nil
 }

@@ -55,8 +55,14 @@ const maxKeyRanges = 4096
 // they return with what full scans return.
 var fullScansOnly atomic.Bool
 
-// keyRange is the key range [lo, hi).
-type keyRange struct{ lo, hi []byte }
+// keyRange is the range [lo, hi) of order keys (keys.go): stored keys
+// without their bucket. point marks a range that fixes the whole routing
+// key ([p, PrefixEnd(p)) where p is the relation's prefix and routing
+// key), whose rows all lie in one bucket.
+type keyRange struct {
+	lo, hi []byte
+	point  bool
+}
 
 // keyColumns returns the columns whose values, in order, begin the keys of
 // o's rows, or nil when its keys do not follow its values (system
@@ -497,11 +503,13 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 	}
 	null := zset.EncodeKey(nil, types.Null)
 	prefixes := [][]byte{o.rowsPrefix()}
+	fixed := 0 // the leading columns every prefix fixes
 	for _, sp := range spans {
 		if !sp.used {
 			break
 		}
 		if sp.hasEq && len(prefixes)*len(sp.eqs) <= maxKeyRanges {
+			fixed++
 			next := make([][]byte, 0, len(prefixes)*len(sp.eqs))
 			for _, p := range prefixes {
 				for _, e := range sp.eqs {
@@ -530,14 +538,14 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 				}
 			}
 			if bytes.Compare(lo, hi) < 0 {
-				out = append(out, keyRange{lo, hi})
+				out = append(out, keyRange{lo: lo, hi: hi})
 			}
 		}
 		return out, true
 	}
 	out := make([]keyRange, len(prefixes))
 	for i, p := range prefixes {
-		out[i] = keyRange{p, state.PrefixEnd(p)}
+		out[i] = keyRange{lo: p, hi: state.PrefixEnd(p), point: fixed == len(cols)}
 	}
 	return out, true
 }
@@ -548,8 +556,10 @@ func mergeRanges(rs []keyRange) []keyRange {
 	var out []keyRange
 	for _, r := range rs {
 		if n := len(out); n > 0 && bytes.Compare(r.lo, out[n-1].hi) <= 0 {
-			if bytes.Compare(r.hi, out[n-1].hi) > 0 {
-				out[n-1].hi = r.hi
+			last := &out[n-1]
+			last.point = last.point && r.point && bytes.Equal(r.lo, last.lo) && bytes.Equal(r.hi, last.hi)
+			if bytes.Compare(r.hi, last.hi) > 0 {
+				last.hi = r.hi
 			}
 			continue
 		}
@@ -597,20 +607,13 @@ func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyR
 		}
 		r = cr.Reader
 	}
-	var out zset.Batch
-	for _, kr := range ranges {
-		var err error
-		if out, err = appendStored(ctx, r, kr, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return readStored(ctx, r, o.rowsPrefix(), ranges, nil)
 }
 
 // cachedRanges returns the rows of rows, o's whole contents in key order,
 // whose keys lie in ranges, found by binary search.
 func cachedRanges(o *object, rows zset.Batch, ranges []keyRange) zset.Batch {
-	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	keyOf, prefix := o.orderKeyOf(), o.rowsPrefix()
 	var buf []byte
 	first := func(bound []byte) int {
 		return sort.Search(len(rows), func(i int) bool {
@@ -650,7 +653,7 @@ func relationRangesAt(ctx context.Context, r state.Reader, o *object, asOf uint6
 	if err != nil {
 		return nil, err
 	}
-	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	keyOf, prefix := o.orderKeyOf(), o.rowsPrefix()
 	var buf []byte
 	for _, c := range later {
 		if buf = keyOf(buf, prefix, c.Row); inKeyRanges(buf, ranges) {

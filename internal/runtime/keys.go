@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
@@ -23,14 +26,41 @@ func relPrefix(ns byte, id uint64) []byte {
 	return binary.AppendUvarint([]byte{ns}, id)
 }
 
-// rowKey is the storage key of row under prefix: the row's order-preserving
-// key (so rows scan in SQL order) followed by its exact encoding (so rows
-// equal under = but differently written, such as 1.0 and 1.00, stay
-// distinct).
+// Every stored key of a relation's rows and of a view's change log has
+// the bucket of the row's routing key (zset.Bucket) right after the
+// object's prefix: prefix | bucket u8 | the rest. One bucket's rows of one
+// object are therefore the contiguous range [prefix|b, prefix|b+1). A
+// key's order key is the key without its bucket byte: prefix | the rest.
+// Rows are in SQL order by their order keys, which is the order readers
+// of a whole relation or of a key range return them in (readStored).
+
+// rowKey is the storage key of row under prefix: its bucket, the row's
+// order-preserving key (the routing key, so rows scan in SQL order within
+// a bucket) and its exact encoding (so rows equal under = but differently
+// written, such as 1.0 and 1.00, stay distinct).
 func rowKey(dst, prefix []byte, row zset.Row) []byte {
+	dst = append(append(dst[:0], prefix...), 0)
+	dst = zset.EncodeKey(dst, row...)
+	dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+	return zset.EncodeRow(dst, row)
+}
+
+// rowOrderKey is rowKey's order key: rowKey without the bucket.
+func rowOrderKey(dst, prefix []byte, row zset.Row) []byte {
 	dst = append(dst[:0], prefix...)
 	dst = zset.EncodeKey(dst, row...)
 	return zset.EncodeRow(dst, row)
+}
+
+// rowBucket is the bucket of row routed by all its columns.
+func rowBucket(row zset.Row, scratch []byte) (int, []byte) {
+	scratch = zset.EncodeKey(scratch[:0], row...)
+	return zset.Bucket(scratch), scratch
+}
+
+// orderKey returns the order key of the stored key k under prefix.
+func orderKey(dst, prefix, k []byte) []byte {
+	return append(append(dst[:0], prefix...), k[len(prefix)+1:]...)
 }
 
 // encodeStored encodes a stored row's value: its weight, then the row.
@@ -54,13 +84,21 @@ func decodeStored(v []byte) (zset.Entry, error) {
 // readRelation returns the stored contents of the relation under prefix as
 // a batch in key order.
 func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
-	return appendStored(ctx, r, keyRange{prefix, state.PrefixEnd(prefix)}, nil)
+	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix)}}, nil)
 }
 
-// appendStored appends the stored rows under kr, in key order, to out.
-func appendStored(ctx context.Context, r state.Reader, kr keyRange, out zset.Batch) (zset.Batch, error) {
+// readStored appends the stored rows of the relation under prefix whose
+// order keys lie in ranges (sorted, disjoint), in order-key order, to
+// out. A range that fixes the whole routing key (point) is read from its
+// one bucket; any other range is read from every bucket's part of it, and
+// the buckets' rows are merged by order key.
+func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, out zset.Batch) (zset.Batch, error) {
+	start := len(out)
+	var keys []byte // the order keys (without prefix) of out[start:], concatenated
+	var ends []int  // ends[i] is where the key of out[start+i] ends in keys
+	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return !kr.point })
 	var derr error
-	err := r.Scan(kr.lo, kr.hi, func(_, v []byte) bool {
+	collect := func(k, v []byte) bool {
 		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
 			return false
 		}
@@ -70,12 +108,73 @@ func appendStored(ctx context.Context, r state.Reader, kr keyRange, out zset.Bat
 			return false
 		}
 		out = append(out, e)
+		if merge {
+			keys = append(keys, k[len(prefix)+1:]...)
+			ends = append(ends, len(keys))
+		}
 		return true
-	})
-	if err == nil {
-		err = derr
 	}
-	return out, err
+	var lo, hi []byte
+	for _, kr := range ranges {
+		if kr.point {
+			b := byte(zset.Bucket(kr.lo[len(prefix):]))
+			lo = bucketBound(lo, prefix, b, kr.lo)
+			hi = bucketBound(hi, prefix, b, kr.hi)
+			if err := r.Scan(lo, hi, collect); err != nil || derr != nil {
+				return nil, errors.Join(err, derr)
+			}
+			continue
+		}
+		for b := 0; b < zset.Buckets; b++ {
+			lo = bucketBound(lo, prefix, byte(b), kr.lo)
+			hi = bucketBound(hi, prefix, byte(b), kr.hi)
+			if err := r.Scan(lo, hi, collect); err != nil || derr != nil {
+				return nil, errors.Join(err, derr)
+			}
+		}
+	}
+	if merge {
+		sortByKeys(out[start:], keys, ends)
+	}
+	return out, nil
+}
+
+// bucketBound maps the order-key bound k of a range under prefix to the
+// stored-key bound within bucket b: prefix | b | the rest of k. A bound
+// that ends the prefix's whole range (PrefixEnd(prefix), not under
+// prefix) ends the bucket.
+func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
+	dst = append(append(dst[:0], prefix...), b)
+	if !bytes.HasPrefix(k, prefix) {
+		if b == 0xff {
+			return append(dst[:0], k...)
+		}
+		dst[len(prefix)] = b + 1
+		return dst
+	}
+	return append(dst, k[len(prefix):]...)
+}
+
+// sortByKeys sorts rows by their keys, rows[i]'s key being
+// keys[ends[i-1]:ends[i]].
+func sortByKeys(rows zset.Batch, keys []byte, ends []int) {
+	idx := make([]int32, len(rows))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	key := func(i int32) []byte {
+		lo := 0
+		if i > 0 {
+			lo = ends[i-1]
+		}
+		return keys[lo:ends[i]]
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return bytes.Compare(key(a), key(b)) })
+	sorted := make(zset.Batch, len(rows))
+	for i, j := range idx {
+		sorted[i] = rows[j]
+	}
+	copy(rows, sorted)
 }
 
 // applyDelta adds a consolidated delta to the stored relation under
