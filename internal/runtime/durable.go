@@ -52,6 +52,9 @@ type catalogRecord struct {
 	// EPOCH reads it from there); absent in records written before it
 	// was kept.
 	CreatedEpoch uint64 `json:"created_epoch,omitempty"`
+	// RouteColumns is how many leading columns of a materialized view
+	// route its stored rows to buckets (keys.go); absent: all of them.
+	RouteColumns int `json:"route_columns,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -65,11 +68,7 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		if old.byName[name] == o {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created})
-		if err != nil {
-			return err
-		}
-		if err := st.Set(catalogKey(o.id), storage.EncodeRecord(catalogRecordKind, catalogRecordVersion, payload)); err != nil {
+		if err := writeCatalogRecord(st, o); err != nil {
 			return err
 		}
 	}
@@ -81,6 +80,15 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		}
 	}
 	return nil
+}
+
+// writeCatalogRecord writes o's catalog record.
+func writeCatalogRecord(st state.Store, o *object) error {
+	payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created, RouteColumns: o.route})
+	if err != nil {
+		return err
+	}
+	return st.Set(catalogKey(o.id), storage.EncodeRecord(catalogRecordKind, catalogRecordVersion, payload))
 }
 
 // operationKey is where a DDL operation id's outcome is kept.
@@ -213,6 +221,12 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 	case n.GetCreateTableAsStmt() != nil:
 		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}, epoch: rec.CreatedEpoch}
 		next, _, err = createMatView(context.Background(), st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
+		if err == nil {
+			// The routing the view was created with, not the one its
+			// plan would get now.
+			o := next.lookup(rec.Name)
+			o.derivedRoute, o.route = o.route, rec.RouteColumns
+		}
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}
@@ -222,13 +236,14 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 // logChanges appends a view's delta to its change log at the epoch being
 // built. Each entry goes to the bucket of its row; seq numbers the view's
 // entries of the epoch across all buckets, in the order of the deltas.
-func logChanges(st state.Store, w *epochWrite, id uint64, delta zset.Batch) error {
+func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+	id := o.id
 	prefix := relPrefix(nsChangeLog, id)
 	var k, v, scratch []byte
 	seq := w.logSeq[id]
 	for _, e := range delta {
 		var b int
-		b, scratch = rowBucket(e.Row, scratch)
+		b, scratch = o.viewRowBucket(e.Row, scratch)
 		k = append(append(k[:0], prefix...), byte(b))
 		k = binary.BigEndian.AppendUint64(k, w.epoch)
 		k = binary.BigEndian.AppendUint64(k, seq)

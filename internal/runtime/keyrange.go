@@ -56,12 +56,26 @@ const maxKeyRanges = 4096
 var fullScansOnly atomic.Bool
 
 // keyRange is the range [lo, hi) of order keys (keys.go): stored keys
-// without their bucket. point marks a range that fixes the whole routing
-// key ([p, PrefixEnd(p)) where p is the relation's prefix and routing
-// key), whose rows all lie in one bucket.
+// without their bucket. bucket is the one bucket that holds its rows, when
+// every order key in it begins with the same routing key; allBuckets
+// when it spans them.
 type keyRange struct {
 	lo, hi []byte
-	point  bool
+	bucket int
+}
+
+const allBuckets = -1
+
+// routeColumns is how many of o's key columns (keyColumns) are its
+// routing key.
+func (o *object) routeColumns() int {
+	switch {
+	case len(o.pk) > 0:
+		return len(o.pk)
+	case o.route > 0:
+		return o.route
+	}
+	return len(o.cols)
 }
 
 // keyColumns returns the columns whose values, in order, begin the keys of
@@ -502,8 +516,18 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 		return nil, false
 	}
 	null := zset.EncodeKey(nil, types.Null)
-	prefixes := [][]byte{o.rowsPrefix()}
-	fixed := 0 // the leading columns every prefix fixes
+	relPrefix := o.rowsPrefix()
+	prefixes := [][]byte{relPrefix}
+	// buckets[i] is the bucket of prefixes[i] once the prefixes fix the
+	// routing columns.
+	var buckets []int
+	fixed, route := 0, o.routeColumns() // the leading columns every prefix fixes
+	bucketOf := func(i int) int {
+		if buckets == nil {
+			return allBuckets
+		}
+		return buckets[i]
+	}
 	for _, sp := range spans {
 		if !sp.used {
 			break
@@ -511,19 +535,27 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 		if sp.hasEq && len(prefixes)*len(sp.eqs) <= maxKeyRanges {
 			fixed++
 			next := make([][]byte, 0, len(prefixes)*len(sp.eqs))
-			for _, p := range prefixes {
+			var nextBuckets []int
+			for i, p := range prefixes {
 				for _, e := range sp.eqs {
-					next = append(next, append(slices.Clip(p), e...))
+					np := append(slices.Clip(p), e...)
+					next = append(next, np)
+					switch {
+					case fixed == route:
+						nextBuckets = append(nextBuckets, zset.Bucket(np[len(relPrefix):]))
+					case fixed > route:
+						nextBuckets = append(nextBuckets, buckets[i])
+					}
 				}
 			}
-			prefixes = next
+			prefixes, buckets = next, nextBuckets
 			continue
 		}
 		if sp.hasEq {
 			sp = keySpan{lo: sp.eqs[0], loIncl: true, hi: sp.eqs[len(sp.eqs)-1], hiIncl: true}
 		}
 		var out []keyRange
-		for _, p := range prefixes {
+		for i, p := range prefixes {
 			lo, hi := p, append(slices.Clip(p), null...)
 			if sp.lo != nil {
 				lo = append(slices.Clip(p), sp.lo...)
@@ -538,14 +570,14 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 				}
 			}
 			if bytes.Compare(lo, hi) < 0 {
-				out = append(out, keyRange{lo: lo, hi: hi})
+				out = append(out, keyRange{lo: lo, hi: hi, bucket: bucketOf(i)})
 			}
 		}
 		return out, true
 	}
 	out := make([]keyRange, len(prefixes))
 	for i, p := range prefixes {
-		out[i] = keyRange{lo: p, hi: state.PrefixEnd(p), point: fixed == len(cols)}
+		out[i] = keyRange{lo: p, hi: state.PrefixEnd(p), bucket: bucketOf(i)}
 	}
 	return out, true
 }
@@ -557,7 +589,9 @@ func mergeRanges(rs []keyRange) []keyRange {
 	for _, r := range rs {
 		if n := len(out); n > 0 && bytes.Compare(r.lo, out[n-1].hi) <= 0 {
 			last := &out[n-1]
-			last.point = last.point && r.point && bytes.Equal(r.lo, last.lo) && bytes.Equal(r.hi, last.hi)
+			if r.bucket != last.bucket {
+				last.bucket = allBuckets
+			}
 			if bytes.Compare(r.hi, last.hi) > 0 {
 				last.hi = r.hi
 			}

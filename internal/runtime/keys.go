@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -34,6 +34,54 @@ func relPrefix(ns byte, id uint64) []byte {
 // Rows are in SQL order by their order keys, which is the order readers
 // of a whole relation or of a key range return them in (readStored).
 
+// groupRoute returns how many leading columns of a materialized view
+// with plan p and n columns route its rows: the GROUP BY key's, when the
+// view's first columns are exactly the key of its top aggregate (through
+// filters and projections that pass columns on), so that the view's rows
+// are partitioned like the aggregate's groups and a read fixing the key
+// touches one bucket; else 0, the whole row. The result is recorded with
+// the view (route_columns) and never derived again for it.
+func groupRoute(p plan.Node, n int) int {
+	cols := make([]int, n) // the columns of the node reached that the view's are
+	for i := range cols {
+		cols[i] = i
+	}
+	for {
+		switch x := p.(type) {
+		case *plan.Filter:
+			p = x.Input
+		case *plan.Project:
+			for i, c := range cols {
+				if c < 0 {
+					continue
+				}
+				ref, ok := x.Exprs[c].(*plan.ColRef)
+				if !ok {
+					cols[i] = -1 // computed: no input column
+					continue
+				}
+				cols[i] = ref.Index
+			}
+			p = x.Input
+		case *plan.Aggregate:
+			g := len(x.GroupBy)
+			if g == 0 || g >= n {
+				return 0
+			}
+			seen := make([]bool, g)
+			for _, c := range cols[:g] {
+				if c < 0 || c >= g || seen[c] {
+					return 0
+				}
+				seen[c] = true
+			}
+			return g
+		default:
+			return 0
+		}
+	}
+}
+
 // rowKey is the storage key of row under prefix: its bucket, the row's
 // order-preserving key (the routing key, so rows scan in SQL order within
 // a bucket) and its exact encoding (so rows equal under = but differently
@@ -42,6 +90,16 @@ func rowKey(dst, prefix []byte, row zset.Row) []byte {
 	dst = append(append(dst[:0], prefix...), 0)
 	dst = zset.EncodeKey(dst, row...)
 	dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+	return zset.EncodeRow(dst, row)
+}
+
+// routedRowKey is rowKey for rows routed by their first k columns: the
+// bucket is that of those columns' key; the key that follows is the same.
+func routedRowKey(dst, prefix []byte, row zset.Row, k int) []byte {
+	dst = append(append(dst[:0], prefix...), 0)
+	dst = zset.EncodeKey(dst, row[:k]...)
+	dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+	dst = zset.EncodeKey(dst, row[k:]...)
 	return zset.EncodeRow(dst, row)
 }
 
@@ -56,6 +114,15 @@ func rowOrderKey(dst, prefix []byte, row zset.Row) []byte {
 func rowBucket(row zset.Row, scratch []byte) (int, []byte) {
 	scratch = zset.EncodeKey(scratch[:0], row...)
 	return zset.Bucket(scratch), scratch
+}
+
+// viewRowBucket is the bucket of a row of materialized view o: that of
+// its routing columns.
+func (o *object) viewRowBucket(row zset.Row, scratch []byte) (int, []byte) {
+	if k := o.route; k > 0 && k < len(row) {
+		row = row[:k]
+	}
+	return rowBucket(row, scratch)
 }
 
 // orderKey returns the order key of the stored key k under prefix.
@@ -84,19 +151,18 @@ func decodeStored(v []byte) (zset.Entry, error) {
 // readRelation returns the stored contents of the relation under prefix as
 // a batch in key order.
 func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
-	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix)}}, nil)
+	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, nil)
 }
 
 // readStored appends the stored rows of the relation under prefix whose
 // order keys lie in ranges (sorted, disjoint), in order-key order, to
-// out. A range that fixes the whole routing key (point) is read from its
-// one bucket; any other range is read from every bucket's part of it, and
-// the buckets' rows are merged by order key.
+// out. A range within one bucket is read from it; any other range is
+// read from every bucket's part of it (the whole relation in one scan),
+// and the buckets' sorted runs are merged by order key.
 func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, out zset.Batch) (zset.Batch, error) {
 	start := len(out)
-	var keys []byte // the order keys (without prefix) of out[start:], concatenated
-	var ends []int  // ends[i] is where the key of out[start+i] ends in keys
-	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return !kr.point })
+	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return kr.bucket == allBuckets })
+	var m bucketMerge
 	var derr error
 	collect := func(k, v []byte) bool {
 		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
@@ -107,36 +173,129 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 			derr = err
 			return false
 		}
-		out = append(out, e)
 		if merge {
-			keys = append(keys, k[len(prefix)+1:]...)
-			ends = append(ends, len(keys))
+			m.add(len(out)-start, k[len(prefix)], k[len(prefix)+1:])
 		}
+		out = append(out, e)
 		return true
+	}
+	scan := func(lo, hi []byte) error {
+		m.bucket = -1 // a new scan starts a new run
+		err := r.Scan(lo, hi, collect)
+		if err == nil {
+			err = derr
+		}
+		return err
 	}
 	var lo, hi []byte
 	for _, kr := range ranges {
-		if kr.point {
-			b := byte(zset.Bucket(kr.lo[len(prefix):]))
+		switch {
+		case kr.bucket != allBuckets:
+			b := byte(kr.bucket)
 			lo = bucketBound(lo, prefix, b, kr.lo)
 			hi = bucketBound(hi, prefix, b, kr.hi)
-			if err := r.Scan(lo, hi, collect); err != nil || derr != nil {
-				return nil, errors.Join(err, derr)
+			if err := scan(lo, hi); err != nil {
+				return nil, err
 			}
-			continue
-		}
-		for b := 0; b < zset.Buckets; b++ {
-			lo = bucketBound(lo, prefix, byte(b), kr.lo)
-			hi = bucketBound(hi, prefix, byte(b), kr.hi)
-			if err := r.Scan(lo, hi, collect); err != nil || derr != nil {
-				return nil, errors.Join(err, derr)
+		case bytes.Equal(kr.lo, prefix) && !bytes.HasPrefix(kr.hi, prefix):
+			// The whole relation: one scan, one run per bucket.
+			if err := scan(kr.lo, kr.hi); err != nil {
+				return nil, err
+			}
+		default:
+			for b := 0; b < zset.Buckets; b++ {
+				lo = bucketBound(lo, prefix, byte(b), kr.lo)
+				hi = bucketBound(hi, prefix, byte(b), kr.hi)
+				if err := scan(lo, hi); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	if merge {
-		sortByKeys(out[start:], keys, ends)
+		m.merge(out[start:])
 	}
 	return out, nil
+}
+
+// bucketMerge merges the sorted runs of rows read bucket by bucket into
+// one sequence sorted by order key.
+type bucketMerge struct {
+	// keys holds the rows' order keys without the prefix, concatenated;
+	// row i's ends at ends[i]. Neither holds pointers, so that the
+	// collector does not scan them.
+	keys   []byte
+	ends   []uint64
+	starts []int // the first row of each run
+	bucket int   // the bucket of the run being read; -1 before a scan
+}
+
+// add records row i, stored under bucket b with order key k (without the
+// prefix); rows are added in the order they are read.
+func (m *bucketMerge) add(i int, b byte, k []byte) {
+	if int(b) != m.bucket {
+		m.starts = append(m.starts, i)
+		m.bucket = int(b)
+	}
+	m.keys = append(m.keys, k...)
+	m.ends = append(m.ends, uint64(len(m.keys)))
+}
+
+func (m *bucketMerge) key(i int) []byte {
+	var lo uint64
+	if i > 0 {
+		lo = m.ends[i-1]
+	}
+	return m.keys[lo:m.ends[i]]
+}
+
+// merge reorders rows, whose runs m recorded, by order key: a k-way merge
+// over a binary heap of the runs' heads.
+func (m *bucketMerge) merge(rows zset.Batch) {
+	if len(m.starts) <= 1 {
+		return
+	}
+	type head struct{ next, end int }
+	h := make([]head, 0, len(m.starts))
+	for i, s := range m.starts {
+		end := len(rows)
+		if i+1 < len(m.starts) {
+			end = m.starts[i+1]
+		}
+		if s < end {
+			h = append(h, head{s, end})
+		}
+	}
+	less := func(a, b int) bool { return bytes.Compare(m.key(h[a].next), m.key(h[b].next)) < 0 }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	sorted := make(zset.Batch, 0, len(rows))
+	for len(h) > 0 {
+		sorted = append(sorted, rows[h[0].next])
+		if h[0].next++; h[0].next == h[0].end {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	copy(rows, sorted)
 }
 
 // bucketBound maps the order-key bound k of a range under prefix to the
@@ -153,28 +312,6 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 		return dst
 	}
 	return append(dst, k[len(prefix):]...)
-}
-
-// sortByKeys sorts rows by their keys, rows[i]'s key being
-// keys[ends[i-1]:ends[i]].
-func sortByKeys(rows zset.Batch, keys []byte, ends []int) {
-	idx := make([]int32, len(rows))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	key := func(i int32) []byte {
-		lo := 0
-		if i > 0 {
-			lo = ends[i-1]
-		}
-		return keys[lo:ends[i]]
-	}
-	slices.SortFunc(idx, func(a, b int32) int { return bytes.Compare(key(a), key(b)) })
-	sorted := make(zset.Batch, len(rows))
-	for i, j := range idx {
-		sorted[i] = rows[j]
-	}
-	copy(rows, sorted)
 }
 
 // applyDelta adds a consolidated delta to the stored relation under

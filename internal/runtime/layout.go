@@ -55,8 +55,9 @@ func checkLayout(r state.Reader) (uint64, error) {
 
 // upgradeLayout brings st to the current layout: it rekeys a layout 1
 // store's table rows, view contents and change logs for the objects of
-// cat (recovered from st, which reads no rows) and commits the rewrite,
-// with the new version, in one batch. The rewrite is checked row by row:
+// cat (recovered from st, which reads no rows), records each view's
+// routing in its catalog record, and commits the rewrite, with the new
+// version, in one batch. The rewrite is checked row by row:
 // a stored key that is not the key its row has in layout 1 stops it with
 // nothing changed.
 func upgradeLayout(st Store, cat *catalog) error {
@@ -67,9 +68,16 @@ func upgradeLayout(st Store, cat *catalog) error {
 	type kv struct{ k, v []byte }
 	var dels [][]byte
 	var sets []kv
+	var recs []*object
 	for _, o := range cat.byName {
 		if o.system != nil || (o.kind != sql.Table && o.kind != sql.MaterializedView) {
 			continue
+		}
+		if o.kind == sql.MaterializedView && o.route != o.derivedRoute {
+			// Layout 1 records say nothing of routing: the view gets the
+			// routing its plan gets, recorded from now on.
+			o.route = o.derivedRoute
+			recs = append(recs, o)
 		}
 		if err := rekeyRows(st, o, func(old, k, v []byte) {
 			dels = append(dels, old)
@@ -97,6 +105,12 @@ func upgradeLayout(st Store, cat *catalog) error {
 	}
 	for _, e := range sets {
 		if err := st.Set(e.k, e.v); err != nil {
+			st.Abort()
+			return err
+		}
+	}
+	for _, o := range recs {
+		if err := writeCatalogRecord(st, o); err != nil {
 			st.Abort()
 			return err
 		}
@@ -165,7 +179,7 @@ func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error 
 			return false
 		}
 		var b int
-		b, scratch = rowBucket(e.Row, scratch)
+		b, scratch = o.viewRowBucket(e.Row, scratch)
 		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
 		fn(append([]byte(nil), k...), nk, append([]byte(nil), v...))
 		return true

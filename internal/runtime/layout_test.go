@@ -3,11 +3,14 @@ package runtime
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
+	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/storage"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -68,6 +71,9 @@ func routingBucket(o *object, row zset.Row) int {
 		}
 		return zset.Bucket(k)
 	}
+	if o.route > 0 {
+		row = row[:o.route]
+	}
 	return zset.Bucket(zset.EncodeKey(nil, row...))
 }
 
@@ -86,6 +92,7 @@ func TestBucketsAreContiguous(t *testing.T) {
 		byID[o.id] = o
 	}
 	counts := map[byte]int{}
+	routed := map[string]bool{} // views routed by their group key
 	buckets := map[int]bool{}
 	if err := eng.mu.store.Scan(nil, nil, func(k, v []byte) bool {
 		ns := k[0]
@@ -102,8 +109,8 @@ func TestBucketsAreContiguous(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := routingBucket(o, e.Row)
-		if ns == nsChangeLog {
-			b = zset.Bucket(zset.EncodeKey(nil, e.Row...))
+		if o.route > 0 {
+			routed[o.name] = true
 		}
 		prefix := k[:1+n]
 		lo, hi := append(append([]byte(nil), prefix...), byte(b)), []byte(nil)
@@ -123,6 +130,9 @@ func TestBucketsAreContiguous(t *testing.T) {
 	}
 	if counts[nsTableRows] == 0 || counts[nsViewRows] == 0 || counts[nsChangeLog] == 0 || len(buckets) < 100 {
 		t.Fatalf("too little data checked: %v keys by namespace, %d buckets", counts, len(buckets))
+	}
+	if !routed["groups"] || !routed["evs"] || routed["dup"] || routed["joined"] {
+		t.Fatalf("views routed by their group key: %v, want groups and evs", routed)
 	}
 }
 
@@ -144,6 +154,21 @@ func downgradeToLayout1(t *testing.T, st Store) {
 	var dels, keys, vals [][]byte
 	if err := st.Scan(nil, nil, func(k, v []byte) bool {
 		switch k[0] {
+		case nsCatalog:
+			_, version, payload, err := storage.DecodeRecord(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec catalogRecord
+			if err := json.Unmarshal(payload, &rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.RouteColumns = 0
+			if payload, err = json.Marshal(rec); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, append([]byte(nil), k...))
+			vals = append(vals, storage.EncodeRecord(catalogRecordKind, version, payload))
 		case nsTableRows, nsViewRows, nsChangeLog:
 			_, n := binary.Uvarint(k[1:])
 			p := 1 + n
@@ -295,4 +320,134 @@ func TestLayoutVersionRefused(t *testing.T) {
 			t.Fatalf("layout %d: error %q does not name the version", c.version, err)
 		}
 	}
+}
+
+// TestChangeLogTrimmedInEveryBucket checks that retention trims the
+// change log in every bucket: no entry older than the oldest readable
+// epoch is left in any of them, and the entries kept span many buckets.
+func TestChangeLogTrimmedInEveryBucket(t *testing.T) {
+	eng, err := Open(NewMemoryStore(), Options{ChangeLogRetention: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := eng.NewSession()
+	runAll(t, s, []string{"CREATE TABLE t (k int)", "CREATE MATERIALIZED VIEW mv AS SELECT k FROM t"})
+	for i := 0; i < 200; i++ {
+		runAll(t, s, []string{fmt.Sprintf("INSERT INTO t VALUES (%d), (%d)", i, i+1000)})
+	}
+	eng.mu.RLock()
+	defer eng.mu.RUnlock()
+	o := eng.mu.cat.lookup("mv")
+	oldest := eng.oldestRetained(eng.mu.epoch)
+	prefix := relPrefix(nsChangeLog, o.id)
+	buckets := map[byte]bool{}
+	n := 0
+	if err := eng.mu.store.Scan(prefix, storagePrefixEnd(prefix), func(k, _ []byte) bool {
+		ep := binary.BigEndian.Uint64(k[len(prefix)+1:])
+		if ep < oldest {
+			t.Fatalf("bucket %d keeps epoch %d, older than the oldest readable %d", k[len(prefix)], ep, oldest)
+		}
+		buckets[k[len(prefix)]] = true
+		n++
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * int(eng.mu.epoch-oldest+1); n != want || len(buckets) < 20 {
+		t.Fatalf("%d entries in %d buckets, want %d in many", n, len(buckets), want)
+	}
+	changes, err := readChanges(eng.mu.store, o.id, oldest, eng.mu.epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(changes); i++ {
+		if changes[i].Epoch < changes[i-1].Epoch {
+			t.Fatalf("changes out of epoch order at %d", i)
+		}
+	}
+}
+
+// bucketCounter is a reader that records the buckets its scans of one
+// relation's rows visit.
+type bucketCounter struct {
+	state.Reader
+	prefix  []byte
+	buckets map[byte]bool
+}
+
+func (c *bucketCounter) Scan(lo, hi []byte, fn func(k, v []byte) bool) error {
+	if len(lo) > len(c.prefix) && string(lo[:len(c.prefix)]) == string(c.prefix) {
+		c.buckets[lo[len(c.prefix)]] = true
+	}
+	return c.Reader.Scan(lo, hi, fn)
+}
+
+// TestReadsByRoutingKeyTouchOneBucket checks that a read fixing a
+// relation's routing key (a table's primary key, a grouped view's group
+// key, every column otherwise) reads one bucket, that other key-range
+// reads visit every bucket, and that both return what a full scan
+// filtered does.
+func TestReadsByRoutingKeyTouchOneBucket(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	runAll(t, eng.NewSession(), layoutWorkload)
+	eng.mu.RLock()
+	defer eng.mu.RUnlock()
+	for _, c := range []struct {
+		query, rel string
+		buckets    int // -1: every bucket that holds rows
+	}{
+		{"SELECT * FROM groups WHERE g = 3", "groups", 1},
+		{"SELECT * FROM groups WHERE g = 3 AND n > 2", "groups", 1},
+		{"SELECT * FROM groups WHERE g > 3", "groups", -1},
+		{"SELECT * FROM t WHERE k = 17", "t", 1},
+		{"SELECT * FROM t WHERE k IN (17, 18)", "t", 2},
+		{"SELECT * FROM t WHERE k BETWEEN 40 AND 60", "t", -1},
+		{"SELECT * FROM bag WHERE a = 1 AND b = 'x'", "bag", 1},
+		{"SELECT * FROM bag WHERE a = 1", "bag", -1},
+		{"SELECT * FROM dup WHERE a = 4", "dup", 1},
+		{"SELECT * FROM joined WHERE k = 5", "joined", -1},
+	} {
+		tree, err := pgparse.Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newBinder(eng.mu.cat, nil, nil).Query(tree.Stmts[0].Stmt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		o := eng.mu.cat.lookup(c.rel)
+		ranges, ok := scanRanges(o, scanUses(p)[c.rel])
+		if !ok {
+			t.Fatalf("%s: no key ranges", c.query)
+		}
+		r := &bucketCounter{Reader: eng.mu.store, prefix: o.rowsPrefix(), buckets: map[byte]bool{}}
+		got, err := readKeyRanges(context.Background(), r, o, ranges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.buckets
+		if want < 0 {
+			want = zset.Buckets
+		}
+		if len(r.buckets) != want {
+			t.Errorf("%s: read %d buckets, want %d", c.query, len(r.buckets), want)
+		}
+		all, err := readRelation(context.Background(), eng.mu.store, o.rowsPrefix())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantRows := cachedRanges(o, all, ranges); fmt.Sprint(rowsText(got)) != fmt.Sprint(rowsText(wantRows)) {
+			t.Errorf("%s: read %d rows, want the %d of the full scan in its ranges", c.query, len(got), len(wantRows))
+		}
+	}
+}
+
+func rowsText(b zset.Batch) []string {
+	var out []string
+	for _, e := range b {
+		out = append(out, fmt.Sprintf("%d %x", e.Weight, zset.EncodeRow(nil, e.Row)))
+	}
+	return out
 }
