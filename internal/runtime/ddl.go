@@ -351,7 +351,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 		if src == nil {
 			return nil, nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)
 		}
-		if deltas[r], err = readRelation(ctx, st, src.rowsPrefix()); err != nil {
+		if deltas[r], err = readRelation(ctx, st, src); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -641,7 +641,7 @@ func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyR
 		}
 		r = cr.Reader
 	}
-	return readStored(ctx, r, o.rowsPrefix(), ranges, nil)
+	return readStored(ctx, r, o.rowsPrefix(), ranges, o.rowOrderKey(), nil)
 }
 
 // cachedRanges returns the rows of rows, o's whole contents in key order,

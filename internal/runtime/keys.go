@@ -16,8 +16,8 @@ import (
 
 // Key namespaces of the state store. See docs/format/storage.md.
 const (
-	nsTableRows byte = 0x01 // table rows:     0x01 | id | row key → weight | row
-	nsViewRows  byte = 0x02 // view contents:  0x02 | id | row key → weight | row
+	nsTableRows byte = 0x01 // table rows:     0x01 | id | bucket | row key → weight | row
+	nsViewRows  byte = 0x02 // view contents:  0x02 | id | bucket | row key → weight | row
 	nsOpState   byte = 0x03 // operator state: 0x03 | id | operator's own keys
 	nsQuery     byte = 0xff // scratch state of an ad-hoc query's circuit
 )
@@ -148,21 +148,35 @@ func decodeStored(v []byte) (zset.Entry, error) {
 	return zset.Entry{Row: row, Weight: w}, nil
 }
 
-// readRelation returns the stored contents of the relation under prefix as
-// a batch in key order.
-func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
-	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, nil)
+// readRelation returns the stored contents of relation o as a batch in
+// key order.
+func readRelation(ctx context.Context, r state.Reader, o *object) (zset.Batch, error) {
+	prefix := o.rowsPrefix()
+	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, o.rowOrderKey(), nil)
+}
+
+// rowOrderKey returns the function that computes the order key of a
+// stored row of o, without the prefix, from the row; nil when o's order
+// keys are not a function of its rows (arrival order).
+func (o *object) rowOrderKey() func(dst []byte, row zset.Row) []byte {
+	if o.storesInArrivalOrder() {
+		return nil
+	}
+	keyOf := o.orderKeyOf()
+	return func(dst []byte, row zset.Row) []byte { return keyOf(dst, nil, row) }
 }
 
 // readStored appends the stored rows of the relation under prefix whose
 // order keys lie in ranges (sorted, disjoint), in order-key order, to
 // out. A range within one bucket is read from it; any other range is
 // read from every bucket's part of it (the whole relation in one scan),
-// and the buckets' sorted runs are merged by order key.
-func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, out zset.Batch) (zset.Batch, error) {
+// and the buckets' sorted runs are merged by order key: computed by
+// orderKey from the rows at the runs' heads, or, when orderKey is nil,
+// kept from the stored keys as they are read.
+func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, orderKey func(dst []byte, row zset.Row) []byte, out zset.Batch) (zset.Batch, error) {
 	start := len(out)
 	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return kr.bucket == allBuckets })
-	var m bucketMerge
+	m := bucketMerge{orderKey: orderKey}
 	var derr error
 	collect := func(k, v []byte) bool {
 		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
@@ -221,7 +235,8 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 // bucketMerge merges the sorted runs of rows read bucket by bucket into
 // one sequence sorted by order key.
 type bucketMerge struct {
-	// keys holds the rows' order keys without the prefix, concatenated;
+	orderKey func(dst []byte, row zset.Row) []byte
+	// keys holds, when orderKey is nil, the rows' order keys without the prefix, concatenated;
 	// row i's ends at ends[i]. Neither holds pointers, so that the
 	// collector does not scan them.
 	keys   []byte
@@ -236,6 +251,9 @@ func (m *bucketMerge) add(i int, b byte, k []byte) {
 	if int(b) != m.bucket {
 		m.starts = append(m.starts, i)
 		m.bucket = int(b)
+	}
+	if m.orderKey != nil {
+		return
 	}
 	m.keys = append(m.keys, k...)
 	m.ends = append(m.ends, uint64(len(m.keys)))
@@ -255,18 +273,29 @@ func (m *bucketMerge) merge(rows zset.Batch) {
 	if len(m.starts) <= 1 {
 		return
 	}
-	type head struct{ next, end int }
+	type head struct {
+		next, end int
+		key       []byte // the order key of rows[next]
+	}
 	h := make([]head, 0, len(m.starts))
+	keyOf := func(hd *head) {
+		if m.orderKey != nil {
+			hd.key = m.orderKey(hd.key[:0], rows[hd.next].Row)
+		} else {
+			hd.key = m.key(hd.next)
+		}
+	}
 	for i, s := range m.starts {
 		end := len(rows)
 		if i+1 < len(m.starts) {
 			end = m.starts[i+1]
 		}
 		if s < end {
-			h = append(h, head{s, end})
+			h = append(h, head{next: s, end: end})
+			keyOf(&h[len(h)-1])
 		}
 	}
-	less := func(a, b int) bool { return bytes.Compare(m.key(h[a].next), m.key(h[b].next)) < 0 }
+	less := func(a, b int) bool { return bytes.Compare(h[a].key, h[b].key) < 0 }
 	down := func(i int) {
 		for {
 			c := 2*i + 1
@@ -292,6 +321,8 @@ func (m *bucketMerge) merge(rows zset.Batch) {
 		if h[0].next++; h[0].next == h[0].end {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
+		} else {
+			keyOf(&h[0])
 		}
 		down(0)
 	}

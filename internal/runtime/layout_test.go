@@ -434,7 +434,7 @@ func TestReadsByRoutingKeyTouchOneBucket(t *testing.T) {
 		if len(r.buckets) != want {
 			t.Errorf("%s: read %d buckets, want %d", c.query, len(r.buckets), want)
 		}
-		all, err := readRelation(context.Background(), eng.mu.store, o.rowsPrefix())
+		all, err := readRelation(context.Background(), eng.mu.store, o)
 		if err != nil {
 			t.Fatal(err)
 		}
