@@ -276,6 +276,7 @@ func (m *bucketMerge) merge(rows zset.Batch) {
 	type head struct {
 		next, end int
 		key       []byte // the order key of rows[next]
+		lead      uint64 // its first 8 bytes, big-endian, zero-padded
 	}
 	h := make([]head, 0, len(m.starts))
 	keyOf := func(hd *head) {
@@ -284,6 +285,9 @@ func (m *bucketMerge) merge(rows zset.Batch) {
 		} else {
 			hd.key = m.key(hd.next)
 		}
+		var lead [8]byte
+		copy(lead[:], hd.key)
+		hd.lead = binary.BigEndian.Uint64(lead[:])
 	}
 	for i, s := range m.starts {
 		end := len(rows)
@@ -295,7 +299,12 @@ func (m *bucketMerge) merge(rows zset.Batch) {
 			keyOf(&h[len(h)-1])
 		}
 	}
-	less := func(a, b int) bool { return bytes.Compare(h[a].key, h[b].key) < 0 }
+	less := func(a, b int) bool {
+		if h[a].lead != h[b].lead {
+			return h[a].lead < h[b].lead
+		}
+		return bytes.Compare(h[a].key, h[b].key) < 0
+	}
 	down := func(i int) {
 		for {
 			c := 2*i + 1
