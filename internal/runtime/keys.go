@@ -125,11 +125,6 @@ func (o *object) viewRowBucket(row zset.Row, scratch []byte) (int, []byte) {
 	return rowBucket(row, scratch)
 }
 
-// orderKey returns the order key of the stored key k under prefix.
-func orderKey(dst, prefix, k []byte) []byte {
-	return append(append(dst[:0], prefix...), k[len(prefix)+1:]...)
-}
-
 // encodeStored encodes a stored row's value: its weight, then the row.
 func encodeStored(dst []byte, w int64, row zset.Row) []byte {
 	dst = binary.AppendVarint(dst[:0], w)

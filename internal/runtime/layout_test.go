@@ -451,3 +451,28 @@ func rowsText(b zset.Batch) []string {
 	}
 	return out
 }
+
+// TestCheckOfLayout1WritesNothing checks that rockstream doctor's check
+// of a layout 1 store (opened read-only) checks it as the upgrade would
+// leave it, deep, without writing anything.
+func TestCheckOfLayout1WritesNothing(t *testing.T) {
+	st := NewMemoryStore()
+	eng, err := Open(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAll(t, eng.NewSession(), layoutWorkload)
+	eng.Close()
+	downgradeToLayout1(t, st)
+	before := dumpRaw(t, st)
+	rep, err := Check(st, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	if after := dumpRaw(t, st); after != before {
+		t.Fatalf("Check wrote to the store: %s", firstDifference(before, after))
+	}
+}
