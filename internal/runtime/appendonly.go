@@ -14,9 +14,11 @@ import (
 // delta it ever sends its views is a set of insertions.
 //
 // Without a primary key, its rows are stored in arrival order rather than
-// in row order: key 0x01 | id uvarint | seq u64be, value weight varint |
-// row, with seq counted per table from 0 (the next one is kept in the
-// metadata under append/<id uvarint>). Writing a row then reads nothing
+// in row order: key 0x01 | id uvarint | bucket u8 | seq u64be (bucket:
+// that of the whole row), value weight varint | row, with seq counted per
+// table from 0 (the next one is kept in the metadata under append/<id
+// uvarint>). Readers merge the buckets by seq, which restores the arrival
+// order. Writing a row then reads nothing
 // and encodes the row once; equal rows inserted apart are separate
 // entries, which every reader adds up as weights (docs/format/storage.md).
 // With a primary key the rows keep the keyed layout, which the key check
@@ -44,13 +46,15 @@ func appendRows(st state.Store, o *object, delta zset.Batch) error {
 		return err
 	}
 	prefix := o.rowsPrefix()
-	key := make([]byte, 0, len(prefix)+8)
-	var val []byte
+	key := make([]byte, 0, len(prefix)+9)
+	var val, scratch []byte
 	for _, e := range delta {
 		if e.Weight <= 0 {
 			return errs.Newf(errs.Internal, "internal error: a change of weight %d to append-only table %q", e.Weight, o.name)
 		}
-		key = binary.BigEndian.AppendUint64(append(key[:0], prefix...), next)
+		var b int
+		b, scratch = rowBucket(e.Row, scratch)
+		key = binary.BigEndian.AppendUint64(append(append(key[:0], prefix...), byte(b)), next)
 		next++
 		val = encodeStored(val, e.Weight, e.Row)
 		if err := st.Set(key, val); err != nil {

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql"
@@ -21,26 +23,52 @@ type Change struct {
 }
 
 // readChanges returns the change-log entries of object id with epoch in
-// (after, upTo], in epoch order.
+// (after, upTo], in epoch order: each bucket's entries of those epochs,
+// merged by (epoch, seq).
 func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 	prefix := relPrefix(nsChangeLog, id)
-	lo := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), after+1)
-	hi := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), upTo+1)
-	var out []Change
-	var derr error
-	err := r.Scan(lo, hi, func(k, v []byte) bool {
-		e, err := decodeStored(v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		out = append(out, Change{Epoch: binary.BigEndian.Uint64(k[len(prefix):]), Row: e.Row, Weight: e.Weight})
-		return true
-	})
-	if err == nil {
-		err = derr
+	type logged struct {
+		seq uint64
+		Change
 	}
-	return out, err
+	var out []logged
+	var derr error
+	var lo, hi []byte
+	for b := 0; b < zset.Buckets; b++ {
+		lo = binary.BigEndian.AppendUint64(append(append(lo[:0], prefix...), byte(b)), after+1)
+		hi = binary.BigEndian.AppendUint64(append(append(hi[:0], prefix...), byte(b)), upTo+1)
+		err := r.Scan(lo, hi, func(k, v []byte) bool {
+			e, err := decodeStored(v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			if len(k) != len(prefix)+17 {
+				derr = errs.Newf(errs.DataCorrupted, "change-log key %x is %d bytes, want %d; the store is damaged: restore it from a checkpoint", k, len(k), len(prefix)+17)
+				return false
+			}
+			at := k[len(prefix)+1:]
+			out = append(out, logged{seq: binary.BigEndian.Uint64(at[8:]), Change: Change{Epoch: binary.BigEndian.Uint64(at), Row: e.Row, Weight: e.Weight}})
+			return true
+		})
+		if err == nil {
+			err = derr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b logged) int {
+		if c := cmp.Compare(a.Epoch, b.Epoch); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	changes := make([]Change, len(out))
+	for i := range out {
+		changes[i] = out[i].Change
+	}
+	return changes, nil
 }
 
 // asOfNow, as the epoch of a read, reads current contents. (Epoch 0 is

@@ -27,6 +27,7 @@ type object struct {
 	defaults []plan.Expr // nil entry: DEFAULT NULL
 	pk       []int       // primary-key column indexes; empty when none
 	lateness *lateness   // the event-time declaration; nil when none
+
 	// appendOnly tables take only inserts (docs/sql.md, "Append-only
 	// tables"); without a primary key, their rows are stored in
 	// arrival order (appendonly.go).
@@ -40,6 +41,11 @@ type object struct {
 	// maxIterations is the iteration limit of the view's recursive
 	// queries; 0 means the default (recursion.go).
 	maxIterations int
+	// route, for a materialized view, is how many of its leading
+	// columns are the routing key of its stored rows (keys.go); 0 means
+	// all of them. derivedRoute is the routing its plan gets now
+	// (groupRoute), which the upgrade of a store from layout 1 adopts.
+	route, derivedRoute int
 	// created is the epoch that created a materialized view, the first
 	// it can be read AS OF; 0 when not known (a view created before
 	// catalog records kept it).
@@ -66,10 +72,32 @@ func (o *object) rowsPrefix() []byte {
 	return relPrefix(nsViewRows, o.id)
 }
 
-// keyOf returns the function that computes a stored row's key.
+// keyOf returns the function that computes a stored row's key: prefix,
+// the bucket of the routing key (the primary key, else the whole row),
+// then the rest (keys.go).
 func (o *object) keyOf() func(dst, prefix []byte, row zset.Row) []byte {
 	if len(o.pk) == 0 {
+		if k := o.route; k > 0 && k < len(o.cols) {
+			return func(dst, prefix []byte, row zset.Row) []byte { return routedRowKey(dst, prefix, row, k) }
+		}
 		return rowKey
+	}
+	pk := o.pk
+	return func(dst, prefix []byte, row zset.Row) []byte {
+		dst = append(append(dst[:0], prefix...), 0)
+		for _, i := range pk {
+			dst = zset.EncodeKey(dst, row[i])
+		}
+		dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+		return dst
+	}
+}
+
+// orderKeyOf returns the function that computes a stored row's order
+// key: its key without the bucket, which orders the relation's rows.
+func (o *object) orderKeyOf() func(dst, prefix []byte, row zset.Row) []byte {
+	if len(o.pk) == 0 {
+		return rowOrderKey
 	}
 	pk := o.pk
 	return func(dst, prefix []byte, row zset.Row) []byte {

@@ -333,6 +333,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
 		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit, created: w.epoch}
 	nc.nextID++
+	o.route = groupRoute(p, len(cols))
 	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
 	if err != nil {
 		return nil, nil, err
@@ -350,7 +351,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 		if src == nil {
 			return nil, nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)
 		}
-		if deltas[r], err = readRelation(ctx, st, src.rowsPrefix()); err != nil {
+		if deltas[r], err = readRelation(ctx, st, src); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -358,13 +359,13 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	if err != nil {
 		return nil, nil, viewError(o, err)
 	}
-	if err := applyDelta(st, o.rowsPrefix(), out, rowKey); err != nil {
+	if err := applyDelta(st, o.rowsPrefix(), out, o.keyOf()); err != nil {
 		return nil, nil, err
 	}
 	if err := setViewRows(st, o.id, out); err != nil {
 		return nil, nil, err
 	}
-	if err := logChanges(st, w, o.id, out); err != nil {
+	if err := logChanges(st, w, o, out); err != nil {
 		return nil, nil, err
 	}
 	var n int64

@@ -688,7 +688,7 @@ func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, wh
 		return zset.Consolidate(out)
 	}
 	if where == nil {
-		return readRelation(ctx, st, o.rowsPrefix())
+		return readRelation(ctx, st, o)
 	}
 	all, err := readCandidates(ctx, st, o, where)
 	if err != nil {

@@ -27,6 +27,12 @@
 //     view's delta is, so the epoch still commits as one batch. The store
 //     an epoch writes does not depend on the number of workers
 //     (workers_test.go).
+//   - Every stored table row, view row and change-log entry has the
+//     bucket of its row's routing key right after its object's id
+//     (keys.go), so one bucket of one object is one key range; readers
+//     that return rows in key order merge the buckets. The store records
+//     its layout version, and Open upgrades an older layout before
+//     anything else reads it (layout.go).
 //   - Stored weights are positive: a table row or view row whose weight
 //     reaches zero is deleted, and a negative weight is an internal error
 //     that fails the statement.

@@ -16,6 +16,10 @@ type Report struct {
 	Objects map[string]int
 	// Problems lists every inconsistency found; empty means healthy.
 	Problems []string
+	// Layout is the layout version the store holds (layout.go; 0: an
+	// empty store). A store of an older layout is checked as its upgrade
+	// would leave it, upgraded in memory only: Check never writes.
+	Layout uint64
 }
 
 // Check opens the catalog in store and checks that the store is
@@ -26,6 +30,13 @@ type Report struct {
 // recomputed from the tables. A store that cannot be opened at all is an
 // error; problems found in one that can are in the report.
 func Check(store Store, deep bool) (*Report, error) {
+	layout, err := checkLayout(store)
+	if err != nil {
+		return nil, err
+	}
+	if layout > 0 && layout < storeLayout {
+		store = &upgradeScratch{Overlay: state.NewOverlay(store), parent: store}
+	}
 	e, err := Open(store, Options{})
 	if err != nil {
 		return nil, err
@@ -33,7 +44,7 @@ func Check(store Store, deep bool) (*Report, error) {
 	defer func() { close(e.stop); <-e.stopped }()
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	rep := &Report{Frontier: e.mu.epoch, Objects: map[string]int{}}
+	rep := &Report{Frontier: e.mu.epoch, Objects: map[string]int{}, Layout: layout}
 	ids := map[uint64]*object{}
 	for _, o := range e.mu.cat.byName {
 		rep.Objects[o.kindName()]++
@@ -89,7 +100,7 @@ func checkNamespace(r state.Reader, ns byte, ids map[uint64]*object, frontier ui
 		case o == nil:
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: data of object id %d, which the catalog does not have", nsNames[ns], id))
 		case ns == nsChangeLog:
-			if err := checkChangeLog(r, o, prefix, frontier, rep); err != nil {
+			if err := checkChangeLog(r, o, frontier, rep); err != nil {
 				return err
 			}
 		}
@@ -100,18 +111,24 @@ func checkNamespace(r state.Reader, ns byte, ids map[uint64]*object, frontier ui
 	}
 }
 
-func checkChangeLog(r state.Reader, o *object, prefix []byte, frontier uint64, rep *Report) error {
-	var last []byte
-	if err := r.ScanReverse(prefix, state.PrefixEnd(prefix), func(k, _ []byte) bool {
-		last = append([]byte(nil), k...)
-		return false
-	}); err != nil {
+func checkChangeLog(r state.Reader, o *object, frontier uint64, rep *Report) error {
+	ep, ok, err := lastChange(r, o.id)
+	if err != nil {
 		return err
 	}
-	if len(last) >= len(prefix)+8 {
-		if ep := binary.BigEndian.Uint64(last[len(prefix):]); ep > frontier {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("change log of %s %s has epoch %d, past the frontier %d", o.kindName(), o.name, ep, frontier))
-		}
+	if ok && ep > frontier {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("change log of %s %s has epoch %d, past the frontier %d", o.kindName(), o.name, ep, frontier))
 	}
 	return nil
 }
+
+// upgradeScratch is a store whose commits stay in memory, over a store
+// Check must not write: the upgrade of an older layout is made in it.
+type upgradeScratch struct {
+	*state.Overlay
+	parent Store
+}
+
+func (*upgradeScratch) Commit() error  { return nil }
+func (u *upgradeScratch) Abort()       { u.Discard() }
+func (u *upgradeScratch) Close() error { return u.parent.Close() }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -18,7 +19,7 @@ import (
 const (
 	nsCatalog   byte = 0x00 // 0x00 | id (8 bytes BE) → catalog record
 	nsMeta      byte = 0x04 // 0x04 | name → value
-	nsChangeLog byte = 0x05 // 0x05 | id uvarint | epoch (8 bytes BE) | seq (8 bytes BE) → weight | row
+	nsChangeLog byte = 0x05 // 0x05 | id uvarint | bucket u8 | epoch (8 bytes BE) | seq (8 bytes BE) → weight | row
 )
 
 // Metadata keys.
@@ -51,6 +52,9 @@ type catalogRecord struct {
 	// EPOCH reads it from there); absent in records written before it
 	// was kept.
 	CreatedEpoch uint64 `json:"created_epoch,omitempty"`
+	// RouteColumns is how many leading columns of a materialized view
+	// route its stored rows to buckets (keys.go); absent: all of them.
+	RouteColumns int `json:"route_columns,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -64,11 +68,7 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		if old.byName[name] == o {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created})
-		if err != nil {
-			return err
-		}
-		if err := st.Set(catalogKey(o.id), storage.EncodeRecord(catalogRecordKind, catalogRecordVersion, payload)); err != nil {
+		if err := writeCatalogRecord(st, o); err != nil {
 			return err
 		}
 	}
@@ -80,6 +80,15 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		}
 	}
 	return nil
+}
+
+// writeCatalogRecord writes o's catalog record.
+func writeCatalogRecord(st state.Store, o *object) error {
+	payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created, RouteColumns: o.route})
+	if err != nil {
+		return err
+	}
+	return st.Set(catalogKey(o.id), storage.EncodeRecord(catalogRecordKind, catalogRecordVersion, payload))
 }
 
 // operationKey is where a DDL operation id's outcome is kept.
@@ -101,13 +110,16 @@ func recordOperation(st state.Store, id, tag string) error {
 	return st.Set(operationKey(id), []byte(tag))
 }
 
-// writeFrontier records the epoch being committed, the catalog's revision
-// and its next object id.
+// writeFrontier records the epoch being committed, the catalog's revision,
+// its next object id and the store's layout version.
 func writeFrontier(st state.Store, epoch uint64, cat *catalog) error {
 	if err := st.Set(metaFrontier, binary.BigEndian.AppendUint64(nil, epoch)); err != nil {
 		return err
 	}
 	if err := st.Set(metaRevision, binary.BigEndian.AppendUint64(nil, cat.revision)); err != nil {
+		return err
+	}
+	if err := writeLayout(st); err != nil {
 		return err
 	}
 	return st.Set(metaNextID, binary.BigEndian.AppendUint64(nil, cat.nextID))
@@ -209,6 +221,12 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 	case n.GetCreateTableAsStmt() != nil:
 		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}, epoch: rec.CreatedEpoch}
 		next, _, err = createMatView(context.Background(), st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
+		if err == nil {
+			// The routing the view was created with, not the one its
+			// plan would get now.
+			o := next.lookup(rec.Name)
+			o.derivedRoute, o.route = o.route, rec.RouteColumns
+		}
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}
@@ -216,14 +234,19 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 }
 
 // logChanges appends a view's delta to its change log at the epoch being
-// built.
-func logChanges(st state.Store, w *epochWrite, id uint64, delta zset.Batch) error {
+// built. Each entry goes to the bucket of its row; seq numbers the view's
+// entries of the epoch across all buckets, in the order of the deltas.
+func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+	id := o.id
 	prefix := relPrefix(nsChangeLog, id)
-	prefix = binary.BigEndian.AppendUint64(prefix, w.epoch)
-	var k, v []byte
+	var k, v, scratch []byte
 	seq := w.logSeq[id]
 	for _, e := range delta {
-		k = binary.BigEndian.AppendUint64(append(k[:0], prefix...), seq)
+		var b int
+		b, scratch = o.viewRowBucket(e.Row, scratch)
+		k = append(append(k[:0], prefix...), byte(b))
+		k = binary.BigEndian.AppendUint64(k, w.epoch)
+		k = binary.BigEndian.AppendUint64(k, seq)
 		seq++
 		v = encodeStored(v, e.Weight, e.Row)
 		if err := st.Set(k, v); err != nil {
@@ -253,10 +276,13 @@ func trimChangeLogs(st state.Store, cat *catalog, epoch, retention uint64) error
 		if ok && held < horizon {
 			horizon = held
 		}
-		lo := relPrefix(nsChangeLog, v.id)
-		hi := binary.BigEndian.AppendUint64(append([]byte(nil), lo...), horizon)
-		if err := deleteRange(st, lo, hi); err != nil {
-			return err
+		prefix := relPrefix(nsChangeLog, v.id)
+		for b := 0; b < zset.Buckets; b++ {
+			lo := append(slices.Clip(prefix), byte(b))
+			hi := binary.BigEndian.AppendUint64(slices.Clip(lo), horizon)
+			if err := deleteRange(st, lo, hi); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -114,8 +114,14 @@ func Open(store Store, opts Options) (*Engine, error) {
 		stopped:    make(chan struct{}),
 		cache:      newRelationCache(),
 	}
+	if _, err := checkLayout(store); err != nil {
+		return nil, err
+	}
 	cat, epoch, err := recoverCatalog(store)
 	if err != nil {
+		return nil, err
+	}
+	if err := upgradeLayout(store, cat); err != nil {
 		return nil, err
 	}
 	cat.statusOf = e.connectorStatus

@@ -347,7 +347,7 @@ func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange)
 // truncate replaces the batch's changes so far by the removal of every
 // stored row.
 func (tc *tableChanges) truncate(ctx context.Context, st state.Reader) error {
-	stored, err := readRelation(ctx, st, tc.o.rowsPrefix())
+	stored, err := readRelation(ctx, st, tc.o)
 	if err != nil {
 		return err
 	}

@@ -55,8 +55,28 @@ const maxKeyRanges = 4096
 // they return with what full scans return.
 var fullScansOnly atomic.Bool
 
-// keyRange is the key range [lo, hi).
-type keyRange struct{ lo, hi []byte }
+// keyRange is the range [lo, hi) of order keys (keys.go): stored keys
+// without their bucket. bucket is the one bucket that holds its rows, when
+// every order key in it begins with the same routing key; allBuckets
+// when it spans them.
+type keyRange struct {
+	lo, hi []byte
+	bucket int
+}
+
+const allBuckets = -1
+
+// routeColumns is how many of o's key columns (keyColumns) are its
+// routing key.
+func (o *object) routeColumns() int {
+	switch {
+	case len(o.pk) > 0:
+		return len(o.pk)
+	case o.route > 0:
+		return o.route
+	}
+	return len(o.cols)
+}
 
 // keyColumns returns the columns whose values, in order, begin the keys of
 // o's rows, or nil when its keys do not follow its values (system
@@ -496,26 +516,46 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 		return nil, false
 	}
 	null := zset.EncodeKey(nil, types.Null)
-	prefixes := [][]byte{o.rowsPrefix()}
+	relPrefix := o.rowsPrefix()
+	prefixes := [][]byte{relPrefix}
+	// buckets[i] is the bucket of prefixes[i] once the prefixes fix the
+	// routing columns.
+	var buckets []int
+	fixed, route := 0, o.routeColumns() // the leading columns every prefix fixes
+	bucketOf := func(i int) int {
+		if buckets == nil {
+			return allBuckets
+		}
+		return buckets[i]
+	}
 	for _, sp := range spans {
 		if !sp.used {
 			break
 		}
 		if sp.hasEq && len(prefixes)*len(sp.eqs) <= maxKeyRanges {
+			fixed++
 			next := make([][]byte, 0, len(prefixes)*len(sp.eqs))
-			for _, p := range prefixes {
+			var nextBuckets []int
+			for i, p := range prefixes {
 				for _, e := range sp.eqs {
-					next = append(next, append(slices.Clip(p), e...))
+					np := append(slices.Clip(p), e...)
+					next = append(next, np)
+					switch {
+					case fixed == route:
+						nextBuckets = append(nextBuckets, zset.Bucket(np[len(relPrefix):]))
+					case fixed > route:
+						nextBuckets = append(nextBuckets, buckets[i])
+					}
 				}
 			}
-			prefixes = next
+			prefixes, buckets = next, nextBuckets
 			continue
 		}
 		if sp.hasEq {
 			sp = keySpan{lo: sp.eqs[0], loIncl: true, hi: sp.eqs[len(sp.eqs)-1], hiIncl: true}
 		}
 		var out []keyRange
-		for _, p := range prefixes {
+		for i, p := range prefixes {
 			lo, hi := p, append(slices.Clip(p), null...)
 			if sp.lo != nil {
 				lo = append(slices.Clip(p), sp.lo...)
@@ -530,14 +570,14 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 				}
 			}
 			if bytes.Compare(lo, hi) < 0 {
-				out = append(out, keyRange{lo, hi})
+				out = append(out, keyRange{lo: lo, hi: hi, bucket: bucketOf(i)})
 			}
 		}
 		return out, true
 	}
 	out := make([]keyRange, len(prefixes))
 	for i, p := range prefixes {
-		out[i] = keyRange{p, state.PrefixEnd(p)}
+		out[i] = keyRange{lo: p, hi: state.PrefixEnd(p), bucket: bucketOf(i)}
 	}
 	return out, true
 }
@@ -548,8 +588,12 @@ func mergeRanges(rs []keyRange) []keyRange {
 	var out []keyRange
 	for _, r := range rs {
 		if n := len(out); n > 0 && bytes.Compare(r.lo, out[n-1].hi) <= 0 {
-			if bytes.Compare(r.hi, out[n-1].hi) > 0 {
-				out[n-1].hi = r.hi
+			last := &out[n-1]
+			if r.bucket != last.bucket {
+				last.bucket = allBuckets
+			}
+			if bytes.Compare(r.hi, last.hi) > 0 {
+				last.hi = r.hi
 			}
 			continue
 		}
@@ -597,20 +641,13 @@ func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyR
 		}
 		r = cr.Reader
 	}
-	var out zset.Batch
-	for _, kr := range ranges {
-		var err error
-		if out, err = appendStored(ctx, r, kr, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return readStored(ctx, r, o.rowsPrefix(), ranges, o.rowOrderKey(), nil)
 }
 
 // cachedRanges returns the rows of rows, o's whole contents in key order,
 // whose keys lie in ranges, found by binary search.
 func cachedRanges(o *object, rows zset.Batch, ranges []keyRange) zset.Batch {
-	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	keyOf, prefix := o.orderKeyOf(), o.rowsPrefix()
 	var buf []byte
 	first := func(bound []byte) int {
 		return sort.Search(len(rows), func(i int) bool {
@@ -650,7 +687,7 @@ func relationRangesAt(ctx context.Context, r state.Reader, o *object, asOf uint6
 	if err != nil {
 		return nil, err
 	}
-	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	keyOf, prefix := o.orderKeyOf(), o.rowsPrefix()
 	var buf []byte
 	for _, c := range later {
 		if buf = keyOf(buf, prefix, c.Row); inKeyRanges(buf, ranges) {

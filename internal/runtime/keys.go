@@ -1,20 +1,23 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // Key namespaces of the state store. See docs/format/storage.md.
 const (
-	nsTableRows byte = 0x01 // table rows:     0x01 | id | row key → weight | row
-	nsViewRows  byte = 0x02 // view contents:  0x02 | id | row key → weight | row
+	nsTableRows byte = 0x01 // table rows:     0x01 | id | bucket | row key → weight | row
+	nsViewRows  byte = 0x02 // view contents:  0x02 | id | bucket | row key → weight | row
 	nsOpState   byte = 0x03 // operator state: 0x03 | id | operator's own keys
 	nsQuery     byte = 0xff // scratch state of an ad-hoc query's circuit
 )
@@ -23,14 +26,103 @@ func relPrefix(ns byte, id uint64) []byte {
 	return binary.AppendUvarint([]byte{ns}, id)
 }
 
-// rowKey is the storage key of row under prefix: the row's order-preserving
-// key (so rows scan in SQL order) followed by its exact encoding (so rows
-// equal under = but differently written, such as 1.0 and 1.00, stay
-// distinct).
+// Every stored key of a relation's rows and of a view's change log has
+// the bucket of the row's routing key (zset.Bucket) right after the
+// object's prefix: prefix | bucket u8 | the rest. One bucket's rows of one
+// object are therefore the contiguous range [prefix|b, prefix|b+1). A
+// key's order key is the key without its bucket byte: prefix | the rest.
+// Rows are in SQL order by their order keys, which is the order readers
+// of a whole relation or of a key range return them in (readStored).
+
+// groupRoute returns how many leading columns of a materialized view
+// with plan p and n columns route its rows: the GROUP BY key's, when the
+// view's first columns are exactly the key of its top aggregate (through
+// filters and projections that pass columns on), so that the view's rows
+// are partitioned like the aggregate's groups and a read fixing the key
+// touches one bucket; else 0, the whole row. The result is recorded with
+// the view (route_columns) and never derived again for it.
+func groupRoute(p plan.Node, n int) int {
+	cols := make([]int, n) // the columns of the node reached that the view's are
+	for i := range cols {
+		cols[i] = i
+	}
+	for {
+		switch x := p.(type) {
+		case *plan.Filter:
+			p = x.Input
+		case *plan.Project:
+			for i, c := range cols {
+				if c < 0 {
+					continue
+				}
+				ref, ok := x.Exprs[c].(*plan.ColRef)
+				if !ok {
+					cols[i] = -1 // computed: no input column
+					continue
+				}
+				cols[i] = ref.Index
+			}
+			p = x.Input
+		case *plan.Aggregate:
+			g := len(x.GroupBy)
+			if g == 0 || g >= n {
+				return 0
+			}
+			seen := make([]bool, g)
+			for _, c := range cols[:g] {
+				if c < 0 || c >= g || seen[c] {
+					return 0
+				}
+				seen[c] = true
+			}
+			return g
+		default:
+			return 0
+		}
+	}
+}
+
+// rowKey is the storage key of row under prefix: its bucket, the row's
+// order-preserving key (the routing key, so rows scan in SQL order within
+// a bucket) and its exact encoding (so rows equal under = but differently
+// written, such as 1.0 and 1.00, stay distinct).
 func rowKey(dst, prefix []byte, row zset.Row) []byte {
+	dst = append(append(dst[:0], prefix...), 0)
+	dst = zset.EncodeKey(dst, row...)
+	dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+	return zset.EncodeRow(dst, row)
+}
+
+// routedRowKey is rowKey for rows routed by their first k columns: the
+// bucket is that of those columns' key; the key that follows is the same.
+func routedRowKey(dst, prefix []byte, row zset.Row, k int) []byte {
+	dst = append(append(dst[:0], prefix...), 0)
+	dst = zset.EncodeKey(dst, row[:k]...)
+	dst[len(prefix)] = byte(zset.Bucket(dst[len(prefix)+1:]))
+	dst = zset.EncodeKey(dst, row[k:]...)
+	return zset.EncodeRow(dst, row)
+}
+
+// rowOrderKey is rowKey's order key: rowKey without the bucket.
+func rowOrderKey(dst, prefix []byte, row zset.Row) []byte {
 	dst = append(dst[:0], prefix...)
 	dst = zset.EncodeKey(dst, row...)
 	return zset.EncodeRow(dst, row)
+}
+
+// rowBucket is the bucket of row routed by all its columns.
+func rowBucket(row zset.Row, scratch []byte) (int, []byte) {
+	scratch = zset.EncodeKey(scratch[:0], row...)
+	return zset.Bucket(scratch), scratch
+}
+
+// viewRowBucket is the bucket of a row of materialized view o: that of
+// its routing columns.
+func (o *object) viewRowBucket(row zset.Row, scratch []byte) (int, []byte) {
+	if k := o.route; k > 0 && k < len(row) {
+		row = row[:k]
+	}
+	return rowBucket(row, scratch)
 }
 
 // encodeStored encodes a stored row's value: its weight, then the row.
@@ -51,16 +143,37 @@ func decodeStored(v []byte) (zset.Entry, error) {
 	return zset.Entry{Row: row, Weight: w}, nil
 }
 
-// readRelation returns the stored contents of the relation under prefix as
-// a batch in key order.
-func readRelation(ctx context.Context, r state.Reader, prefix []byte) (zset.Batch, error) {
-	return appendStored(ctx, r, keyRange{prefix, state.PrefixEnd(prefix)}, nil)
+// readRelation returns the stored contents of relation o as a batch in
+// key order.
+func readRelation(ctx context.Context, r state.Reader, o *object) (zset.Batch, error) {
+	prefix := o.rowsPrefix()
+	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, o.rowOrderKey(), nil)
 }
 
-// appendStored appends the stored rows under kr, in key order, to out.
-func appendStored(ctx context.Context, r state.Reader, kr keyRange, out zset.Batch) (zset.Batch, error) {
+// rowOrderKey returns the function that computes the order key of a
+// stored row of o, without the prefix, from the row; nil when o's order
+// keys are not a function of its rows (arrival order).
+func (o *object) rowOrderKey() func(dst []byte, row zset.Row) []byte {
+	if o.storesInArrivalOrder() {
+		return nil
+	}
+	keyOf := o.orderKeyOf()
+	return func(dst []byte, row zset.Row) []byte { return keyOf(dst, nil, row) }
+}
+
+// readStored appends the stored rows of the relation under prefix whose
+// order keys lie in ranges (sorted, disjoint), in order-key order, to
+// out. A range within one bucket is read from it; any other range is
+// read from every bucket's part of it (the whole relation in one scan),
+// and the buckets' sorted runs are merged by order key: computed by
+// orderKey from the rows at the runs' heads, or, when orderKey is nil,
+// kept from the stored keys as they are read.
+func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, orderKey func(dst []byte, row zset.Row) []byte, out zset.Batch) (zset.Batch, error) {
+	start := len(out)
+	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return kr.bucket == allBuckets })
+	m := bucketMerge{orderKey: orderKey}
 	var derr error
-	err := r.Scan(kr.lo, kr.hi, func(_, v []byte) bool {
+	collect := func(k, v []byte) bool {
 		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
 			return false
 		}
@@ -69,13 +182,171 @@ func appendStored(ctx context.Context, r state.Reader, kr keyRange, out zset.Bat
 			derr = err
 			return false
 		}
+		if merge {
+			m.add(len(out)-start, k[len(prefix)], k[len(prefix)+1:])
+		}
 		out = append(out, e)
 		return true
-	})
-	if err == nil {
-		err = derr
 	}
-	return out, err
+	scan := func(lo, hi []byte) error {
+		m.bucket = -1 // a new scan starts a new run
+		err := r.Scan(lo, hi, collect)
+		if err == nil {
+			err = derr
+		}
+		return err
+	}
+	var lo, hi []byte
+	for _, kr := range ranges {
+		switch {
+		case kr.bucket != allBuckets:
+			b := byte(kr.bucket)
+			lo = bucketBound(lo, prefix, b, kr.lo)
+			hi = bucketBound(hi, prefix, b, kr.hi)
+			if err := scan(lo, hi); err != nil {
+				return nil, err
+			}
+		case bytes.Equal(kr.lo, prefix) && !bytes.HasPrefix(kr.hi, prefix):
+			// The whole relation: one scan, one run per bucket.
+			if err := scan(kr.lo, kr.hi); err != nil {
+				return nil, err
+			}
+		default:
+			for b := 0; b < zset.Buckets; b++ {
+				lo = bucketBound(lo, prefix, byte(b), kr.lo)
+				hi = bucketBound(hi, prefix, byte(b), kr.hi)
+				if err := scan(lo, hi); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if merge {
+		m.merge(out[start:])
+	}
+	return out, nil
+}
+
+// bucketMerge merges the sorted runs of rows read bucket by bucket into
+// one sequence sorted by order key.
+type bucketMerge struct {
+	orderKey func(dst []byte, row zset.Row) []byte
+	// keys holds, when orderKey is nil, the rows' order keys without the prefix, concatenated;
+	// row i's ends at ends[i]. Neither holds pointers, so that the
+	// collector does not scan them.
+	keys   []byte
+	ends   []uint64
+	starts []int // the first row of each run
+	bucket int   // the bucket of the run being read; -1 before a scan
+}
+
+// add records row i, stored under bucket b with order key k (without the
+// prefix); rows are added in the order they are read.
+func (m *bucketMerge) add(i int, b byte, k []byte) {
+	if int(b) != m.bucket {
+		m.starts = append(m.starts, i)
+		m.bucket = int(b)
+	}
+	if m.orderKey != nil {
+		return
+	}
+	m.keys = append(m.keys, k...)
+	m.ends = append(m.ends, uint64(len(m.keys)))
+}
+
+func (m *bucketMerge) key(i int) []byte {
+	var lo uint64
+	if i > 0 {
+		lo = m.ends[i-1]
+	}
+	return m.keys[lo:m.ends[i]]
+}
+
+// merge reorders rows, whose runs m recorded, by order key: a k-way merge
+// over a binary heap of the runs' heads.
+func (m *bucketMerge) merge(rows zset.Batch) {
+	if len(m.starts) <= 1 {
+		return
+	}
+	type head struct {
+		next, end int
+		key       []byte // the order key of rows[next]
+		lead      uint64 // its first 8 bytes, big-endian, zero-padded
+	}
+	h := make([]head, 0, len(m.starts))
+	keyOf := func(hd *head) {
+		if m.orderKey != nil {
+			hd.key = m.orderKey(hd.key[:0], rows[hd.next].Row)
+		} else {
+			hd.key = m.key(hd.next)
+		}
+		var lead [8]byte
+		copy(lead[:], hd.key)
+		hd.lead = binary.BigEndian.Uint64(lead[:])
+	}
+	for i, s := range m.starts {
+		end := len(rows)
+		if i+1 < len(m.starts) {
+			end = m.starts[i+1]
+		}
+		if s < end {
+			h = append(h, head{next: s, end: end})
+			keyOf(&h[len(h)-1])
+		}
+	}
+	less := func(a, b int) bool {
+		if h[a].lead != h[b].lead {
+			return h[a].lead < h[b].lead
+		}
+		return bytes.Compare(h[a].key, h[b].key) < 0
+	}
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	sorted := make(zset.Batch, 0, len(rows))
+	for len(h) > 0 {
+		sorted = append(sorted, rows[h[0].next])
+		if h[0].next++; h[0].next == h[0].end {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		} else {
+			keyOf(&h[0])
+		}
+		down(0)
+	}
+	copy(rows, sorted)
+}
+
+// bucketBound maps the order-key bound k of a range under prefix to the
+// stored-key bound within bucket b: prefix | b | the rest of k. A bound
+// that ends the prefix's whole range (PrefixEnd(prefix), not under
+// prefix) ends the bucket.
+func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
+	dst = append(append(dst[:0], prefix...), b)
+	if !bytes.HasPrefix(k, prefix) {
+		if b == 0xff {
+			return append(dst[:0], k...)
+		}
+		dst[len(prefix)] = b + 1
+		return dst
+	}
+	return append(dst, k[len(prefix):]...)
 }
 
 // applyDelta adds a consolidated delta to the stored relation under

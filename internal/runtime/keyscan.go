@@ -18,7 +18,7 @@ import (
 func readCandidates(ctx context.Context, st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
 	ranges, ok := keyRanges(o, findKeyConds(o, where))
 	if !ok {
-		return readRelation(ctx, st, o.rowsPrefix())
+		return readRelation(ctx, st, o)
 	}
 	return readKeyRanges(ctx, st, o, ranges)
 }

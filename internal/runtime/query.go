@@ -322,13 +322,13 @@ func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[st
 		if len(out) == 0 {
 			continue
 		}
-		if err := applyDelta(st, v.rowsPrefix(), out, rowKey); err != nil {
+		if err := applyDelta(st, v.rowsPrefix(), out, v.keyOf()); err != nil {
 			return err
 		}
 		if err := addViewRows(st, v, out); err != nil {
 			return err
 		}
-		if err := logChanges(st, w, v.id, out); err != nil {
+		if err := logChanges(st, w, v, out); err != nil {
 			return err
 		}
 		deltas[v.name] = out

@@ -75,7 +75,7 @@ func readContents(ctx context.Context, r state.Reader, o *object) (zset.Batch, e
 	if cr, ok := r.(currentReader); ok {
 		return cr.eng.cache.read(ctx, cr.Reader, cr.eng.mu.epoch, o)
 	}
-	return readRelation(ctx, r, o.rowsPrefix())
+	return readRelation(ctx, r, o)
 }
 
 // read returns o's contents at epoch, the frontier r holds. The caller
@@ -87,7 +87,7 @@ func (c *relationCache) read(ctx context.Context, r state.Reader, epoch uint64, 
 	if ok && c.changedAt[o.id] <= ent.epoch {
 		return slices.Clone(ent.rows), nil
 	}
-	rows, err := readRelation(ctx, r, o.rowsPrefix())
+	rows, err := readRelation(ctx, r, o)
 	if err != nil || len(rows) > maxCachedRelationRows {
 		return rows, err
 	}

@@ -39,7 +39,7 @@ func (e *Engine) ViewSnapshot(name string) (zset.Batch, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := readRelation(context.Background(), e.mu.store, o.rowsPrefix())
+	rows, err := readRelation(context.Background(), e.mu.store, o)
 	return rows, e.mu.epoch, err
 }
 

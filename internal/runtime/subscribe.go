@@ -122,7 +122,7 @@ func (e *Engine) subscribe(st ext.Statement) (*subscription, error) {
 // viewAt returns a materialized view's contents as of epoch at, given
 // that frontier is the last committed epoch of r.
 func viewAt(r state.Reader, o *object, at, frontier uint64) (zset.Batch, error) {
-	cur, err := readRelation(context.Background(), r, o.rowsPrefix())
+	cur, err := readRelation(context.Background(), r, o)
 	if err != nil || at == frontier {
 		return cur, err
 	}

@@ -32,7 +32,7 @@ func (s *Session) execTruncate(ctx context.Context, tr *pg.TruncateStmt) (*Resul
 				continue
 			}
 			seen[o.id] = true
-			rows, err := readRelation(ctx, st, o.rowsPrefix())
+			rows, err := readRelation(ctx, st, o)
 			if err != nil {
 				return nil, err
 			}

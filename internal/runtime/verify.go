@@ -39,7 +39,7 @@ func (e *Engine) verifyViewsLocked() error {
 		if want, err = zset.Consolidate(want); err != nil {
 			return err
 		}
-		got, err := readRelation(context.Background(), e.mu.store, v.rowsPrefix())
+		got, err := readRelation(context.Background(), e.mu.store, v)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -96,12 +97,19 @@ func lastChange(r state.Reader, id uint64) (uint64, bool, error) {
 	prefix := relPrefix(nsChangeLog, id)
 	var epoch uint64
 	found := false
-	err := r.ScanReverse(prefix, state.PrefixEnd(prefix), func(k, _ []byte) bool {
-		if len(k) >= len(prefix)+8 {
-			epoch = binary.BigEndian.Uint64(k[len(prefix):])
-			found = true
+	for b := 0; b < zset.Buckets; b++ {
+		lo := append(slices.Clip(prefix), byte(b))
+		err := r.ScanReverse(lo, state.PrefixEnd(lo), func(k, _ []byte) bool {
+			if len(k) >= len(lo)+8 {
+				if ep := binary.BigEndian.Uint64(k[len(lo):]); !found || ep > epoch {
+					epoch, found = ep, true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			return 0, false, err
 		}
-		return false
-	})
-	return epoch, found, err
+	}
+	return epoch, found, nil
 }

@@ -1,0 +1,191 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql"
+	"github.com/rockstream/rockstream/internal/state"
+)
+
+// The store's layout version (docs/format/storage.md, "Layout versions")
+// says how its keys are laid out, so that the layout is never guessed:
+//
+//   - 1, never written: keys without buckets, as stores were written
+//     before the version was recorded. A store with a frontier and no
+//     version has layout 1.
+//   - 2: table rows, view contents and change logs carry the bucket of
+//     their row's routing key right after the object id.
+//
+// Open migrates a layout 1 store to layout 2 before it reads anything
+// else, in one atomic commit, and refuses a store whose layout is newer
+// than this build's. Invariant: once Open returns, every object's keys
+// are in the current layout and the store records it.
+
+// storeLayout is the layout this build writes.
+const storeLayout = 2
+
+var metaLayout = []byte{nsMeta, 'l', 'a', 'y', 'o', 'u', 't'}
+
+// writeLayout records the current layout.
+func writeLayout(st state.Store) error {
+	return st.Set(metaLayout, binary.BigEndian.AppendUint64(nil, storeLayout))
+}
+
+// checkLayout returns the store's layout version; 0 for an empty store
+// (no frontier, nothing committed).
+func checkLayout(r state.Reader) (uint64, error) {
+	v, ok, err := readUint64(r, metaLayout)
+	if err != nil || ok {
+		if ok && v > storeLayout {
+			return 0, errs.Newf(errs.FeatureNotSupported, "the store has layout version %d, newer than the version %d this build reads: open it with the build that wrote it or a newer one", v, storeLayout)
+		}
+		if ok && v < 2 {
+			return 0, errs.Newf(errs.DataCorrupted, "the store records layout version %d, which no build writes; the store is damaged: restore it from a checkpoint", v)
+		}
+		return v, err
+	}
+	if _, ok, err := readUint64(r, metaFrontier); err != nil || !ok {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// upgradeLayout brings st to the current layout: it rekeys a layout 1
+// store's table rows, view contents and change logs for the objects of
+// cat (recovered from st, which reads no rows), records each view's
+// routing in its catalog record, and commits the rewrite, with the new
+// version, in one batch. The rewrite is checked row by row:
+// a stored key that is not the key its row has in layout 1 stops it with
+// nothing changed.
+func upgradeLayout(st Store, cat *catalog) error {
+	v, err := checkLayout(st)
+	if err != nil || v != 1 {
+		return err
+	}
+	type kv struct{ k, v []byte }
+	var dels [][]byte
+	var sets []kv
+	var recs []*object
+	for _, o := range cat.byName {
+		if o.system != nil || (o.kind != sql.Table && o.kind != sql.MaterializedView) {
+			continue
+		}
+		if o.kind == sql.MaterializedView && o.route != o.derivedRoute {
+			// Layout 1 records say nothing of routing: the view gets the
+			// routing its plan gets, recorded from now on.
+			o.route = o.derivedRoute
+			recs = append(recs, o)
+		}
+		if err := rekeyRows(st, o, func(old, k, v []byte) {
+			dels = append(dels, old)
+			sets = append(sets, kv{k, v})
+		}); err != nil {
+			return fmt.Errorf("upgrading the rows of %s %s to layout %d: %w", o.kindName(), o.name, storeLayout, err)
+		}
+		if o.kind != sql.MaterializedView {
+			continue
+		}
+		if err := rekeyChangeLog(st, o, func(old, k, v []byte) {
+			dels = append(dels, old)
+			sets = append(sets, kv{k, v})
+		}); err != nil {
+			return fmt.Errorf("upgrading the change log of %s %s to layout %d: %w", o.kindName(), o.name, storeLayout, err)
+		}
+	}
+	// An old key may equal another entry's new one: every deletion goes
+	// before the first write.
+	for _, k := range dels {
+		if err := st.Delete(k); err != nil {
+			st.Abort()
+			return err
+		}
+	}
+	for _, e := range sets {
+		if err := st.Set(e.k, e.v); err != nil {
+			st.Abort()
+			return err
+		}
+	}
+	for _, o := range recs {
+		if err := writeCatalogRecord(st, o); err != nil {
+			st.Abort()
+			return err
+		}
+	}
+	if err := writeLayout(st); err != nil {
+		st.Abort()
+		return err
+	}
+	return st.Commit()
+}
+
+// rekeyRows calls fn with each of o's stored rows in layout 1: its old
+// key, its key in the current layout and its value.
+func rekeyRows(r state.Reader, o *object, fn func(old, k, v []byte)) error {
+	prefix := o.rowsPrefix()
+	keyOf, orderOf := o.keyOf(), o.orderKeyOf()
+	arrival := o.storesInArrivalOrder()
+	var derr error
+	var order, scratch []byte
+	err := r.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
+		e, err := decodeStored(v)
+		if err != nil {
+			derr = fmt.Errorf("key %x: %w", k, err)
+			return false
+		}
+		var nk []byte
+		if arrival {
+			if len(k) != len(prefix)+8 {
+				derr = errs.Newf(errs.DataCorrupted, "key %x is not an arrival-order key of layout 1", k)
+				return false
+			}
+			var b int
+			b, scratch = rowBucket(e.Row, scratch)
+			nk = append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
+		} else {
+			if order = orderOf(order, prefix, e.Row); !bytes.Equal(order, k) {
+				derr = errs.Newf(errs.DataCorrupted, "key %x is not the layout 1 key of its row %v", k, e.Row)
+				return false
+			}
+			nk = keyOf(nil, prefix, e.Row)
+		}
+		fn(append([]byte(nil), k...), nk, append([]byte(nil), v...))
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
+}
+
+// rekeyChangeLog calls fn with each entry of o's change log in layout 1
+// (prefix | epoch | seq): its old key, its key in the current layout
+// (prefix | bucket | epoch | seq) and its value.
+func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error {
+	prefix := relPrefix(nsChangeLog, o.id)
+	var derr error
+	var scratch []byte
+	err := r.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
+		if len(k) != len(prefix)+16 {
+			derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout 1", k)
+			return false
+		}
+		e, err := decodeStored(v)
+		if err != nil {
+			derr = fmt.Errorf("key %x: %w", k, err)
+			return false
+		}
+		var b int
+		b, scratch = o.viewRowBucket(e.Row, scratch)
+		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
+		fn(append([]byte(nil), k...), nk, append([]byte(nil), v...))
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
+}

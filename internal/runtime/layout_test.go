@@ -1,0 +1,478 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/sql/pgparse"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/storage"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// layoutWorkload writes every stored layout: keyed and unkeyed tables, an
+// append-only table in arrival order, views with duplicate rows, and
+// change logs over several epochs, some rows equal under = but written
+// differently.
+var layoutWorkload = []string{
+	"CREATE TABLE t (k int PRIMARY KEY, g int, v numeric)",
+	"CREATE TABLE bag (a int, b text)",
+	"CREATE TABLE ev (x int, s text) APPEND ONLY",
+	"CREATE MATERIALIZED VIEW groups AS SELECT g, count(*) AS n, sum(v) AS s FROM t GROUP BY g",
+	"CREATE MATERIALIZED VIEW dup AS SELECT a FROM bag",
+	"CREATE MATERIALIZED VIEW evs AS SELECT s, count(*) FROM ev GROUP BY s",
+	"CREATE MATERIALIZED VIEW joined AS SELECT t.k, bag.b FROM t JOIN bag ON t.g = bag.a",
+	"INSERT INTO t SELECT i, i % 7, i * 1.5 FROM generate_series(1, 300) AS i",
+	"INSERT INTO bag SELECT i % 11, 'b' || (i % 5) FROM generate_series(1, 200) AS i",
+	"INSERT INTO bag VALUES (1, 'x'), (1, 'x'), (NULL, NULL)",
+	"INSERT INTO ev SELECT i % 13, 's' || (i % 4) FROM generate_series(1, 150) AS i",
+	"INSERT INTO ev VALUES (1, 's1'), (1, 's1')",
+	"UPDATE t SET v = 1.50 WHERE k % 10 = 0",
+	"UPDATE t SET v = 1.5 WHERE k % 20 = 0",
+	"DELETE FROM bag WHERE a = 3",
+	"DELETE FROM t WHERE k > 280",
+}
+
+// layoutQueries read every relation of layoutWorkload whole, by key and
+// by key range.
+var layoutQueries = []string{
+	"SELECT * FROM t", "SELECT * FROM bag", "SELECT * FROM ev",
+	"SELECT * FROM groups", "SELECT * FROM dup", "SELECT * FROM evs", "SELECT * FROM joined",
+	"SELECT * FROM t WHERE k = 17", "SELECT * FROM t WHERE k BETWEEN 40 AND 60",
+	"SELECT * FROM bag WHERE a = 1 AND b = 'x'", "SELECT * FROM bag WHERE a IN (2, 4)",
+	"SELECT * FROM groups WHERE g = 3", "SELECT * FROM dup WHERE a > 8",
+}
+
+func runAll(t *testing.T, s *Session, stmts []string) []string {
+	t.Helper()
+	var out []string
+	for _, q := range stmts {
+		res, err := s.Exec(context.Background(), q, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		out = append(out, fmt.Sprintf("%s: %s\n%s", q, res.Tag, formatRows(res)))
+	}
+	return out
+}
+
+// routingBucket is the bucket of a stored row of o, computed from the row
+// alone.
+func routingBucket(o *object, row zset.Row) int {
+	if len(o.pk) > 0 {
+		var k []byte
+		for _, i := range o.pk {
+			k = zset.EncodeKey(k, row[i])
+		}
+		return zset.Bucket(k)
+	}
+	if o.route > 0 {
+		row = row[:o.route]
+	}
+	return zset.Bucket(zset.EncodeKey(nil, row...))
+}
+
+// TestBucketsAreContiguous checks that every stored row and change-log
+// entry of an object lies in its bucket's range [prefix|b, prefix|b+1),
+// b being the bucket of the row's routing key (its table's primary key,
+// else the whole row): so one bucket of one object is one key range.
+func TestBucketsAreContiguous(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	runAll(t, eng.NewSession(), layoutWorkload)
+	eng.mu.RLock()
+	defer eng.mu.RUnlock()
+	byID := map[uint64]*object{}
+	for _, o := range eng.mu.cat.byName {
+		byID[o.id] = o
+	}
+	counts := map[byte]int{}
+	routed := map[string]bool{} // views routed by their group key
+	buckets := map[int]bool{}
+	if err := eng.mu.store.Scan(nil, nil, func(k, v []byte) bool {
+		ns := k[0]
+		if ns != nsTableRows && ns != nsViewRows && ns != nsChangeLog {
+			return true
+		}
+		id, n := binary.Uvarint(k[1:])
+		o := byID[id]
+		if n <= 0 || o == nil {
+			t.Fatalf("key %x: no object", k)
+		}
+		e, err := decodeStored(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := routingBucket(o, e.Row)
+		if o.route > 0 {
+			routed[o.name] = true
+		}
+		prefix := k[:1+n]
+		lo, hi := append(append([]byte(nil), prefix...), byte(b)), []byte(nil)
+		if b < zset.Buckets-1 {
+			hi = append(append([]byte(nil), prefix...), byte(b+1))
+		} else {
+			hi = storagePrefixEnd(prefix)
+		}
+		if string(k) < string(lo) || string(k) >= string(hi) {
+			t.Fatalf("key %x of %s (row %v, bucket %d) is outside [%x, %x)", k, o.name, e.Row, b, lo, hi)
+		}
+		counts[ns]++
+		buckets[b] = true
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if counts[nsTableRows] == 0 || counts[nsViewRows] == 0 || counts[nsChangeLog] == 0 || len(buckets) < 100 {
+		t.Fatalf("too little data checked: %v keys by namespace, %d buckets", counts, len(buckets))
+	}
+	if !routed["groups"] || !routed["evs"] || routed["dup"] || routed["joined"] {
+		t.Fatalf("views routed by their group key: %v, want groups and evs", routed)
+	}
+}
+
+func storagePrefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i]++; end[i] != 0 {
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// downgradeToLayout1 rewrites st as a build before layout versions wrote
+// it: no bucket byte in table rows, view contents and change logs, and no
+// layout version.
+func downgradeToLayout1(t *testing.T, st Store) {
+	t.Helper()
+	var dels, keys, vals [][]byte
+	if err := st.Scan(nil, nil, func(k, v []byte) bool {
+		switch k[0] {
+		case nsCatalog:
+			_, version, payload, err := storage.DecodeRecord(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec catalogRecord
+			if err := json.Unmarshal(payload, &rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.RouteColumns = 0
+			if payload, err = json.Marshal(rec); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, append([]byte(nil), k...))
+			vals = append(vals, storage.EncodeRecord(catalogRecordKind, version, payload))
+		case nsTableRows, nsViewRows, nsChangeLog:
+			_, n := binary.Uvarint(k[1:])
+			p := 1 + n
+			dels = append(dels, append([]byte(nil), k...))
+			keys = append(keys, append(append([]byte(nil), k[:p]...), k[p+1:]...))
+			vals = append(vals, append([]byte(nil), v...))
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range dels {
+		if err := st.Delete(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range keys {
+		if err := st.Set(keys[i], vals[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Delete(metaLayout); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func changesText(cs []Change) string {
+	var sb strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&sb, "%d %d %x\n", c.Epoch, c.Weight, zset.EncodeRow(nil, c.Row))
+	}
+	return sb.String()
+}
+
+func dumpRaw(t *testing.T, st Store) string {
+	t.Helper()
+	var sb strings.Builder
+	if err := st.Scan(nil, nil, func(k, v []byte) bool {
+		fmt.Fprintf(&sb, "%x = %x\n", k, v)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
+}
+
+// TestUpgradeFromLayout1 writes a durable store, rewrites it in layout 1
+// (as builds before buckets wrote it), and opens it: the upgrade restores
+// exactly the store that was written, every query and change log answers
+// as before, and the views go on equal to their queries recomputed from
+// the tables.
+func TestUpgradeFromLayout1(t *testing.T) {
+	dir := t.TempDir()
+	openStore := func() Store {
+		st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	eng, err := Open(openStore(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAll(t, eng.NewSession(), layoutWorkload)
+	want := runAll(t, eng.NewSession(), layoutQueries)
+	wantChanges := map[string][]Change{}
+	for _, v := range []string{"groups", "dup", "evs", "joined"} {
+		if wantChanges[v], _, err = eng.Changes(v, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore()
+	wantDump := dumpRaw(t, st)
+	downgradeToLayout1(t, st)
+	if v, err := checkLayout(st); err != nil || v != 1 {
+		t.Fatalf("downgraded store has layout %d, %v", v, err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	eng, err = Open(openStore(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.mu.RLock()
+	gotDump := dumpRaw(t, eng.mu.store)
+	eng.mu.RUnlock()
+	if gotDump != wantDump {
+		t.Fatalf("the upgraded store differs from the one written: %s", firstDifference(wantDump, gotDump))
+	}
+	got := runAll(t, eng.NewSession(), layoutQueries)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("after the upgrade: %s", firstDifference(want[i], got[i]))
+		}
+	}
+	for v, wc := range wantChanges {
+		gc, _, err := eng.Changes(v, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := changesText(gc), changesText(wc); got != want {
+			t.Fatalf("change log of %s after the upgrade: %s", v, firstDifference(want, got))
+		}
+	}
+	runAll(t, eng.NewSession(), []string{
+		"INSERT INTO t SELECT i, i % 5, i FROM generate_series(400, 450) AS i",
+		"DELETE FROM bag WHERE a = 1",
+		"UPDATE t SET g = g + 1 WHERE k < 100",
+		"INSERT INTO ev VALUES (2, 's9')",
+	})
+	if err := eng.VerifyViews(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLayoutVersionRefused checks that a store recording a layout newer
+// than this build's, or one no build writes, is refused before anything
+// is read.
+func TestLayoutVersionRefused(t *testing.T) {
+	for _, c := range []struct {
+		version uint64
+		code    errs.Code
+	}{{storeLayout + 1, errs.FeatureNotSupported}, {1, errs.DataCorrupted}} {
+		st := NewMemoryStore()
+		eng, err := Open(st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runAll(t, eng.NewSession(), []string{"CREATE TABLE t (k int PRIMARY KEY)", "INSERT INTO t VALUES (1)"})
+		eng.Close()
+		if err := st.Set(metaLayout, binary.BigEndian.AppendUint64(nil, c.version)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Open(st, Options{})
+		if errs.CodeOf(err) != c.code {
+			t.Fatalf("layout %d: got %v, want %s", c.version, err, c.code)
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("layout version %d", c.version)) {
+			t.Fatalf("layout %d: error %q does not name the version", c.version, err)
+		}
+	}
+}
+
+// TestChangeLogTrimmedInEveryBucket checks that retention trims the
+// change log in every bucket: no entry older than the oldest readable
+// epoch is left in any of them, and the entries kept span many buckets.
+func TestChangeLogTrimmedInEveryBucket(t *testing.T) {
+	eng, err := Open(NewMemoryStore(), Options{ChangeLogRetention: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := eng.NewSession()
+	runAll(t, s, []string{"CREATE TABLE t (k int)", "CREATE MATERIALIZED VIEW mv AS SELECT k FROM t"})
+	for i := 0; i < 200; i++ {
+		runAll(t, s, []string{fmt.Sprintf("INSERT INTO t VALUES (%d), (%d)", i, i+1000)})
+	}
+	eng.mu.RLock()
+	defer eng.mu.RUnlock()
+	o := eng.mu.cat.lookup("mv")
+	oldest := eng.oldestRetained(eng.mu.epoch)
+	prefix := relPrefix(nsChangeLog, o.id)
+	buckets := map[byte]bool{}
+	n := 0
+	if err := eng.mu.store.Scan(prefix, storagePrefixEnd(prefix), func(k, _ []byte) bool {
+		ep := binary.BigEndian.Uint64(k[len(prefix)+1:])
+		if ep < oldest {
+			t.Fatalf("bucket %d keeps epoch %d, older than the oldest readable %d", k[len(prefix)], ep, oldest)
+		}
+		buckets[k[len(prefix)]] = true
+		n++
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * int(eng.mu.epoch-oldest+1); n != want || len(buckets) < 20 {
+		t.Fatalf("%d entries in %d buckets, want %d in many", n, len(buckets), want)
+	}
+	changes, err := readChanges(eng.mu.store, o.id, oldest, eng.mu.epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(changes); i++ {
+		if changes[i].Epoch < changes[i-1].Epoch {
+			t.Fatalf("changes out of epoch order at %d", i)
+		}
+	}
+}
+
+// bucketCounter is a reader that records the buckets its scans of one
+// relation's rows visit.
+type bucketCounter struct {
+	state.Reader
+	prefix  []byte
+	buckets map[byte]bool
+}
+
+func (c *bucketCounter) Scan(lo, hi []byte, fn func(k, v []byte) bool) error {
+	if len(lo) > len(c.prefix) && string(lo[:len(c.prefix)]) == string(c.prefix) {
+		c.buckets[lo[len(c.prefix)]] = true
+	}
+	return c.Reader.Scan(lo, hi, fn)
+}
+
+// TestReadsByRoutingKeyTouchOneBucket checks that a read fixing a
+// relation's routing key (a table's primary key, a grouped view's group
+// key, every column otherwise) reads one bucket, that other key-range
+// reads visit every bucket, and that both return what a full scan
+// filtered does.
+func TestReadsByRoutingKeyTouchOneBucket(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	runAll(t, eng.NewSession(), layoutWorkload)
+	eng.mu.RLock()
+	defer eng.mu.RUnlock()
+	for _, c := range []struct {
+		query, rel string
+		buckets    int // -1: every bucket that holds rows
+	}{
+		{"SELECT * FROM groups WHERE g = 3", "groups", 1},
+		{"SELECT * FROM groups WHERE g = 3 AND n > 2", "groups", 1},
+		{"SELECT * FROM groups WHERE g > 3", "groups", -1},
+		{"SELECT * FROM t WHERE k = 17", "t", 1},
+		{"SELECT * FROM t WHERE k IN (17, 18)", "t", 2},
+		{"SELECT * FROM t WHERE k BETWEEN 40 AND 60", "t", -1},
+		{"SELECT * FROM bag WHERE a = 1 AND b = 'x'", "bag", 1},
+		{"SELECT * FROM bag WHERE a = 1", "bag", -1},
+		{"SELECT * FROM dup WHERE a = 4", "dup", 1},
+		{"SELECT * FROM joined WHERE k = 5", "joined", -1},
+	} {
+		tree, err := pgparse.Parse(c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newBinder(eng.mu.cat, nil, nil).Query(tree.Stmts[0].Stmt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		o := eng.mu.cat.lookup(c.rel)
+		ranges, ok := scanRanges(o, scanUses(p)[c.rel])
+		if !ok {
+			t.Fatalf("%s: no key ranges", c.query)
+		}
+		r := &bucketCounter{Reader: eng.mu.store, prefix: o.rowsPrefix(), buckets: map[byte]bool{}}
+		got, err := readKeyRanges(context.Background(), r, o, ranges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.buckets
+		if want < 0 {
+			want = zset.Buckets
+		}
+		if len(r.buckets) != want {
+			t.Errorf("%s: read %d buckets, want %d", c.query, len(r.buckets), want)
+		}
+		all, err := readRelation(context.Background(), eng.mu.store, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantRows := cachedRanges(o, all, ranges); fmt.Sprint(rowsText(got)) != fmt.Sprint(rowsText(wantRows)) {
+			t.Errorf("%s: read %d rows, want the %d of the full scan in its ranges", c.query, len(got), len(wantRows))
+		}
+	}
+}
+
+func rowsText(b zset.Batch) []string {
+	var out []string
+	for _, e := range b {
+		out = append(out, fmt.Sprintf("%d %x", e.Weight, zset.EncodeRow(nil, e.Row)))
+	}
+	return out
+}
+
+// TestCheckOfLayout1WritesNothing checks that rockstream doctor's check
+// of a layout 1 store (opened read-only) checks it as the upgrade would
+// leave it, deep, without writing anything.
+func TestCheckOfLayout1WritesNothing(t *testing.T) {
+	st := NewMemoryStore()
+	eng, err := Open(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAll(t, eng.NewSession(), layoutWorkload)
+	eng.Close()
+	downgradeToLayout1(t, st)
+	before := dumpRaw(t, st)
+	rep, err := Check(st, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 4 {
+		t.Fatalf("report %+v", rep)
+	}
+	if after := dumpRaw(t, st); after != before {
+		t.Fatalf("Check wrote to the store: %s", firstDifference(before, after))
+	}
+}
