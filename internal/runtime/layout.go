@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // The store's layout version (docs/format/storage.md, "Layout versions")
@@ -56,8 +58,9 @@ func checkLayout(r state.Reader) (uint64, error) {
 // upgradeLayout brings st to the current layout: it rekeys a layout 1
 // store's table rows, view contents and change logs for the objects of
 // cat (recovered from st, which reads no rows), records each view's
-// routing in its catalog record, and commits the rewrite, with the new
-// version, in one batch. The rewrite is checked row by row:
+// routing in its catalog record, recomputes every view's operator state
+// (rebuildOperatorState), and commits the rewrite, with the new version,
+// in one batch. The rewrite is checked row by row:
 // a stored key that is not the key its row has in layout 1 stops it with
 // nothing changed.
 func upgradeLayout(st Store, cat *catalog) error {
@@ -97,17 +100,26 @@ func upgradeLayout(st Store, cat *catalog) error {
 	}
 	// An old key may equal another entry's new one: every deletion goes
 	// before the first write.
+	ov := state.NewOverlay(st)
 	for _, k := range dels {
-		if err := st.Delete(k); err != nil {
+		if err := ov.Delete(k); err != nil {
 			st.Abort()
 			return err
 		}
 	}
 	for _, e := range sets {
-		if err := st.Set(e.k, e.v); err != nil {
+		if err := ov.Set(e.k, e.v); err != nil {
 			st.Abort()
 			return err
 		}
+	}
+	if err := rebuildOperatorState(ov, cat); err != nil {
+		st.Abort()
+		return err
+	}
+	if err := ov.Commit(); err != nil {
+		st.Abort()
+		return err
 	}
 	for _, o := range recs {
 		if err := writeCatalogRecord(st, o); err != nil {
@@ -120,6 +132,52 @@ func upgradeLayout(st Store, cat *catalog) error {
 		return err
 	}
 	return st.Commit()
+}
+
+// rebuildOperatorState replaces the operator state of every materialized
+// view of cat with the state its circuit, as this build makes it, keeps
+// over the current contents of its inputs. A layout 1 store's operator
+// state was written by circuits whose operators were numbered as the
+// build that wrote it numbered them (an aggregate without GROUP BY, a
+// top-k without PARTITION BY and a recursive query are now several
+// operators), so it is not read, only recomputed: views in creation
+// order, each from relations that are already up to date. A view whose
+// recomputation differs from its stored contents stops the upgrade with
+// nothing changed.
+func rebuildOperatorState(st state.Store, cat *catalog) error {
+	ctx := context.Background()
+	for _, o := range cat.matviewsInOrder() {
+		if err := deletePrefix(st, relPrefix(nsOpState, o.id)); err != nil {
+			return err
+		}
+		deltas := map[string]zset.Batch{}
+		for _, r := range o.circuit.Relations() {
+			src := cat.lookup(r)
+			if src == nil {
+				return errs.Newf(errs.Internal, "internal error: view %s reads unknown relation %q", o.name, r)
+			}
+			var err error
+			if deltas[r], err = readRelation(ctx, st, src); err != nil {
+				return err
+			}
+		}
+		out, err := o.circuit.Step(ctx, st, deltas)
+		if err != nil {
+			return fmt.Errorf("upgrading materialized view %s to layout %d: recomputing its state: %w", o.name, storeLayout, err)
+		}
+		got, err := readRelation(ctx, st, o)
+		if err != nil {
+			return err
+		}
+		diff, err := zset.Consolidate(append(append(zset.Batch(nil), got...), negate(out)...))
+		if err != nil {
+			return err
+		}
+		if len(diff) > 0 {
+			return errs.Newf(errs.DataCorrupted, "upgrading materialized view %s to layout %d: its stored contents differ from its recomputation in %d rows; restore a checkpoint written by the build that wrote this store", o.name, storeLayout, len(diff))
+		}
+	}
+	return nil
 }
 
 // rekeyRows calls fn with each of o's stored rows in layout 1: its old
