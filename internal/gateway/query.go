@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"unicode/utf8"
 
@@ -75,11 +76,30 @@ func (c *conn) simpleQuery(q string) error {
 func (c *conn) endMessage() error {
 	ctx, done := c.statementContext()
 	defer done()
-	if err := c.sess.EndMessage(ctx); err != nil {
-		c.srv.errors.Add(1)
-		return c.statementError(ctx, err)
+	_, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
+		return nil, c.sess.EndMessage(ctx)
+	})
+	return err
+}
+
+// run runs a statement (or the end of an implicit block) under ctx while
+// watching its client (watch.go), and returns the error its client sees.
+// A statement that failed because its client went away ends the
+// connection (errClose); one that completed nonetheless is returned, for
+// the connection to end when it next reads.
+func (c *conn) run(ctx context.Context, exec func(context.Context) (*runtime.Result, error)) (*runtime.Result, error) {
+	wctx, stop := c.watchClient(ctx, watchStatement)
+	res, err := exec(wctx)
+	gone := stop()
+	if err == nil {
+		return res, nil
 	}
-	return nil
+	c.srv.errors.Add(1)
+	if gone != nil {
+		c.srv.canceled.Add(1)
+		return nil, gone
+	}
+	return nil, c.statementError(ctx, err)
 }
 
 // endOfTransaction drops the portals when no transaction block is open:
@@ -95,10 +115,11 @@ func (c *conn) runSimple(st *runtime.Statement) error {
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
-	res, err := c.sess.ExecStatement(ctx, st, nil)
+	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
+		return c.sess.ExecStatement(ctx, st, nil)
+	})
 	if err != nil {
-		c.srv.errors.Add(1)
-		return c.statementError(ctx, err)
+		return err
 	}
 	switch {
 	case res.CopyIn != nil:
