@@ -19,6 +19,10 @@ type statement struct {
 	empty bool
 }
 
+// maxParams is how many parameters the protocol's messages can count
+// (Parse, Bind and ParameterDescription count them in 16 bits).
+const maxParams = 1<<16 - 1
+
 // portal is a statement bound to its parameters, run by Execute.
 type portal struct {
 	stmt    *statement
@@ -185,6 +189,11 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		st, err := c.lookupStatement(m.Name)
 		if err != nil {
 			return c.extendedError(err)
+		}
+		if n := len(st.prep.ParamTypes); n > maxParams {
+			// The ParameterDescription message cannot say so many
+			// (PostgreSQL sends one that is malformed).
+			return c.extendedError(errs.Newf(errs.ProtocolViolation, "prepared statement %q has %d parameters, more than the %d a ParameterDescription message can describe", m.Name, n, maxParams))
 		}
 		oids := make([]uint32, len(st.prep.ParamTypes))
 		for i, t := range st.prep.ParamTypes {
