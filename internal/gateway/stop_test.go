@@ -265,3 +265,28 @@ func TestCancelMatchesPostgres(t *testing.T) {
 		t.Errorf("RockStream: %s %s; PostgreSQL: %s %s", got.Code, got.Message, want.Code, want.Message)
 	}
 }
+
+// TestDisconnectStopsExtendedStatement: the client of an extended-protocol
+// statement going away stops it too, whether it is alone before its Sync
+// or part of a pipeline, and the pipeline's earlier writes are rolled
+// back.
+func TestDisconnectStopsExtendedStatement(t *testing.T) {
+	ts := startServer(t, Config{})
+	other := setupLong(t, ts)
+	for _, pipelined := range []bool{false, true} {
+		r := dialRaw(t, ts.addr, nil)
+		var msgs []pgproto3.FrontendMessage
+		if pipelined {
+			msgs = append(msgs, &pgproto3.Parse{Query: "DELETE FROM keep"}, &pgproto3.Bind{}, &pgproto3.Execute{})
+		}
+		msgs = append(msgs, &pgproto3.Parse{Query: "SELECT count(*) FROM big a, big b"}, &pgproto3.Bind{},
+			&pgproto3.Execute{}, &pgproto3.Sync{})
+		before := ts.srv.Stats().Canceled
+		r.send(msgs...)
+		time.Sleep(150 * time.Millisecond)
+		r.nc.Close()
+		waitCanceled(t, ts, before)
+		checkIdle(t)
+		checkIntact(t, other)
+	}
+}
