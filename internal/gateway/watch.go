@@ -29,9 +29,12 @@ import (
 // under TLS) and would still have to tell data from end of file, and TCP
 // keepalive notices a vanished peer only after many seconds.
 //
-// Messages received are parsed only when the connection's goroutine
-// handles them, after the statement; the watch reads as far as
-// maxQueued messages and then leaves the rest in the socket. A Terminate
+// Messages received are copied (the backend reuses its message structs)
+// and handled by the connection's goroutine only after the statement; the
+// watch reads as far as maxQueued messages and then leaves the rest in
+// the socket. Reading starts only once the statement has run for
+// watchStatement.after, so that short statements, the most, pay for a
+// timer and nothing else. A Terminate
 // received ends the watch: the statement completes and the connection
 // ends after it, as PostgreSQL does. A message that breaks the protocol
 // also ends the watch without touching the statement; receive reports it
