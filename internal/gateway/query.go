@@ -84,22 +84,39 @@ func (c *conn) endMessage() error {
 
 // run runs a statement (or the end of an implicit block) under ctx while
 // watching its client (watch.go), and returns the error its client sees.
-// A statement that failed because its client went away ends the
-// connection (errClose); one that completed nonetheless is returned, for
-// the connection to end when it next reads.
+// When the client went away meanwhile, the connection ends (errClose),
+// whether the statement was canceled or had completed first (then it is
+// kept, as a statement whose result could not be sent).
 func (c *conn) run(ctx context.Context, exec func(context.Context) (*runtime.Result, error)) (*runtime.Result, error) {
 	wctx, stop := c.watchClient(ctx, watchStatement)
 	res, err := exec(wctx)
 	gone := stop()
-	if err == nil {
-		return res, nil
+	if err != nil {
+		c.srv.errors.Add(1)
+		if gone != nil {
+			c.srv.canceled.Add(1)
+			return nil, gone
+		}
+		return nil, c.statementError(ctx, err)
 	}
-	c.srv.errors.Add(1)
 	if gone != nil {
-		c.srv.canceled.Add(1)
+		closeResult(res)
 		return nil, gone
 	}
-	return nil, c.statementError(ctx, err)
+	return res, nil
+}
+
+// closeResult releases what a result not to be sent holds.
+func closeResult(res *runtime.Result) {
+	if res == nil {
+		return
+	}
+	if res.CopyOut != nil {
+		res.CopyOut.Close()
+	}
+	if res.Subscription != nil {
+		res.Subscription.Close()
+	}
 }
 
 // endOfTransaction drops the portals when no transaction block is open:

@@ -34,21 +34,21 @@ import (
 // watch reads as far as maxQueued messages and then leaves the rest in
 // the socket. Reading starts only once the statement has run for
 // watchStatement.after, so that short statements, the most, pay for a
-// timer and nothing else. A Terminate
-// received ends the watch: the statement completes and the connection
-// ends after it, as PostgreSQL does. A message that breaks the protocol
-// also ends the watch without touching the statement; receive reports it
-// next. Only SUBSCRIBE and COPY TO streams, which would never end
-// otherwise, stop at a Terminate.
+// timer and nothing else.
+//
+// A Terminate counts as the client going away: PostgreSQL would finish
+// the statement first, but a client closing its connection (drivers send
+// Terminate before they close) must not leave behind a statement that
+// computes for hours. A message that breaks the protocol ends the watch
+// without touching the statement; receive reports it next.
 
 // watchMode says how a watch treats what the client sends.
 type watchMode struct {
 	// after delays the start of the reading, so that a short statement
 	// costs no goroutine and no deadline changes.
 	after time.Duration
-	// stream is set for an endless result (SUBSCRIBE): a Terminate
-	// cancels it, and Flush messages, moot when every piece is flushed,
-	// are dropped.
+	// stream is set for a result whose pieces are flushed as they come
+	// (SUBSCRIBE, COPY TO): Flush messages, moot then, are dropped.
 	stream bool
 }
 
@@ -82,7 +82,7 @@ type clientWatch struct {
 
 	// Written by the reading goroutine, read after done.
 	queue []pgproto3.FrontendMessage
-	gone  bool  // the client went away (or, for a stream, terminated)
+	gone  bool  // the client went away or sent Terminate
 	err   error // a read error that is not the client going away
 }
 
@@ -138,10 +138,8 @@ func (w *clientWatch) read() {
 		}
 		switch m.(type) {
 		case *pgproto3.Terminate:
-			if w.mode.stream {
-				w.clientGone()
-				return
-			}
+			w.clientGone()
+			return
 		case *pgproto3.Flush:
 			if w.mode.stream {
 				continue
@@ -153,9 +151,6 @@ func (w *clientWatch) read() {
 			return
 		}
 		w.queue = append(w.queue, clone)
-		if _, ok := m.(*pgproto3.Terminate); ok {
-			return
-		}
 	}
 }
 
