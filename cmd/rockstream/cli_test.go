@@ -270,6 +270,26 @@ SELECT count(*) AS n FROM t;
 	{"error in text that is not a statement", "selec 1;\nSELECT 2 AS two;\nxyzzy",
 		"rockstream.SplitStatements (pg_query's scanner split) drops text without a keyword, " +
 			"so it is skipped silently where PostgreSQL reports a syntax error"},
+	{"limits", limitsScript(), ""},
+}
+
+// limitsScript reaches PostgreSQL's limits on table columns (1,600) and
+// target-list entries (1,664).
+func limitsScript() string {
+	cols := func(n int, f func(i int) string) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = f(i + 1)
+		}
+		return strings.Join(items, ", ")
+	}
+	def := func(i int) string { return fmt.Sprintf("c%d int", i) }
+	one := func(int) string { return "1" }
+	return "CREATE TABLE wide (" + cols(1600, def) + ");\n" +
+		"CREATE TABLE wider (" + cols(1601, def) + ");\n" +
+		"SELECT * FROM wide a, wide b;\n" +
+		"SELECT " + cols(1665, one) + ";\n" +
+		"SELECT count(*) AS n FROM (SELECT " + cols(1664, one) + ") s;\n"
 }
 
 // psqlPrefix is the location psql puts before messages about a script

@@ -35,6 +35,7 @@ const (
 	InvalidSavepoint         Code = "RS3B001" // 3B001
 	ProgramLimitExceeded     Code = "RS54000" // 54000
 	StatementTooComplex      Code = "RS54001" // 54001
+	TooManyColumns           Code = "RS54011" // 54011
 	DuplicateAlias           Code = "RS42712" // 42712
 	IndeterminateDatatype    Code = "RS42P18" // 42P18
 	InvalidLimitCount        Code = "RS2201W" // 2201W
@@ -114,6 +115,7 @@ var sqlstates = map[Code]string{
 	InvalidSavepoint:         "3B001",
 	ProgramLimitExceeded:     "54000",
 	StatementTooComplex:      "54001",
+	TooManyColumns:           "54011",
 	DuplicateAlias:           "42712",
 	IndeterminateDatatype:    "42P18",
 	InvalidLimitCount:        "2201W",

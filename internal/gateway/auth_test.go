@@ -197,6 +197,26 @@ func TestTLS(t *testing.T) {
 	if err := c.QueryRow(context.Background(), "SELECT 40 + $1::int", 2).Scan(&n); err != nil || n != 42 {
 		t.Fatalf("got %d, %v", n, err)
 	}
+	// A statement long enough for the server to read the client meanwhile
+	// (watch.go), with the rest of a batch behind it: interrupting the
+	// read leaves the TLS connection intact and the messages in order.
+	batch := &pgx.Batch{}
+	batch.Queue("SELECT count(*) FROM generate_series(1, 1000) a, generate_series(1, 300) b")
+	batch.Queue("SELECT 40 + $1::int", 2)
+	br := c.SendBatch(context.Background(), batch)
+	var pairs int64
+	if err := br.QueryRow().Scan(&pairs); err != nil || pairs != 300000 {
+		t.Fatalf("got %d, %v", pairs, err)
+	}
+	if err := br.QueryRow().Scan(&n); err != nil || n != 42 {
+		t.Fatalf("got %d, %v", n, err)
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRow(context.Background(), "SELECT 41 + $1::int", 1).Scan(&n); err != nil || n != 42 {
+		t.Fatalf("got %d, %v", n, err)
+	}
 
 	// Without TLS configured the server answers 'N': sslmode=require
 	// fails, prefer falls back to plain text.

@@ -66,6 +66,9 @@ type conn struct {
 	// pending are messages received while a result streamed, to be
 	// handled next, in order (stream.go).
 	pending []pgproto3.FrontendMessage
+	// pendingErr is a read error met while watching the client, after
+	// the pending messages (watch.go).
+	pendingErr error
 
 	mu struct {
 		sync.Mutex
@@ -201,6 +204,10 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 		c.pending = c.pending[1:]
 		return m, nil
 	}
+	if err := c.pendingErr; err != nil {
+		c.pendingErr = nil
+		return nil, receiveError(err)
+	}
 	c.mu.Lock()
 	if c.mu.shutdown {
 		c.mu.Unlock()
@@ -229,25 +236,38 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 		return nil, errClose
 	}
 	if err != nil {
-		var ne net.Error
-		var tooBig *pgproto3.ExceededMaxBodyLenErr
-		switch {
-		case errors.As(err, &ne) && ne.Timeout() && idleTimeout > 0:
+		if idleTimeout > 0 && isTimeout(err) {
 			return nil, errIdleTimeout
-		case errors.As(err, &tooBig):
-			return nil, protocolErrorf("message of %d bytes exceeds the maximum message size of %d bytes", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen)
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
-			return nil, errClose
 		}
-		if _, ok := err.(net.Error); ok {
-			return nil, errClose
-		}
-		if t, ok := strings.CutPrefix(err.Error(), "unknown message type: "); ok && len(t) == 1 {
-			return nil, protocolErrorf("invalid frontend message type %d", t[0])
-		}
-		return nil, protocolErrorf("invalid frontend message: %v", err)
+		return nil, receiveError(err)
 	}
 	return m, nil
+}
+
+// receiveError is the error a failed read of a client message ends the
+// connection with.
+func receiveError(err error) error {
+	var tooBig *pgproto3.ExceededMaxBodyLenErr
+	switch {
+	case errors.As(err, &tooBig):
+		return protocolErrorf("message of %d bytes exceeds the maximum message size of %d bytes", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen)
+	case isClientGone(err):
+		return errClose
+	}
+	if t, ok := strings.CutPrefix(err.Error(), "unknown message type: "); ok && len(t) == 1 {
+		return protocolErrorf("invalid frontend message type %d", t[0])
+	}
+	return protocolErrorf("invalid frontend message: %v", err)
+}
+
+// isClientGone reports whether a read error means the client went away:
+// end of file, a reset or closed connection.
+func isClientGone(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	_, ok := err.(net.Error)
+	return ok
 }
 
 // shutdown ends the connection for Server.Shutdown: at once when it is
@@ -370,9 +390,14 @@ func (c *conn) handle(m pgproto3.FrontendMessage) error {
 	case *pgproto3.Bind:
 		return c.bind(m)
 	case *pgproto3.Describe:
-		return c.describe(m)
+		// The backend reuses a message's memory for the next one of its
+		// type, which watching the client may receive while this one runs
+		// (watch.go): these are handled from copies.
+		d := *m
+		return c.describe(&d)
 	case *pgproto3.Execute:
-		return c.execute(m)
+		e := *m
+		return c.execute(&e)
 	case *pgproto3.Close:
 		return c.closeObject(m)
 	case *pgproto3.Sync:

@@ -19,6 +19,10 @@ type statement struct {
 	empty bool
 }
 
+// maxParams is how many parameters the protocol's messages can count
+// (Parse, Bind and ParameterDescription count them in 16 bits).
+const maxParams = 1<<16 - 1
+
 // portal is a statement bound to its parameters, run by Execute.
 type portal struct {
 	stmt    *statement
@@ -186,6 +190,11 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		if err != nil {
 			return c.extendedError(err)
 		}
+		if n := len(st.prep.ParamTypes); n > maxParams {
+			// The ParameterDescription message cannot say so many
+			// (PostgreSQL sends one that is malformed).
+			return c.extendedError(errs.Newf(errs.ProtocolViolation, "prepared statement %q has %d parameters, more than the %d a ParameterDescription message can describe", m.Name, n, maxParams))
+		}
 		oids := make([]uint32, len(st.prep.ParamTypes))
 		for i, t := range st.prep.ParamTypes {
 			oids[i] = t.OID()
@@ -266,11 +275,22 @@ func (c *conn) sync() error {
 // committer); otherwise the statements until Sync share an implicit
 // block, which Sync commits, or rolls back after an error.
 func (c *conn) beginPipeline() {
-	if c.pipelined || c.sess.TxnStatus() != 'I' || c.frames.syncFollows() {
+	if c.pipelined || c.sess.TxnStatus() != 'I' || c.syncFollows() {
 		return
 	}
 	c.pipelined = true
 	c.sess.BeginMessage(true)
+}
+
+// syncFollows reports whether the message after the one being handled
+// has arrived already and is a Sync: the next pending message, read
+// while a statement ran, or else the next in the frame reader.
+func (c *conn) syncFollows() bool {
+	if len(c.pending) > 0 {
+		_, ok := c.pending[0].(*pgproto3.Sync)
+		return ok
+	}
+	return c.frames.syncFollows()
 }
 
 // execute runs a portal (the first time) and sends up to MaxRows of its
@@ -341,10 +361,11 @@ func (c *conn) startPortal(p *portal) error {
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
-	res, err := c.sess.ExecPrepared(ctx, p.stmt.prep, p.params)
+	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
+		return c.sess.ExecPrepared(ctx, p.stmt.prep, p.params)
+	})
 	if err != nil {
-		c.srv.errors.Add(1)
-		return c.statementError(ctx, err)
+		return err
 	}
 	p.ran, p.res = true, res
 	if !p.stmt.prep.RowsUnknown && !sameColumns(p.stmt.prep.Columns, res.Columns) {

@@ -9,9 +9,14 @@
 //     statements in order; only that goroutine writes to the connection,
 //     except Shutdown, which writes a final message to a connection only
 //     while its goroutine is idle (blocked reading) and then closes it.
+//   - While a statement runs or a result streams, the connection's
+//     messages are read by a watch goroutine instead (watch.go), one
+//     reader at a time: messages it reads are handled afterwards, in
+//     order, and the client going away cancels the statement, which then
+//     leaves nothing behind.
 //   - A statement runs under a context that a CancelRequest, the
-//     statement timeout or Shutdown cancels; the error the client sees says
-//     which.
+//     statement timeout, Shutdown or its client's disconnect cancels; the
+//     error the client sees says which.
 //   - Whatever happens to a connection (error, panic, disconnect), its
 //     session is closed, which rolls back an open transaction block.
 //   - A Query message is parsed whole before any of it runs, and its

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"unicode/utf8"
 
@@ -75,11 +76,47 @@ func (c *conn) simpleQuery(q string) error {
 func (c *conn) endMessage() error {
 	ctx, done := c.statementContext()
 	defer done()
-	if err := c.sess.EndMessage(ctx); err != nil {
+	_, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
+		return nil, c.sess.EndMessage(ctx)
+	})
+	return err
+}
+
+// run runs a statement (or the end of an implicit block) under ctx while
+// watching its client (watch.go), and returns the error its client sees.
+// When the client went away meanwhile, the connection ends (errClose),
+// whether the statement was canceled or had completed first (then it is
+// kept, as a statement whose result could not be sent).
+func (c *conn) run(ctx context.Context, exec func(context.Context) (*runtime.Result, error)) (*runtime.Result, error) {
+	wctx, stop := c.watchClient(ctx, watchStatement)
+	res, err := exec(wctx)
+	gone := stop()
+	if err != nil {
 		c.srv.errors.Add(1)
-		return c.statementError(ctx, err)
+		if gone != nil {
+			c.srv.canceled.Add(1)
+			return nil, gone
+		}
+		return nil, c.statementError(ctx, err)
 	}
-	return nil
+	if gone != nil {
+		closeResult(res)
+		return nil, gone
+	}
+	return res, nil
+}
+
+// closeResult releases what a result not to be sent holds.
+func closeResult(res *runtime.Result) {
+	if res == nil {
+		return
+	}
+	if res.CopyOut != nil {
+		res.CopyOut.Close()
+	}
+	if res.Subscription != nil {
+		res.Subscription.Close()
+	}
 }
 
 // endOfTransaction drops the portals when no transaction block is open:
@@ -95,10 +132,11 @@ func (c *conn) runSimple(st *runtime.Statement) error {
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
-	res, err := c.sess.ExecStatement(ctx, st, nil)
+	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
+		return c.sess.ExecStatement(ctx, st, nil)
+	})
 	if err != nil {
-		c.srv.errors.Add(1)
-		return c.statementError(ctx, err)
+		return err
 	}
 	switch {
 	case res.CopyIn != nil:

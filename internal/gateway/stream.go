@@ -7,7 +7,6 @@ import (
 	"net"
 	"reflect"
 	"runtime/debug"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -201,7 +200,7 @@ func (c *conn) subscribe(ctx context.Context, res *runtime.Result, formats []int
 // sendError) is the statement's error; a failed send or flush ends the
 // stream with that error.
 func (c *conn) pump(ctx context.Context, step func(context.Context) error) error {
-	ctx, stop := c.watchClient(ctx)
+	ctx, stop := c.watchClient(ctx, watchStream)
 	for {
 		err := step(ctx)
 		if errors.Is(err, io.EOF) {
@@ -234,74 +233,6 @@ func (e *sendError) Error() string { return e.err.Error() }
 
 // errClientGone cancels a stream whose client disconnected or terminated.
 var errClientGone = errors.New("gateway: client went away")
-
-// maxQueued bounds the messages a client may pipeline while a result
-// streams; past it they wait in the socket.
-const maxQueued = 1024
-
-// watchClient reads from the client while a result streams, so that a
-// disconnect or Terminate ends the stream. Flush messages are moot while
-// every row is flushed; other messages are kept, in order, for after the
-// stream (c.pending). stop ends the watch; it returns errClose when the
-// client is gone.
-func (c *conn) watchClient(ctx context.Context) (context.Context, func() error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	var queue []pgproto3.FrontendMessage
-	gone := false
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if r := recover(); r != nil {
-				c.srv.log.Error("gateway: reading the client panicked", "pid", c.pid, "panic", r)
-				gone = true
-				cancel(errClientGone)
-			}
-		}()
-		for len(queue) < maxQueued {
-			m, err := c.be.Receive()
-			if err != nil {
-				if !isTimeout(err) {
-					gone = true
-					cancel(errClientGone)
-				}
-				return
-			}
-			switch m.(type) {
-			case *pgproto3.Terminate:
-				gone = true
-				cancel(errClientGone)
-				return
-			case *pgproto3.Flush:
-				continue
-			}
-			clone, err := cloneMessage(m)
-			if err != nil {
-				gone = true
-				cancel(errClientGone)
-				return
-			}
-			queue = append(queue, clone)
-		}
-	}()
-	return ctx, func() error {
-		select {
-		case <-done:
-		default:
-			// Interrupt the read; a message half read stays buffered in
-			// the backend and is completed by the next read.
-			_ = c.nc.SetReadDeadline(time.Now())
-			<-done
-			_ = c.nc.SetReadDeadline(time.Time{})
-		}
-		cancel(nil)
-		c.pending = append(c.pending, queue...)
-		if gone {
-			return errClose
-		}
-		return nil
-	}
-}
 
 // cloneMessage copies a received message, which is only valid until the
 // backend's next read.

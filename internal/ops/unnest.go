@@ -53,6 +53,11 @@ func (u *Unnest) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset
 		width := len(e.Row)
 		matched := false
 		for i, x := range a.Elems() {
+			// An array may be long (generate_series): its elements count
+			// as work too.
+			if err := w.tick(); err != nil {
+				return nil, err
+			}
 			row := u.rows.alloc(width + extra)
 			copy(row, e.Row)
 			row[width] = x
@@ -76,6 +81,9 @@ func (u *Unnest) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset
 			copy(row, e.Row)
 			out = append(out, zset.Entry{Row: row, Weight: e.Weight})
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return zset.Consolidate(out)
 }

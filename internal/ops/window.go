@@ -90,6 +90,10 @@ func (w *Window) Step(ctx context.Context, st state.Store, in []zset.Batch) (zse
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Consolidating a large partition's output takes long.
+		return nil, err
+	}
 	return zset.Consolidate(out)
 }
 
@@ -129,14 +133,14 @@ func (w *Window) partition(wk *work, st state.Store, part []byte, rows []sortedD
 	if err := w.new.evaluate(w.fns, from); err != nil {
 		return nil, err
 	}
-	return w.emit(out, from)
+	return w.emit(wk, out, from)
 }
 
 // emit appends −old +new for the positions from from on whose row or
 // outputs differ. Both partitions list their rows in arrangement order, so
 // a merge by key pairs a row's copies in the old partition with its copies
 // in the new.
-func (w *Window) emit(out zset.Batch, from int) (zset.Batch, error) {
+func (w *Window) emit(wk *work, out zset.Batch, from int) (zset.Batch, error) {
 	o, n := &w.old, &w.new
 	i, j := from, from
 	add := func(p *windowPartition, i int, weight int64) error {
@@ -147,6 +151,9 @@ func (w *Window) emit(out zset.Batch, from int) (zset.Batch, error) {
 		return err
 	}
 	for i < o.n || j < n.n {
+		if err := wk.tick(); err != nil {
+			return nil, err
+		}
 		var c int
 		switch {
 		case i >= o.n:

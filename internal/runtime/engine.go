@@ -13,6 +13,7 @@ import (
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/fastinsert"
 	"github.com/rockstream/rockstream/internal/sql/pgparse"
@@ -646,6 +647,9 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	case n.GetTruncateStmt() != nil:
 		return s.execTruncate(ctx, n.GetTruncateStmt())
 	case n.GetCreateStmt() != nil:
+		if tableColumns(n.GetCreateStmt()) > sql.MaxTableColumns {
+			return nil, sql.TooManyTableColumns()
+		}
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createTable(st, w.cat, text, n.GetCreateStmt())
 		})
@@ -723,4 +727,15 @@ func errPosition(err error, e **errs.Error) int {
 		return (*e).Position
 	}
 	return 0
+}
+
+// tableColumns counts the columns a CREATE TABLE defines.
+func tableColumns(cs *pg.CreateStmt) int {
+	n := 0
+	for _, elt := range cs.TableElts {
+		if elt.GetColumnDef() != nil {
+			n++
+		}
+	}
+	return n
 }

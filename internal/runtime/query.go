@@ -3,12 +3,12 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -179,7 +179,7 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		if err != nil {
 			return nil, err
 		}
-		return sortRows(rows, n.Keys)
+		return sortRows(ctx, rows, n.Keys)
 	case *plan.Project:
 		if hasOrder(n.Input) {
 			rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
@@ -188,6 +188,9 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			}
 			out := make([]zset.Row, len(rows))
 			for i, row := range rows {
+				if err := ops.Interrupted(ctx, i); err != nil {
+					return nil, err
+				}
 				o := make(zset.Row, len(n.Exprs))
 				for j, e := range n.Exprs {
 					if o[j], err = e.Eval(row); err != nil {
@@ -230,6 +233,9 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		}
 		for i := int64(0); i < e.Weight; i++ {
 			rows = append(rows, e.Row)
+			if err := ops.Interrupted(ctx, len(rows)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rows, nil
@@ -249,9 +255,14 @@ func hasOrder(p plan.Node) bool {
 	}
 }
 
-func sortRows(rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
+// sortRows sorts rows by keys, stably; it stops with ctx's error when ctx
+// ends.
+func sortRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
 	vals := make([][]types.Value, len(rows))
 	for i, row := range rows {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
 		vals[i] = make([]types.Value, len(keys))
 		for j, k := range keys {
 			v, err := k.Expr.Eval(row)
@@ -265,21 +276,74 @@ func sortRows(rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		va, vb := vals[idx[a]], vals[idx[b]]
+	err := sortStable(ctx, idx, func(a, b int) int {
+		va, vb := vals[a], vals[b]
 		for j, k := range keys {
-			c := compareSort(va[j], vb[j], k)
-			if c != 0 {
-				return c < 0
+			if c := compareSort(va[j], vb[j], k); c != 0 {
+				return c
 			}
 		}
-		return false
+		return 0
 	})
+	if err != nil {
+		return nil, err
+	}
 	out := make([]zset.Row, len(rows))
 	for i, j := range idx {
 		out[i] = rows[j]
 	}
 	return out, nil
+}
+
+// sortStable sorts idx stably by cmp: a bottom-up merge sort, which looks
+// at ctx between its merges, every few thousand elements moved, and stops
+// with ctx's error when ctx has ended. (The library's sorts cannot be
+// interrupted, and a sort of millions of rows takes seconds.)
+func sortStable(ctx context.Context, idx []int, cmp func(a, b int) int) error {
+	const run = 32 // sorted by insertion first
+	n := len(idx)
+	for lo := 0; lo < n; lo += run {
+		if err := ops.Interrupted(ctx, lo); err != nil {
+			return err
+		}
+		hi := min(lo+run, n)
+		for i := lo + 1; i < hi; i++ {
+			for j := i; j > lo && cmp(idx[j], idx[j-1]) < 0; j-- {
+				idx[j], idx[j-1] = idx[j-1], idx[j]
+			}
+		}
+	}
+	if n <= run {
+		return nil
+	}
+	src, dst := idx, make([]int, n)
+	moved := 0
+	for width := run; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j := lo, mid
+			for k := lo; k < hi; k++ {
+				// The right run's element goes first only when it sorts
+				// strictly before: equal elements keep their order.
+				if j < hi && (i >= mid || cmp(src[j], src[i]) < 0) {
+					dst[k] = src[j]
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+			}
+			if moved += hi - lo; moved >= 1<<12 {
+				moved = 0
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	copy(idx, src)
+	return nil
 }
 
 func compareSort(a, b types.Value, k plan.SortKey) int {

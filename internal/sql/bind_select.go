@@ -273,7 +273,29 @@ func (st *bindState) targetList(ec *exprCtx, items []*pg.Node) ([]*target, error
 		}
 		tl = append(tl, recordTargets(&target{expr: e, name: name})...)
 	}
+	if len(tl) > MaxTargetEntries {
+		return nil, tooManyTargets()
+	}
 	return tl, nil
+}
+
+// PostgreSQL's limits on columns (MaxTupleAttributeNumber and
+// MaxHeapAttributeNumber), with its errors.
+const (
+	// MaxTargetEntries bounds a query's target list, stars expanded.
+	MaxTargetEntries = 1664
+	// MaxTableColumns bounds a table's columns.
+	MaxTableColumns = 1600
+)
+
+func tooManyTargets() error {
+	return errs.Newf(errs.TooManyColumns, "target lists can have at most %d entries", MaxTargetEntries)
+}
+
+// TooManyTableColumns is the error of a table with more than
+// MaxTableColumns columns.
+func TooManyTableColumns() error {
+	return errs.Newf(errs.TooManyColumns, "tables can have at most %d columns", MaxTableColumns)
 }
 
 // starColumns returns the columns * or t.* stands for.

@@ -8,7 +8,7 @@
 //
 // Invariants:
 //   - Parse never hands pg_query a statement whose estimated nesting is
-//     above MaxDepth.
+//     above MaxDepth, or one longer than MaxBytes.
 //   - The estimate never undercounts: it adds the parenthesis and bracket
 //     depth to the operators chained at that depth since the last comma or
 //     clause keyword (each nests the expression one level in the tree).
@@ -35,9 +35,19 @@ func Parse(text string) (*pg.ParseResult, error) {
 	return pg.Parse(text)
 }
 
-// Check fails with 54001 when text nests deeper than MaxDepth. Text too
-// short to nest that deep is not scanned.
+// MaxBytes is the longest text Parse accepts: PostgreSQL's largest
+// message (1 GB less a byte), which no statement it runs can exceed.
+const MaxBytes = 1<<30 - 1
+
+// Check fails with 54000 when text is longer than MaxBytes, and with
+// 54001 when it nests deeper than MaxDepth. Text too short to nest that
+// deep is not scanned.
 func Check(text string) error {
+	if len(text) > MaxBytes {
+		e := errs.New(errs.ProgramLimitExceeded, "statement is too long").(*errs.Error)
+		e.Detail = fmt.Sprintf("The statement has %d bytes; at most %d are accepted.", len(text), MaxBytes)
+		return e
+	}
 	// Every level of nesting takes at least one byte and its closing
 	// counterpart, or an operator and an operand.
 	if len(text) < 2*MaxDepth {

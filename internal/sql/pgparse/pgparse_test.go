@@ -48,3 +48,19 @@ func TestDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestTooLong: a statement longer than PostgreSQL's largest message fails
+// with 54000 before it is scanned.
+func TestTooLong(t *testing.T) {
+	text := "SELECT '" + strings.Repeat("x", MaxBytes-8) + "'"
+	if len(text) != MaxBytes+1 {
+		t.Fatalf("len = %d", len(text))
+	}
+	err := Check(text)
+	if errs.SQLState(err) != "54000" || err.Error() != "statement is too long" {
+		t.Fatalf("a statement of %d bytes: %v, want 54000 statement is too long", len(text), err)
+	}
+	if _, err := Parse(text); errs.SQLState(err) != "54000" {
+		t.Fatalf("Parse: %v", err)
+	}
+}

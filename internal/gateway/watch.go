@@ -1,0 +1,193 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// Watching the client while a statement runs.
+//
+// PostgreSQL reads nothing from a client while a statement runs, and a
+// client that disconnects meanwhile is noticed only when the result is
+// written. Here a statement that computes for long is stopped when its
+// client goes away: while it runs, a goroutine reads the client's next
+// messages, so that end of file or a reset connection cancels the
+// statement's context with errClientGone.
+//
+// The reader is the connection's own protocol backend, not a peek at the
+// socket: what it reads are whole messages, kept in order in c.pending
+// for after the statement, so that nothing of a pipeline that follows is
+// lost or reordered. The connection's goroutine does not read while the
+// watch lasts (it runs the statement), so there is one reader at a time.
+// To end the watch, the read is interrupted with a read deadline in the
+// past; a message half read stays in the backend's buffer and the next
+// read completes it, and a TLS connection survives a timed-out read.
+// Peeking at the socket instead would need the raw descriptor (not there
+// under TLS) and would still have to tell data from end of file, and TCP
+// keepalive notices a vanished peer only after many seconds.
+//
+// Messages received are copied (the backend reuses its message structs)
+// and handled by the connection's goroutine only after the statement; the
+// watch reads as far as maxQueued messages and then leaves the rest in
+// the socket. Reading starts only once the statement has run for
+// watchStatement.after, so that short statements, the most, pay for a
+// timer and nothing else.
+//
+// A Terminate counts as the client going away: PostgreSQL would finish
+// the statement first, but a client closing its connection (drivers send
+// Terminate before they close) must not leave behind a statement that
+// computes for hours. A message that breaks the protocol ends the watch
+// without touching the statement; receive reports it next.
+
+// watchMode says how a watch treats what the client sends.
+type watchMode struct {
+	// after delays the start of the reading, so that a short statement
+	// costs no goroutine and no deadline changes.
+	after time.Duration
+	// stream is set for a result whose pieces are flushed as they come
+	// (SUBSCRIBE, COPY TO): Flush messages, moot then, are dropped.
+	stream bool
+}
+
+var (
+	// watchStatement watches the client of a running statement once it
+	// has run for a few milliseconds: a disconnect stops it well under a
+	// second after the statement began or the client went, whichever is
+	// later.
+	watchStatement = watchMode{after: 20 * time.Millisecond}
+	// watchStream watches a streamed result from its start.
+	watchStream = watchMode{stream: true}
+)
+
+// maxQueued bounds the messages a client may pipeline while a statement
+// runs or a result streams; past it they wait in the socket.
+const maxQueued = 1024
+
+// clientWatch is one watch (watchClient).
+type clientWatch struct {
+	c      *conn
+	mode   watchMode
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+
+	mu struct {
+		sync.Mutex
+		started, stopped bool
+	}
+	// done is closed when the reading goroutine has returned.
+	done chan struct{}
+
+	// Written by the reading goroutine, read after done.
+	queue []pgproto3.FrontendMessage
+	gone  bool  // the client went away or sent Terminate
+	err   error // a read error that is not the client going away
+}
+
+// watchClient reads from the client while a statement runs or a result
+// streams, so that a disconnect cancels ctx's statement. stop ends the
+// watch and puts the messages read meanwhile in c.pending; it returns
+// errClose when the client is gone.
+func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context, func() error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &clientWatch{c: c, mode: mode, cancel: cancel, done: make(chan struct{})}
+	if mode.after > 0 {
+		w.timer = time.AfterFunc(mode.after, w.start)
+	} else {
+		w.start()
+	}
+	return ctx, w.stop
+}
+
+// start starts the reading goroutine, unless the watch already stopped.
+func (w *clientWatch) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.mu.stopped {
+		return
+	}
+	w.mu.started = true
+	go w.read()
+}
+
+// read reads messages until the client goes away, the queue is full or
+// the read is interrupted.
+func (w *clientWatch) read() {
+	c := w.c
+	defer close(w.done)
+	defer func() {
+		if r := recover(); r != nil {
+			c.srv.log.Error("gateway: reading the client panicked", "pid", c.pid, "panic", r)
+			w.clientGone()
+		}
+	}()
+	for len(w.queue) < maxQueued {
+		m, err := c.be.Receive()
+		if err != nil {
+			switch {
+			case isTimeout(err):
+				// Interrupted by stop.
+			case isClientGone(err):
+				w.clientGone()
+			default:
+				w.err = err
+			}
+			return
+		}
+		switch m.(type) {
+		case *pgproto3.Terminate:
+			w.clientGone()
+			return
+		case *pgproto3.Flush:
+			if w.mode.stream {
+				continue
+			}
+		}
+		clone, err := cloneMessage(m)
+		if err != nil {
+			w.err = err
+			return
+		}
+		w.queue = append(w.queue, clone)
+	}
+}
+
+func (w *clientWatch) clientGone() {
+	w.gone = true
+	w.cancel(errClientGone)
+}
+
+// stop ends the watch.
+func (w *clientWatch) stop() error {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Lock()
+	w.mu.stopped = true
+	started := w.mu.started
+	w.mu.Unlock()
+	w.cancel(nil)
+	if !started {
+		return nil
+	}
+	select {
+	case <-w.done:
+	default:
+		// Interrupt the read; a message half read stays buffered in the
+		// backend and is completed by the next read.
+		_ = w.c.nc.SetReadDeadline(time.Now())
+		<-w.done
+		_ = w.c.nc.SetReadDeadline(time.Time{})
+	}
+	c := w.c
+	c.pending = append(c.pending, w.queue...)
+	if w.err != nil && c.pendingErr == nil {
+		c.pendingErr = w.err
+	}
+	if w.gone {
+		return errClose
+	}
+	return nil
+}
