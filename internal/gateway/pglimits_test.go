@@ -56,6 +56,7 @@ func TestLimitsMatchPostgres(t *testing.T) {
 		{&pgproto3.Parse{Query: "SELECT * FROM t1600 a, t1600 b"}, &pgproto3.Sync{}},
 		{rawQuery("SELECT a.*, 1 FROM t1600 a, t1600 b")},
 		{rawQuery("CREATE VIEW wide AS SELECT * FROM t1600 a, t1600 b")},
+		{rawQuery("CREATE MATERIALIZED VIEW wide1601 AS SELECT a.*, 1 AS extra FROM t1600 a")},
 		{rawQuery("SELECT repeat('x', 1073741824)")},
 		// 65,535 parameters, the most a Bind message can carry.
 		{&pgproto3.Parse{Query: "SELECT $65535::int", ParameterOIDs: int4s(65535)},

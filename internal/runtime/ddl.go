@@ -324,6 +324,11 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(cols) > sql.MaxTableColumns {
+		// A materialized view is stored as a table is, and PostgreSQL
+		// bounds it the same way.
+		return nil, nil, sql.TooManyTableColumns()
+	}
 	for _, c := range cols {
 		if err := checkStoredType(c.Type); err != nil {
 			return nil, nil, err
