@@ -59,6 +59,7 @@ const (
 	InvalidRecursion         Code = "RS42P19" // 42P19
 	InvalidBinaryRep         Code = "RS22P03" // 22P03
 	CharacterNotInRepertoire Code = "RS22021" // 22021
+	UntranslatableChar       Code = "RS22P05" // 22P05
 	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
 	ArraySubscriptError      Code = "RS2202E" // 2202E
@@ -137,6 +138,7 @@ var sqlstates = map[Code]string{
 	InvalidRecursion:         "42P19",
 	InvalidBinaryRep:         "22P03",
 	CharacterNotInRepertoire: "22021",
+	UntranslatableChar:       "22P05",
 	ProtocolViolation:        "08P01",
 	PrerequisiteState:        "55000",
 	ArraySubscriptError:      "2202E",
