@@ -124,6 +124,9 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "concat", "concat_ws":
 		e, err := ec.concat(display, name, args, loc)
 		return e, true, err
+	case "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path", "jsonb_extract_path_text":
+		e, err := ec.jsonbFunc(display, name, args, loc)
+		return e, true, err
 	}
 	if !types.IsFunction(name) {
 		return nil, false, nil

@@ -52,7 +52,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && !isJSONBSetFunc(name) || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -88,7 +88,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	}
 	name := fn
 	cols := []plan.Column{{Name: name, Type: elem}}
-	if rf.Alias != nil {
+	if c := jsonbSetColumn(name); isJSONBSetFunc(name) && c != "" {
+		cols[0].Name = c // the function's OUT parameter names its column
+	} else if rf.Alias != nil {
 		cols[0].Name = rf.Alias.Aliasname // a scalar function's column takes the alias
 	}
 	if rf.Ordinality {
@@ -126,6 +128,8 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.seriesArray(args, fc.Location)
 	case "generate_subscripts":
 		series, err = ec.subscriptsArray(args, fc.Location)
+	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+		series, err = ec.jsonbSetArray(fn, args, fc.Location)
 	default:
 		return fn, args, nil
 	}

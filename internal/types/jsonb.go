@@ -685,7 +685,7 @@ func appendJSONPretty(dst []byte, j *JSON, level int) []byte {
 	switch j.Kind {
 	case JSONArray:
 		if len(j.Elems) == 0 {
-			return append(dst, "[\n"...)
+			return append(indent(append(dst, "[\n"...), level), ']')
 		}
 		dst = append(dst, '[')
 		for i, e := range j.Elems {
@@ -701,7 +701,7 @@ func appendJSONPretty(dst []byte, j *JSON, level int) []byte {
 		return append(dst, ']')
 	case JSONObject:
 		if len(j.Keys) == 0 {
-			return append(dst, "{\n"...)
+			return append(indent(append(dst, "{\n"...), level), '}')
 		}
 		dst = append(dst, '{')
 		for i, k := range j.Keys {

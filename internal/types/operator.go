@@ -254,9 +254,11 @@ func selectOperator(cands []*opDef, in []TypeID) (*opDef, error) {
 		// anycompatible): without an array operand they only match by
 		// coercing an untyped literal, which the category rules rank
 		// below the string operators. Registered per element type here,
-		// they would count as exact matches, so they are left out.
+		// they would count as exact matches, so they are left out. The
+		// jsonb operators over text[] (#>, ?|, -, ...) are not
+		// polymorphic and stay.
 		cands = slices.DeleteFunc(slices.Clone(cands), func(c *opDef) bool {
-			return c.args[0].IsArray() || c.args[1].IsArray()
+			return (c.args[0].IsArray() || c.args[1].IsArray()) && c.args[0] != Jsonb
 		})
 	}
 	// An exact match, with an unknown operand taken as the other's type.

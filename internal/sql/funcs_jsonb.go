@@ -1,0 +1,113 @@
+package sql
+
+import (
+	"errors"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// jsonbFunc binds the jsonb functions whose arguments are polymorphic or
+// variadic: to_jsonb(anyelement), jsonb_build_object(VARIADIC "any"),
+// jsonb_build_array(VARIADIC "any") and jsonb_extract_path[_text](jsonb,
+// VARIADIC text[]). Untyped literals among "any" arguments are text, as
+// in PostgreSQL.
+func (ec *exprCtx) jsonbFunc(display, name string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	jsonb := types.Of(types.Jsonb)
+	switch name {
+	case "to_jsonb":
+		if len(args) != 1 {
+			return nil, undefinedFunction(display, args, loc)
+		}
+		if args[0].Type().ID == types.Unknown {
+			return nil, posErr(errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown"), loc)
+		}
+		return &plan.Func{Name: name, Args: args, Typ: jsonb, Fn: types.ToJSONBFunc}, nil
+	case "jsonb_build_object", "jsonb_build_array":
+		out := make([]plan.Expr, len(args))
+		for i, a := range args {
+			out[i] = ec.resolveUnknown(a)
+		}
+		fn := types.JSONBBuildArray
+		if name == "jsonb_build_object" {
+			fn = types.JSONBBuildObject
+		}
+		return &plan.Func{Name: name, Args: out, Typ: jsonb, NonStrict: true, Fn: fn}, nil
+	}
+	// jsonb_extract_path, jsonb_extract_path_text
+	if len(args) < 2 {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	out := make([]plan.Expr, len(args))
+	for i, a := range args {
+		want := types.Of(types.Text)
+		if i == 0 {
+			want = jsonb
+		}
+		c, err := ec.coerce(a, want, implicitCoercion)
+		if errors.Is(err, errNoCast) {
+			return nil, undefinedFunction(display, args, loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	typ := jsonb
+	if name == "jsonb_extract_path_text" {
+		typ = types.Of(types.Text)
+	}
+	return &plan.Func{Name: name, Args: out, Typ: typ, NonStrict: true,
+		Fn: types.JSONBExtractPath(name == "jsonb_extract_path_text")}, nil
+}
+
+// jsonbSetFuncs maps jsonb's set-returning functions to the functions
+// returning their rows as an array, which unnest then flattens.
+var jsonbSetFuncs = map[string]string{
+	"jsonb_array_elements":      types.JSONBArrayElementsArray,
+	"jsonb_array_elements_text": types.JSONBArrayElementsTextArray,
+	"jsonb_object_keys":         types.JSONBObjectKeysArray,
+}
+
+// isJSONBSetFunc reports whether name is one of jsonb's set-returning
+// functions that bind as unnest.
+func isJSONBSetFunc(name string) bool { _, ok := jsonbSetFuncs[name]; return ok }
+
+// jsonbSetColumn is the column name of a jsonb set-returning function in
+// FROM when its OUT parameter names it ("value"), or "" when the function's
+// column takes the alias, as a scalar function's does.
+func jsonbSetColumn(name string) string {
+	if name == "jsonb_object_keys" {
+		return ""
+	}
+	return "value"
+}
+
+// jsonbSetArray binds a call of one of jsonb's set-returning functions as
+// the array of its rows.
+func (ec *exprCtx) jsonbSetArray(name string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 1 {
+		return nil, undefinedFunction(name, args, loc)
+	}
+	a, err := ec.coerce(args[0], types.Of(types.Jsonb), implicitCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, undefinedFunction(name, args, loc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := types.ResolveFunction(name, jsonbSetFuncs[name], []types.Type{types.Of(types.Jsonb)})
+	if err != nil {
+		return nil, posErr(err, loc)
+	}
+	return &plan.Func{Name: name, Args: []plan.Expr{a}, Typ: f.Result, Fn: f.Eval}, nil
+}
+
+// jsonb's operators (@>, <@, ||, - and the comparisons are shared with
+// other types).
+func init() {
+	for _, op := range []string{"->", "->>", "#>", "#>>", "?", "?|", "?&", "#-"} {
+		operatorNames[op] = true
+	}
+}
