@@ -105,9 +105,19 @@ func (ec *exprCtx) jsonbSetArray(name string, args []plan.Expr, loc int32) (plan
 }
 
 // jsonb's operators (@>, <@, ||, - and the comparisons are shared with
-// other types).
+// other types), and the JSON functions that fail with 0A000 rather than
+// "does not exist": the two-column set-returning functions, the
+// aggregates, the json type's functions and the SQL/JSON path language.
 func init() {
 	for _, op := range []string{"->", "->>", "#>", "#>>", "?", "?|", "?&", "#-"} {
 		operatorNames[op] = true
+	}
+	for _, fn := range []string{"jsonb_each", "jsonb_each_text", "jsonb_agg", "jsonb_object_agg",
+		"jsonb_to_record", "jsonb_to_recordset", "jsonb_populate_record", "jsonb_populate_recordset",
+		"jsonb_object", "jsonb_path_query", "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_array",
+		"jsonb_path_query_first", "jsonb_set_lax", "json_build_array", "json_agg", "json_object_agg",
+		"row_to_json", "array_to_json", "json_typeof", "json_array_length", "json_each", "json_array_elements",
+		"json_object_keys", "json_extract_path", "json_extract_path_text", "json_strip_nulls"} {
+		knownFunctions[fn] = true
 	}
 }

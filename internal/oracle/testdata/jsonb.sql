@@ -241,3 +241,18 @@ DELETE FROM docs WHERE data @> '{"name": "bob"}';
 INSERT INTO kinds VALUES ('{"name": "dee"}', 'dee');
 UPDATE docs SET data = NULL WHERE id = 5;
 DELETE FROM kinds WHERE label = 'arr';
+
+--! rockstream-error 0A000
+SELECT * FROM jsonb_each('{"a": 1}');
+--! rockstream-error 0A000
+SELECT jsonb_agg(data) FROM docs;
+--! rockstream-error 0A000
+SELECT to_json(1);
+--! rockstream-error 0A000
+CREATE TABLE with_json (j json);
+
+SELECT id, data, data ->> 'name' AS name FROM docs ORDER BY data ->> 'name', id;
+SELECT data -> 'tags' AS tags, count(*) FROM docs GROUP BY data -> 'tags' ORDER BY 1;
+SELECT id FROM docs WHERE data ?| ARRAY['addr', 'active'] ORDER BY id;
+SELECT id FROM docs WHERE data ?& ARRAY['name', 'tags'] ORDER BY id;
+SELECT id, data #- '{addr,city}' AS no_city FROM docs WHERE data ? 'addr' ORDER BY id;
