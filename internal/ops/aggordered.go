@@ -84,7 +84,7 @@ func (s *aggSpec) orderedKey(dst []byte, row zset.Row, v types.Value) ([]byte, e
 // equality class rather than their exact representation.
 func keyLossy(k types.Kind) bool {
 	switch k {
-	case types.Float4, types.Float8, types.Numeric, types.Interval:
+	case types.Float4, types.Float8, types.Numeric, types.Interval, types.Jsonb:
 		return true
 	}
 	return false

@@ -256,3 +256,35 @@ SELECT data -> 'tags' AS tags, count(*) FROM docs GROUP BY data -> 'tags' ORDER 
 SELECT id FROM docs WHERE data ?| ARRAY['addr', 'active'] ORDER BY id;
 SELECT id FROM docs WHERE data ?& ARRAY['name', 'tags'] ORDER BY id;
 SELECT id, data #- '{addr,city}' AS no_city FROM docs WHERE data ? 'addr' ORDER BY id;
+
+--! error 42725
+SELECT '{"a": 1}' -> 'a';
+--! error 42883
+SELECT '{"a": 1}'::jsonb ? 1;
+--! error 42883
+SELECT '[1]'::jsonb -> 1::bigint;
+--! error 42883
+SELECT max(data) FROM docs;
+SELECT '[1, "{1}"]'::jsonb - '{1}' AS d, '{"a": 1}'::jsonb || '{"b": 2}' AS c, '{"a": 1}'::jsonb -> NULL AS n,
+       '{"a": 1}'::jsonb @> NULL AS cn, ARRAY['{"a": 1}'::jsonb, '[]', NULL] AS arr, '{"{\"x\": 1}",null}'::jsonb[] AS arr_in,
+       coalesce(NULL::jsonb, '{}') AS co, CASE WHEN true THEN '1'::jsonb ELSE '"x"' END AS cs,
+       '"x"'::jsonb IN ('1', '"x"') AS inl, ('{"a": [1, 2]}'::jsonb -> 'a' -> 1)::int + 1 AS arith;
+
+CREATE MATERIALIZED VIEW top_docs AS
+  SELECT id, data FROM docs ORDER BY data DESC, id LIMIT 4;
+
+CREATE MATERIALIZED VIEW set_ops AS
+  SELECT data FROM docs WHERE id < 6 UNION SELECT k FROM kinds;
+
+CREATE MATERIALIZED VIEW counted AS
+  SELECT tag, count(DISTINCT data) AS n, array_agg(data ORDER BY data, id) AS all_data FROM docs GROUP BY tag;
+
+INSERT INTO docs VALUES (20, '{"name": "eve", "tags": ["b", "a"], "n": 1.0}', 'q'), (21, '{"n": 1, "tags": ["a", "b"], "name": "eve"}', 'q');
+UPDATE docs SET data = data || '{"extra": {"deep": [1, [2, {"x": null}]]}}' WHERE id = 20;
+DELETE FROM docs WHERE id = 21;
+UPDATE kinds SET k = k || '{"v": 2}' WHERE jsonb_typeof(k) = 'object';
+DELETE FROM docs WHERE id > 19;
+--! error 42725
+SELECT '{"a": 1}' #> '{a}';
+--! error 42725
+SELECT '{"a": 1}' -> 'a'::text;
