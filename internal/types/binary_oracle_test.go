@@ -67,7 +67,7 @@ var binaryEdgeLiterals = map[string][]string{
 		"@ 1 hour ago", "2147483647 days", "-2147483648 days", "2562047788:00:54.775807",
 		"-2562047788:00:54.775807", "1 year 2 mons 3 days 04:05:06.789"},
 	"interval(2)": {"00:00:00.005", "-00:00:00.005", "1 day 00:00:00.125"},
-	"jsonb": {`{"b": 1, "a": [1.50, "x", null, true]}`, `1e2`, `"s\n"`, `[]`, `{}`, `null`},
+	"jsonb":       {`{"b": 1, "a": [1.50, "x", null, true]}`, `1e2`, `"s\n"`, `[]`, `{}`, `null`},
 }
 
 // TestBinarySendOracle compares AppendBinary's bytes with what PostgreSQL's
