@@ -121,3 +121,64 @@ func init() {
 		knownFunctions[fn] = true
 	}
 }
+
+// jsonbEach is jsonb_each(object) or jsonb_each_text(object) in FROM: an
+// unnest of the object's keys, then a projection that adds each key's
+// value (object -> key, or ->> for jsonb_each_text).
+type jsonbEach struct {
+	object plan.Expr // over the row of the FROM items to its left
+	arrow  *types.Operator
+}
+
+func (e *jsonbEach) valueType() types.Type { return e.arrow.Result }
+
+// jsonbEachArgs binds jsonb_each's argument and returns the keys array to
+// unnest.
+func (ec *exprCtx) jsonbEachArgs(fn string, args []plan.Expr, loc int32) (*jsonbEach, []plan.Expr, error) {
+	if len(args) != 1 {
+		return nil, nil, undefinedFunction(fn, args, loc)
+	}
+	obj, err := ec.coerce(args[0], types.Of(types.Jsonb), implicitCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, nil, undefinedFunction(fn, args, loc)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	op := "->"
+	if fn == "jsonb_each_text" {
+		op = "->>"
+	}
+	arrow, err := types.ResolveBinary(op, types.Of(types.Jsonb), types.Of(types.Text))
+	if err != nil {
+		return nil, nil, posErr(err, loc)
+	}
+	f, err := types.ResolveFunction(fn, types.JSONBEachKeysArray, []types.Type{types.Of(types.Jsonb)})
+	if err != nil {
+		return nil, nil, posErr(err, loc)
+	}
+	keys := &plan.Func{Name: fn, Args: []plan.Expr{obj}, Typ: f.Result, Fn: f.Eval}
+	return &jsonbEach{object: obj, arrow: arrow}, []plan.Expr{keys}, nil
+}
+
+// plan makes u emit the input columns, the key and the ordinality, and
+// projects them into the FROM item's columns: key, value[, ordinality].
+// object is e.object over u's input row, which u's row begins with.
+func (e *jsonbEach) plan(u *plan.Unnest, object plan.Expr, inCols, cols []plan.Column) plan.Node {
+	n := len(inCols)
+	ucols := append(append([]plan.Column(nil), inCols...), cols[0])
+	if u.WithOrdinality {
+		ucols = append(ucols, cols[2])
+	}
+	u.Cols = ucols
+	exprs := make([]plan.Expr, 0, n+len(cols))
+	for i, c := range ucols[:n+1] {
+		exprs = append(exprs, &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type})
+	}
+	key := &plan.ColRef{Index: n, Name: cols[0].Name, Typ: cols[0].Type}
+	exprs = append(exprs, &plan.BinOp{Op: e.arrow, Left: object, Right: key})
+	if u.WithOrdinality {
+		exprs = append(exprs, &plan.ColRef{Index: n + 1, Name: cols[2].Name, Typ: cols[2].Type})
+	}
+	return &plan.Project{Input: u, Exprs: exprs, Cols: append(append([]plan.Column(nil), inCols...), cols...)}
+}

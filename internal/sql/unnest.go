@@ -11,10 +11,12 @@ import (
 )
 
 // Set-returning functions in FROM and in the select list: unnest(array),
-// generate_subscripts(array, dim [, reverse]) and, in FROM,
-// generate_series over integers. Each is unnest of an array (the
-// subscripts, the series) and becomes a plan.Unnest, a flat map over the
-// rows it applies to:
+// generate_subscripts(array, dim [, reverse]), jsonb_array_elements[_text]
+// and jsonb_object_keys, and, in FROM, generate_series over integers and
+// jsonb_each[_text]. Each is unnest of an array (the subscripts, the
+// series, the elements or keys of a jsonb value; jsonb_each unnests the
+// keys and projects their values after) and becomes a plan.Unnest, a flat
+// map over the rows it applies to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
@@ -40,6 +42,10 @@ type unnestTree struct {
 	// outer is LEFT JOIN LATERAL unnest(...) ON: the joinTree's on then
 	// decides the matches and stays at the Unnest.
 	outer bool
+	// each, for jsonb_each and jsonb_each_text, is the object (over the
+	// left tree's row) whose keys array unnests: the value column is
+	// computed from it and the key after the Unnest.
+	each *jsonbEach
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -52,7 +58,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && !isJSONBSetFunc(name) || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -79,6 +85,12 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if err != nil {
 		return nil, err
 	}
+	var each *jsonbEach
+	if fn == "jsonb_each" || fn == "jsonb_each_text" {
+		if each, args, err = ec.jsonbEachArgs(fn, args, loc); err != nil {
+			return nil, err
+		}
+	}
 	elem, err := unnestElement(args, loc)
 	if err != nil {
 		return nil, err
@@ -88,7 +100,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	}
 	name := fn
 	cols := []plan.Column{{Name: name, Type: elem}}
-	if c := jsonbSetColumn(name); isJSONBSetFunc(name) && c != "" {
+	if each != nil {
+		cols = []plan.Column{{Name: "key", Type: elem}, {Name: "value", Type: each.valueType()}}
+	} else if c := jsonbSetColumn(name); isJSONBSetFunc(name) && c != "" {
 		cols[0].Name = c // the function's OUT parameter names its column
 	} else if rf.Alias != nil {
 		cols[0].Name = rf.Alias.Aliasname // a scalar function's column takes the alias
@@ -106,7 +120,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
-			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols}},
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, each: each}},
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
@@ -180,8 +194,13 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	}
 	input, lperm := st.planTree(t.left, below)
 	inCols := input.Columns()
-	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
+	var u plan.Node
+	un := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
 		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
+	u = un
+	if e := t.unnest.each; e != nil {
+		u = e.plan(un, remapExpr(e.object, lperm), inCols, t.unnest.cols)
+	}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
 		perm = append(perm, len(inCols)+i)
@@ -190,7 +209,7 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 		for i, c := range on {
 			on[i] = remapExpr(c, perm)
 		}
-		u.On = andOf(on)
+		un.On = andOf(on)
 	}
 	for i, c := range above {
 		above[i] = remapExpr(c, perm)
@@ -263,6 +282,9 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 		return nil, err
 	}
 	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
+	if it.tree.unnest.outer && it.tree.unnest.each != nil {
+		return nil, notSupported(fc.Location, "LEFT JOIN with jsonb_each is not supported")
+	}
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")

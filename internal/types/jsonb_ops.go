@@ -143,6 +143,17 @@ func init() {
 		}
 		return MakeArray(Text, out), nil
 	}, Jsonb)
+	addFunc(JSONBEachKeysArray, textArr, func(a []Value) (Value, error) {
+		j := a[0].JSONB()
+		if j.Kind != JSONObject {
+			return Null, errs.New(errs.InvalidParameterValue, "cannot call jsonb_each on a non-object")
+		}
+		out := make([]Value, len(j.Keys))
+		for i, k := range j.Keys {
+			out[i] = MakeText(k)
+		}
+		return MakeArray(Text, out), nil
+	}, Jsonb)
 	addFunc(JSONBObjectKeysArray, textArr, func(a []Value) (Value, error) {
 		j := a[0].JSONB()
 		switch j.Kind {
@@ -167,6 +178,7 @@ const (
 	JSONBArrayElementsArray     = "jsonb_array_elements\x00array"
 	JSONBArrayElementsTextArray = "jsonb_array_elements_text\x00array"
 	JSONBObjectKeysArray        = "jsonb_object_keys\x00array"
+	JSONBEachKeysArray          = "jsonb_each\x00keys"
 )
 
 // jsonElements returns an array's elements for jsonb_array_elements(_text).

@@ -242,8 +242,26 @@ INSERT INTO kinds VALUES ('{"name": "dee"}', 'dee');
 UPDATE docs SET data = NULL WHERE id = 5;
 DELETE FROM kinds WHERE label = 'arr';
 
+SELECT * FROM jsonb_each('{"b": [1, 2], "a": null, "c": "x"}');
+SELECT * FROM jsonb_each_text('{"b": [1, 2], "a": null, "c": "x"}') WITH ORDINALITY AS e(k, v, n);
+SELECT e.key, e.value FROM jsonb_each('{}') AS e;
+--! error 22023
+SELECT * FROM jsonb_each('[1]');
+--! error 22023
+SELECT * FROM jsonb_each_text('1');
 --! rockstream-error 0A000
-SELECT * FROM jsonb_each('{"a": 1}');
+SELECT jsonb_each('{"a": 1}');
+
+CREATE MATERIALIZED VIEW pairs AS
+  SELECT d.id, e.key, e.value, jsonb_typeof(e.value) AS kind FROM docs d, jsonb_each(d.data -> 'addr') AS e;
+
+CREATE MATERIALIZED VIEW pair_counts AS
+  SELECT t.key, count(*) AS n, max(t.value) AS longest
+  FROM docs d CROSS JOIN LATERAL jsonb_each_text(CASE WHEN jsonb_typeof(d.data) = 'object' THEN d.data END) AS t
+  WHERE t.key <> 'tags' GROUP BY t.key;
+
+CREATE MATERIALIZED VIEW pair_join AS
+  SELECT d.id, p.k, p.v FROM docs d JOIN LATERAL jsonb_each(d.data -> 'addr') WITH ORDINALITY AS p(k, v, n) ON p.k = 'city' AND p.n > 0;
 --! rockstream-error 0A000
 SELECT jsonb_agg(data) FROM docs;
 --! rockstream-error 0A000
