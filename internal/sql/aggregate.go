@@ -48,6 +48,9 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	if f.FuncVariadic {
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
 	}
+	if name == "jsonb_agg" || name == "jsonb_object_agg" {
+		return ec.jsonbAgg(f, name)
+	}
 	fn := name
 	if alias, ok := aggregateAliases[fn]; ok {
 		fn = alias

@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
@@ -24,14 +26,17 @@ func (ec *exprCtx) jsonbFunc(display, name string, args []plan.Expr, loc int32) 
 			return nil, posErr(errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown"), loc)
 		}
 		return &plan.Func{Name: name, Args: args, Typ: jsonb, Fn: types.ToJSONBFunc}, nil
-	case "jsonb_build_object", "jsonb_build_array":
+	case "jsonb_build_object", "jsonb_build_array", jsonbObjectAggPair:
 		out := make([]plan.Expr, len(args))
 		for i, a := range args {
 			out[i] = ec.resolveUnknown(a)
 		}
 		fn := types.JSONBBuildArray
-		if name == "jsonb_build_object" {
+		switch name {
+		case "jsonb_build_object":
 			fn = types.JSONBBuildObject
+		case jsonbObjectAggPair:
+			fn = types.JSONBObjectAggPair
 		}
 		return &plan.Func{Name: name, Args: out, Typ: jsonb, NonStrict: true, Fn: fn}, nil
 	}
@@ -112,7 +117,9 @@ func init() {
 	for _, op := range []string{"->", "->>", "#>", "#>>", "?", "?|", "?&", "#-"} {
 		operatorNames[op] = true
 	}
-	for _, fn := range []string{"jsonb_each", "jsonb_each_text", "jsonb_agg", "jsonb_object_agg",
+	aggregateNames["jsonb_agg"] = true
+	aggregateNames["jsonb_object_agg"] = true
+	for _, fn := range []string{"jsonb_each", "jsonb_each_text",
 		"jsonb_to_record", "jsonb_to_recordset", "jsonb_populate_record", "jsonb_populate_recordset",
 		"jsonb_object", "jsonb_path_query", "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_array",
 		"jsonb_path_query_first", "jsonb_set_lax", "json_build_array", "json_agg", "json_object_agg",
@@ -181,4 +188,52 @@ func (e *jsonbEach) plan(u *plan.Unnest, object plan.Expr, inCols, cols []plan.C
 		exprs = append(exprs, &plan.ColRef{Index: n + 1, Name: cols[2].Name, Typ: cols[2].Type})
 	}
 	return &plan.Project{Input: u, Exprs: exprs, Cols: append(append([]plan.Column(nil), inCols...), cols...)}
+}
+
+// jsonbObjectAggPair is the name of the call that makes one pair of
+// jsonb_object_agg: jsonb_build_object(key, value) with the aggregate's
+// error for a NULL key. No SQL identifier can hold it.
+const jsonbObjectAggPair = "jsonb_object_agg\x00pair"
+
+// jsonbAgg binds jsonb_agg(x) as the jsonb array of array_agg(to_jsonb(x))
+// and jsonb_object_agg(k, v) as the merge of array_agg of its pairs (the
+// last of duplicate keys winning), with the call's ORDER BY and FILTER:
+// the array aggregate is maintained, and the conversion applies to its
+// result. DISTINCT is not supported (array_agg would compare the jsonb
+// conversions, whose order is not the argument type's).
+func (ec *exprCtx) jsonbAgg(f *pg.FuncCall, name string) (plan.Expr, error) {
+	if f.AggDistinct {
+		return nil, notSupported(f.Location, "DISTINCT is not supported in %s()", name)
+	}
+	if f.AggStar {
+		return nil, posErr(errs.Newf(errs.UndefinedFunction, "function %s(*) does not exist", name), f.Location)
+	}
+	want := 1
+	inner := "to_jsonb"
+	if name == "jsonb_object_agg" {
+		want, inner = 2, jsonbObjectAggPair
+	}
+	if len(f.Args) != want {
+		args := make([]plan.Expr, 0, len(f.Args))
+		for _, a := range f.Args {
+			e, err := ec.in(kindAggArg, nil).bind(a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		return nil, undefinedFunction(name, args, f.Location)
+	}
+	arg := pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode(inner)}, f.Args, f.Location)
+	g := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("array_agg")}, Args: []*pg.Node{arg},
+		AggOrder: f.AggOrder, AggFilter: f.AggFilter, Funcformat: f.Funcformat, Location: f.Location}
+	ref, err := ec.aggregate(g, "array_agg")
+	if err != nil {
+		return nil, err
+	}
+	fn := types.ToJSONBFunc
+	if name == "jsonb_object_agg" {
+		fn = types.JSONBMergeObjects
+	}
+	return &plan.Func{Name: name, Args: []plan.Expr{ref}, Typ: types.Of(types.Jsonb), Fn: fn}, nil
 }

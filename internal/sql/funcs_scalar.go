@@ -124,7 +124,7 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "concat", "concat_ws":
 		e, err := ec.concat(display, name, args, loc)
 		return e, true, err
-	case "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path", "jsonb_extract_path_text":
+	case "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path", "jsonb_extract_path_text", jsonbObjectAggPair:
 		e, err := ec.jsonbFunc(display, name, args, loc)
 		return e, true, err
 	}

@@ -141,5 +141,27 @@ func JSONBExtractPath(asText bool) func(args []Value) (Value, error) {
 	}
 }
 
+// JSONBObjectAggPair makes one pair of jsonb_object_agg: an object of the
+// key and the value, failing as the aggregate does for a NULL key.
+func JSONBObjectAggPair(args []Value) (Value, error) {
+	if args[0].IsNull() {
+		return Null, errs.New(errs.InvalidParameterValue, "field name must not be null")
+	}
+	return JSONBBuildObject(args)
+}
+
+// JSONBMergeObjects is jsonb_object_agg's final step: the pairs of an array
+// of one-pair objects, in order, the last of duplicate keys winning.
+func JSONBMergeObjects(args []Value) (Value, error) {
+	var keys []string
+	var vals []*JSON
+	for _, e := range args[0].Elems() {
+		if j := e.JSONB(); j != nil {
+			keys, vals = append(keys, j.Keys...), append(vals, j.Vals...)
+		}
+	}
+	return MakeJSONB(NewJSONObject(keys, vals)), nil
+}
+
 // ToJSONBFunc is to_jsonb.
 func ToJSONBFunc(args []Value) (Value, error) { return MakeJSONB(ToJSONB(args[0])), nil }

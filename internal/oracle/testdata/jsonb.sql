@@ -252,6 +252,11 @@ SELECT * FROM jsonb_each_text('1');
 --! rockstream-error 0A000
 SELECT jsonb_each('{"a": 1}');
 
+CREATE MATERIALIZED VIEW aggregated AS
+  SELECT tag, jsonb_agg(data ORDER BY id) AS docs_json, jsonb_agg(id ORDER BY id DESC) FILTER (WHERE id > 2) AS ids,
+         jsonb_object_agg(id, data -> 'name' ORDER BY id) AS names
+  FROM docs GROUP BY tag;
+
 CREATE MATERIALIZED VIEW pairs AS
   SELECT d.id, e.key, e.value, jsonb_typeof(e.value) AS kind FROM docs d, jsonb_each(d.data -> 'addr') AS e;
 
@@ -262,8 +267,19 @@ CREATE MATERIALIZED VIEW pair_counts AS
 
 CREATE MATERIALIZED VIEW pair_join AS
   SELECT d.id, p.k, p.v FROM docs d JOIN LATERAL jsonb_each(d.data -> 'addr') WITH ORDINALITY AS p(k, v, n) ON p.k = 'city' AND p.n > 0;
+SELECT jsonb_agg(x ORDER BY x) AS a, jsonb_agg(x ORDER BY x DESC) FILTER (WHERE x > 1) AS f,
+       jsonb_object_agg(k, x ORDER BY x) AS o, jsonb_agg(ARRAY[x, x] ORDER BY x) AS arrs,
+       jsonb_object_agg(x, k ORDER BY x) FILTER (WHERE x IS NOT NULL) AS numkeys
+FROM (VALUES (1, 'a'), (3, 'b'), (2, 'a'), (NULL, 'c')) t(x, k);
+SELECT jsonb_agg(x) AS a, jsonb_object_agg(x, x) AS o FROM (VALUES (1)) t(x) WHERE false;
+--! error 22023
+SELECT jsonb_object_agg(k, 1) FROM (VALUES ('a'), (NULL)) t(k);
+--! error 42804
+SELECT jsonb_agg('x');
 --! rockstream-error 0A000
-SELECT jsonb_agg(data) FROM docs;
+SELECT jsonb_agg(DISTINCT id) FROM docs;
+--! rockstream-error 0A000
+SELECT jsonb_agg(id) OVER () FROM docs;
 --! rockstream-error 0A000
 SELECT to_json(1);
 --! rockstream-error 0A000
