@@ -19,9 +19,9 @@ type Value struct {
 	n    int64  // bool (0/1), integers, float bits, date days, timestamp micros, interval micros
 	aux  int64  // interval: months<<32 | uint32(days)
 	s    string // text, bytea
-	// ref is what a NUMERIC or an array value refers to: an *apd.Decimal
-	// or an *arrayData (the kind says which), never mutated once in a
-	// Value; nil for other kinds. One field serves both so that a Value
+	// ref is what a NUMERIC, JSONB or array value refers to: an
+	// *apd.Decimal, a *JSON or an *arrayData (the kind says which), never
+	// mutated once in a Value; nil for other kinds. One field serves both so that a Value
 	// stays six words; dec and arrayBody convert it back to the pointer
 	// type it was made from.
 	ref unsafe.Pointer
