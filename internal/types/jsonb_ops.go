@@ -22,13 +22,13 @@ func init() {
 		return jsonResult(a.JSONB().Lookup(b.s)), nil
 	})
 	addBinary("->", Jsonb, Int4, Jsonb, func(a, b Value) (Value, error) {
-		return jsonResult(jsonIndex(a.JSONB(), b.n)), nil
+		return jsonResult(jsonIndex(rawScalarArray(a.JSONB()), b.n)), nil
 	})
 	addBinary("->>", Jsonb, Text, Text, func(a, b Value) (Value, error) {
 		return jsonTextResult(a.JSONB().Lookup(b.s)), nil
 	})
 	addBinary("->>", Jsonb, Int4, Text, func(a, b Value) (Value, error) {
-		return jsonTextResult(jsonIndex(a.JSONB(), b.n)), nil
+		return jsonTextResult(jsonIndex(rawScalarArray(a.JSONB()), b.n)), nil
 	})
 	addBinary("#>", Jsonb, textArr, Jsonb, func(a, b Value) (Value, error) {
 		return jsonResult(jsonPath(a.JSONB(), b.Elems())), nil
@@ -230,7 +230,9 @@ func jsonTextResult(j *JSON) Value {
 }
 
 // jsonIndex returns an array's element i (negative counts from the end),
-// or nil.
+// or nil. The -> and ->> operators pass a top-level scalar as the
+// one-element array jsonb stores it as, so '1' -> 0 is 1, as in
+// PostgreSQL; paths (#>) do not.
 func jsonIndex(j *JSON, i int64) *JSON {
 	if j.Kind != JSONArray {
 		return nil
@@ -300,6 +302,15 @@ func jsonContainsTop(a, b *JSON) bool {
 		return false
 	}
 	return jsonContains(asArray(a), asArray(b))
+}
+
+// rawScalarArray returns a top-level scalar as a one-element array, and
+// containers as they are.
+func rawScalarArray(j *JSON) *JSON {
+	if isJSONContainer(j) {
+		return j
+	}
+	return JSONArrayNode([]*JSON{j})
 }
 
 // asArray returns an array, or a top-level scalar as a one-element array.

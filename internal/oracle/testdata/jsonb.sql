@@ -55,6 +55,9 @@ SELECT '{"a": {"b": [10, 20, {"c": "x"}]}, "n": null}'::jsonb -> 'a' AS a,
        '5'::jsonb -> 'a' AS scalar_key, '{"a": "s", "n": null, "o": {"p": 1}}'::jsonb ->> 'a' AS s,
        '{"n": null}'::jsonb ->> 'n' AS n, '{"n": null}'::jsonb -> 'n' AS jn, '{"o": {"p": 1}}'::jsonb ->> 'o' AS o,
        '["x", true]'::jsonb ->> 0 AS x, '["x", true]'::jsonb ->> 1 AS t;
+SELECT '1'::jsonb -> 0 AS a, '"x"'::jsonb -> -1 AS b, '"x"'::jsonb ->> 0 AS c, '1'::jsonb -> 1 AS d, '1'::jsonb #> '{0}' AS e,
+       '1'::jsonb #>> '{0}' AS f, '{"a": 5}'::jsonb #> '{a,0}' AS g, '{"a": 5}'::jsonb -> 'a' -> 0 AS h,
+       jsonb_extract_path('3', '0') AS i, '[[1]]'::jsonb #> '{0,0,0}' AS j, 'null'::jsonb ->> 0 AS k;
 
 SELECT j #> '{a,b,2,c}' AS deep, j #>> '{a,b,2,c}' AS deep_text, j #> '{a,b,-1}' AS neg, j #> '{a,b,x}' AS bad_idx,
        j #> '{}' AS whole, j #>> '{a,b}' AS arr_text, j #> '{a,zz}' AS missing, j #> ARRAY['a', NULL] AS null_step,
