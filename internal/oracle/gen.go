@@ -15,7 +15,8 @@ import (
 // combine and nest, at random:
 //
 //   - filters and projections with arithmetic, CASE, COALESCE, NULLIF and
-//     the function library (gen_funcs.go);
+//     the function library (gen_funcs.go), and over jsonb columns ->, ->>,
+//     #>, ||, @>, <@ and ?;
 //   - inner, cross, LEFT, RIGHT and FULL joins of up to three sources on a
 //     pair of columns of one class, at times with a residual predicate;
 //     the NULL-padded columns of outer joins flow into expressions,
