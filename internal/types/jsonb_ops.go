@@ -501,21 +501,14 @@ func jsonDeletePath(a, b Value) (Value, error) {
 // an array subscript past either end adds at that end.
 func jsonSetPath(v Value, path []Value, nv *JSON, create bool, mode jsonSetMode) (Value, error) {
 	j := v.JSONB()
-	for i, p := range path {
-		if p.IsNull() {
-			if mode == jsonSetDelete {
-				return v, nil
-			}
-			return Null, errs.Newf(errs.NullValueNotAllowed, "path element at position %d is null", i+1)
-		}
-	}
 	if !isJSONContainer(j) {
 		if mode == jsonSetDelete {
 			return Null, errs.New(errs.InvalidParameterValue, "cannot delete path in scalar")
 		}
 		return Null, errs.New(errs.InvalidParameterValue, "cannot set path in scalar")
 	}
-	if len(path) == 0 {
+	empty := len(j.Elems) == 0 && len(j.Keys) == 0
+	if len(path) == 0 || empty && (mode == jsonSetDelete || mode == jsonSetReplace && !create) {
 		return v, nil
 	}
 	r, err := setPath(j, path, 0, nv, create, mode)
@@ -526,6 +519,9 @@ func jsonSetPath(v Value, path []Value, nv *JSON, create bool, mode jsonSetMode)
 }
 
 func setPath(j *JSON, path []Value, level int, nv *JSON, create bool, mode jsonSetMode) (*JSON, error) {
+	if path[level].IsNull() {
+		return nil, errs.Newf(errs.NullValueNotAllowed, "path element at position %d is null", level+1)
+	}
 	last := level == len(path)-1
 	key := path[level].s
 	switch j.Kind {
@@ -559,6 +555,9 @@ func setPath(j *JSON, path []Value, level int, nv *JSON, create bool, mode jsonS
 			}
 			o.Vals[found] = nv
 			return o, nil
+		}
+		if path[level+1].IsNull() {
+			return nil, errs.Newf(errs.NullValueNotAllowed, "path element at position %d is null", level+2)
 		}
 		if isJSONContainer(o.Vals[found]) {
 			c, err := setPath(o.Vals[found], path, level+1, nv, create, mode)
@@ -602,6 +601,9 @@ func setPath(j *JSON, path []Value, level int, nv *JSON, create bool, mode jsonS
 			}
 			elems[idx] = nv
 			return JSONArrayNode(elems), nil
+		}
+		if path[level+1].IsNull() {
+			return nil, errs.Newf(errs.NullValueNotAllowed, "path element at position %d is null", level+2)
 		}
 		if isJSONContainer(elems[idx]) {
 			c, err := setPath(elems[idx], path, level+1, nv, create, mode)

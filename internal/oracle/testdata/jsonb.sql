@@ -325,3 +325,17 @@ DELETE FROM docs WHERE id > 19;
 SELECT '{"a": 1}' #> '{a}';
 --! error 42725
 SELECT '{"a": 1}' -> 'a'::text;
+
+SELECT '[]'::jsonb #- '{a}' AS d1, '{}'::jsonb #- ARRAY[NULL] AS d2, jsonb_set('{"a": 1}', ARRAY['b', NULL], '2') AS s1,
+       jsonb_set('[]', '{x}', '1', false) AS s2, jsonb_set('{}', '{a}', '1', false) AS s3,
+       jsonb_insert('{"a": [1]}', '{b,0}', '2') AS i1;
+--! error 22P02
+SELECT jsonb_set('{"a": [1]}', '{a,x}', '2', false);
+--! error 22023
+SELECT '1'::jsonb - '{}'::text[];
+--! error 22004
+SELECT '{"a": 1}'::jsonb #- ARRAY['a', NULL];
+--! error 22004
+SELECT '[5]'::jsonb #- ARRAY['0', NULL];
+--! error 22004
+SELECT jsonb_set('{"a": {"b": 1}}', ARRAY['a', NULL], '2');
