@@ -1,6 +1,10 @@
 package types
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // jsonbOracleValues are jsonb values of every shape: scalars of each kind
 // at the top, empty and nested containers, duplicate-looking keys, numbers
@@ -46,5 +50,46 @@ func TestOracleJSONBOperators(t *testing.T) {
 	}
 	for _, e := range cases {
 		o.check(t, e)
+	}
+}
+
+// randomJSON returns the text of a random jsonb value of at most depth
+// levels over a small alphabet of keys and scalars, so that containment,
+// shared keys and equal elements are common.
+func randomJSON(rng *rand.Rand, depth int) string {
+	scalars := []string{`null`, `true`, `false`, `0`, `1`, `1.0`, `2`, `"a"`, `"b"`, `""`}
+	keys := []string{`"a"`, `"b"`, `"c"`, `"aa"`}
+	switch k := rng.IntN(4); {
+	case depth == 0 || k < 2:
+		return scalars[rng.IntN(len(scalars))]
+	case k == 2:
+		parts := make([]string, rng.IntN(4))
+		for i := range parts {
+			parts[i] = randomJSON(rng, depth-1)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	parts := make([]string, rng.IntN(4))
+	for i := range parts {
+		parts[i] = keys[rng.IntN(len(keys))] + ": " + randomJSON(rng, depth-1)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// TestOracleJSONBRandom compares containment, concatenation, deletion and
+// the order of random jsonb pairs with PostgreSQL.
+func TestOracleJSONBRandom(t *testing.T) {
+	o := newOracle(t)
+	rng := rand.New(rand.NewPCG(randomSeed, 13))
+	jb := func(s string) ex { return l("jsonb", s) }
+	for range 300 {
+		a, b := jb(randomJSON(rng, 3)), jb(randomJSON(rng, 3))
+		for _, op := range []string{"@>", "<@", "||", "<", "="} {
+			o.check(t, bin{op, a, b})
+		}
+		o.check(t, bin{"-", a, txt("a")})
+		o.check(t, bin{"#-", a, l("text[]", "{a,0}")})
+		o.check(t, fn("jsonb_set", a, l("text[]", "{a,b}"), b))
+		o.check(t, fn("jsonb_strip_nulls", a))
 	}
 }
