@@ -27,6 +27,7 @@ var sendFunction = map[TypeID]string{
 	Float4: "float4send", Float8: "float8send", Numeric: "numeric_send",
 	Text: "textsend", Varchar: "varcharsend", Bytea: "byteasend", Date: "date_send",
 	Timestamp: "timestamp_send", TimestampTZ: "timestamptz_send", Interval: "interval_send",
+	Jsonb: "jsonb_send",
 }
 
 // binaryEdgeLiterals are values worth checking by hand, by type name; the

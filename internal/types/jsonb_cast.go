@@ -73,7 +73,8 @@ func parseJSONBBinary(src []byte) (Value, error) {
 		return Null, errInsufficientData
 	}
 	if src[0] != jsonbBinaryVersion {
-		return Null, errs.Newf(errs.InvalidBinaryRep, "unsupported jsonb version number %d", src[0])
+		// PostgreSQL raises this with elog, so its SQLSTATE is XX000.
+		return Null, errs.Newf(errs.Internal, "unsupported jsonb version number %d", src[0])
 	}
 	if err := CheckUTF8(src[1:]); err != nil {
 		return Null, err
