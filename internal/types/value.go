@@ -7,9 +7,9 @@ import (
 )
 
 // Value is one SQL value. Scalars (booleans, integers, floats, dates,
-// timestamps) live in a word with no boxing; text, bytea, numeric and
-// arrays are held by reference; an interval uses two words. The zero Value
-// is NULL.
+// timestamps) live in a word with no boxing; text, bytea, numeric, jsonb
+// and arrays are held by reference; an interval uses two words. The zero
+// Value is NULL.
 //
 // A non-NULL Value's kind is the TypeID of its representation: VARCHAR values
 // have kind Text (the length limit is a property of the column's Type, not of
