@@ -2,6 +2,7 @@ package types
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -69,7 +70,7 @@ func (v Value) JSONB() *JSON {
 	return (*JSON)(v.ref)
 }
 
-// JSONString returns a JSON string node.
+// JSONStringNode returns a JSON string node.
 func JSONStringNode(s string) *JSON { return &JSON{Kind: JSONString, Str: s} }
 
 // JSONNumberNode returns a JSON number node; d must not be modified
@@ -99,7 +100,7 @@ func NewJSONObject(keys []string, vals []*JSON) *JSON {
 		idx[i] = i
 	}
 	// Stable, so that duplicates stay in input order and the last wins.
-	sortStable(idx, func(a, b int) int { return compareJSONKeys(keys[a], keys[b]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return compareJSONKeys(keys[a], keys[b]) })
 	o := &JSON{Kind: JSONObject}
 	for n, i := range idx {
 		if n+1 < len(idx) && keys[idx[n+1]] == keys[i] {
@@ -109,16 +110,6 @@ func NewJSONObject(keys []string, vals []*JSON) *JSON {
 		o.Vals = append(o.Vals, vals[i])
 	}
 	return o
-}
-
-// sortStable is an insertion-merge stable sort of idx by c (objects are
-// small; slices.SortStableFunc would do as well).
-func sortStable(idx []int, c func(a, b int) int) {
-	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && c(idx[j-1], idx[j]) > 0; j-- {
-			idx[j-1], idx[j] = idx[j], idx[j-1]
-		}
-	}
 }
 
 // compareJSONKeys is jsonb's storage order of object keys: shorter keys

@@ -122,7 +122,7 @@ func init() {
 	// The set-returning functions, as functions returning the array of
 	// their rows; the binder unnests them (internal/sql).
 	addFunc(JSONBArrayElementsArray, ArrayOf(Jsonb), func(a []Value) (Value, error) {
-		elems, err := jsonElements(a[0].JSONB(), "jsonb_array_elements")
+		elems, err := jsonElements(a[0].JSONB())
 		if err != nil {
 			return Null, err
 		}
@@ -133,7 +133,7 @@ func init() {
 		return MakeArray(Jsonb, out), nil
 	}, Jsonb)
 	addFunc(JSONBArrayElementsTextArray, textArr, func(a []Value) (Value, error) {
-		elems, err := jsonElements(a[0].JSONB(), "jsonb_array_elements_text")
+		elems, err := jsonElements(a[0].JSONB())
 		if err != nil {
 			return Null, err
 		}
@@ -182,7 +182,7 @@ const (
 )
 
 // jsonElements returns an array's elements for jsonb_array_elements(_text).
-func jsonElements(j *JSON, fn string) ([]*JSON, error) {
+func jsonElements(j *JSON) ([]*JSON, error) {
 	switch j.Kind {
 	case JSONArray:
 		return j.Elems, nil
