@@ -339,3 +339,6 @@ SELECT '{"a": 1}'::jsonb #- ARRAY['a', NULL];
 SELECT '[5]'::jsonb #- ARRAY['0', NULL];
 --! error 22004
 SELECT jsonb_set('{"a": {"b": 1}}', ARRAY['a', NULL], '2');
+
+--! rockstream-only
+EXPLAIN INCREMENTAL SELECT d.id, e.key, e.value FROM docs d, jsonb_each(d.data) WITH ORDINALITY AS e WHERE d.data @> '{"a": 1}';
