@@ -18,10 +18,11 @@ import (
 // of an in-memory instance against PostgreSQL, on a durable instance that
 // is closed and reopened after every statement, and demands the same
 // outcome of every statement and the same contents of every view as in
-// memory: the state of string_agg's arrangements and of the variance
-// family's sums survives recovery exactly.
+// memory: the state of string_agg's arrangements, of the variance
+// family's sums and of jsonb values (rows, keys, ordered aggregates)
+// survives recovery exactly.
 func TestFunctionScriptsAcrossRestarts(t *testing.T) {
-	for _, name := range []string{"functions", "string_agg", "regex_functions", "bytea_functions", "trig_bitwise"} {
+	for _, name := range []string{"functions", "string_agg", "regex_functions", "bytea_functions", "trig_bitwise", "jsonb"} {
 		t.Run(name, func(t *testing.T) {
 			script, err := os.ReadFile("internal/oracle/testdata/" + name + ".sql")
 			if err != nil {

@@ -88,7 +88,7 @@ func appendOrderKey(dst []byte, k plan.SortKey, x types.Value) []byte {
 // equality class rather than their exact representation.
 func keyLossy(k types.Kind) bool {
 	switch k {
-	case types.Float4, types.Float8, types.Numeric, types.Interval:
+	case types.Float4, types.Float8, types.Numeric, types.Interval, types.Jsonb:
 		return true
 	}
 	return false

@@ -54,7 +54,11 @@ func Splittable(aggs []plan.AggCall) bool {
 			return false
 		}
 		switch fn {
-		case fnStringAgg, fnArrayAgg:
+		case fnCount, fnSum, fnAvg, fnMin, fnMax, fnBoolAnd, fnBoolOr,
+			fnVarSamp, fnVarPop, fnStddevSamp, fnStddevPop:
+		default:
+			// The ordered, ordered-set, hypothetical-set and bitwise
+			// aggregates keep states the partial step does not merge.
 			return false
 		}
 	}

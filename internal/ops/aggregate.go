@@ -88,7 +88,7 @@ func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Agg
 	a := &Aggregate{groupBy: groupBy, groupPrefix: withSuffix(prefix, 'g')}
 	for _, g := range groupBy {
 		switch g.Type().ID {
-		case types.Numeric, types.Float4, types.Float8, types.Interval:
+		case types.Numeric, types.Float4, types.Float8, types.Interval, types.Jsonb:
 			// Values of these types can be equal yet print differently.
 			a.repPrefix = withSuffix(prefix, 'r')
 		}

@@ -15,7 +15,8 @@ import (
 // combine and nest, at random:
 //
 //   - filters and projections with arithmetic, CASE, COALESCE, NULLIF and
-//     the function library (gen_funcs.go);
+//     the function library (gen_funcs.go), and over jsonb columns ->, ->>,
+//     #>, ||, @>, <@ and ?;
 //   - inner, cross, LEFT, RIGHT and FULL joins of up to three sources on a
 //     pair of columns of one class, at times with a residual predicate;
 //     the NULL-padded columns of outer joins flow into expressions,
@@ -53,13 +54,14 @@ const (
 	tText
 	tBool
 	tDate
+	tJsonb
 )
 
-var allTypes = []sqlType{tInt, tBigint, tNumeric, tText, tBool, tDate}
+var allTypes = []sqlType{tInt, tBigint, tNumeric, tText, tBool, tDate, tJsonb}
 
 // ddl returns the type as written in CREATE TABLE.
 func (t sqlType) ddl() string {
-	return [...]string{"int", "bigint", "numeric(8,2)", "text", "boolean", "date"}[t]
+	return [...]string{"int", "bigint", "numeric(8,2)", "text", "boolean", "date", "jsonb"}[t]
 }
 
 // class groups types that compare with each other and can meet in a
@@ -71,8 +73,9 @@ func (t sqlType) class() sqlType {
 	return t
 }
 
-// orderable reports whether min and max apply.
-func (t sqlType) orderable() bool { return t != tBool }
+// orderable reports whether min and max apply (PostgreSQL has them for
+// neither boolean nor jsonb).
+func (t sqlType) orderable() bool { return t != tBool && t != tJsonb }
 
 // widen returns the common type of two numeric types.
 func widen(a, b sqlType) sqlType {

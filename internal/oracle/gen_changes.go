@@ -75,6 +75,10 @@ func (g *gen) literal(t sqlType) string {
 		return "'" + pick(g, []string{"a", "b", "c", "ab", "B", "", "é", "a b"}) + "'"
 	case tBool:
 		return pick(g, []string{"true", "false"})
+	case tJsonb:
+		// Integers only, so that values equal under jsonb's = print alike.
+		return pick(g, []string{`'{"a": 1}'`, `'{"a": 2, "b": "x"}'`, `'{"b": [1, 2]}'`, `'[1, 2]'`, `'[2]'`,
+			`'"a"'`, `'null'`, `'1'`, `'[]'`, `'{}'`, `'{"a": {"b": 1}}'`, `'["a", 1]'`})
 	default:
 		return fmt.Sprintf("'2024-01-%02d'", g.intn(1, 9, "day"))
 	}
@@ -88,6 +92,8 @@ func (g *gen) typedLiteral(t sqlType) string {
 		return g.literal(t) + "::text"
 	case tDate:
 		return g.literal(t) + "::date"
+	case tJsonb:
+		return g.literal(t) + "::jsonb"
 	case tBigint:
 		return g.literal(t) + "::bigint"
 	case tNumeric:

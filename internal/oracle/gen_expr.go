@@ -82,6 +82,22 @@ func (g *gen) exprOf(sc []expr, want sqlType, depth int) expr {
 			n := g.exprOf(sc, tInt, 0)
 			return expr{"(" + n.sql + ")::text", tText}
 		}
+		if g.chance(15) {
+			j := g.exprOf(sc, tJsonb, 0)
+			return expr{"(" + j.sql + " ->> " + pick(g, []string{"'a'", "'b'", "0"}) + ")", tText}
+		}
+	case tJsonb:
+		if g.chance(50) {
+			j := sub()
+			switch g.intn(0, 3, "jsonb expr") {
+			case 0:
+				return expr{"(" + j.sql + " -> " + pick(g, []string{"'a'", "'b'", "0", "-1"}) + ")", tJsonb}
+			case 1:
+				return expr{"(" + j.sql + " || " + g.typedLiteral(tJsonb) + ")", tJsonb}
+			default:
+				return expr{"(" + j.sql + " #> '{b,0}')", tJsonb}
+			}
+		}
 	case tBool:
 		return expr{g.pred(sc, depth), tBool}
 	case tDate:
@@ -140,6 +156,16 @@ func (g *gen) pred(sc []expr, depth int) string {
 			return e.sql + " IS DISTINCT FROM " + g.literal(tBool)
 		default:
 			return e.sql + " = " + g.literal(tBool)
+		}
+	}
+	if e.typ == tJsonb && g.chance(40) {
+		switch g.intn(0, 2, "jsonb predicate") {
+		case 0:
+			return e.sql + " @> " + g.literal(tJsonb)
+		case 1:
+			return e.sql + " <@ " + g.literal(tJsonb)
+		default:
+			return e.sql + " ? " + pick(g, []string{"'a'", "'b'", "'x'"})
 		}
 	}
 	other := func() string {

@@ -163,8 +163,11 @@ func (g *gen) aggOf(sc []expr, want sqlType) expr {
 		}
 	}
 	e := dedupSafe(g.exprOf(sc, want, 1))
-	if want == tBool {
+	switch want {
+	case tBool:
 		return expr{"bool_or(" + e.sql + ")", tBool}
+	case tJsonb:
+		return expr{"jsonb_agg(" + e.sql + " ORDER BY " + e.sql + ")", tJsonb}
 	}
 	return expr{pick(g, []string{"min", "max"}) + "(" + e.sql + ")", e.typ}
 }

@@ -211,6 +211,8 @@ func typeName(oid uint32) string {
 		return "timestamptz"
 	case 1186:
 		return "interval"
+	case 3802:
+		return "jsonb"
 	case 1700:
 		return "numeric"
 	case 705:

@@ -46,6 +46,7 @@ var pgTypes = []pgTypeFacts{
 	{types.Timestamp, 8, true, 'd', 'p', 1115, 0, 1312, "timestamp_in", 1313, "timestamp_out", 2474, "timestamp_recv", 2475, "timestamp_send"},
 	{types.TimestampTZ, 8, true, 'd', 'p', 1185, 0, 1150, "timestamptz_in", 1151, "timestamptz_out", 2476, "timestamptz_recv", 2477, "timestamptz_send"},
 	{types.Interval, 16, false, 'd', 'p', 1187, 0, 1160, "interval_in", 1161, "interval_out", 2478, "interval_recv", 2479, "interval_send"},
+	{types.Jsonb, -1, false, 'i', 'x', 3807, 0, 3806, "jsonb_in", 3804, "jsonb_out", 3805, "jsonb_recv", 3803, "jsonb_send"},
 	{types.Numeric, -1, false, 'i', 'm', 1231, 0, 1701, "numeric_in", 1702, "numeric_out", 2460, "numeric_recv", 2461, "numeric_send"},
 	{types.RegClass, 4, true, 'i', 'p', 2210, 0, 2218, "regclassin", 2219, "regclassout", 2452, "regclassrecv", 2453, "regclasssend"},
 	{types.RegType, 4, true, 'i', 'p', 2211, 0, 2220, "regtypein", 2221, "regtypeout", 2454, "regtyperecv", 2455, "regtypesend"},

@@ -49,6 +49,9 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	if f.AggWithinGroup || plan.IsOrderedSet(name) {
 		return ec.orderedSetAggregate(f, name)
 	}
+	if name == "jsonb_agg" || name == "jsonb_object_agg" {
+		return ec.jsonbAgg(f, name)
+	}
 	fn := name
 	if alias, ok := aggregateAliases[fn]; ok {
 		fn = alias

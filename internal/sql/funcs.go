@@ -130,7 +130,7 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	if e, ok, err := ec.recordCall(schema, name, args, f.Location); ok || err != nil {
 		return e, err
 	}
-	if (name == "unnest" || name == "generate_subscripts") && (schema == "" || schema == "pg_catalog") {
+	if (name == "unnest" || name == "generate_subscripts" || isJSONBSetFunc(name)) && (schema == "" || schema == "pg_catalog") {
 		return ec.srfCall(name, args, f.Location)
 	}
 	if regexpRowsName(name) != "" && (schema == "" || schema == "pg_catalog") {

@@ -134,6 +134,9 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		}
 		t := args[0].Type()
 		return &plan.Const{Val: types.MakeReg(types.RegType, t.OID(), t.ID.String()), Typ: types.Of(types.RegType)}, true, nil
+	case "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path", "jsonb_extract_path_text", jsonbObjectAggPair:
+		e, err := ec.jsonbFunc(display, name, args, loc)
+		return e, true, err
 	}
 	if !types.IsFunction(name) {
 		return nil, false, nil

@@ -12,10 +12,12 @@ import (
 
 // Set-returning functions in FROM and in the select list: unnest(array),
 // generate_subscripts(array, dim [, reverse]), regexp_matches and
-// regexp_split_to_table (regexp_srf.go) and, in FROM, generate_series over
-// integers. Each is unnest of an array (the subscripts, the matches, the
-// series) and becomes a plan.Unnest, a flat map over the rows it applies
-// to:
+// regexp_split_to_table (regexp_srf.go), jsonb_array_elements[_text] and
+// jsonb_object_keys, and, in FROM, generate_series over integers and
+// jsonb_each[_text]. Each is unnest of an array (the subscripts, the
+// matches, the series, the elements or keys of a jsonb value; jsonb_each
+// unnests the keys and projects their values after) and becomes a
+// plan.Unnest, a flat map over the rows it applies to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
@@ -45,6 +47,10 @@ type unnestTree struct {
 	// regexp_matches, read back as text[] above the Unnest (and in its
 	// ON).
 	rowText bool
+	// each, for jsonb_each and jsonb_each_text, is the object (over the
+	// left tree's row) whose keys array unnests: the value column is
+	// computed from it and the key after the Unnest.
+	each *jsonbEach
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -57,7 +63,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -84,6 +90,12 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if err != nil {
 		return nil, err
 	}
+	var each *jsonbEach
+	if fn == "jsonb_each" || fn == "jsonb_each_text" {
+		if each, args, err = ec.jsonbEachArgs(fn, args, loc); err != nil {
+			return nil, err
+		}
+	}
 	elem, err := unnestElement(args, loc)
 	if err != nil {
 		return nil, err
@@ -97,7 +109,11 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	}
 	name := fn
 	cols := []plan.Column{{Name: name, Type: elem}}
-	if rf.Alias != nil {
+	if each != nil {
+		cols = []plan.Column{{Name: "key", Type: elem}, {Name: "value", Type: each.valueType()}}
+	} else if c := jsonbSetColumn(name); isJSONBSetFunc(name) && c != "" {
+		cols[0].Name = c // the function's OUT parameter names its column
+	} else if rf.Alias != nil {
 		cols[0].Name = rf.Alias.Aliasname // a scalar function's column takes the alias
 	}
 	if rf.Ordinality {
@@ -113,7 +129,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
-			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText}},
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText, each: each}},
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
@@ -137,6 +153,8 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.subscriptsArray(args, fc.Location)
 	case "regexp_matches", "regexp_split_to_table":
 		series, err = ec.regexpRows(fn, fn, args, fc.Location)
+	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+		series, err = ec.jsonbSetArray(fn, args, fc.Location)
 	default:
 		return fn, args, nil
 	}
@@ -187,16 +205,17 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	}
 	input, lperm := st.planTree(t.left, below)
 	inCols := input.Columns()
-	u := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
+	un := &plan.Unnest{Input: input, Array: remapExpr(t.unnest.array, lperm), WithOrdinality: t.unnest.ordinality,
 		Outer: t.unnest.outer, Cols: append(append([]plan.Column(nil), inCols...), t.unnest.cols...)}
-	var node plan.Node = u
-	if t.unnest.rowText {
+	var node plan.Node = un
+	switch {
+	case t.unnest.rowText:
 		// The Unnest yields each row's text; a projection reads it as
 		// text[].
-		u.Cols[len(inCols)].Type = types.Of(types.Text)
-		proj := &plan.Project{Input: u, Cols: append([]plan.Column(nil), t.unnest.cols...)}
+		un.Cols[len(inCols)].Type = types.Of(types.Text)
+		proj := &plan.Project{Input: un, Cols: append([]plan.Column(nil), t.unnest.cols...)}
 		proj.Cols = append(append([]plan.Column(nil), inCols...), proj.Cols...)
-		for i, c := range u.Cols {
+		for i, c := range un.Cols {
 			var e plan.Expr = &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type}
 			if i == len(inCols) {
 				e = rowArray(e)
@@ -204,6 +223,9 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 			proj.Exprs = append(proj.Exprs, e)
 		}
 		node = proj
+	case t.unnest.each != nil:
+		e := t.unnest.each
+		node = e.plan(un, remapExpr(e.object, lperm), inCols, t.unnest.cols)
 	}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
@@ -224,7 +246,7 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 				})
 			}
 		}
-		u.On = andOf(on)
+		un.On = andOf(on)
 	}
 	for i, c := range above {
 		above[i] = remapExpr(c, perm)
@@ -297,6 +319,9 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 		return nil, err
 	}
 	it.tree.unnest.outer = j.Jointype == pg.JoinType_JOIN_LEFT
+	if it.tree.unnest.outer && it.tree.unnest.each != nil {
+		return nil, notSupported(fc.Location, "LEFT JOIN with jsonb_each is not supported")
+	}
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")

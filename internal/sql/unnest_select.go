@@ -29,6 +29,13 @@ func (ec *exprCtx) srfCall(name string, args []plan.Expr, loc int32) (plan.Expr,
 	default:
 		return nil, posErr(errs.Newf(errs.FeatureNotSupported, "set-returning functions are not allowed in %s", ec.kind.where()), loc)
 	}
+	if isJSONBSetFunc(name) {
+		a, err := ec.jsonbSetArray(name, args, loc)
+		if err != nil {
+			return nil, err
+		}
+		args = []plan.Expr{a}
+	}
 	if name == "generate_subscripts" {
 		a, err := ec.subscriptsArray(args, loc)
 		if err != nil {

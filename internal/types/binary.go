@@ -118,6 +118,10 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 			dst = binary.BigEndian.AppendUint32(dst, uint32(iv.Days))
 			return binary.BigEndian.AppendUint32(dst, uint32(iv.Months)), nil
 		}
+	case Jsonb:
+		if v.kind == Jsonb {
+			return AppendJSONB(append(dst, jsonbBinaryVersion), v.JSONB()), nil
+		}
 	default:
 		if IsCatalogType(t.ID) {
 			return appendCatalogBinary(dst, v, t)
@@ -188,6 +192,8 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 		return parseDateBinary(src)
 	case Timestamp, TimestampTZ:
 		return parseTimestampBinary(src, t)
+	case Jsonb:
+		return parseJSONBBinary(src)
 	case Interval:
 		if len(src) < 16 {
 			return Null, errInsufficientData

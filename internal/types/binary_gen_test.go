@@ -14,7 +14,7 @@ var binaryTestTypes = []string{
 	"numeric", "numeric(5,2)", "numeric(3,-1)", "numeric(20,20)",
 	"text", "varchar", "varchar(3)", "bytea",
 	"date", "timestamp", "timestamp(0)", "timestamptz", "timestamptz(3)",
-	"interval", "interval(2)",
+	"interval", "interval(2)", "jsonb",
 }
 
 // binaryValueGen generates the values of typ: every value of the type
@@ -43,6 +43,14 @@ func binaryValueGen(typ Type) *rapid.Generator[Value] {
 				MakeFloat8(math.Inf(1)), MakeFloat8(math.Inf(-1))}))
 	case Numeric:
 		return numericValueGen(typ)
+	case Jsonb:
+		return rapid.Map(rapid.SampledFrom(jsonbOracleValues), func(s string) Value {
+			j, err := ParseJSONB(s)
+			if err != nil {
+				panic(err)
+			}
+			return MakeJSONB(j)
+		})
 	case Unknown, Text, Varchar:
 		runes := rapid.OneOf(rapid.RuneFrom([]rune("a é€😀 '\\\"\t\n")), rapid.Rune()).Filter(func(r rune) bool { return r != 0 })
 		maxRunes := -1

@@ -27,6 +27,7 @@ var sendFunction = map[TypeID]string{
 	Float4: "float4send", Float8: "float8send", Numeric: "numeric_send",
 	Text: "textsend", Varchar: "varcharsend", Bytea: "byteasend", Date: "date_send",
 	Timestamp: "timestamp_send", TimestampTZ: "timestamptz_send", Interval: "interval_send",
+	Jsonb: "jsonb_send",
 }
 
 // binaryEdgeLiterals are values worth checking by hand, by type name; the
@@ -67,6 +68,7 @@ var binaryEdgeLiterals = map[string][]string{
 		"@ 1 hour ago", "2147483647 days", "-2147483648 days", "2562047788:00:54.775807",
 		"-2562047788:00:54.775807", "1 year 2 mons 3 days 04:05:06.789"},
 	"interval(2)": {"00:00:00.005", "-00:00:00.005", "1 day 00:00:00.125"},
+	"jsonb":       {`{"b": 1, "a": [1.50, "x", null, true]}`, `1e2`, `"s\n"`, `[]`, `{}`, `null`},
 }
 
 // TestBinarySendOracle compares AppendBinary's bytes with what PostgreSQL's

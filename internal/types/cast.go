@@ -53,6 +53,9 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 	if from == Text {
 		return Parse(t, v.s)
 	}
+	if from == Jsonb {
+		return castJSONB(v, t)
+	}
 	if t.ID.IsArray() && from.IsArray() {
 		return castArray(v, t, explicit)
 	}

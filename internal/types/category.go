@@ -29,7 +29,7 @@ func (id TypeID) category() category {
 		return catNumeric
 	case Text, Varchar:
 		return catString
-	case Bytea:
+	case Bytea, Jsonb:
 		return catUser
 	case Date, Timestamp, TimestampTZ:
 		return catDatetime
@@ -94,6 +94,9 @@ func CastContext(from, to TypeID) CastKind {
 	}
 	if k, ok := catalogCastContext(from, to); ok {
 		return k
+	}
+	if from == Jsonb || to == Jsonb {
+		return jsonbCastContext(from, to)
 	}
 	if to == Unknown || from > Interval || to > Interval {
 		return NoCast

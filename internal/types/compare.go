@@ -54,6 +54,8 @@ func Compare(a, b Value) int {
 		return strings.Compare(a.s, b.s)
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
+	case Jsonb:
+		return compareJSONB(a.JSONB(), b.JSONB())
 	}
 	if a.kind.IsArray() {
 		return compareArrays(a, b)

@@ -35,6 +35,12 @@
 //   - INTERVAL: months, days and microseconds kept apart, as PostgreSQL
 //     keeps them; comparison treats a month as 30 days and a day as 24
 //     hours.
+//   - JSONB: a pointer to an immutable tree of JSON nodes in jsonb's normal
+//     form (jsonb.go): object keys unique and in storage order (shorter
+//     first, then bytewise), numbers canonical NUMERIC values, strings
+//     without NUL. Values compare in jsonb's btree order (objects >
+//     arrays > booleans > numbers > strings > null, a top-level scalar
+//     counting as a one-element array).
 //   - Arrays (kind ArrayOf(element kind)): a pointer to the elements, each
 //     NULL or of the element kind; one dimension, lower bound 1 (array.go).
 //     Arrays compare element by element, NULL elements last, then by

@@ -61,6 +61,8 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 		return AppendTimestamp(dst, v.n, true)
 	case Interval:
 		return AppendInterval(dst, v.Interval())
+	case Jsonb:
+		return AppendJSONB(dst, v.JSONB())
 	case Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
 		return appendCatalogFormat(dst, v)
 	}

@@ -190,6 +190,9 @@ func ResolveBinary(op string, l, r Type) (*Operator, error) {
 	if d == nil {
 		return nil, errs.Newf(errs.UndefinedFunction, "operator does not exist: %s %s %s", l.ID.baseName(), op, r.ID.baseName())
 	}
+	if d.eval == nil {
+		return nil, errs.Newf(errs.FeatureNotSupported, "operator %s over json is not supported: type json is not supported", op)
+	}
 	if d.op != nil {
 		keepL := l.ID == d.args[0] && l != d.op.Left
 		keepR := r.ID == d.args[1] && r != d.op.Right
@@ -254,9 +257,11 @@ func selectOperator(cands []*opDef, in []TypeID) (*opDef, error) {
 		// anycompatible): without an array operand they only match by
 		// coercing an untyped literal, which the category rules rank
 		// below the string operators. Registered per element type here,
-		// they would count as exact matches, so they are left out.
+		// they would count as exact matches, so they are left out. The
+		// jsonb operators over text[] (#>, ?|, -, ...) are not
+		// polymorphic and stay.
 		cands = slices.DeleteFunc(slices.Clone(cands), func(c *opDef) bool {
-			return c.args[0].IsArray() || c.args[1].IsArray()
+			return (c.args[0].IsArray() || c.args[1].IsArray()) && c.args[0] != Jsonb && c.args[0] != phantomUser
 		})
 	}
 	// An exact match, with an unknown operand taken as the other's type.

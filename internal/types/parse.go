@@ -83,6 +83,12 @@ func Parse(t Type, s string) (Value, error) {
 			return Null, err
 		}
 		return Value{kind: t.ID, n: ts}, nil
+	case Jsonb:
+		j, err := ParseJSONB(s)
+		if err != nil {
+			return Null, err
+		}
+		return MakeJSONB(j), nil
 	case Interval:
 		iv, err := parseInterval(s, t.Fields)
 		if err != nil {

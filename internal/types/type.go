@@ -24,6 +24,8 @@ const (
 	Timestamp
 	TimestampTZ
 	Interval
+	// Jsonb is PostgreSQL's jsonb (jsonb.go).
+	Jsonb
 )
 
 // Type is a SQL type with its modifiers.

@@ -49,6 +49,8 @@ func (id TypeID) baseName() string {
 		return "timestamp with time zone"
 	case Interval:
 		return "interval"
+	case Jsonb:
+		return "jsonb"
 	}
 	if id.IsArray() {
 		return id.Elem().baseName() + "[]"
@@ -136,6 +138,8 @@ func (id TypeID) OID() uint32 {
 		return 1184
 	case Interval:
 		return 1186
+	case Jsonb:
+		return 3802
 	}
 	if id.IsArray() {
 		return arrayOID[id.Elem()]
@@ -145,7 +149,7 @@ func (id TypeID) OID() uint32 {
 
 // TypeByOID returns the unconstrained type with the given PostgreSQL OID.
 func TypeByOID(oid uint32) (Type, bool) {
-	for id := Unknown; id <= Interval; id++ {
+	for id := Unknown; id <= Jsonb; id++ {
 		if id.OID() == oid {
 			return Of(id), true
 		}
@@ -197,6 +201,7 @@ var typeAliases = map[string]TypeID{
 	"timestamp": Timestamp, "timestamp without time zone": Timestamp,
 	"timestamptz": TimestampTZ, "timestamp with time zone": TimestampTZ,
 	"interval": Interval,
+	"jsonb":    Jsonb,
 	"unknown":  Unknown,
 }
 
@@ -204,7 +209,7 @@ var typeAliases = map[string]TypeID{
 // not implement; naming one fails with 0A000 rather than 42704.
 var unsupportedTypes = map[string]bool{
 	"bpchar": true, "character": true,
-	"json": true, "jsonb": true, "uuid": true, "xml": true,
+	"json": true, "uuid": true, "xml": true,
 	"time": true, "timetz": true, "time without time zone": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
@@ -386,6 +391,8 @@ func pgTypName(id TypeID) string {
 		return "timestamptz"
 	case Interval:
 		return "interval"
+	case Jsonb:
+		return "jsonb"
 	}
 	if id.IsArray() {
 		return "_" + pgTypName(id.Elem())

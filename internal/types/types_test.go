@@ -296,7 +296,8 @@ func TestTypeByName(t *testing.T) {
 		{[]string{"char"}, nil, `"char"`, 18}, // the parser turns CHAR into bpchar; "char" arrives quoted
 		{[]string{"pg_catalog", "bpchar"}, nil, "ERROR 0A000: type bpchar is not supported", 0},
 		{[]string{"regclass"}, nil, "regclass", 2205},
-		{[]string{"jsonb"}, nil, "ERROR 0A000: type jsonb is not supported", 0},
+		{[]string{"jsonb"}, nil, "jsonb", 3802},
+		{[]string{"json"}, nil, "ERROR 0A000: type json is not supported", 0},
 		{[]string{"foo"}, nil, `ERROR 42704: type "foo" does not exist`, 0},
 		{[]string{"public", "int4"}, nil, `ERROR 42704: type "public.int4" does not exist`, 0},
 		{[]string{"int4"}, []int32{3}, `ERROR 42601: type modifier is not allowed for type "int4"`, 0},

@@ -7,9 +7,9 @@ import (
 )
 
 // Value is one SQL value. Scalars (booleans, integers, floats, dates,
-// timestamps) live in a word with no boxing; text, bytea, numeric and
-// arrays are held by reference; an interval uses two words. The zero Value
-// is NULL.
+// timestamps) live in a word with no boxing; text, bytea, numeric, jsonb
+// and arrays are held by reference; an interval uses two words. The zero
+// Value is NULL.
 //
 // A non-NULL Value's kind is the TypeID of its representation: VARCHAR values
 // have kind Text (the length limit is a property of the column's Type, not of
@@ -19,9 +19,9 @@ type Value struct {
 	n    int64  // bool (0/1), integers, float bits, date days, timestamp micros, interval micros
 	aux  int64  // interval: months<<32 | uint32(days)
 	s    string // text, bytea
-	// ref is what a NUMERIC or an array value refers to: an *apd.Decimal
-	// or an *arrayData (the kind says which), never mutated once in a
-	// Value; nil for other kinds. One field serves both so that a Value
+	// ref is what a NUMERIC, JSONB or array value refers to: an
+	// *apd.Decimal, a *JSON or an *arrayData (the kind says which), never
+	// mutated once in a Value; nil for other kinds. One field serves both so that a Value
 	// stays six words; dec and arrayBody convert it back to the pointer
 	// type it was made from.
 	ref unsafe.Pointer

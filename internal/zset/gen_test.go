@@ -20,6 +20,7 @@ var allKinds = []types.Kind{
 	types.Timestamp, types.TimestampTZ, types.Interval,
 	types.ArrayOf(types.Int4), types.ArrayOf(types.Text), types.ArrayOf(types.Numeric),
 	types.ArrayOf(types.Float8), types.ArrayOf(types.Interval), types.ArrayOf(types.Bool),
+	types.Jsonb, types.ArrayOf(types.Jsonb),
 }
 
 // genKind draws one of allKinds.
@@ -87,6 +88,8 @@ func genNonNull(k types.Kind) *rapid.Generator[types.Value] {
 			make)
 	case types.Interval:
 		return rapid.Map(genInterval(), types.MakeInterval)
+	case types.Jsonb:
+		return rapid.Map(genJSON(3), types.MakeJSONB)
 	}
 	panic("no generator for kind")
 }
@@ -137,6 +140,46 @@ func genDecimal() *rapid.Generator[*apd.Decimal] {
 		d.Negative = rapid.Bool().Draw(t, "negative")
 		return d
 	})
+}
+
+// genJSON draws jsonb trees of at most depth levels: scalars of every
+// kind (numbers equal at different scales, strings sharing prefixes),
+// arrays and objects of a few members (so counts often tie and the
+// top-level raw scalar rule matters).
+func genJSON(depth int) *rapid.Generator[*types.JSON] {
+	return rapid.Custom(func(t *rapid.T) *types.JSON {
+		shape := rapid.IntRange(0, 6).Draw(t, "json shape")
+		if depth == 0 && shape >= 5 {
+			shape = rapid.IntRange(0, 4).Draw(t, "json leaf")
+		}
+		switch shape {
+		case 0:
+			return types.JSONNullNode()
+		case 1:
+			return types.JSONBoolNode(rapid.Bool().Draw(t, "json bool"))
+		case 2:
+			d := genDecimal().Filter(func(d *apd.Decimal) bool { return d.Form == apd.Finite }).Draw(t, "json number")
+			return types.JSONNumberNode(d)
+		case 3, 4:
+			return types.JSONStringNode(genJSONText().Draw(t, "json string"))
+		case 5:
+			return types.JSONArrayNode(rapid.SliceOfN(genJSON(depth-1), 0, 3).Draw(t, "json elems"))
+		}
+		keys := rapid.SliceOfN(genJSONText(), 0, 3).Draw(t, "json keys")
+		vals := make([]*types.JSON, len(keys))
+		for i := range vals {
+			vals[i] = genJSON(depth-1).Draw(t, "json value")
+		}
+		return types.NewJSONObject(keys, vals)
+	})
+}
+
+// genJSONText draws the text of a JSON string: no NUL, which jsonb cannot
+// hold.
+func genJSONText() *rapid.Generator[string] {
+	small := rapid.Map(rapid.SliceOfN(rapid.SampledFrom([]byte{0x01, 'a', 'b', '"', 0xc3, 0xa9}), 0, 4),
+		func(b []byte) string { return string(b) })
+	return rapid.OneOf(small, small, rapid.StringMatching(`[^\x00]{0,8}`))
 }
 
 // genInterval draws intervals: small ones around the month/day/microsecond
@@ -195,6 +238,8 @@ func describe(v types.Value) string {
 	case types.Interval:
 		iv := v.Interval()
 		b.WriteString(itoa(int64(iv.Months)) + "m " + itoa(int64(iv.Days)) + "d " + itoa(iv.Micros) + "us")
+	case types.Jsonb:
+		b.WriteString(types.FormatJSONB(v.JSONB()))
 	}
 	if v.Kind().IsArray() {
 		b.WriteString(describeRow(v.Elems()))
@@ -216,5 +261,5 @@ func kindLabel(k types.Kind) string {
 		return kindLabel(k.Elem()) + "[]"
 	}
 	return [...]string{"null", "bool", "int2", "int4", "int8", "numeric", "float4", "float8",
-		"text", "varchar", "bytea", "date", "timestamp", "timestamptz", "interval"}[k]
+		"text", "varchar", "bytea", "date", "timestamp", "timestamptz", "interval", "jsonb"}[k]
 }

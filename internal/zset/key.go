@@ -215,6 +215,12 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 		return types.MakeTimestampTZ(int64(u ^ 1<<63)), rest, nil
 	case keyTagArray:
 		return decodeArrayKey(key, body, mask)
+	case keyTagJsonb:
+		j, rest, err := decodeJSONBKey(body, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		return types.MakeJSONB(j), rest, nil
 	case keyTagInterval:
 		days, rest, err := readFixed(body, 5, mask)
 		if err != nil {
@@ -337,6 +343,8 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
 		dst = binary.BigEndian.AppendUint32(append(dst, keyTagRegClass+byte(v.Kind()-types.RegClass)), v.OID())
 		return appendEscaped(dst, v.Str())
+	case types.Jsonb:
+		return appendJSONBKey(append(dst, keyTagJsonb), v.JSONB())
 	}
 	if v.Kind().IsArray() {
 		dst = append(dst, keyTagArray, byte(v.Kind().Elem()))

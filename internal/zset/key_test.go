@@ -356,11 +356,22 @@ func TestKeyFormatExamples(t *testing.T) {
 	iv := func(m, d int32, us int64) types.Value {
 		return types.MakeInterval(types.IntervalValue{Months: m, Days: d, Micros: us})
 	}
+	jsonb := func(s string) types.Value {
+		v, err := types.Parse(types.Of(types.Jsonb), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 	cases := []struct {
 		v    types.Value
 		desc bool
 		hex  string
 	}{
+		{jsonb(`{"a": 1}`), false, "3a02" + "00000001" + "610001" + "03" + "0481010b00"},
+		{jsonb(`"x"`), false, "3a01" + "00000001" + "00" + "02" + "780001"},
+		{jsonb(`[true, null]`), false, "3a01" + "00000002" + "01" + "0401" + "01"},
+		{jsonb(`[]`), false, "3a01" + "00000000" + "01"},
 		{types.Null, false, "7f"},
 		{types.Null, true, "80"},
 		{types.MakeBool(true), false, "1001"},

@@ -32,7 +32,8 @@ const (
 	rowTagInterval
 	rowTagArray
 	rowTagOID
-	rowTagReg // then the alias type's offset from RegClass, the OID and the name
+	rowTagReg   // then the alias type's offset from RegClass, the OID and the name
+	rowTagJsonb // then the length and jsonb_out's text
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -104,6 +105,9 @@ func appendRowValue(dst []byte, v types.Value) []byte {
 		dst = binary.AppendVarint(append(dst, rowTagInterval), int64(iv.Months))
 		dst = binary.AppendVarint(dst, int64(iv.Days))
 		return binary.AppendVarint(dst, iv.Micros)
+	case types.Jsonb:
+		s := types.FormatJSONB(v.JSONB())
+		return append(binary.AppendUvarint(append(dst, rowTagJsonb), uint64(len(s))), s...)
 	case types.Oid:
 		return binary.AppendUvarint(append(dst, rowTagOID), uint64(v.OID()))
 	case types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
@@ -340,6 +344,17 @@ func (d *rowDecoder) valueAt(depth int) types.Value {
 		days := d.varintRange(math.MinInt32, math.MaxInt32)
 		micros := d.varint()
 		return types.MakeInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: micros})
+	case rowTagJsonb:
+		s := d.string(d.uvarint())
+		if d.err != nil {
+			return types.Null
+		}
+		j, err := types.ParseJSONB(s)
+		if err != nil {
+			d.fail("bad jsonb text")
+			return types.Null
+		}
+		return types.MakeJSONB(j)
 	case rowTagOID:
 		return types.MakeOID(uint32(d.uvarintMax(math.MaxUint32)))
 	case rowTagReg:
@@ -394,7 +409,7 @@ func hasKeyLossyValue(row Row) bool {
 			k = k.Elem()
 		}
 		switch k {
-		case types.Float4, types.Float8, types.Numeric, types.Interval:
+		case types.Float4, types.Float8, types.Numeric, types.Interval, types.Jsonb:
 			return true
 		}
 	}
@@ -448,6 +463,8 @@ func identicalValues(x, y types.Value) bool {
 		return x.Micros() == y.Micros()
 	case types.Interval:
 		return x.Interval() == y.Interval()
+	case types.Jsonb:
+		return types.FormatJSONB(x.JSONB()) == types.FormatJSONB(y.JSONB())
 	}
 	if x.Kind().IsArray() {
 		return identicalRows(x.Elems(), y.Elems())
