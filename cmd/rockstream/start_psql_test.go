@@ -100,7 +100,14 @@ func TestStartWithPsql(t *testing.T) {
 	if !strings.HasPrefix(got, "state,query\nactive,\"SELECT state, query FROM rockstream_catalog.sessions") {
 		t.Errorf("the reading session in rockstream_catalog.sessions:\n%s", got)
 	}
-	if v, _ := s.metric("rockstream_gateway_connections"); v != 1 {
+	// The psql runs above have exited, but the server may not have seen
+	// their connections close yet: wait (bounded) for the count to settle.
+	v, _ := s.metric("rockstream_gateway_connections")
+	for deadline := time.Now().Add(5 * time.Second); v != 1 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		v, _ = s.metric("rockstream_gateway_connections")
+	}
+	if v != 1 {
 		t.Errorf("rockstream_gateway_connections = %v with one client connected, want 1", v)
 	}
 	if got := s.psql("alice", "SELECT count(*) FROM orders"); got != "count\n3\n" {
