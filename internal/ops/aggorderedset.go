@@ -349,12 +349,19 @@ func (a *Aggregate) valueAfter(st state.Store, s *aggSpec, gkey, key []byte) (ty
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
 	// The smallest key after key and its extensions.
 	a.key2 = append(append(append(a.key2[:0], a.arrKey...), key...), 0xff)
+	return firstValue(st, a.key2, a.endKey, plen, "ordered-set arrangement (fewer values than counted)")
+}
+
+// firstValue returns the value of the first entry of positive weight in
+// [lo, hi), whose keys hold the value's entry after their first plen
+// bytes; none is the corrupt arrangement what.
+func firstValue(st state.Store, lo, hi []byte, plen int, what string) (types.Value, error) {
 	var (
 		res     types.Value
 		found   bool
 		scanErr error
 	)
-	err := st.Scan(a.key2, a.endKey, func(k, v []byte) bool {
+	err := st.Scan(lo, hi, func(k, v []byte) bool {
 		w, _, err := readWeight(v)
 		if err != nil {
 			scanErr = err
@@ -371,7 +378,7 @@ func (a *Aggregate) valueAfter(st state.Store, s *aggSpec, gkey, key []byte) (ty
 		err = scanErr
 	}
 	if err == nil && !found {
-		err = corrupt("ordered-set arrangement (fewer values than counted)")
+		err = corrupt(what)
 	}
 	return res, err
 }
@@ -582,28 +589,5 @@ func (a *Aggregate) mode(st state.Store, s *aggSpec, gkey []byte) (types.Value, 
 	alen := len(a.arrKey)
 	a.arrKey = append(a.arrKey, class...)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
-	var (
-		res   types.Value
-		found bool
-	)
-	err = st.Scan(a.arrKey, a.endKey, func(k, v []byte) bool {
-		w, _, err := readWeight(v)
-		if err != nil {
-			scanErr = err
-			return false
-		}
-		if w <= 0 {
-			return true
-		}
-		res, scanErr = orderedSetEntry(k[alen:])
-		found = true
-		return false
-	})
-	if err == nil {
-		err = scanErr
-	}
-	if err == nil && !found {
-		err = corrupt("mode index (a class without values)")
-	}
-	return res, err
+	return firstValue(st, a.arrKey, a.endKey, alen, "mode index (a class without values)")
 }
