@@ -55,7 +55,7 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"to_number": true, "format": true, "generate_series": true, "unnest": true,
+	"to_number": true, "generate_series": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
