@@ -41,3 +41,18 @@ SELECT format('%x', 1);
 SELECT format('50%');
 --! error 22004
 SELECT format('%I', NULL);
+
+-- to_char of intervals.
+CREATE TABLE spans (id int PRIMARY KEY, d interval);
+INSERT INTO spans VALUES (1, '1 year 2 months 3 days 04:05:06.789'), (2, '-27 hours'), (3, NULL), (4, '0');
+CREATE MATERIALIZED VIEW span_text AS
+  SELECT id, to_char(d, 'YYYY-MM-DD HH24:MI:SS.MS') AS full_text, to_char(d, 'FMHH12 AM DDD "days" RM') AS other,
+         format('%s = %s', d, to_char(d, 'SSSS')) AS secs
+  FROM spans;
+SELECT * FROM span_text ORDER BY id;
+UPDATE spans SET d = d * 2 WHERE id = 2;
+INSERT INTO spans VALUES (5, '100 hours 59 minutes');
+DELETE FROM spans WHERE id = 1;
+SELECT to_char(interval '15h 2m 12s', 'HH24:MI:SS'), to_char(interval '-1 month', 'MM RM'), to_char(interval '40 days', 'WW W DD');
+--! error 22007
+SELECT to_char(interval '1 month', 'Month');
