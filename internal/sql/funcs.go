@@ -55,7 +55,7 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"to_number": true, "generate_series": true, "unnest": true,
+	"to_number": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
@@ -132,6 +132,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 	}
 	if (name == "unnest" || name == "generate_subscripts") && (schema == "" || schema == "pg_catalog") {
 		return ec.srfCall(name, args, f.Location)
+	}
+	if name == "generate_series" && (schema == "" || schema == "pg_catalog") {
+		return ec.seriesSRFCall(args, f.Location)
 	}
 	if regexpRowsName(name) != "" && (schema == "" || schema == "pg_catalog") {
 		return ec.regexpSRFCall(display, name, args, f.Location)
