@@ -39,7 +39,7 @@ func init() {
 }
 
 func seriesTooLong() error {
-	return errs.Newf(errs.ProgramLimitExceeded, "generate_series is limited to %d rows", MaxSeriesLength)
+	return errs.Newf(errs.ProgramLimitExceeded, "generate_series in FROM is limited to %d rows", MaxSeriesLength)
 }
 
 func stepZero() error { return errs.New(errs.InvalidParameterValue, "step size cannot equal zero") }
