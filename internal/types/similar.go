@@ -1,6 +1,7 @@
 package types
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -147,6 +148,11 @@ func similarToEscape(a []Value) (Value, error) {
 	return MakeText(p.regex()), nil
 }
 
+// maxSimilarWork bounds the characters substring's split search may
+// match where it has to try the middle section on pairs of split points
+// (quadratic in the text's length); past it the call fails with 54000.
+const maxSimilarWork = 1 << 26
+
 // similarSubstring is substring(x SIMILAR pattern ESCAPE escape).
 func similarSubstring(a []Value) (Value, error) {
 	s := a[0].s
@@ -189,6 +195,19 @@ func similarSubstring(a []Value) (Value, error) {
 			return Null, err
 		}
 	}
+	// longest finds, from a split point, the longest text the middle
+	// section matches; shorter ones are tried only when what follows the
+	// longest does not match the last section.
+	src, _, err := translateRegex("^(?:"+p.sections[1]+")", regexOptions{})
+	if err != nil {
+		return Null, err
+	}
+	longest, err := regexp.Compile(src)
+	if err != nil {
+		return Null, unsupportedRegex("a parenthesis or bracket spanning an escape-double-quote separator in substring")
+	}
+	longest.Longest()
+	work := 0
 	for ki, i := range bounds {
 		if ok, err := parts[0].matches(s[:i]); err != nil || !ok {
 			if err != nil {
@@ -196,11 +215,21 @@ func similarSubstring(a []Value) (Value, error) {
 			}
 			continue
 		}
+		m := longest.FindStringIndex(s[i:])
+		if m == nil {
+			continue
+		}
+		if rest[ki+utf8.RuneCountInString(s[i:i+m[1]])] {
+			return MakeText(s[i : i+m[1]]), nil
+		}
 		for kj := len(bounds) - 1; kj >= ki; kj-- {
-			if !rest[kj] {
+			j := bounds[kj]
+			if !rest[kj] || j-i > m[1] {
 				continue
 			}
-			j := bounds[kj]
+			if work += j - i + 1; work > maxSimilarWork {
+				return Null, errs.New(errs.ProgramLimitExceeded, "substring with escape-double-quote separators: the text is too long to split")
+			}
 			ok, err := parts[1].matches(s[i:j])
 			if err != nil {
 				return Null, err
