@@ -48,6 +48,10 @@ func TestOracleFormat(t *testing.T) {
 		"format('%1$', 'a')", "format('%1', 'a')", "format('%-', 'a')", "format('%*', 1)", "format('%99999999999s', 'a')",
 		"format('%3$s', 'a')", "format('%s', 1::int2, 2)", "format(1, 2)", "format()", "format('%s', timestamptz '2020-01-02 03:04:05+00')",
 		"format('%s', interval '1 day 02:00')", "format('%s', 1.0e10::float8)", "format('%s', '\\x01'::bytea)",
+		"format('%s-%s', VARIADIC ARRAY['a', 'b'])", "format('%2$s %1$s', VARIADIC ARRAY[1, 2])", "format('%s', VARIADIC NULL::int[])",
+		"format('%s %s', VARIADIC ARRAY['a'])", "format('%L|%I', VARIADIC ARRAY[NULL, 'X'])", "format('|%*s|', VARIADIC ARRAY[5, 7])",
+		"format('%s', VARIADIC ARRAY[]::text[])", "format('x', VARIADIC ARRAY[1])", "format('%s', VARIADIC 1)",
+		"format('%s', VARIADIC '{a,b}')", "format(NULL, VARIADIC ARRAY[1])", "format('%s', VARIADIC ARRAY[1.5, 2])",
 		"quote_literal('abc')", "quote_literal('it''s')", "quote_literal('a\\b')", "quote_literal(NULL)", "quote_literal(''::text)",
 		"quote_nullable('abc')", "quote_literal(42)", "quote_nullable(1.5)", "quote_literal(ARRAY['a''b'])", "quote_literal(date '2020-01-01')", "quote_nullable(NULL::int)", "quote_nullable(NULL)", "quote_nullable(NULL::text)", "quote_nullable('a''\\b')",
 	}

@@ -120,12 +120,15 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 				"%s specified, but %s is not an aggregate function", c.what, display), f.Location)
 		}
 	}
-	if f.FuncVariadic {
+	if f.FuncVariadic && (name != "format" || schema != "" && schema != "pg_catalog") {
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
 	}
 	args, err := ec.funcArgs(f, name)
 	if err != nil {
 		return nil, err
+	}
+	if f.FuncVariadic {
+		return ec.variadicFormat(display, args, f.Location)
 	}
 	if e, ok, err := ec.recordCall(schema, name, args, f.Location); ok || err != nil {
 		return e, err

@@ -268,6 +268,38 @@ func (ec *exprCtx) format(display string, args []plan.Expr, loc int32) (plan.Exp
 	return &plan.Func{Name: "format", Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: types.TextFormat(ts)}, nil
 }
 
+// variadicFormat binds format(formatstr, VARIADIC array): the array's
+// elements are the arguments (none when it is NULL).
+func (ec *exprCtx) variadicFormat(display string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 2 {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	arr := args[1]
+	if !arr.Type().ID.IsArray() {
+		return nil, posErr(errs.New(errs.DatatypeMismatch, "VARIADIC argument must be an array"), loc)
+	}
+	f, err := ec.coerce(args[0], types.Of(types.Text), implicitCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	elem := arr.Type().Elem()
+	return &plan.Func{Name: "format", Args: []plan.Expr{f, arr}, Typ: types.Of(types.Text), NonStrict: true,
+		Fn: func(a []types.Value) (types.Value, error) {
+			vals := []types.Value{a[0]}
+			ts := []types.Type{types.Of(types.Text)}
+			if !a[1].IsNull() {
+				for _, e := range a[1].Elems() {
+					vals = append(vals, e)
+					ts = append(ts, elem)
+				}
+			}
+			return types.TextFormat(ts)(vals)
+		}}, nil
+}
+
 // concat binds concat(...) and concat_ws(sep, ...), whose arguments after
 // the separator may have any type: each is shown as its type's output
 // function writes it. NULL arguments are skipped.

@@ -56,3 +56,11 @@ DELETE FROM spans WHERE id = 1;
 SELECT to_char(interval '15h 2m 12s', 'HH24:MI:SS'), to_char(interval '-1 month', 'MM RM'), to_char(interval '40 days', 'WW W DD');
 --! error 22007
 SELECT to_char(interval '1 month', 'Month');
+
+-- VARIADIC arrays.
+CREATE TABLE parts (id int PRIMARY KEY, words text[]);
+INSERT INTO parts VALUES (1, ARRAY['a', 'b']), (2, NULL), (3, ARRAY['x', NULL, 'z']);
+CREATE MATERIALIZED VIEW joined AS SELECT id, format('%s+%s', VARIADIC words) AS two, format('%1$s', VARIADIC words) AS first FROM parts WHERE id <> 2;
+SELECT * FROM joined ORDER BY id;
+UPDATE parts SET words = ARRAY['p', 'q', 'r'] WHERE id = 1;
+DELETE FROM parts WHERE id = 3;
