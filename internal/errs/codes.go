@@ -80,6 +80,7 @@ const (
 	InvalidStatementName     Code = "RS26000" // 26000
 	DuplicatePrepared        Code = "RS42P05" // 42P05
 	Internal                 Code = "RSXX000" // XX000
+	InvalidEscapeCharUse     Code = "RS2200C" // 2200C
 )
 
 var sqlstates = map[Code]string{
@@ -160,6 +161,7 @@ var sqlstates = map[Code]string{
 	InvalidStatementName:     "26000",
 	DuplicatePrepared:        "42P05",
 	Internal:                 "XX000",
+	InvalidEscapeCharUse:     "2200C",
 }
 
 func sqlstateOf(c Code) string {

@@ -156,7 +156,7 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		return ec.like(a)
 	case pg.A_Expr_Kind_AEXPR_SIMILAR:
-		return nil, notSupported(a.Location, "SIMILAR TO is not supported yet")
+		return ec.similar(a)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN,
 		pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
 		return ec.between(a)

@@ -55,7 +55,7 @@ var volatileFunctions = map[string]bool{
 // knownFunctions are PostgreSQL functions the engine does not implement
 // yet; calling one fails with 0A000 rather than "does not exist".
 var knownFunctions = map[string]bool{
-	"to_number": true, "format": true, "generate_series": true, "unnest": true,
+	"to_number": true, "unnest": true,
 	"array_length": true, "cardinality": true,
 	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
@@ -120,18 +120,24 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 				"%s specified, but %s is not an aggregate function", c.what, display), f.Location)
 		}
 	}
-	if f.FuncVariadic {
+	if f.FuncVariadic && (name != "format" || schema != "" && schema != "pg_catalog") {
 		return nil, notSupported(f.Location, "VARIADIC is not supported yet")
 	}
 	args, err := ec.funcArgs(f, name)
 	if err != nil {
 		return nil, err
 	}
+	if f.FuncVariadic {
+		return ec.variadicFormat(display, args, f.Location)
+	}
 	if e, ok, err := ec.recordCall(schema, name, args, f.Location); ok || err != nil {
 		return e, err
 	}
 	if (name == "unnest" || name == "generate_subscripts" || isJSONBSetFunc(name)) && (schema == "" || schema == "pg_catalog") {
 		return ec.srfCall(name, args, f.Location)
+	}
+	if name == "generate_series" && (schema == "" || schema == "pg_catalog") {
+		return ec.seriesSRFCall(args, f.Location)
 	}
 	if regexpRowsName(name) != "" && (schema == "" || schema == "pg_catalog") {
 		return ec.regexpSRFCall(display, name, args, f.Location)

@@ -86,12 +86,18 @@ func TestOracleFunctionSyntax(t *testing.T) {
 		"-8 >> 1", "1::int2 << 15", "encode('abc', 'base64')", "decode('YWJj', 'base64')", "convert_to('é', 'LATIN1')",
 		"convert_from('\\xe9', 'latin1')", "get_bit('\\x01'::bytea, 0)", "set_byte('\\x01'::bytea, 0, 2)",
 		"bit_count('\\xff'::bytea)", "sha256('abc')", "substring('hello' from 'l+')", "substring('hello' from 'e(l+)')",
+		"substring('hello' similar 'h%' escape '#')", "substring('hello' similar 'h#\"l+#\"o' escape '#')",
+		"substring('hello' from 'h#\"%#\"' for '#')", "substring('hello', '%#\"l_#\"', '#')",
+		"'abc' SIMILAR TO 'a%'", "'abc' NOT SIMILAR TO 'a%'", "'abc' SIMILAR TO '(a|b)%'", "NULL SIMILAR TO 'a'",
+		"'a%' SIMILAR TO 'a!%' ESCAPE '!'", "'ab' SIMILAR TO 'a!%' ESCAPE '!'", "'abc' SIMILAR TO 'a' ESCAPE NULL",
+		"'abc' SIMILAR TO 'abc' ESCAPE 'xy'", "'abc' SIMILAR TO 'a#\"b#\"c#\"' ESCAPE '#'", "1 SIMILAR TO '1'",
+		"'abc' SIMILAR TO '(a'",
 	}
 	// What is rejected with 0A000 (PostgreSQL computes these).
 	rejected := []string{
 		"extract(second from time '10:00')", "age(timestamp '2020-01-01')", "now()", "current_date", "random()",
 		"clock_timestamp()", "regexp_match('ab', '(a)\\1')",
-		"substring('hello' similar 'h%' escape '#')", "date_trunc('day', timestamptz '2020-01-01+00', 'CET')",
+		"date_trunc('day', timestamptz '2020-01-01+00', 'CET')",
 		"ARRAY[[1]]", "'{{1}}'::int[]", "timestamp '2026-01-01' AT TIME ZONE 'EST'", "timestamp '2026-01-01' AT TIME ZONE 'UTC+3'",
 		"timestamp '2026-01-01' AT TIME ZONE interval '1 hour'",
 	}

@@ -124,6 +124,22 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "concat", "concat_ws":
 		e, err := ec.concat(display, name, args, loc)
 		return e, true, err
+	case "format":
+		e, err := ec.format(display, args, loc)
+		return e, true, err
+	case "quote_literal", "quote_nullable":
+		// quote_literal(anyelement) and quote_nullable(anyelement) quote
+		// the argument's text.
+		if len(args) == 1 && args[0].Type().ID != types.Text && args[0].Type().ID != types.Unknown {
+			a, err := ec.coerce(args[0], types.Of(types.Text), explicitCoercion)
+			if errors.Is(err, errNoCast) {
+				return nil, true, undefinedFunction(display, args, loc)
+			}
+			if err != nil {
+				return nil, true, err
+			}
+			args = []plan.Expr{a}
+		}
 	case "pg_typeof":
 		// pg_typeof("any") is the argument's type, known when binding:
 		// a regtype constant printed as format_type prints the type
@@ -226,6 +242,65 @@ func (ec *exprCtx) checkZone(zone plan.Expr, loc int32) error {
 		return notSupported(loc, "time zone %q is not supported yet: use UTC or a region name such as Europe/Paris", z)
 	}
 	return nil
+}
+
+// format binds format(formatstr, args...), whose arguments after the
+// format string may have any type: %s shows each as its type's output
+// function writes it. Like PostgreSQL's, it is stable, so it is not
+// computed when binding.
+func (ec *exprCtx) format(display string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) < 1 {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	out := make([]plan.Expr, len(args))
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		out[i] = ec.resolveUnknown(a)
+		if i == 0 {
+			f, err := ec.coerce(a, types.Of(types.Text), implicitCoercion)
+			if errors.Is(err, errNoCast) {
+				return nil, undefinedFunction(display, args, loc)
+			}
+			if err != nil {
+				return nil, err
+			}
+			out[0] = f
+		}
+		ts[i] = out[i].Type()
+	}
+	return &plan.Func{Name: "format", Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: types.TextFormat(ts)}, nil
+}
+
+// variadicFormat binds format(formatstr, VARIADIC array): the array's
+// elements are the arguments (none when it is NULL).
+func (ec *exprCtx) variadicFormat(display string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	if len(args) != 2 {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	arr := args[1]
+	if !arr.Type().ID.IsArray() {
+		return nil, posErr(errs.New(errs.DatatypeMismatch, "VARIADIC argument must be an array"), loc)
+	}
+	f, err := ec.coerce(args[0], types.Of(types.Text), implicitCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, undefinedFunction(display, args, loc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	elem := arr.Type().Elem()
+	return &plan.Func{Name: "format", Args: []plan.Expr{f, arr}, Typ: types.Of(types.Text), NonStrict: true,
+		Fn: func(a []types.Value) (types.Value, error) {
+			vals := []types.Value{a[0]}
+			ts := []types.Type{types.Of(types.Text)}
+			if !a[1].IsNull() {
+				for _, e := range a[1].Elems() {
+					vals = append(vals, e)
+					ts = append(ts, elem)
+				}
+			}
+			return types.TextFormat(ts)(vals)
+		}}, nil
 }
 
 // concat binds concat(...) and concat_ws(sep, ...), whose arguments after

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"math"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -13,11 +11,12 @@ import (
 // Set-returning functions in FROM and in the select list: unnest(array),
 // generate_subscripts(array, dim [, reverse]), regexp_matches and
 // regexp_split_to_table (regexp_srf.go), jsonb_array_elements[_text] and
-// jsonb_object_keys, and, in FROM, generate_series over integers and
-// jsonb_each[_text]. Each is unnest of an array (the subscripts, the
-// matches, the series, the elements or keys of a jsonb value; jsonb_each
-// unnests the keys and projects their values after) and becomes a
-// plan.Unnest, a flat map over the rows it applies to:
+// jsonb_object_keys, generate_series (over integers, numerics, timestamps
+// and timestamptz) and, in FROM, jsonb_each[_text]. Each is unnest of an
+// array (the subscripts, the matches, the series, the elements or keys of
+// a jsonb value; jsonb_each unnests the keys and projects their values
+// after) and becomes a plan.Unnest, a flat map over the rows it applies
+// to:
 //
 //   - in FROM, unnest may read the columns of the FROM items before it
 //     (as PostgreSQL lets functions in FROM do, with or without LATERAL):
@@ -137,8 +136,8 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 
 // unnestArgs binds the arguments of unnest or generate_series in FROM and
 // returns the function's name and the arguments of the unnest it is:
-// generate_series(start, stop [, step]) over integers is unnest of the
-// series as an array.
+// generate_series(start, stop [, step]) is unnest of the series as an
+// array.
 func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 	_, fn := funcName(fc.Funcname)
 	args, err := ec.funcArgs(fc, fn)
@@ -363,53 +362,34 @@ func conditionalUnnest(e plan.Expr) string {
 	return what
 }
 
-// maxSeriesLength bounds generate_series in FROM, whose rows are made as
-// one array.
-const maxSeriesLength = 1 << 20
-
-// seriesArray binds generate_series(start, stop [, step]) over integers
-// as the array of its values.
+// seriesArray binds generate_series(start, stop [, step]) as the array of
+// its values (types.SeriesRows), resolved among its overloads as
+// PostgreSQL resolves them.
 func (ec *exprCtx) seriesArray(args []plan.Expr, loc int32) (plan.Expr, error) {
-	if len(args) != 2 && len(args) != 3 {
-		return nil, undefinedFunction("generate_series", args, loc)
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
 	}
-	t := types.Of(types.Int4)
-	for _, a := range args {
-		switch a.Type().ID {
-		case types.Int8:
-			t = types.Of(types.Int8)
-		case types.Int2, types.Int4, types.Unknown:
-		default:
-			return nil, notSupported(loc, "generate_series in FROM over %s is not supported; it takes integers", a.Type())
-		}
+	f, err := types.ResolveFunction("generate_series", types.SeriesRows, ts)
+	if err != nil {
+		return nil, posErr(err, loc)
 	}
 	out := make([]plan.Expr, len(args))
 	for i, a := range args {
-		c, err := ec.coerce(a, t, implicitCoercion)
-		if err != nil {
+		if out[i], err = ec.coerce(a, f.Args[i], implicitCoercion); err != nil {
 			return nil, err
 		}
-		out[i] = c
 	}
-	fn := func(v []types.Value) (types.Value, error) {
-		start, stop, step := v[0].Int(), v[1].Int(), int64(1)
-		if len(v) == 3 {
-			step = v[2].Int()
-		}
-		if step == 0 {
-			return types.Null, errs.New(errs.InvalidParameterValue, "step size cannot equal zero")
-		}
-		var elems []types.Value
-		for x := start; step > 0 && x <= stop || step < 0 && x >= stop; x += step {
-			if len(elems) == maxSeriesLength {
-				return types.Null, errs.Newf(errs.ProgramLimitExceeded, "generate_series in FROM is limited to %d rows", maxSeriesLength)
-			}
-			elems = append(elems, types.MakeInt(t.ID, x))
-			if step > 0 && x > math.MaxInt64-step || step < 0 && x < math.MinInt64-step {
-				break
-			}
-		}
-		return types.MakeArray(t.ID, elems), nil
+	// Not computed when binding, even over constants: the rows are made
+	// when the Unnest runs.
+	return &plan.Func{Name: "generate_series", Args: out, Typ: f.Result, Fn: f.Eval}, nil
+}
+
+// seriesSRFCall binds generate_series in a select list.
+func (ec *exprCtx) seriesSRFCall(args []plan.Expr, loc int32) (plan.Expr, error) {
+	rows, err := ec.seriesArray(args, loc)
+	if err != nil {
+		return nil, err
 	}
-	return &plan.Func{Name: "generate_series", Args: out, Typ: types.ArrayType(t), Fn: fn}, nil
+	return ec.srfCall(unnestName, []plan.Expr{rows}, loc)
 }

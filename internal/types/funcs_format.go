@@ -272,7 +272,6 @@ var (
 func init() {
 	addFunc("to_char", Text, timestampToChar(false), Timestamp, Text)
 	addFunc("to_char", Text, timestampToChar(true), TimestampTZ, Text)
-	addUnsupported("to_char", "formatting intervals is not supported", Text, Interval, Text)
 }
 
 func timestampToChar(withZone bool) func([]Value) (Value, error) {

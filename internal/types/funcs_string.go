@@ -58,7 +58,6 @@ func init() {
 	}
 	addPhantom("substring", []TypeID{phantomBit, Int4}, []TypeID{phantomBit, Int4, Int4})
 	addFunc("substring", Text, regexSubstring, Text, Text) // regex_funcs.go
-	addUnsupported("substring", "SQL regular expressions (SIMILAR) are not supported", Text, Text, Text, Text)
 	addFunc("overlay", Text, textOverlay, Text, Text, Int4, Int4)
 	addFunc("overlay", Text, textOverlay, Text, Text, Int4)
 	addFunc("overlay", Bytea, byteaOverlay, Bytea, Bytea, Int4, Int4)

@@ -1,6 +1,9 @@
 package types
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Typmod returns t's modifiers as PostgreSQL's atttypmod encodes them:
 // -1 when unconstrained; NUMERIC(p,s) is ((p << 16) | s) + 4; VARCHAR(n)
@@ -82,10 +85,15 @@ type FunctionSignature struct {
 
 // Functions returns the scalar functions and aggregates RockStream
 // implements, sorted by name and argument types. Overloads that exist only
-// for resolution (over types RockStream does not have) are left out.
+// for resolution (over types RockStream does not have) are left out, as
+// are the arrays of the rows of set-returning functions (SeriesRows,
+// RegexpMatchesRows, ...), which the binder unnests.
 func Functions() []FunctionSignature {
 	var out []FunctionSignature
 	for name, defs := range functions {
+		if strings.HasSuffix(name, " rows") {
+			continue
+		}
 		for _, d := range defs {
 			if d.eval == nil || d.unsupported != "" {
 				continue
