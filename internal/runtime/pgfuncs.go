@@ -425,37 +425,5 @@ func sign(x int64) int64 {
 	return 1
 }
 
-// quoteIdent is quote_ident: s as written in SQL, double-quoted unless it
-// is a lower-case identifier that is not a reserved word.
-func quoteIdent(s string) string {
-	safe := s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] == '_')
-	for i := 0; safe && i < len(s); i++ {
-		ch := s[i]
-		safe = ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '_'
-	}
-	if safe && !reservedKeywords[s] {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// reservedKeywords are PostgreSQL 15's keywords that quote_ident quotes
-// (every category but unreserved).
-var reservedKeywords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, k := range strings.Fields(`all analyse analyze and any array as asc asymmetric authorization
-		between bigint binary bit boolean both case cast char character check coalesce collate collation
-		column concurrently constraint create cross current_catalog current_date current_role current_schema
-		current_time current_timestamp current_user dec decimal default deferrable desc distinct do else end
-		except exists extract false fetch float for foreign freeze from full grant greatest group grouping
-		having ilike in initially inner inout int integer intersect interval into is isnull join lateral
-		leading least left like limit localtime localtimestamp national natural nchar none normalize not
-		notnull null nullif numeric offset on only or order out outer overlaps overlay placing position
-		precision primary real references returning right row select session_user setof similar smallint
-		some substring symmetric system_user table tablesample then time timestamp to trailing treat trim
-		true union unique user using values varchar variadic verbose when where window with xmlattributes
-		xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable`) {
-		m[k] = true
-	}
-	return m
-}()
+// quoteIdent is quote_ident (types.QuoteIdent).
+func quoteIdent(s string) string { return types.QuoteIdent(s) }
