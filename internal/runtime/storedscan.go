@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/diff"
@@ -70,6 +71,13 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 			n = 1
 		}
 	}
+	n0 := len(first.rows)
+	// Each worker's share of the rows, estimated from bucket 0's, with
+	// room for the estimate's error.
+	share := (n0 + 1) * zset.Buckets / n * 9 / 8
+	if n > 1 {
+		first.presize(share, len(first.m.keys)/max(n0, 1))
+	}
 	if n <= 1 {
 		if err := first.read(ctx, r, prefix, ranges, next, zset.Buckets, true); err != nil {
 			return nil, err
@@ -88,6 +96,7 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 			lo = 1 // read above
 		} else {
 			parts[i] = &storedPart{m: bucketMerge{orderKey: orderKey, keep: true}}
+			parts[i].presize(share, len(first.m.keys)/max(n0, 1))
 		}
 		wg.Add(1)
 		go func() {
@@ -107,7 +116,15 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 			return nil, err
 		}
 	}
-	return mergeParts(parts), nil
+	return mergeSplit(parts, n0, n), nil
+}
+
+// presize makes room in p for about rows rows of keys of about keyLen
+// bytes.
+func (p *storedPart) presize(rows, keyLen int) {
+	p.rows = slices.Grow(p.rows, rows-len(p.rows))
+	p.m.keys = slices.Grow(p.m.keys, rows*keyLen-len(p.m.keys))
+	p.m.ends = slices.Grow(p.m.ends, rows-len(p.m.ends))
 }
 
 // ownedBuckets is the range of buckets [lo, hi) that worker i of n owns.
@@ -219,17 +236,18 @@ func (m *bucketMerge) key(i int) []byte {
 	return m.keys[lo:m.ends[i]]
 }
 
-// mergeParts returns the rows of parts, whose runs their merges
-// recorded, in order-key order: a k-way merge over a binary heap of the
-// runs' heads. A single run is returned as it is.
-func mergeParts(parts []*storedPart) zset.Batch {
-	type head struct {
-		p         *storedPart
-		next, end int
-		key       []byte // the order key of rows[next]
-		lead      uint64 // its first 8 bytes, big-endian, zero-padded
-	}
-	var h []head
+// run is a sorted run of rows of a part, [next, end) of its rows.
+type run struct {
+	p         *storedPart
+	next, end int
+	key       []byte // the order key of rows[next]
+	lead      uint64 // its first 8 bytes, big-endian, zero-padded
+}
+
+// partRuns returns the non-empty runs of parts, and how many rows they
+// hold.
+func partRuns(parts []*storedPart) ([]run, int) {
+	var runs []run
 	total := 0
 	for _, p := range parts {
 		total += len(p.rows)
@@ -239,17 +257,86 @@ func mergeParts(parts []*storedPart) zset.Batch {
 				end = p.m.starts[i+1]
 			}
 			if s < end {
-				h = append(h, head{p: p, next: s, end: end})
+				runs = append(runs, run{p: p, next: s, end: end})
 			}
 		}
 	}
-	if len(h) == 0 {
+	return runs, total
+}
+
+// mergeParts returns the rows of parts, whose runs their merges
+// recorded, in order-key order: a k-way merge over a binary heap of the
+// runs' heads. A single run is returned as it is.
+func mergeParts(parts []*storedPart) zset.Batch {
+	runs, total := partRuns(parts)
+	switch len(runs) {
+	case 0:
 		return nil
+	case 1:
+		return runs[0].p.rows
 	}
-	if len(h) == 1 {
-		return h[0].p.rows
+	return mergeRuns(runs, make(zset.Batch, 0, total))
+}
+
+// mergeSplit is mergeParts on n workers, for parts that keep their order
+// keys, the first of which begins with the rows of bucket 0 (its first
+// n0 rows), in key order. Those rows, a sample of the relation's keys
+// (rows are spread over the buckets by the hash of their routing keys),
+// split the order keys into n ranges of about as many rows; worker j
+// merges every run's rows of range j into its place in the result.
+func mergeSplit(parts []*storedPart, n0, n int) zset.Batch {
+	runs, total := partRuns(parts)
+	if len(runs) <= 1 || n0 < n {
+		return mergeParts(parts)
 	}
-	keyOf := func(hd *head) {
+	m0 := &parts[0].m
+	// cuts[j*len(runs)+r] is where range j begins in run r; range j ends
+	// where range j+1 begins, the last at the run's end.
+	cuts := make([]int, (n+1)*len(runs))
+	at := make([]int, n+1) // where range j's rows begin in the result
+	for r, rn := range runs {
+		cuts[r] = rn.next
+		cuts[n*len(runs)+r] = rn.end
+	}
+	for j := 1; j < n; j++ {
+		split := m0.key(n0 * j / n)
+		for r, rn := range runs {
+			m := &rn.p.m
+			cuts[j*len(runs)+r] = rn.next + sort.Search(rn.end-rn.next, func(i int) bool {
+				return bytes.Compare(m.key(rn.next+i), split) >= 0
+			})
+		}
+	}
+	for j := range n {
+		at[j+1] = at[j]
+		for r := range runs {
+			at[j+1] += cuts[(j+1)*len(runs)+r] - cuts[j*len(runs)+r]
+		}
+	}
+	out := make(zset.Batch, total)
+	var wg sync.WaitGroup
+	for j := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var h []run
+			for r, rn := range runs {
+				lo, hi := cuts[j*len(runs)+r], cuts[(j+1)*len(runs)+r]
+				if lo < hi {
+					h = append(h, run{p: rn.p, next: lo, end: hi})
+				}
+			}
+			mergeRuns(h, out[at[j]:at[j]:at[j+1]])
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// mergeRuns appends the rows of runs (at least one) to dst in order-key
+// order: a k-way merge over a binary heap of the runs' heads.
+func mergeRuns(h []run, dst zset.Batch) zset.Batch {
+	keyOf := func(hd *run) {
 		if m := &hd.p.m; m.keep {
 			hd.key = m.key(hd.next)
 		} else {
@@ -287,9 +374,8 @@ func mergeParts(parts []*storedPart) zset.Batch {
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	sorted := make(zset.Batch, 0, total)
 	for len(h) > 0 {
-		sorted = append(sorted, h[0].p.rows[h[0].next])
+		dst = append(dst, h[0].p.rows[h[0].next])
 		if h[0].next++; h[0].next == h[0].end {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
@@ -298,5 +384,5 @@ func mergeParts(parts []*storedPart) zset.Batch {
 		}
 		down(0)
 	}
-	return sorted
+	return dst
 }
