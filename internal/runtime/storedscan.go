@@ -19,10 +19,15 @@ import (
 // key range over the relation's leading columns that does not fix its
 // routing key) is split between workers when it is large: worker i of n
 // reads and decodes the buckets it owns (zset.BucketOwner) into its own
-// part, and the parts' sorted runs, one per bucket and range, are merged
-// into key order once. Its size is estimated from bucket 0, read first
-// on the calling goroutine: rows are spread evenly over the buckets by
-// the hash of their routing keys.
+// part, keeping each row's order key as read, and the parts' sorted
+// runs, one per bucket and range, are merged into key order once, also
+// on the workers: worker j merges every run's rows of the j-th of n
+// ranges of order keys (mergeSplit). The read's size is estimated from
+// bucket 0, read first on the calling goroutine, whose keys also cut
+// those ranges: rows are spread evenly over the buckets by the hash of
+// their routing keys. A read that is not split merges on the calling
+// goroutine, recomputing the run heads' order keys from their rows
+// rather than keeping a key per row.
 //
 // Invariants:
 //   - The result is the same batch, in the same order, for any number of
@@ -33,6 +38,8 @@ import (
 //     Pebble DB or snapshot) is safe for concurrent reads.
 //   - A worker that fails or sees ctx end stops the others; the read then
 //     returns ctx's error if ctx ended, else the failing worker's.
+//   - Any cut of the order keys gives the same merge: the ranges only
+//     decide which worker places which rows.
 
 // serialRead reads on the calling goroutine.
 var serialRead = diff.Parallelism{Workers: 1}
