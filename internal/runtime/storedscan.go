@@ -81,9 +81,9 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 	n0 := len(first.rows)
 	// Each worker's share of the rows, estimated from bucket 0's, with
 	// room for the estimate's error.
-	share := (n0 + 1) * zset.Buckets / n * 9 / 8
+	share, keyLen := (n0+1)*zset.Buckets/n*9/8, len(first.m.keys)/max(n0, 1)
 	if n > 1 {
-		first.presize(share, len(first.m.keys)/max(n0, 1))
+		first.presize(share, keyLen)
 	}
 	if n <= 1 {
 		if err := first.read(ctx, r, prefix, ranges, next, zset.Buckets, true); err != nil {
@@ -103,7 +103,7 @@ func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []key
 			lo = 1 // read above
 		} else {
 			parts[i] = &storedPart{m: bucketMerge{orderKey: orderKey, keep: true}}
-			parts[i].presize(share, len(first.m.keys)/max(n0, 1))
+			parts[i].presize(share, keyLen)
 		}
 		wg.Add(1)
 		go func() {
