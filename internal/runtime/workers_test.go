@@ -112,7 +112,7 @@ func TestWorkersWriteTheSameStore(t *testing.T) {
 			// So does the first whose WHERE fails.
 			exec(fmt.Sprintf("DELETE FROM t WHERE CASE WHEN v > %d THEN (s || id::text)::int > 0 ELSE v %% 5 = %d END", 70+rng.IntN(40), rng.IntN(5)))
 		case 9:
-			exec(fmt.Sprintf("UPDATE t SET s = NULLIF(s, 's%d') || 'u', v = v %% 97 WHERE id %% 3 = %d", rng.IntN(5), rng.IntN(3)))
+			exec(fmt.Sprintf("UPDATE t SET s = NULLIF(s, 's%d') || 'u', v = v %% 97 WHERE id %% 3 = %d RETURNING id, s, v", rng.IntN(5), rng.IntN(3)))
 		}
 	}
 	exec("INSERT INTO t VALUES (1, 1, 1, 'x')") // a duplicate key fails the same way everywhere
