@@ -55,13 +55,20 @@ type object struct {
 	system func(r state.Reader) (zset.Batch, error)
 }
 
-// parallelism is how the catalog's circuits step: on the engine's
-// workers, or on one without an engine.
+// parallelism is how the catalog's circuits step and its relations are
+// read: on the engine's workers, or on one without an engine.
 func (c *catalog) parallelism() diff.Parallelism {
 	if c.eng == nil {
 		return diff.Parallelism{Workers: 1}
 	}
-	return diff.Parallelism{Workers: c.eng.opts.Workers, MinRows: c.eng.opts.ParallelMinRows}
+	return c.eng.parallelism()
+}
+
+// parallelism is how the engine's circuits step and its relations are
+// read: on Options.Workers, for work of Options.ParallelMinRows rows and
+// more.
+func (e *Engine) parallelism() diff.Parallelism {
+	return diff.Parallelism{Workers: e.opts.Workers, MinRows: e.opts.ParallelMinRows}
 }
 
 // rowsPrefix is where the object's rows are stored.

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
-	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -673,8 +672,9 @@ func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error
 // matchRows returns the table's rows that the WHERE clause bound by
 // bindWhere keeps (all rows when there is none), with their weights: a
 // predicate is evaluated row by row, over only the rows under the key
-// prefixes it names when it fixes the leading key column (keyscan.go); a
-// plan (a condition with subqueries) runs as a query over st.
+// prefixes it names when it fixes the leading key column (keyscan.go),
+// on the engine's workers when there are many (dmlrows.go); a plan (a
+// condition with subqueries) runs as a query over st.
 func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, where plan.Expr, match plan.Node) (zset.Batch, error) {
 	if match != nil {
 		rows, err := runQuery(ctx, st, cat, match)
@@ -687,27 +687,15 @@ func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, wh
 		}
 		return zset.Consolidate(out)
 	}
+	par := cat.parallelism()
 	if where == nil {
-		return readRelation(ctx, st, o)
+		return readRelationOn(ctx, st, o, par)
 	}
-	all, err := readCandidates(ctx, st, o, where)
+	all, err := readCandidates(ctx, st, o, where, par)
 	if err != nil {
 		return nil, err
 	}
-	var out zset.Batch
-	for i, e := range all {
-		if err := ops.Interrupted(ctx, i); err != nil {
-			return nil, err
-		}
-		v, err := where.Eval(e.Row)
-		if err != nil {
-			return nil, err
-		}
-		if !v.IsNull() && v.Bool() {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return keptRows(ctx, all, where, par)
 }
 
 // bindWhere binds the WHERE clause of an UPDATE or DELETE of the table rv
@@ -782,13 +770,14 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err != nil {
 			return nil, err
 		}
+		news, err := updatedRows(ctx, o, sets, matched, cat.parallelism())
+		if err != nil {
+			return nil, err
+		}
 		var delta zset.Batch
 		var updated []zset.Row
-		for _, e := range matched {
-			nr, err := applySets(o, sets, e.Row)
-			if err != nil {
-				return nil, err
-			}
+		for i, e := range matched {
+			nr := news[i]
 			delta = append(delta, zset.Entry{Row: e.Row, Weight: -e.Weight}, zset.Entry{Row: nr, Weight: e.Weight})
 			for i := int64(0); i < e.Weight; i++ {
 				updated = append(updated, nr)

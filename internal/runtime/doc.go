@@ -30,7 +30,9 @@
 //   - Every stored table row, view row and change-log entry has the
 //     bucket of its row's routing key right after its object's id
 //     (keys.go), so one bucket of one object is one key range; readers
-//     that return rows in key order merge the buckets. The store records
+//     that return rows in key order merge the buckets, on the engine's
+//     workers when the read is large (storedscan.go), with the same
+//     result for any number of workers. The store records
 //     its layout version, and Open upgrades an older layout before
 //     anything else reads it (layout.go).
 //   - Stored weights are positive: a table row or view row whose weight

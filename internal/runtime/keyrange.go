@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -633,15 +634,16 @@ func describeKeyConds(conds []keyCond) string {
 
 // readKeyRanges returns o's stored rows under ranges (sorted, disjoint) as
 // r holds them, in key order: from the relation cache when r is the
-// current state and the cache holds o, else from the store.
-func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyRange) (zset.Batch, error) {
+// current state and the cache holds o, else from the store, split between
+// par's workers when the read is large (readStored).
+func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyRange, par diff.Parallelism) (zset.Batch, error) {
 	if cr, ok := r.(currentReader); ok {
 		if rows, ok := cr.eng.cache.lookup(o.id); ok {
 			return cachedRanges(o, rows, ranges), nil
 		}
 		r = cr.Reader
 	}
-	return readStored(ctx, r, o.rowsPrefix(), ranges, o.rowOrderKey(), nil)
+	return readStored(ctx, r, o.rowsPrefix(), ranges, o.rowOrderKey(), par)
 }
 
 // cachedRanges returns the rows of rows, o's whole contents in key order,
@@ -669,9 +671,9 @@ func inKeyRanges(key []byte, ranges []keyRange) bool {
 }
 
 // relationRangesAt is relationAt for the rows of o under ranges.
-func relationRangesAt(ctx context.Context, r state.Reader, o *object, asOf uint64, ranges []keyRange) (zset.Batch, error) {
+func relationRangesAt(ctx context.Context, r state.Reader, o *object, asOf uint64, ranges []keyRange, par diff.Parallelism) (zset.Batch, error) {
 	if asOf == asOfNow {
-		return readKeyRanges(ctx, r, o, ranges)
+		return readKeyRanges(ctx, r, o, ranges, par)
 	}
 	if o.kind != sql.MaterializedView {
 		return relationAt(ctx, r, o, asOf) // reports the error
@@ -679,7 +681,7 @@ func relationRangesAt(ctx context.Context, r state.Reader, o *object, asOf uint6
 	if err := o.existedAt(asOf); err != nil {
 		return nil, err
 	}
-	cur, err := readKeyRanges(ctx, r, o, ranges)
+	cur, err := readKeyRanges(ctx, r, o, ranges, par)
 	if err != nil {
 		return nil, err
 	}

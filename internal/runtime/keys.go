@@ -5,10 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
-	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -144,10 +143,16 @@ func decodeStored(v []byte) (zset.Entry, error) {
 }
 
 // readRelation returns the stored contents of relation o as a batch in
-// key order.
+// key order, read on one goroutine.
 func readRelation(ctx context.Context, r state.Reader, o *object) (zset.Batch, error) {
+	return readRelationOn(ctx, r, o, serialRead)
+}
+
+// readRelationOn is readRelation split between par's workers when the
+// relation is large (readStored).
+func readRelationOn(ctx context.Context, r state.Reader, o *object, par diff.Parallelism) (zset.Batch, error) {
 	prefix := o.rowsPrefix()
-	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, o.rowOrderKey(), nil)
+	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, o.rowOrderKey(), par)
 }
 
 // rowOrderKey returns the function that computes the order key of a
@@ -159,178 +164,6 @@ func (o *object) rowOrderKey() func(dst []byte, row zset.Row) []byte {
 	}
 	keyOf := o.orderKeyOf()
 	return func(dst []byte, row zset.Row) []byte { return keyOf(dst, nil, row) }
-}
-
-// readStored appends the stored rows of the relation under prefix whose
-// order keys lie in ranges (sorted, disjoint), in order-key order, to
-// out. A range within one bucket is read from it; any other range is
-// read from every bucket's part of it (the whole relation in one scan),
-// and the buckets' sorted runs are merged by order key: computed by
-// orderKey from the rows at the runs' heads, or, when orderKey is nil,
-// kept from the stored keys as they are read.
-func readStored(ctx context.Context, r state.Reader, prefix []byte, ranges []keyRange, orderKey func(dst []byte, row zset.Row) []byte, out zset.Batch) (zset.Batch, error) {
-	start := len(out)
-	merge := slices.ContainsFunc(ranges, func(kr keyRange) bool { return kr.bucket == allBuckets })
-	m := bucketMerge{orderKey: orderKey}
-	var derr error
-	collect := func(k, v []byte) bool {
-		if derr = ops.Interrupted(ctx, len(out)); derr != nil {
-			return false
-		}
-		e, err := decodeStored(v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		if merge {
-			m.add(len(out)-start, k[len(prefix)], k[len(prefix)+1:])
-		}
-		out = append(out, e)
-		return true
-	}
-	scan := func(lo, hi []byte) error {
-		m.bucket = -1 // a new scan starts a new run
-		err := r.Scan(lo, hi, collect)
-		if err == nil {
-			err = derr
-		}
-		return err
-	}
-	var lo, hi []byte
-	for _, kr := range ranges {
-		switch {
-		case kr.bucket != allBuckets:
-			b := byte(kr.bucket)
-			lo = bucketBound(lo, prefix, b, kr.lo)
-			hi = bucketBound(hi, prefix, b, kr.hi)
-			if err := scan(lo, hi); err != nil {
-				return nil, err
-			}
-		case bytes.Equal(kr.lo, prefix) && !bytes.HasPrefix(kr.hi, prefix):
-			// The whole relation: one scan, one run per bucket.
-			if err := scan(kr.lo, kr.hi); err != nil {
-				return nil, err
-			}
-		default:
-			for b := 0; b < zset.Buckets; b++ {
-				lo = bucketBound(lo, prefix, byte(b), kr.lo)
-				hi = bucketBound(hi, prefix, byte(b), kr.hi)
-				if err := scan(lo, hi); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	if merge {
-		m.merge(out[start:])
-	}
-	return out, nil
-}
-
-// bucketMerge merges the sorted runs of rows read bucket by bucket into
-// one sequence sorted by order key.
-type bucketMerge struct {
-	orderKey func(dst []byte, row zset.Row) []byte
-	// keys holds, when orderKey is nil, the rows' order keys without the prefix, concatenated;
-	// row i's ends at ends[i]. Neither holds pointers, so that the
-	// collector does not scan them.
-	keys   []byte
-	ends   []uint64
-	starts []int // the first row of each run
-	bucket int   // the bucket of the run being read; -1 before a scan
-}
-
-// add records row i, stored under bucket b with order key k (without the
-// prefix); rows are added in the order they are read.
-func (m *bucketMerge) add(i int, b byte, k []byte) {
-	if int(b) != m.bucket {
-		m.starts = append(m.starts, i)
-		m.bucket = int(b)
-	}
-	if m.orderKey != nil {
-		return
-	}
-	m.keys = append(m.keys, k...)
-	m.ends = append(m.ends, uint64(len(m.keys)))
-}
-
-func (m *bucketMerge) key(i int) []byte {
-	var lo uint64
-	if i > 0 {
-		lo = m.ends[i-1]
-	}
-	return m.keys[lo:m.ends[i]]
-}
-
-// merge reorders rows, whose runs m recorded, by order key: a k-way merge
-// over a binary heap of the runs' heads.
-func (m *bucketMerge) merge(rows zset.Batch) {
-	if len(m.starts) <= 1 {
-		return
-	}
-	type head struct {
-		next, end int
-		key       []byte // the order key of rows[next]
-		lead      uint64 // its first 8 bytes, big-endian, zero-padded
-	}
-	h := make([]head, 0, len(m.starts))
-	keyOf := func(hd *head) {
-		if m.orderKey != nil {
-			hd.key = m.orderKey(hd.key[:0], rows[hd.next].Row)
-		} else {
-			hd.key = m.key(hd.next)
-		}
-		var lead [8]byte
-		copy(lead[:], hd.key)
-		hd.lead = binary.BigEndian.Uint64(lead[:])
-	}
-	for i, s := range m.starts {
-		end := len(rows)
-		if i+1 < len(m.starts) {
-			end = m.starts[i+1]
-		}
-		if s < end {
-			h = append(h, head{next: s, end: end})
-			keyOf(&h[len(h)-1])
-		}
-	}
-	less := func(a, b int) bool {
-		if h[a].lead != h[b].lead {
-			return h[a].lead < h[b].lead
-		}
-		return bytes.Compare(h[a].key, h[b].key) < 0
-	}
-	down := func(i int) {
-		for {
-			c := 2*i + 1
-			if c >= len(h) {
-				return
-			}
-			if c+1 < len(h) && less(c+1, c) {
-				c++
-			}
-			if !less(c, i) {
-				return
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	sorted := make(zset.Batch, 0, len(rows))
-	for len(h) > 0 {
-		sorted = append(sorted, rows[h[0].next])
-		if h[0].next++; h[0].next == h[0].end {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		} else {
-			keyOf(&h[0])
-		}
-		down(0)
-	}
-	copy(rows, sorted)
 }
 
 // bucketBound maps the order-key bound k of a range under prefix to the

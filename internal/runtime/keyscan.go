@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -15,10 +16,10 @@ import (
 
 // readCandidates returns the rows of o that where can keep, in key order:
 // those in the key ranges where bounds, else all of them.
-func readCandidates(ctx context.Context, st state.Reader, o *object, where plan.Expr) (zset.Batch, error) {
+func readCandidates(ctx context.Context, st state.Reader, o *object, where plan.Expr, par diff.Parallelism) (zset.Batch, error) {
 	ranges, ok := keyRanges(o, findKeyConds(o, where))
 	if !ok {
-		return readRelation(ctx, st, o)
+		return readRelationOn(ctx, st, o, par)
 	}
-	return readKeyRanges(ctx, st, o, ranges)
+	return readKeyRanges(ctx, st, o, ranges, par)
 }

@@ -441,7 +441,7 @@ func TestReadsByRoutingKeyTouchOneBucket(t *testing.T) {
 			t.Fatalf("%s: no key ranges", c.query)
 		}
 		r := &bucketCounter{Reader: eng.mu.store, prefix: o.rowsPrefix(), buckets: map[byte]bool{}}
-		got, err := readKeyRanges(context.Background(), r, o, ranges)
+		got, err := readKeyRanges(context.Background(), r, o, ranges, serialRead)
 		if err != nil {
 			t.Fatal(err)
 		}

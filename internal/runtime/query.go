@@ -213,9 +213,13 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		if o == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
 		}
-		if ranges, ok := scanRanges(o, uses[name]); ok {
-			deltas[name], err = relationRangesAt(ctx, r, o, asOf, ranges)
-		} else {
+		par := cat.parallelism()
+		switch ranges, ok := scanRanges(o, uses[name]); {
+		case ok:
+			deltas[name], err = relationRangesAt(ctx, r, o, asOf, ranges, par)
+		case asOf == asOfNow && o.system == nil:
+			deltas[name], err = readContentsOn(ctx, r, o, par)
+		default:
 			deltas[name], err = relationAt(ctx, r, o, asOf)
 		}
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -70,24 +71,36 @@ type currentReader struct {
 }
 
 // readContents returns the whole contents of o's rows as r holds them,
-// from the relation cache when r is the current state.
+// from the relation cache when r is the current state, else read on the
+// engine's workers when r is the current state and on one goroutine
+// otherwise.
 func readContents(ctx context.Context, r state.Reader, o *object) (zset.Batch, error) {
+	par := serialRead
 	if cr, ok := r.(currentReader); ok {
-		return cr.eng.cache.read(ctx, cr.Reader, cr.eng.mu.epoch, o)
+		par = cr.eng.parallelism()
 	}
-	return readRelation(ctx, r, o)
+	return readContentsOn(ctx, r, o, par)
+}
+
+// readContentsOn is readContents with a read of the store split between
+// par's workers when it is large (readStored).
+func readContentsOn(ctx context.Context, r state.Reader, o *object, par diff.Parallelism) (zset.Batch, error) {
+	if cr, ok := r.(currentReader); ok {
+		return cr.eng.cache.read(ctx, cr.Reader, cr.eng.mu.epoch, o, par)
+	}
+	return readRelationOn(ctx, r, o, par)
 }
 
 // read returns o's contents at epoch, the frontier r holds. The caller
 // holds the engine's read lock.
-func (c *relationCache) read(ctx context.Context, r state.Reader, epoch uint64, o *object) (zset.Batch, error) {
+func (c *relationCache) read(ctx context.Context, r state.Reader, epoch uint64, o *object, par diff.Parallelism) (zset.Batch, error) {
 	c.mu.Lock()
 	ent, ok := c.mu.entries[o.id]
 	c.mu.Unlock()
 	if ok && c.changedAt[o.id] <= ent.epoch {
 		return slices.Clone(ent.rows), nil
 	}
-	rows, err := readRelation(ctx, r, o)
+	rows, err := readRelationOn(ctx, r, o, par)
 	if err != nil || len(rows) > maxCachedRelationRows {
 		return rows, err
 	}
