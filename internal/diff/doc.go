@@ -19,8 +19,10 @@
 // Invariants:
 //   - Operators are numbered in post-order (inputs before the node that
 //     reads them), which is also the order Step runs them in; an operator's
-//     state lives under the circuit's prefix followed by its number, four
-//     bytes big-endian. The same plan always gets the same numbers, so a
+//     state lives under the circuit's prefix, the bucket of each state
+//     key's routing key (ops.Prefix) and the operator's number, four
+//     bytes big-endian: circuit prefix | bucket | number | own keys. The
+//     same plan always gets the same numbers, so a
 //     circuit rebuilt after a restart finds its state.
 //   - Every batch passed between operators is consolidated; Step's result
 //     is consolidated.

@@ -164,7 +164,7 @@ func inputRows(c *Circuit, deltas map[string]zset.Batch) int {
 // the same plan, for workers 1 to n-1.
 func (c *Circuit) instances(n int) error {
 	for len(c.workers) < n-1 {
-		w, err := Build(c.plan, c.prefix, c.forQuery)
+		w, err := build(c.plan, c.prefix, c.forQuery, false)
 		if err != nil {
 			return fmt.Errorf("building a worker's circuit: %w", err)
 		}

@@ -50,10 +50,10 @@ import (
 type Aggregate struct {
 	groupBy     []plan.Expr
 	aggs        []aggSpec
-	groupPrefix []byte
+	groupPrefix *bucketed
 	// repPrefix, when the group values can be equal yet written
 	// differently, prefixes the counts of each group's representations.
-	repPrefix []byte
+	repPrefix *bucketed
 
 	// Scratch, reused across steps.
 	scratch struct {
@@ -84,13 +84,19 @@ type Aggregate struct {
 // NewAggregate returns an aggregate keeping its state under prefix. The
 // output columns are the groupBy values, then one per aggregate, typed as
 // PostgreSQL types them (types.AggregateType).
-func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Aggregate, error) {
-	a := &Aggregate{groupBy: groupBy, groupPrefix: withSuffix(prefix, 'g')}
+func NewAggregate(prefix Prefix, groupBy []plan.Expr, aggs []plan.AggCall) (*Aggregate, error) {
+	_, byValue := singleRowBucket(groupBy)
+	expand := func(p Prefix) *bucketed {
+		t := p.expand()
+		t.byValue = byValue
+		return t
+	}
+	a := &Aggregate{groupBy: groupBy, groupPrefix: expand(prefix.With('g'))}
 	for _, g := range groupBy {
 		switch g.Type().ID {
 		case types.Numeric, types.Float4, types.Float8, types.Interval:
 			// Values of these types can be equal yet print differently.
-			a.repPrefix = withSuffix(prefix, 'r')
+			a.repPrefix = expand(prefix.With('r'))
 		}
 	}
 	off := len(groupBy) + 1
@@ -100,10 +106,10 @@ func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Agg
 			return nil, err
 		}
 		if s.arranged {
-			s.prefix = aggPrefix(prefix, i)
+			s.prefix = expand(aggPrefix(prefix, i))
 		}
 		if s.fn == fnMode {
-			s.modePrefix = modePrefix(prefix, i)
+			s.modePrefix = expand(modePrefix(prefix, i))
 		}
 		s.off = off
 		off += s.fields()
@@ -330,7 +336,7 @@ func resize[T any](s []T, n int) []T {
 func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows []aggInput, partials zset.Batch, out zset.Batch) (zset.Batch, error) {
 	global := len(a.groupBy) == 0
 	ng := len(a.groupBy)
-	a.key = append(append(a.key[:0], a.groupPrefix...), gkey...)
+	a.key = append(append(a.key[:0], a.groupPrefix.of(gkey)...), gkey...)
 	raw, exists, err := st.Get(a.key)
 	if err != nil || (exists && len(rows) == 0 && len(partials) == 0) {
 		return out, err // no input for an existing group: nothing changes
@@ -551,7 +557,7 @@ func (a *Aggregate) arrange(st state.Store, s *aggSpec, acc *accum, gkey []byte,
 // and returns the smallest one present, the group values the output shows
 // (or cur when the group is gone).
 func (a *Aggregate) representative(st state.Store, gkey []byte, rows []aggInput, cur []types.Value) ([]types.Value, error) {
-	a.key2 = append(append(append(a.key2[:0], a.repPrefix...), gkey...), repSep)
+	a.key2 = append(append(append(a.key2[:0], a.repPrefix.of(gkey)...), gkey...), repSep)
 	cls := &a.cls
 	if err := cls.load(st, a.key2); err != nil {
 		return nil, err
@@ -582,7 +588,7 @@ func decodeValue(b []byte) (types.Value, error) {
 // positive count, or NULL when there is none. Among equal values it takes
 // the first (MIN) or last (MAX) representation by row encoding.
 func (a *Aggregate) extreme(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	plen := len(a.arrKey)
 	var (
 		res     = types.Null

@@ -114,11 +114,11 @@ func run(rs []keyedRow, key []byte) int {
 // arrangement is one input arranged by join key, with optional counts
 // stored after each row's weight:
 //
-//	prefix | EncodeKey(key) | rowSep | EncodeRow(row) → varint(weight) varint(count)...
+//	prefix(key) | EncodeKey(key) | rowSep | EncodeRow(row) → varint(weight) varint(count)...
 //
 // An entry is deleted when its weight reaches zero.
 type arrangement struct {
-	prefix  []byte
+	prefix  *bucketed
 	ncounts int
 
 	keyBuf []byte
@@ -141,8 +141,8 @@ type scannedEntry struct {
 
 const maxCounts = 2
 
-func newArrangement(prefix []byte, ncounts int) *arrangement {
-	a := &arrangement{prefix: prefix, ncounts: ncounts}
+func newArrangement(prefix Prefix, ncounts int) *arrangement {
+	a := &arrangement{prefix: prefix.expand(), ncounts: ncounts}
 	a.collect = a.collectEntry
 	return a
 }
@@ -178,7 +178,7 @@ func (a *arrangement) collectEntry(k, v []byte) bool {
 
 // entryKey sets a.keyBuf to the key of row enc under key.
 func (a *arrangement) entryKey(key, enc []byte) []byte {
-	a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix...), key...), rowSep)
+	a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix.of(key)...), key...), rowSep)
 	a.keyBuf = append(a.keyBuf, enc...)
 	return a.keyBuf
 }
@@ -189,7 +189,7 @@ func (a *arrangement) entryKey(key, enc []byte) []byte {
 func (a *arrangement) load(st state.Reader, key []byte, delta []keyedRow, scan bool, dst []sideEntry) ([]sideEntry, error) {
 	start := len(dst)
 	if scan {
-		a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix...), key...), rowSep)
+		a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix.of(key)...), key...), rowSep)
 		a.endBuf = append(a.endBuf[:0], a.keyBuf...)
 		a.endBuf[len(a.endBuf)-1]++
 		a.scanEnc, a.scanned, a.scanErr, a.scanPlen = a.scanEnc[:0], a.scanned[:0], nil, len(a.keyBuf)
