@@ -44,7 +44,7 @@ type node struct {
 	// labels, when set, name the node's inputs in EXPLAIN.
 	labels []string
 	// routes, when set, says how each input is exchanged between
-	// workers, and single that the node runs on the first worker alone
+	// workers, and single that the node runs on the single worker alone
 	// (exchange.go).
 	routes []route
 	single bool

@@ -35,8 +35,9 @@
 //     StepParallel's output, error and state writes equal Step's, byte
 //     for byte. Every stateful operator either keys its state by a key the
 //     exchange before it routes by (so each key's rows and state belong to
-//     one worker), or is single (its inputs gathered on the first worker,
-//     which alone runs it), or is a recursive query's Fixpoint, whose
+//     one worker), or is single (its inputs gathered on the worker owning
+//     the bucket of the empty key, which holds its state and alone runs
+//     it), or is a recursive query's Fixpoint, whose
 //     instances keep each row's state on the row's owner and iterate
 //     together; operator state is stored under the data's key, never
 //     under a worker. A global operator that splits is a partial
