@@ -215,7 +215,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 }
 
 // evaluate computes every delta row's group key, FILTERs and arguments,
-// and sorts the rows by group key.
+// and sorts the rows by the group key's bucket, then group key.
 func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -247,7 +247,11 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			}
 			in.group[j] = v
 		}
-		keys = zset.EncodeKey(keys, in.group...)
+		// The group's bucket, then its key: groups are visited in the
+		// order of their state in the store.
+		off := len(keys)
+		keys = zset.EncodeKey(append(keys, 0), in.group...)
+		keys[off] = byte(a.groupPrefix.bucketOf(keys[off+1:]))
 		ends[i] = len(keys)
 		for j := range a.aggs {
 			c := &a.aggs[j].call
@@ -301,7 +305,7 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 	sc.keys = keys
 	start := 0
 	for i := range inputs {
-		inputs[i].key = keys[start:ends[i]:ends[i]]
+		inputs[i].key = keys[start+1 : ends[i] : ends[i]]
 		start = ends[i]
 	}
 	if ng == 0 {
