@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/proccpu"
 	"github.com/rockstream/rockstream/internal/state"
@@ -60,7 +61,7 @@ func BenchmarkGlobalOperators(b *testing.B) {
 			workers int
 		}{{"one-step/workers=1", true, 1}, {"split/workers=1", false, 1}, {"split/workers=2", false, 2}} {
 			b.Run(fmt.Sprintf("%s/%s", q.name, form.name), func(b *testing.B) {
-				c, err := build(q.p, []byte("b/"), false, form.serial)
+				c, err := build(q.p, ops.Prefix{Circuit: []byte("b/")}, false, form.serial)
 				if err != nil {
 					b.Fatal(err)
 				}

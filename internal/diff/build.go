@@ -14,7 +14,7 @@ import (
 
 // builder turns a plan into circuit nodes, inputs first.
 type builder struct {
-	prefix    []byte
+	prefix    ops.Prefix
 	forQuery  bool
 	serial    bool // no exchanges (exchange.go)
 	nodes     []node
@@ -36,15 +36,16 @@ func stripOrdering(p plan.Node) plan.Node {
 	}
 }
 
-// opPrefix is the state key prefix of the operator that will get the next
-// id: the circuit's prefix and the id, 4 bytes big-endian (fixed width, so
-// no operator's prefix is a prefix of another's).
-func (b *builder) opPrefix() ([]byte, error) {
+// opPrefix is the state prefix of the operator that will get the next id:
+// the circuit's prefix, then (after the bucket of each key, ops.Prefix)
+// the circuit's operator part and the id, 4 bytes big-endian (fixed
+// width, so no operator's prefix is a prefix of another's).
+func (b *builder) opPrefix() (ops.Prefix, error) {
 	id := len(b.nodes)
 	if id > math.MaxUint32 {
-		return nil, errs.New(errs.ProgramLimitExceeded, "query has too many operators")
+		return ops.Prefix{}, errs.New(errs.ProgramLimitExceeded, "query has too many operators")
 	}
-	return binary.BigEndian.AppendUint32(slices.Clip(b.prefix), uint32(id)), nil
+	return ops.Prefix{Circuit: b.prefix.Circuit, Op: binary.BigEndian.AppendUint32(slices.Clip(b.prefix.Op), uint32(id))}, nil
 }
 
 func (b *builder) add(n node) int {

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/ops"
@@ -27,7 +28,7 @@ type Circuit struct {
 	// What Build was given, to build the instances of the other workers
 	// (workers.go), which workers holds once they are built.
 	plan     plan.Node
-	prefix   []byte
+	prefix   ops.Prefix
 	forQuery bool
 	workers  []*Circuit
 }
@@ -43,7 +44,7 @@ type node struct {
 	// labels, when set, name the node's inputs in EXPLAIN.
 	labels []string
 	// routes, when set, says how each input is exchanged between
-	// workers, and single that the node runs on the first worker alone
+	// workers, and single that the node runs on the single worker alone
 	// (exchange.go).
 	routes []route
 	single bool
@@ -63,16 +64,16 @@ type node struct {
 // say) is the TopK it computes (LIMIT ALL, which changes nothing, is
 // dropped).
 func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
-	return build(p, prefix, forQuery, false)
+	return build(p, ops.Prefix{Circuit: slices.Clone(prefix)}, forQuery, false)
 }
 
 // build is Build; a serial circuit (the body of a recursive query, which
 // its Fixpoint runs on one worker) has no exchanges.
-func build(p plan.Node, prefix []byte, forQuery, serial bool) (*Circuit, error) {
+func build(p plan.Node, prefix ops.Prefix, forQuery, serial bool) (*Circuit, error) {
 	if forQuery {
 		p = stripOrdering(p)
 	}
-	b := &builder{prefix: append([]byte(nil), prefix...), forQuery: forQuery, serial: serial}
+	b := &builder{prefix: prefix, forQuery: forQuery, serial: serial}
 	root, err := b.build(p)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -175,7 +176,7 @@ func (h *harness) checkBatch(t *testing.T, d *datadriven.TestData) {
 // partial and a final one, so that the reference does not share the
 // split it checks.
 func batchEval(p plan.Node, forQuery bool, inputs map[string]zset.Batch) (zset.Batch, error) {
-	c, err := build(p, []byte("batch/"), forQuery, true)
+	c, err := build(p, ops.Prefix{Circuit: []byte("batch/")}, forQuery, true)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,10 @@
 // Invariants:
 //   - Operators are numbered in post-order (inputs before the node that
 //     reads them), which is also the order Step runs them in; an operator's
-//     state lives under the circuit's prefix followed by its number, four
-//     bytes big-endian. The same plan always gets the same numbers, so a
+//     state lives under the circuit's prefix, the bucket of each state
+//     key's routing key (ops.Prefix) and the operator's number, four
+//     bytes big-endian: circuit prefix | bucket | number | own keys. The
+//     same plan always gets the same numbers, so a
 //     circuit rebuilt after a restart finds its state.
 //   - Every batch passed between operators is consolidated; Step's result
 //     is consolidated.
@@ -33,8 +35,9 @@
 //     StepParallel's output, error and state writes equal Step's, byte
 //     for byte. Every stateful operator either keys its state by a key the
 //     exchange before it routes by (so each key's rows and state belong to
-//     one worker), or is single (its inputs gathered on the first worker,
-//     which alone runs it), or is a recursive query's Fixpoint, whose
+//     one worker), or is single (its inputs gathered on the worker owning
+//     the bucket of the empty key, which holds its state and alone runs
+//     it), or is a recursive query's Fixpoint, whose
 //     instances keep each row's state on the row's owner and iterate
 //     together; operator state is stored under the data's key, never
 //     under a worker. A global operator that splits is a partial

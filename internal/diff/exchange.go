@@ -18,8 +18,9 @@ import (
 // exchange before it sends every row to the worker owning the bucket of
 // the row's key (zset.Bucket, zset.BucketOwner). An operator whose state
 // is not keyed (a window without PARTITION BY, a cross join, VALUES) is
-// single: its inputs are gathered onto the first worker, and it runs
-// there alone. A recursive query's fixpoint runs on every worker
+// single: its inputs are gathered onto the worker owning the bucket of
+// the empty key (singleWorker), where its state is (ops.Prefix), and it
+// runs there alone. A recursive query's fixpoint runs on every worker
 // (ops.ParallelOperator): its inputs are routed by the whole row, and
 // its instances iterate together through a workerExchange, their
 // bodies exchanging rows at every iteration under the hub's scope of the
@@ -45,7 +46,7 @@ const (
 	routeKey
 	// routeRow sends a row to the owner of the bucket of the whole row.
 	routeRow
-	// routeOne sends every row to the first worker.
+	// routeOne sends every row to the single worker (singleWorker).
 	routeOne
 )
 
@@ -82,7 +83,7 @@ func (b *builder) keyedOrSingle(id int, keys ...[]plan.Expr) {
 	b.single(id)
 }
 
-// single marks node id as running on the first worker alone, its inputs
+// single marks node id as running on the single worker alone, its inputs
 // gathered there.
 func (b *builder) single(id int) {
 	if b.serial {
@@ -106,6 +107,10 @@ func (n *node) exchanged() bool {
 	return false
 }
 
+// singleWorker is the worker of n that runs the single nodes: the owner
+// of the bucket of the empty key, which holds their state.
+func singleWorker(n int) int { return zset.BucketOwner(zset.Bucket(nil), n) }
+
 // partition splits b into one batch per worker by r. Each part keeps b's
 // order, so the parts of a consolidated batch are consolidated. keyBuf
 // and vals are scratch, returned for reuse.
@@ -115,7 +120,7 @@ func partition(b zset.Batch, r route, workers int, parts []zset.Batch, keyBuf []
 		return parts, keyBuf, vals, nil
 	}
 	if r.kind == routeOne {
-		parts[0] = b
+		parts[singleWorker(workers)] = b
 		return parts, keyBuf, vals, nil
 	}
 	for _, e := range b {

@@ -40,7 +40,7 @@ func intervalText(us int64) string {
 // watermark passes the window's end no such row can be inserted, updated
 // or deleted any more (the runtime enforces it). It returns nil when the
 // aggregate is not of that shape, along with the EXPLAIN note otherwise.
-func windowedAggregate(n *plan.Aggregate, agg *ops.Aggregate, prefix []byte) (*ops.WindowedAggregate, string, error) {
+func windowedAggregate(n *plan.Aggregate, agg *ops.Aggregate, prefix ops.Prefix) (*ops.WindowedAggregate, string, error) {
 	for g, e := range n.GroupBy {
 		c, ok := e.(*plan.ColRef)
 		if !ok {

@@ -164,7 +164,7 @@ func inputRows(c *Circuit, deltas map[string]zset.Batch) int {
 // the same plan, for workers 1 to n-1.
 func (c *Circuit) instances(n int) error {
 	for len(c.workers) < n-1 {
-		w, err := Build(c.plan, c.prefix, c.forQuery)
+		w, err := build(c.plan, c.prefix, c.forQuery, false)
 		if err != nil {
 			return fmt.Errorf("building a worker's circuit: %w", err)
 		}
@@ -176,7 +176,7 @@ func (c *Circuit) instances(n int) error {
 // stepWorker runs the circuit over consolidated input deltas. With a hub
 // it is worker me's part of a parallel step: it exchanges rows with the
 // other workers before every node whose inputs are routed (exchange.go),
-// and skips single nodes unless it is the first worker; every worker
+// and skips single nodes unless it is the single worker; every worker
 // passes every exchange, in node order, so that the exchanges line up.
 // Without one (Step) it is the whole step on one worker. A ParallelOperator
 // runs on every worker, with an exchange over the hub; scope tells the
@@ -239,7 +239,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		for _, j := range nd.inputs {
 			outs[j] = nil
 		}
-		if nd.single && me != 0 {
+		if nd.single && (h != nil && me != singleWorker(h.n)) {
 			continue
 		}
 		var out zset.Batch

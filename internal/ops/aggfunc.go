@@ -2,7 +2,6 @@ package ops
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 
 	"github.com/cockroachdb/apd/v3"
@@ -117,10 +116,10 @@ type aggSpec struct {
 	// insertOnly MIN and MAX keep the extreme alone: their input never
 	// retracts (Aggregate.InsertOnly).
 	insertOnly bool
-	prefix     []byte
+	prefix     *bucketed
 	// modePrefix, for mode(), prefixes its index of each group's value
 	// classes by count (aggorderedset.go).
-	modePrefix []byte
+	modePrefix *bucketed
 	off        int             // first field in the state row
 	div        *types.Operator // AVG's final division
 	// lerp holds, for percentile_cont over interval, the operators
@@ -552,12 +551,12 @@ func (s *aggSpec) stateName() string {
 // classPrefix appends the prefix of the arrangement keys of value v's
 // equality class in the group: prefix | gkey | EncodeKey(v) | repSep.
 func (s *aggSpec) classPrefix(dst, gkey []byte, v types.Value) []byte {
-	dst = append(append(dst, s.prefix...), gkey...)
+	dst = append(append(dst, s.prefix.of(gkey)...), gkey...)
 	return append(zset.EncodeKey(dst, v), repSep)
 }
 
-func aggPrefix(prefix []byte, i int) []byte {
-	return binary.BigEndian.AppendUint16(withSuffix(prefix, 'a'), uint16(i))
+func aggPrefix(prefix Prefix, i int) Prefix {
+	return prefix.With('a', byte(i>>8), byte(i))
 }
 
 // addExtreme folds an inserted value into an insert-only MIN or MAX. It

@@ -67,7 +67,7 @@ func (a *Aggregate) takeHypothetical(st state.Store, s *aggSpec, acc *accum, gke
 		// The cursor's count is the number of distinct keys before the
 		// hypothetical row: it changes when a key's count crosses zero.
 		if c := &acc.cursors[0]; c.valid && bytes.Compare(okey, c.key) < 0 {
-			a.key2 = append(append(append(a.key2[:0], s.prefix...), gkey...), okey...)
+			a.key2 = append(append(append(a.key2[:0], s.prefix.of(gkey)...), gkey...), okey...)
 			raw, ok, err := st.Get(a.key2)
 			if err != nil {
 				return err
@@ -107,7 +107,7 @@ func (a *Aggregate) hypotheticalValue(st state.Store, s *aggSpec, gkey []byte, g
 	if acc.rows == 0 {
 		return s.hypotheticalEmpty(), nil
 	}
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	a.key2 = append(a.key2[:0], a.arrKey...)
 	for i, k := range s.call.Order {
 		x, err := s.call.Direct[i].Eval(gvals)

@@ -98,7 +98,7 @@ func keyLossy(k types.Kind) bool {
 // arrangement.
 func (a *Aggregate) arrangeOrdered(st state.Store, s *aggSpec, acc *accum, gkey, okey []byte, w int64) error {
 	acc.dirty = true
-	a.key2 = append(append(append(a.key2[:0], s.prefix...), gkey...), okey...)
+	a.key2 = append(append(append(a.key2[:0], s.prefix.of(gkey)...), gkey...), okey...)
 	var err error
 	a.buf, err = addWeightAt(st, a.key2, w, a.buf)
 	return err
@@ -107,7 +107,7 @@ func (a *Aggregate) arrangeOrdered(st state.Store, s *aggSpec, acc *accum, gkey,
 // orderedValue rebuilds string_agg's or array_agg's result from the
 // group's arrangement: NULL when it is empty.
 func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	plen := len(a.arrKey)
 	var (
 		b       strings.Builder

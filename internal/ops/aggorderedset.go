@@ -290,7 +290,7 @@ func (a *Aggregate) seekRank(st state.Store, s *aggSpec, gkey []byte, c *rankCur
 			*c = rankCursor{valid: true, key: cursorEnd, before: n}
 		}
 	}
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	plen := len(a.arrKey)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
 	a.key2 = append(append(a.key2[:0], a.arrKey...), c.key...)
@@ -344,7 +344,7 @@ func (a *Aggregate) seekRank(st state.Store, s *aggSpec, gkey []byte, c *rankCur
 // valueAfter returns the value of the first entry after the one with key
 // suffix key.
 func (a *Aggregate) valueAfter(st state.Store, s *aggSpec, gkey, key []byte) (types.Value, error) {
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	plen := len(a.arrKey)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
 	// The smallest key after key and its extensions.
@@ -482,8 +482,8 @@ func orderedSetEntry(rest []byte) (types.Value, error) {
 // modeMark is the value of a mode index entry (the key says it all).
 var modeMark = []byte{1}
 
-func modePrefix(prefix []byte, i int) []byte {
-	return binary.BigEndian.AppendUint16(withSuffix(prefix, 'm'), uint16(i))
+func modePrefix(prefix Prefix, i int) Prefix {
+	return prefix.With('m', byte(i>>8), byte(i))
 }
 
 // arrangeMode adds w copies of a value with arrangement key okey to the
@@ -527,14 +527,14 @@ func classKey(okey []byte) ([]byte, error) {
 
 // modeKey returns the mode index key of a class with count n.
 func (a *Aggregate) modeKey(s *aggSpec, gkey []byte, n int64, class []byte) []byte {
-	a.rep = append(append(a.rep[:0], s.modePrefix...), gkey...)
+	a.rep = append(append(a.rep[:0], s.modePrefix.of(gkey)...), gkey...)
 	a.rep = zset.EncodeKeyDesc(a.rep, i8(n))
 	return append(a.rep, class...)
 }
 
 // classCount sums the counts of a class's entries in the arrangement.
 func (a *Aggregate) classCount(st state.Store, s *aggSpec, gkey, class []byte) (int64, error) {
-	a.arrKey = append(append(append(a.arrKey[:0], s.prefix...), gkey...), class...)
+	a.arrKey = append(append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...), class...)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)
 	var (
 		n       int64
@@ -560,7 +560,7 @@ func (a *Aggregate) classCount(st state.Store, s *aggSpec, gkey, class []byte) (
 // which replaces its candidate only by a strictly larger class), from the
 // first entry of the group's mode index.
 func (a *Aggregate) mode(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
-	a.key2 = append(append(a.key2[:0], s.modePrefix...), gkey...)
+	a.key2 = append(append(a.key2[:0], s.modePrefix.of(gkey)...), gkey...)
 	plen := len(a.key2)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.key2)
 	var (
@@ -585,7 +585,7 @@ func (a *Aggregate) mode(st state.Store, s *aggSpec, gkey []byte) (types.Value, 
 	if class == nil {
 		return types.Null, corrupt("mode index (no class for a group with values)")
 	}
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	alen := len(a.arrKey)
 	a.arrKey = append(a.arrKey, class...)
 	a.endKey = zset.KeyPrefixEnd(a.endKey[:0], a.arrKey)

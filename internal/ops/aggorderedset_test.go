@@ -47,7 +47,7 @@ func TestOrderedSetAgainstSorting(t *testing.T) {
 		{Func: "cume_dist", Arg: x, Order: order(false), Direct: []plan.Expr{fraction(4)}, Type: f8},
 	}
 	rapid.Check(t, func(rt *rapid.T) {
-		a, err := NewAggregate([]byte("os/"), nil, calls)
+		a, err := NewAggregate(Prefix{Circuit: []byte("os/")}, nil, calls)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func BenchmarkOrderedSetSmallChanges(b *testing.B) {
 
 func benchmarkSmallChanges(b *testing.B, name string, call plan.AggCall, n int) {
 	b.Run(name+"/n="+strconv.Itoa(n), func(b *testing.B) {
-		a, err := NewAggregate([]byte("os/"), nil, []plan.AggCall{call})
+		a, err := NewAggregate(Prefix{Circuit: []byte("os/")}, nil, []plan.AggCall{call})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -78,7 +78,7 @@ type PartialAggregate struct {
 // NewPartialAggregate returns the partial step of aggs without GROUP BY
 // (Splittable), keeping its state under prefix; insertOnly is what
 // Aggregate.InsertOnly declares.
-func NewPartialAggregate(prefix []byte, aggs []plan.AggCall, insertOnly bool) (*PartialAggregate, error) {
+func NewPartialAggregate(prefix Prefix, aggs []plan.AggCall, insertOnly bool) (*PartialAggregate, error) {
 	a, err := NewAggregate(prefix, nil, aggs)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ type FinalAggregate struct {
 // NewFinalAggregate returns the final step of aggs without GROUP BY
 // (Splittable), keeping its state under prefix; insertOnly is what
 // Aggregate.InsertOnly declares, the same as for the partial.
-func NewFinalAggregate(prefix []byte, aggs []plan.AggCall, insertOnly bool) (*FinalAggregate, error) {
+func NewFinalAggregate(prefix Prefix, aggs []plan.AggCall, insertOnly bool) (*FinalAggregate, error) {
 	a, err := NewAggregate(prefix, nil, aggs)
 	if err != nil {
 		return nil, err

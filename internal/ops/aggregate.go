@@ -50,10 +50,10 @@ import (
 type Aggregate struct {
 	groupBy     []plan.Expr
 	aggs        []aggSpec
-	groupPrefix []byte
+	groupPrefix *bucketed
 	// repPrefix, when the group values can be equal yet written
 	// differently, prefixes the counts of each group's representations.
-	repPrefix []byte
+	repPrefix *bucketed
 
 	// Scratch, reused across steps.
 	scratch struct {
@@ -84,13 +84,19 @@ type Aggregate struct {
 // NewAggregate returns an aggregate keeping its state under prefix. The
 // output columns are the groupBy values, then one per aggregate, typed as
 // PostgreSQL types them (types.AggregateType).
-func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Aggregate, error) {
-	a := &Aggregate{groupBy: groupBy, groupPrefix: withSuffix(prefix, 'g')}
+func NewAggregate(prefix Prefix, groupBy []plan.Expr, aggs []plan.AggCall) (*Aggregate, error) {
+	_, byValue := singleRowBucket(groupBy)
+	expand := func(p Prefix) *bucketed {
+		t := p.expand()
+		t.byValue = byValue
+		return t
+	}
+	a := &Aggregate{groupBy: groupBy, groupPrefix: expand(prefix.With('g'))}
 	for _, g := range groupBy {
 		switch g.Type().ID {
 		case types.Numeric, types.Float4, types.Float8, types.Interval, types.Jsonb:
 			// Values of these types can be equal yet print differently.
-			a.repPrefix = withSuffix(prefix, 'r')
+			a.repPrefix = expand(prefix.With('r'))
 		}
 	}
 	off := len(groupBy) + 1
@@ -100,10 +106,10 @@ func NewAggregate(prefix []byte, groupBy []plan.Expr, aggs []plan.AggCall) (*Agg
 			return nil, err
 		}
 		if s.arranged {
-			s.prefix = aggPrefix(prefix, i)
+			s.prefix = expand(aggPrefix(prefix, i))
 		}
 		if s.fn == fnMode {
-			s.modePrefix = modePrefix(prefix, i)
+			s.modePrefix = expand(modePrefix(prefix, i))
 		}
 		s.off = off
 		off += s.fields()
@@ -209,7 +215,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 }
 
 // evaluate computes every delta row's group key, FILTERs and arguments,
-// and sorts the rows by group key.
+// and sorts the rows by the group key's bucket, then group key.
 func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -241,7 +247,11 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			}
 			in.group[j] = v
 		}
-		keys = zset.EncodeKey(keys, in.group...)
+		// The group's bucket, then its key: groups are visited in the
+		// order of their state in the store.
+		off := len(keys)
+		keys = zset.EncodeKey(append(keys, 0), in.group...)
+		keys[off] = byte(a.groupPrefix.bucketOf(keys[off+1:]))
 		ends[i] = len(keys)
 		for j := range a.aggs {
 			c := &a.aggs[j].call
@@ -295,7 +305,7 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 	sc.keys = keys
 	start := 0
 	for i := range inputs {
-		inputs[i].key = keys[start:ends[i]:ends[i]]
+		inputs[i].key = keys[start+1 : ends[i] : ends[i]]
 		start = ends[i]
 	}
 	if ng == 0 {
@@ -330,7 +340,7 @@ func resize[T any](s []T, n int) []T {
 func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows []aggInput, partials zset.Batch, out zset.Batch) (zset.Batch, error) {
 	global := len(a.groupBy) == 0
 	ng := len(a.groupBy)
-	a.key = append(append(a.key[:0], a.groupPrefix...), gkey...)
+	a.key = append(append(a.key[:0], a.groupPrefix.of(gkey)...), gkey...)
 	raw, exists, err := st.Get(a.key)
 	if err != nil || (exists && len(rows) == 0 && len(partials) == 0) {
 		return out, err // no input for an existing group: nothing changes
@@ -551,7 +561,7 @@ func (a *Aggregate) arrange(st state.Store, s *aggSpec, acc *accum, gkey []byte,
 // and returns the smallest one present, the group values the output shows
 // (or cur when the group is gone).
 func (a *Aggregate) representative(st state.Store, gkey []byte, rows []aggInput, cur []types.Value) ([]types.Value, error) {
-	a.key2 = append(append(append(a.key2[:0], a.repPrefix...), gkey...), repSep)
+	a.key2 = append(append(append(a.key2[:0], a.repPrefix.of(gkey)...), gkey...), repSep)
 	cls := &a.cls
 	if err := cls.load(st, a.key2); err != nil {
 		return nil, err
@@ -582,7 +592,7 @@ func decodeValue(b []byte) (types.Value, error) {
 // positive count, or NULL when there is none. Among equal values it takes
 // the first (MIN) or last (MAX) representation by row encoding.
 func (a *Aggregate) extreme(st state.Store, s *aggSpec, gkey []byte) (types.Value, error) {
-	a.arrKey = append(append(a.arrKey[:0], s.prefix...), gkey...)
+	a.arrKey = append(append(a.arrKey[:0], s.prefix.of(gkey)...), gkey...)
 	plen := len(a.arrKey)
 	var (
 		res     = types.Null

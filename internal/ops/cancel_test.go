@@ -41,7 +41,7 @@ func longSteps(t *testing.T) []struct {
 	}
 	side := rows[:200]
 	agg := func() Operator {
-		a, err := NewAggregate([]byte("agg/"), []plan.Expr{ref(0, types.Int4)}, []plan.AggCall{{Func: "count", Type: types.Of(types.Int8)}})
+		a, err := NewAggregate(Prefix{Circuit: []byte("agg/")}, []plan.Expr{ref(0, types.Int4)}, []plan.AggCall{{Func: "count", Type: types.Of(types.Int8)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,19 +54,19 @@ func longSteps(t *testing.T) []struct {
 		units int
 	}{
 		// A cross join: every pair of 200 × 200 rows.
-		{"cross join", func() Operator { return NewJoin([]byte("j/"), nil, nil, nil, nil, 2, 2) }, []zset.Batch{side, side}, 200 * 200},
+		{"cross join", func() Operator { return NewJoin(Prefix{Circuit: []byte("j/")}, nil, nil, nil, nil, 2, 2) }, []zset.Batch{side, side}, 200 * 200},
 		// An equi-join on a key with three values: 200 × 67 pairs a key.
 		{"join", func() Operator {
-			return NewJoin([]byte("j/"), []plan.Expr{ref(1, types.Int4)}, []plan.Expr{ref(1, types.Int4)}, nil, nil, 2, 2)
+			return NewJoin(Prefix{Circuit: []byte("j/")}, []plan.Expr{ref(1, types.Int4)}, []plan.Expr{ref(1, types.Int4)}, nil, nil, 2, 2)
 		}, []zset.Batch{side, side}, 200 * 200 / 3},
 		{"left join", func() Operator {
-			return NewOuterJoin([]byte("o/"), plan.LeftJoin, []plan.Expr{ref(1, types.Int4)}, []plan.Expr{ref(1, types.Int4)}, nil, nil, 2, 2, false)
+			return NewOuterJoin(Prefix{Circuit: []byte("o/")}, plan.LeftJoin, []plan.Expr{ref(1, types.Int4)}, []plan.Expr{ref(1, types.Int4)}, nil, nil, 2, 2, false)
 		}, []zset.Batch{side, side}, 200 * 200 / 3},
 		{"aggregate, one group a row", agg, []zset.Batch{rows}, n},
 		{"filter", func() Operator {
 			return &Filter{Pred: &plan.Const{Val: types.MakeBool(true), Typ: types.Of(types.Bool)}}
 		}, []zset.Batch{rows}, n},
-		{"distinct", func() Operator { return NewDistinct([]byte("d/")) }, []zset.Batch{rows}, n},
+		{"distinct", func() Operator { return NewDistinct(Prefix{Circuit: []byte("d/")}) }, []zset.Batch{rows}, n},
 	}
 }
 

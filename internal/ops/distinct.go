@@ -14,14 +14,18 @@ import (
 // representation present (see class.go). State: each representation's
 // accumulated weight,
 //
-//	prefix | EncodeKey(row) | 0x01 | EncodeRow(row) → varint(weight)
+//	prefix(row) | EncodeKey(row) | 0x01 | EncodeRow(row) → varint(weight)
+//
+// prefix(row) being the operator's prefix in the bucket of EncodeKey(row),
+// the key its input is routed by.
 //
 // Only rows in the delta are examined: a row is emitted (+1) when its
 // class's weight goes from ≤ 0 to > 0 and retracted (−1) for the reverse
 // (or re-emitted when the representative changes). Weights may be negative
 // (a Distinct over a difference); only the sign of the total matters.
 type Distinct struct {
-	prefix []byte
+	prefix *bucketed
+	enc    []byte
 	key    []byte
 	rep    []byte
 	oldRep []byte
@@ -29,8 +33,8 @@ type Distinct struct {
 }
 
 // NewDistinct returns a Distinct keeping its counts under prefix.
-func NewDistinct(prefix []byte) *Distinct {
-	d := &Distinct{prefix: withSuffix(prefix)}
+func NewDistinct(prefix Prefix) *Distinct {
+	d := &Distinct{prefix: prefix.expand()}
 	d.cls.init()
 	return d
 }
@@ -42,7 +46,8 @@ func (d *Distinct) Step(ctx context.Context, st state.Store, in []zset.Batch) (z
 		if err := Interrupted(ctx, i); err != nil {
 			return nil, err
 		}
-		d.key = append(zset.EncodeKey(append(d.key[:0], d.prefix...), e.Row...), repSep)
+		d.enc = zset.EncodeKey(d.enc[:0], e.Row...)
+		d.key = append(append(append(d.key[:0], d.prefix.of(d.enc)...), d.enc...), repSep)
 		if err := d.cls.load(st, d.key); err != nil {
 			return nil, err
 		}

@@ -38,8 +38,12 @@
 //     Interrupted and work.tick. Once it is done the step returns its
 //     error unwrapped and the caller discards the step's writes; while it
 //     is not, it changes nothing of what a step computes.
-//   - State keys. An operator writes only keys that start with its prefix.
-//     Keys use zset.EncodeKey (order-preserving), so a prefix scan visits a
+//   - State keys. An operator writes only keys that start with its prefix
+//     (Prefix) in the bucket of the key the state belongs to: the bucket of
+//     the operator's routing key (group, join or partition key, whole row;
+//     the empty key for an operator that runs alone), the key the circuit's
+//     exchange routes its input by. So a worker's state is the buckets it
+//     owns, and one bucket's state of a circuit is one key range. Keys use zset.EncodeKey (order-preserving), so a prefix scan visits a
 //     join key's rows or a group's values in order, followed where exact
 //     rows matter by zset.EncodeRow, which keeps every value's exact
 //     representation (a NUMERIC's scale); weights are varints.

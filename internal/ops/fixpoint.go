@@ -89,19 +89,20 @@ type FixpointSpec struct {
 // instances iterate together. Its state lives under prefix: the body's under
 // prefix|'b' (the caller builds the body with that prefix), its own under
 // prefix|'d'.
-func NewFixpoint(prefix []byte, spec FixpointSpec, distinct bool) ParallelOperator {
+func NewFixpoint(prefix Prefix, spec FixpointSpec, distinct bool) ParallelOperator {
 	if spec.MaxIterations <= 0 {
 		spec.MaxIterations = DefaultMaxIterations
 	}
 	if distinct {
-		return &setFixpoint{spec: spec, prefix: withSuffix(prefix, 'd')}
+		return &setFixpoint{spec: spec, prefix: prefix.With('d').expand()}
 	}
 	return &bagFixpoint{spec: spec}
 }
 
 // BodyPrefix is the state prefix of the body of the fixpoint whose
-// operator prefix is prefix.
-func BodyPrefix(prefix []byte) []byte { return withSuffix(prefix, 'b') }
+// operator prefix is prefix: the body's operators keep their state in the
+// buckets of their own keys, each under prefix | 'b' | its number.
+func BodyPrefix(prefix Prefix) Prefix { return prefix.With('b') }
 
 // iterationLimit is the error of a recursive query that does not converge
 // within its iteration limit.

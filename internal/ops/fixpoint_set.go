@@ -14,7 +14,7 @@ import (
 //
 // State, for every row that is in r or has a derivation:
 //
-//	prefix | EncodeRow(row) → varint(base count) varint(derivation count) byte(in r)
+//	prefix(row) | EncodeRow(row) → varint(base count) varint(derivation count) byte(in r)
 //
 // The base count is the row's weight in the non-recursive term; the
 // derivation count is its weight in step(r), r being what the body's
@@ -44,8 +44,9 @@ import (
 // arrangements of r and of the side inputs.
 type setFixpoint struct {
 	spec   FixpointSpec
-	prefix []byte
+	prefix *bucketed
 	facts  map[string]*fact
+	enc    []byte // scratch: EncodeKey of a row
 	key    []byte
 	val    []byte
 }
@@ -53,6 +54,7 @@ type setFixpoint struct {
 // fact is one row's state during a step.
 type fact struct {
 	row         zset.Row
+	bucket      int // of EncodeKey(row), the key the row is routed by
 	base, deriv int64
 	in, wasIn   bool
 }
@@ -221,12 +223,17 @@ func (f *setFixpoint) addDerivations(st state.Store, out zset.Batch, dst []*fact
 
 // fact returns the state of row, loading it on first use in this step.
 func (f *setFixpoint) fact(st state.Store, row zset.Row) (*fact, error) {
-	f.key = zset.EncodeRow(append(f.key[:0], f.prefix...), row)
-	k := string(f.key[len(f.prefix):])
-	if x, ok := f.facts[k]; ok {
+	// The map is keyed by the exact row, which fixes the bucket: look it
+	// up before hashing.
+	plen := f.prefix.plen()
+	f.key = zset.EncodeRow(append(f.key[:0], f.prefix.at(0)...), row)
+	if x, ok := f.facts[string(f.key[plen:])]; ok {
 		return x, nil
 	}
-	x := &fact{row: row}
+	k := string(f.key[plen:])
+	f.enc = zset.EncodeKey(f.enc[:0], row...)
+	x := &fact{row: row, bucket: zset.Bucket(f.enc)}
+	copy(f.key, f.prefix.at(x.bucket))
 	v, ok, err := st.Get(f.key)
 	if err != nil {
 		return nil, err
@@ -257,7 +264,7 @@ func (f *setFixpoint) finish(st state.Store) (zset.Batch, error) {
 		if x.in != x.derivable() {
 			return nil, corrupt("recursive query state (a row in the result without a derivation)")
 		}
-		f.key = append(append(f.key[:0], f.prefix...), k...)
+		f.key = append(append(f.key[:0], f.prefix.at(x.bucket)...), k...)
 		var err error
 		if x.base == 0 && x.deriv == 0 {
 			err = st.Delete(f.key)

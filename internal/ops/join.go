@@ -15,9 +15,11 @@ import (
 //
 // State: both inputs arranged by join key,
 //
-//	prefix | 'l' or 'r' | EncodeKey(join key) | 0x01 | EncodeRow(row) → varint(weight)
+//	prefix(join key) | 'l' or 'r' | EncodeKey(join key) | 0x01 | EncodeRow(row) → varint(weight)
 //
-// so the rows of one join key are one prefix scan. The row part is the
+// (prefix(k) being the operator's prefix in the bucket of k, Prefix), so
+// the rows of one join key are one prefix scan. A cross join's key is
+// empty: its arrangements are in the bucket of the empty key. The row part is the
 // exact encoding: rows equal under = but written differently (NUMERIC 1.0
 // and 1.00) are different rows of a Z-set, and a join passes each through
 // as it is. Rows whose key holds a NULL compared with "=" can never match
@@ -39,8 +41,8 @@ type Join struct {
 	residual            plan.Expr
 	leftWidth           int
 	rightWidth          int
-	leftPrefix          []byte
-	rightPrefix         []byte
+	leftPrefix          *bucketed
+	rightPrefix         *bucketed
 
 	// Scratch, reused across steps.
 	keyBuf    []byte // arrangement key or probe prefix
@@ -65,7 +67,7 @@ type match struct {
 // probe is one delta row with its encoded join key (which starts with the
 // side's prefix, stripped before use).
 type probe struct {
-	key    []byte // prefix | EncodeKey(join key)
+	key    []byte // prefix(join key) | EncodeKey(join key)
 	row    zset.Row
 	weight int64
 }
@@ -75,14 +77,14 @@ type probe struct {
 // right's; nullSafe[i] makes pair i match NULL with NULL (IS NOT DISTINCT
 // FROM). residual, when not nil, is evaluated over the concatenated row.
 // leftWidth and rightWidth are the inputs' column counts.
-func NewJoin(prefix []byte, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual plan.Expr, leftWidth, rightWidth int) *Join {
+func NewJoin(prefix Prefix, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual plan.Expr, leftWidth, rightWidth int) *Join {
 	ns := make([]bool, len(leftKeys))
 	copy(ns, nullSafe)
 	j := &Join{
 		leftKeys: leftKeys, rightKeys: rightKeys, nullSafe: ns, residual: residual,
 		leftWidth: leftWidth, rightWidth: rightWidth,
-		leftPrefix:  withSuffix(prefix, 'l'),
-		rightPrefix: withSuffix(prefix, 'r'),
+		leftPrefix:  prefix.With('l').expand(),
+		rightPrefix: prefix.With('r').expand(),
 	}
 	j.collect = j.collectMatch
 	return j
@@ -142,13 +144,14 @@ func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 
 // index evaluates the join key of every delta row and returns the rows
 // that can match, sorted by key, so that each key is probed once.
-func (j *Join) index(w *work, b zset.Batch, keys []plan.Expr, prefix []byte) ([]probe, error) {
+func (j *Join) index(w *work, b zset.Batch, keys []plan.Expr, prefix *bucketed) ([]probe, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
 	start := len(j.probes)
+	plen := prefix.plen()
 	// All keys of one side share one buffer; probe.key slices into it.
-	arena := make([]byte, 0, len(b)*(len(prefix)+8*len(keys)+2))
+	arena := make([]byte, 0, len(b)*(plen+8*len(keys)+2))
 	refs := make([]keyRef, 0, len(b))
 rowLoop:
 	for i, e := range b {
@@ -166,9 +169,12 @@ rowLoop:
 			}
 			j.keyVals = append(j.keyVals, v)
 		}
+		// The prefix's length is known before its bucket: reserve it,
+		// encode the key after it, then fill it in.
 		off := len(arena)
-		arena = append(arena, prefix...)
+		arena = append(arena, prefix.at(0)...)
 		arena = zset.EncodeKey(arena, j.keyVals...)
+		copy(arena[off:], prefix.of(arena[off+plen:]))
 		refs = append(refs, keyRef{off: uint32(off), end: uint32(len(arena)), idx: int32(i)})
 	}
 	sortKeyRefs(refs, arena)
@@ -203,7 +209,7 @@ const rowSep = 0x01
 // probe joins each run of equal-keyed probes with the rows arranged under
 // the same key on the other side and appends the pairs to out. deltaLeft
 // says which side the probes are on, to order the concatenated row.
-func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, other []byte, deltaLeft bool) (zset.Batch, error) {
+func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, other *bucketed, deltaLeft bool) (zset.Batch, error) {
 	width := j.leftWidth + j.rightWidth
 	for i := 0; i < len(ps); {
 		n := i + 1
@@ -213,7 +219,8 @@ func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, o
 		run := ps[i:n]
 		i = n
 		// The other side's rows under this key: one prefix scan.
-		j.keyBuf = append(append(j.keyBuf[:0], other...), run[0].key[len(own):]...)
+		key := run[0].key[own.plen():]
+		j.keyBuf = append(append(j.keyBuf[:0], other.of(key)...), key...)
 		j.matches = j.matches[:0]
 		j.matchVals = j.matchVals[:0]
 		j.scanErr, j.probeLen = nil, len(j.keyBuf)

@@ -75,7 +75,7 @@ func BenchmarkOuterJoinDelta(b *testing.B) {
 		side int
 	}{{"preserved", 0}, {"other", 1}} {
 		b.Run(side.name, func(b *testing.B) {
-			benchJoinDeltas(b, NewOuterJoin([]byte("oj/"), plan.LeftJoin, benchKey, benchKey, nil, nil, 2, 2, false), side.side, nil)
+			benchJoinDeltas(b, NewOuterJoin(Prefix{Circuit: []byte("oj/")}, plan.LeftJoin, benchKey, benchKey, nil, nil, 2, 2, false), side.side, nil)
 		})
 	}
 }
@@ -98,7 +98,7 @@ func BenchmarkSemiJoinDelta(b *testing.B) {
 		{"not-exists-residual/right", plan.AntiJoin, residual, 1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			benchJoinDeltas(b, NewSemiJoin([]byte("sj/"), c.kind, benchKey, benchKey, nil, c.residual, nil, 2, 2), c.side, nil)
+			benchJoinDeltas(b, NewSemiJoin(Prefix{Circuit: []byte("sj/")}, c.kind, benchKey, benchKey, nil, c.residual, nil, 2, 2), c.side, nil)
 		})
 	}
 }

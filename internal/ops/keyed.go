@@ -32,13 +32,16 @@ func newKeySpec(exprs []plan.Expr, nullSafe []bool) keySpec {
 // keyedRow is one delta row with its encoded join key (EncodeKey of the
 // key values, without any prefix, so that both inputs' keys compare).
 type keyedRow struct {
-	key    []byte
+	// ord is the key's bucket (one byte) then the key: rows are visited in
+	// this order, the order of their state in the store.
+	ord    []byte
+	key    []byte // ord[1:]
 	row    zset.Row
 	weight int64
 }
 
 // index evaluates the key of every row of b. It returns the rows that can
-// match, sorted by key (ties in batch order), and those whose key holds a
+// match, sorted by key's bucket, then key (ties in batch order), and those whose key holds a
 // NULL compared with "=", which can match nothing.
 func (s keySpec) index(b zset.Batch) ([]keyedRow, zset.Batch, error) {
 	if len(b) == 0 {
@@ -63,38 +66,40 @@ rowLoop:
 			vals = append(vals, v)
 		}
 		off := len(arena)
-		arena = zset.EncodeKey(arena, vals...)
+		arena = zset.EncodeKey(append(arena, 0), vals...)
+		arena[off] = byte(zset.Bucket(arena[off+1:]))
 		refs = append(refs, keyRef{off: uint32(off), end: uint32(len(arena)), idx: int32(i)})
 	}
 	sortKeyRefs(refs, arena)
 	out := make([]keyedRow, len(refs))
 	for i, r := range refs {
-		out[i] = keyedRow{key: arena[r.off:r.end:r.end], row: b[r.idx].Row, weight: b[r.idx].Weight}
+		ord := arena[r.off:r.end:r.end]
+		out[i] = keyedRow{ord: ord, key: ord[1:], row: b[r.idx].Row, weight: b[r.idx].Weight}
 	}
 	return out, unmatched, nil
 }
 
 // forEachKey calls fn once for every key present in a or b (both sorted by
-// key), in key order, with the runs of rows of that key on each side
+// ord, as index sorts them), in that order, with the runs of rows of that key on each side
 // (either may be empty).
 func forEachKey(w *work, a, b []keyedRow, fn func(key []byte, da, db []keyedRow) error) error {
 	for len(a) > 0 || len(b) > 0 {
 		if err := w.tick(); err != nil {
 			return err
 		}
-		var key []byte
+		var ord []byte
 		switch {
 		case len(a) == 0:
-			key = b[0].key
+			ord = b[0].ord
 		case len(b) == 0:
-			key = a[0].key
-		case bytes.Compare(a[0].key, b[0].key) <= 0:
-			key = a[0].key
+			ord = a[0].ord
+		case bytes.Compare(a[0].ord, b[0].ord) <= 0:
+			ord = a[0].ord
 		default:
-			key = b[0].key
+			ord = b[0].ord
 		}
-		na, nb := run(a, key), run(b, key)
-		if err := fn(key, a[:na], b[:nb]); err != nil {
+		na, nb := run(a, ord), run(b, ord)
+		if err := fn(ord[1:], a[:na], b[:nb]); err != nil {
 			return err
 		}
 		a, b = a[na:], b[nb:]
@@ -102,10 +107,10 @@ func forEachKey(w *work, a, b []keyedRow, fn func(key []byte, da, db []keyedRow)
 	return nil
 }
 
-// run returns how many rows at the front of rs have key.
-func run(rs []keyedRow, key []byte) int {
+// run returns how many rows at the front of rs have ord.
+func run(rs []keyedRow, ord []byte) int {
 	n := 0
-	for n < len(rs) && bytes.Equal(rs[n].key, key) {
+	for n < len(rs) && bytes.Equal(rs[n].ord, ord) {
 		n++
 	}
 	return n
@@ -114,11 +119,11 @@ func run(rs []keyedRow, key []byte) int {
 // arrangement is one input arranged by join key, with optional counts
 // stored after each row's weight:
 //
-//	prefix | EncodeKey(key) | rowSep | EncodeRow(row) → varint(weight) varint(count)...
+//	prefix(key) | EncodeKey(key) | rowSep | EncodeRow(row) → varint(weight) varint(count)...
 //
 // An entry is deleted when its weight reaches zero.
 type arrangement struct {
-	prefix  []byte
+	prefix  *bucketed
 	ncounts int
 
 	keyBuf []byte
@@ -141,8 +146,8 @@ type scannedEntry struct {
 
 const maxCounts = 2
 
-func newArrangement(prefix []byte, ncounts int) *arrangement {
-	a := &arrangement{prefix: prefix, ncounts: ncounts}
+func newArrangement(prefix Prefix, ncounts int) *arrangement {
+	a := &arrangement{prefix: prefix.expand(), ncounts: ncounts}
 	a.collect = a.collectEntry
 	return a
 }
@@ -178,7 +183,7 @@ func (a *arrangement) collectEntry(k, v []byte) bool {
 
 // entryKey sets a.keyBuf to the key of row enc under key.
 func (a *arrangement) entryKey(key, enc []byte) []byte {
-	a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix...), key...), rowSep)
+	a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix.of(key)...), key...), rowSep)
 	a.keyBuf = append(a.keyBuf, enc...)
 	return a.keyBuf
 }
@@ -189,7 +194,7 @@ func (a *arrangement) entryKey(key, enc []byte) []byte {
 func (a *arrangement) load(st state.Reader, key []byte, delta []keyedRow, scan bool, dst []sideEntry) ([]sideEntry, error) {
 	start := len(dst)
 	if scan {
-		a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix...), key...), rowSep)
+		a.keyBuf = append(append(append(a.keyBuf[:0], a.prefix.of(key)...), key...), rowSep)
 		a.endBuf = append(a.endBuf[:0], a.keyBuf...)
 		a.endBuf[len(a.endBuf)-1]++
 		a.scanEnc, a.scanned, a.scanErr, a.scanPlen = a.scanEnc[:0], a.scanned[:0], nil, len(a.keyBuf)

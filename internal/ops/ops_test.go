@@ -73,7 +73,7 @@ func TestMap(t *testing.T) {
 // TestAggregateRejectsNegativeGroups checks that deleting rows that were
 // never inserted is reported rather than maintained into nonsense.
 func TestAggregateRejectsNegativeGroups(t *testing.T) {
-	a, err := NewAggregate([]byte("p"), []plan.Expr{ref(0, types.Int4)}, []plan.AggCall{{Func: "count", Type: types.Of(types.Int8)}})
+	a, err := NewAggregate(Prefix{Circuit: []byte("p")}, []plan.Expr{ref(0, types.Int4)}, []plan.AggCall{{Func: "count", Type: types.Of(types.Int8)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +84,13 @@ func TestAggregateRejectsNegativeGroups(t *testing.T) {
 }
 
 // TestOperatorsStayUnderPrefix checks that operators write only under
-// their prefix.
+// their prefix, in the bucket of their key: Circuit | bucket | Op.
 func TestOperatorsStayUnderPrefix(t *testing.T) {
 	st := state.NewMemory()
-	prefix := []byte("op\x00\x00\x00\x07")
+	prefix := Prefix{Circuit: []byte("op"), Op: []byte{0, 0, 0, 7}}
+	// The join key and the distinct row are both (1).
+	b := byte(zset.Bucket(zset.EncodeKey(nil, i4(1))))
+	want := append(append([]byte("op"), b), 0, 0, 0, 7)
 	j := NewJoin(prefix, []plan.Expr{ref(0, types.Int4)}, []plan.Expr{ref(0, types.Int4)}, nil, nil, 1, 1)
 	d := NewDistinct(prefix)
 	in := zset.Batch{{Row: zset.Row{i4(1)}, Weight: 1}}
@@ -100,8 +103,8 @@ func TestOperatorsStayUnderPrefix(t *testing.T) {
 	n := 0
 	_ = st.Scan(nil, nil, func(k, _ []byte) bool {
 		n++
-		if len(k) < len(prefix) || string(k[:len(prefix)]) != string(prefix) {
-			t.Errorf("key %q outside prefix", k)
+		if len(k) < len(want) || string(k[:len(want)]) != string(want) {
+			t.Errorf("key %q outside prefix %q", k, want)
 		}
 		return true
 	})
@@ -130,7 +133,7 @@ func BenchmarkAggregateGroupedSum(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := NewAggregate([]byte("agg/"), []plan.Expr{ref(1, types.Int4)}, []plan.AggCall{
+		a, err := NewAggregate(Prefix{Circuit: []byte("agg/")}, []plan.Expr{ref(1, types.Int4)}, []plan.AggCall{
 			{Func: "sum", Arg: ref(2, types.Int4), Type: types.Of(types.Int8)},
 			{Func: "count", Type: types.Of(types.Int8)},
 		})
@@ -157,7 +160,7 @@ func BenchmarkAggregateGroupedSum(b *testing.B) {
 // Iterations alternately insert and delete the delta, so state stays the
 // same size.
 func BenchmarkJoinDelta(b *testing.B) {
-	j := NewJoin([]byte("join/"), []plan.Expr{ref(0, types.Int4)}, []plan.Expr{ref(0, types.Int4)}, nil, nil, 2, 2)
+	j := NewJoin(Prefix{Circuit: []byte("join/")}, []plan.Expr{ref(0, types.Int4)}, []plan.Expr{ref(0, types.Int4)}, nil, nil, 2, 2)
 	benchJoinDeltas(b, j, 0, func(out, d zset.Batch) error {
 		if len(out) != len(d) {
 			return fmt.Errorf("%d output rows, want %d", len(out), len(d))

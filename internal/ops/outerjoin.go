@@ -20,7 +20,7 @@ import (
 // weights of the other input's rows it matches (keys equal and residual
 // true, so the count is per row, not per key):
 //
-//	prefix | 'l' or 'r' | EncodeKey(join key) | 0x01 | EncodeRow(row) → varint(weight) [varint(m)]
+//	prefix(join key) | 'l' or 'r' | EncodeKey(join key) | 0x01 | EncodeRow(row) → varint(weight) [varint(m)]
 //
 // A preserved row whose key holds a NULL compared with "=" matches nothing:
 // it is padded without being stored. A NULL-keyed row of an input that is
@@ -66,7 +66,7 @@ type pairCounts struct {
 // NewOuterJoin returns an outer join of kind plan.LeftJoin, RightJoin or
 // FullJoin keeping its arrangements under prefix. The arguments are those
 // of NewJoin; singleMatch is plan.Join's SingleMatch.
-func NewOuterJoin(prefix []byte, kind plan.JoinKind, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual plan.Expr, leftWidth, rightWidth int, singleMatch bool) *OuterJoin {
+func NewOuterJoin(prefix Prefix, kind plan.JoinKind, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual plan.Expr, leftWidth, rightWidth int, singleMatch bool) *OuterJoin {
 	j := &OuterJoin{
 		leftKeys:      newKeySpec(leftKeys, nullSafe),
 		rightKeys:     newKeySpec(rightKeys, nullSafe),
@@ -79,8 +79,8 @@ func NewOuterJoin(prefix []byte, kind plan.JoinKind, leftKeys, rightKeys []plan.
 		nullsOfLeft:   make(zset.Row, leftWidth),
 		nullsOfRight:  make(zset.Row, rightWidth),
 	}
-	j.left = newArrangement(withSuffix(prefix, 'l'), b2i(j.preserveLeft))
-	j.right = newArrangement(withSuffix(prefix, 'r'), b2i(j.preserveRight))
+	j.left = newArrangement(prefix.With('l'), b2i(j.preserveLeft))
+	j.right = newArrangement(prefix.With('r'), b2i(j.preserveRight))
 	return j
 }
 

@@ -45,11 +45,13 @@ func (m mark) value() types.Value {
 //
 // Keyed mode, when there is no residual and the test is absent or x = y
 // with x over the left row and y over the right one (IN): the mark depends
-// only on the join key k (and x), so the right input is kept as counts,
+// only on the join key k (and x), so the right input is kept as counts
+// (prefix(k) is the operator's prefix in the bucket of EncodeKey(k), the
+// key both inputs are routed by),
 //
-//	prefix | 'c' | EncodeKey(k) → varint(rows) [varint(rows with y NULL)]
-//	prefix | 'v' | EncodeKey(k, y) → varint(rows with that y)   (y not NULL)
-//	prefix | 'l' | EncodeKey(k [, x]) | 0x01 | EncodeRow(row) → varint(weight)
+//	prefix(k) | 'c' | EncodeKey(k) → varint(rows) [varint(rows with y NULL)]
+//	prefix(k) | 'v' | EncodeKey(k, y) → varint(rows with that y)   (y not NULL)
+//	prefix(k) | 'l' | EncodeKey(k [, x]) | 0x01 | EncodeRow(row) → varint(weight)
 //
 // and the left input is arranged by k (and x). A left row's mark is FALSE
 // when its key has no rows; otherwise, for EXISTS, TRUE; for IN, NULL if x
@@ -63,8 +65,8 @@ func (m mark) value() types.Value {
 // join arranges it, and each left row stores how many matching right rows
 // (residual true) make the test TRUE and how many make it NULL,
 //
-//	prefix | 'l' | EncodeKey(k) | 0x01 | EncodeRow(row) → varint(weight) varint(true) varint(null)
-//	prefix | 'r' | EncodeKey(k) | 0x01 | EncodeRow(row) → varint(weight)
+//	prefix(k) | 'l' | EncodeKey(k) | 0x01 | EncodeRow(row) → varint(weight) varint(true) varint(null)
+//	prefix(k) | 'r' | EncodeKey(k) | 0x01 | EncodeRow(row) → varint(weight)
 //
 // maintained pair by pair as OuterJoin maintains its match counts; the mark
 // is TRUE when the true count is positive, else NULL when the null count
@@ -78,9 +80,9 @@ type SemiJoin struct {
 	// Keyed mode.
 	keyed          bool
 	probeX, probeY plan.Expr // the IN operands; nil for EXISTS
-	lPrefix        []byte
-	cPrefix        []byte
-	vPrefix        []byte
+	lPrefix        *bucketed
+	cPrefix        *bucketed
+	vPrefix        *bucketed
 
 	// Row mode.
 	keyPairs
@@ -129,7 +131,7 @@ type leftEntry struct {
 // NewSemiJoin returns a semi-, anti- or mark join (kind is plan.SemiJoin,
 // AntiJoin or MarkJoin) keeping its state under prefix. Keys, residual and
 // widths are those of NewJoin; test is plan.Join's Test.
-func NewSemiJoin(prefix []byte, kind plan.JoinKind, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual, test plan.Expr, leftWidth, rightWidth int) *SemiJoin {
+func NewSemiJoin(prefix Prefix, kind plan.JoinKind, leftKeys, rightKeys []plan.Expr, nullSafe []bool, residual, test plan.Expr, leftWidth, rightWidth int) *SemiJoin {
 	j := &SemiJoin{
 		kind:       kind,
 		leftKeys:   newKeySpec(leftKeys, nullSafe),
@@ -148,13 +150,13 @@ func NewSemiJoin(prefix []byte, kind plan.JoinKind, leftKeys, rightKeys []plan.E
 		}
 	}
 	if j.keyed {
-		j.lPrefix = withSuffix(prefix, 'l')
-		j.cPrefix = withSuffix(prefix, 'c')
-		j.vPrefix = withSuffix(prefix, 'v')
+		j.lPrefix = prefix.With('l').expand()
+		j.cPrefix = prefix.With('c').expand()
+		j.vPrefix = prefix.With('v').expand()
 		j.collect = j.collectLeft
 	} else {
-		j.left = newArrangement(withSuffix(prefix, 'l'), 2)
-		j.right = newArrangement(withSuffix(prefix, 'r'), 0)
+		j.left = newArrangement(prefix.With('l'), 2)
+		j.right = newArrangement(prefix.With('r'), 0)
 	}
 	return j
 }
@@ -383,7 +385,7 @@ func (j *SemiJoin) keyedMark(xNull bool, cnt, tot, nulls int64) mark {
 func (j *SemiJoin) stepKeyed(st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
 	probe := j.probeX != nil
 	// The right rows' counts, before and after.
-	cKey := append(append(j.keyBuf[:0], j.cPrefix...), key...)
+	cKey := append(append(j.keyBuf[:0], j.cPrefix.of(key)...), key...)
 	var tot, nulls int64
 	v, ok, err := st.Get(cKey)
 	if err != nil {
@@ -489,7 +491,7 @@ func (j *SemiJoin) stepKeyed(st state.Store, out zset.Batch, key []byte, da, db 
 	// The left delta, under the new counts.
 	j.probeCache.x = nil
 	for _, r := range da {
-		k := append(append(j.keyBuf[:0], j.lPrefix...), key...)
+		k := append(append(j.keyBuf[:0], j.lPrefix.of(key)...), key...)
 		xNull := false
 		var cnt int64
 		if probe {
@@ -545,7 +547,7 @@ func (j *SemiJoin) applyYs(st state.Store, key []byte) error {
 	j.ys = ys
 	for i := range ys {
 		y := &ys[i]
-		vk := append(append(append(j.keyBuf[:0], j.vPrefix...), key...), y.y...)
+		vk := append(append(append(j.keyBuf[:0], j.vPrefix.of(key)...), key...), y.y...)
 		j.keyBuf = vk
 		v, ok, err := st.Get(vk)
 		if err != nil {
@@ -584,7 +586,7 @@ func (j *SemiJoin) probeCount(st state.Reader, key, x []byte) (old, new int64, e
 	if j.probeCache.x != nil && bytes.Equal(j.probeCache.x, x) {
 		return j.probeCache.old, j.probeCache.new, nil
 	}
-	vk := append(append(append([]byte(nil), j.vPrefix...), key...), x...)
+	vk := append(append(append([]byte(nil), j.vPrefix.of(key)...), key...), x...)
 	v, ok, err := st.Get(vk)
 	if err != nil {
 		return 0, 0, err
@@ -610,10 +612,10 @@ var nullKey = zset.EncodeKey(nil, types.Null)
 // scanLeft collects the stored left rows of key (and, when x is not nil,
 // of probe value x) into j.scanned.
 func (j *SemiJoin) scanLeft(st state.Reader, key, x []byte) error {
-	lo := append(append(append(j.keyBuf[:0], j.lPrefix...), key...), x...)
+	lo := append(append(append(j.keyBuf[:0], j.lPrefix.of(key)...), key...), x...)
 	j.keyBuf = lo
 	j.endBuf = zset.KeyPrefixEnd(j.endBuf[:0], lo)
-	j.scanned, j.scanBuf, j.scanErr, j.scanPlen = j.scanned[:0], j.scanBuf[:0], nil, len(j.lPrefix)+len(key)
+	j.scanned, j.scanBuf, j.scanErr, j.scanPlen = j.scanned[:0], j.scanBuf[:0], nil, j.lPrefix.plen()+len(key)
 	if err := st.Scan(lo, j.endBuf, j.collect); err != nil {
 		return err
 	}

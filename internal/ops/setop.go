@@ -22,7 +22,10 @@ import (
 //
 // State: each representation's accumulated weight in each input,
 //
-//	prefix | EncodeKey(row) | 0x01 | 'l' or 'r' | EncodeRow(row) → varint(weight)
+//	prefix(row) | EncodeKey(row) | 0x01 | 'l' or 'r' | EncodeRow(row) → varint(weight)
+//
+// (the prefix in the bucket of EncodeKey(row), which both inputs are
+// routed by)
 //
 // Per step, for each row class that either delta touches: read the class's
 // weights (one prefix scan), apply both deltas, and emit the change of the
@@ -30,7 +33,7 @@ import (
 type SetOp struct {
 	kind   plan.SetOpKind
 	all    bool
-	prefix []byte
+	prefix *bucketed
 
 	// Scratch, reused across steps.
 	keys   []byte
@@ -56,8 +59,8 @@ const (
 )
 
 // NewSetOp returns a SetOp keeping its weights under prefix.
-func NewSetOp(prefix []byte, kind plan.SetOpKind, all bool) *SetOp {
-	s := &SetOp{kind: kind, all: all, prefix: withSuffix(prefix)}
+func NewSetOp(prefix Prefix, kind plan.SetOpKind, all bool) *SetOp {
+	s := &SetOp{kind: kind, all: all, prefix: prefix.expand()}
 	s.cls.init()
 	return s
 }
@@ -148,7 +151,7 @@ func (s *SetOp) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset
 // class applies the delta rows refs of one row class (key k) and appends
 // the class's output change to out.
 func (s *SetOp) class(st state.Store, k []byte, refs []keyRef, out zset.Batch) (zset.Batch, error) {
-	s.cpre = append(append(append(s.cpre[:0], s.prefix...), k...), repSep)
+	s.cpre = append(append(append(s.cpre[:0], s.prefix.of(k)...), k...), repSep)
 	if err := s.cls.load(st, s.cpre); err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // A sorted arrangement keeps an input in the order TopK and Window read
 // it: by partition, then by the ORDER BY keys, then by the whole row,
 //
-//	prefix | EncodeKey(partition values) | sort key | EncodeKey(row) | 0x01 | EncodeRow(row)
+//	prefix(partition) | EncodeKey(partition values) | sort key | EncodeKey(row) | 0x01 | EncodeRow(row)
 //	    → varint(weight) | uvarint(length of the EncodeRow part) | uvarint(length of the key up to the sort key's end)
 //
 // so that a partition is one prefix scan visiting its rows in order, and
@@ -31,7 +31,7 @@ import (
 // two placements of NULL, a marker byte first, 0x00 for a NULL placed
 // first, 0x01 and the value for a non-NULL, 0x02 for a NULL placed last.
 type sortedArrangement struct {
-	prefix      []byte
+	prefix      *bucketed
 	partitionBy []plan.Expr
 	keys        []plan.SortKey
 
@@ -40,8 +40,10 @@ type sortedArrangement struct {
 	end  []byte
 }
 
-func newSortedArrangement(prefix []byte, partitionBy []plan.Expr, keys []plan.SortKey) sortedArrangement {
-	return sortedArrangement{prefix: prefix, partitionBy: partitionBy, keys: keys}
+func newSortedArrangement(prefix Prefix, partitionBy []plan.Expr, keys []plan.SortKey) sortedArrangement {
+	t := prefix.expand()
+	_, t.byValue = singleRowBucket(partitionBy)
+	return sortedArrangement{prefix: t, partitionBy: partitionBy, keys: keys}
 }
 
 // Null placement markers for sort keys whose NULLs go where the value
@@ -73,7 +75,10 @@ func appendSortKey(dst []byte, v types.Value, k plan.SortKey) []byte {
 // its layout.
 func (a *sortedArrangement) entryKey(dst []byte, row zset.Row) (key []byte, l keyLayout, err error) {
 	start := len(dst)
-	dst = append(dst, a.prefix...)
+	// The prefix's length is known before its bucket: reserve it, encode
+	// the partition after it, then fill it in.
+	plen := a.prefix.plen()
+	dst = append(dst, a.prefix.at(0)...)
 	a.vals = a.vals[:0]
 	for _, e := range a.partitionBy {
 		v, err := e.Eval(row)
@@ -83,6 +88,7 @@ func (a *sortedArrangement) entryKey(dst []byte, row zset.Row) (key []byte, l ke
 		a.vals = append(a.vals, v)
 	}
 	dst = zset.EncodeKey(dst, a.vals...)
+	copy(dst[start:], a.prefix.of(dst[start+plen:]))
 	l.partLen = len(dst) - start
 	for _, k := range a.keys {
 		v, err := k.Expr.Eval(row)

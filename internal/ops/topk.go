@@ -65,9 +65,9 @@ type winCopy struct {
 
 // NewTopK returns a TopK keeping its arrangement under prefix. count < 0
 // means no limit; rowNumber requires a count.
-func NewTopK(prefix []byte, partitionBy []plan.Expr, keys []plan.SortKey, count, offset int64, rowNumber bool) *TopK {
+func NewTopK(prefix Prefix, partitionBy []plan.Expr, keys []plan.SortKey, count, offset int64, rowNumber bool) *TopK {
 	return &TopK{
-		arr:   newSortedArrangement(withSuffix(prefix), partitionBy, keys),
+		arr:   newSortedArrangement(prefix, partitionBy, keys),
 		count: count, offset: offset, rowNumber: rowNumber,
 	}
 }

@@ -28,7 +28,7 @@ func (c *countingStore) Scan(lo, hi []byte, fn func(k, v []byte) bool) error {
 // partition by x, with n rows in partition 0 and one row in partition 1.
 func topKFixture(t testing.TB, n, k int64) (*TopK, *countingStore) {
 	st := &countingStore{Store: state.NewMemory()}
-	op := NewTopK([]byte("t/"), []plan.Expr{ref(0, types.Int4)},
+	op := NewTopK(Prefix{Circuit: []byte("t/")}, []plan.Expr{ref(0, types.Int4)},
 		[]plan.SortKey{{Expr: ref(1, types.Int4)}}, k, 0, false)
 	var in zset.Batch
 	for i := int64(0); i < n; i++ {
@@ -104,7 +104,7 @@ func BenchmarkTopKStep(b *testing.B) {
 func BenchmarkWindowStep(b *testing.B) {
 	st := state.NewMemory()
 	x := ref(1, types.Int4)
-	op, err := NewWindow([]byte("w/"), []plan.Expr{ref(0, types.Int4)}, []plan.SortKey{{Expr: x}}, []plan.WindowFunc{
+	op, err := NewWindow(Prefix{Circuit: []byte("w/")}, []plan.Expr{ref(0, types.Int4)}, []plan.SortKey{{Expr: x}}, []plan.WindowFunc{
 		{Func: "rank", Type: types.Of(types.Int8)},
 		{Func: "sum", Args: []plan.Expr{x}, Frame: plan.DefaultFrame, Type: types.Of(types.Int8)},
 	})

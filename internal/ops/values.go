@@ -18,8 +18,8 @@ type Values struct {
 
 // NewValues returns the source for rows (constant expressions), keeping its
 // marker under prefix.
-func NewValues(prefix []byte, rows [][]plan.Expr) *Values {
-	return &Values{prefix: withSuffix(prefix), rows: rows}
+func NewValues(prefix Prefix, rows [][]plan.Expr) *Values {
+	return &Values{prefix: prefix.fixed(), rows: rows}
 }
 
 // Step implements Operator; it has no inputs.

@@ -48,8 +48,8 @@ type Window struct {
 }
 
 // NewWindow returns a Window keeping its arrangement under prefix.
-func NewWindow(prefix []byte, partitionBy []plan.Expr, orderBy []plan.SortKey, funcs []plan.WindowFunc) (*Window, error) {
-	w := &Window{arr: newSortedArrangement(withSuffix(prefix), partitionBy, orderBy)}
+func NewWindow(prefix Prefix, partitionBy []plan.Expr, orderBy []plan.SortKey, funcs []plan.WindowFunc) (*Window, error) {
+	w := &Window{arr: newSortedArrangement(prefix, partitionBy, orderBy)}
 	for _, f := range funcs {
 		fn, err := newWindowFn(f)
 		if err != nil {

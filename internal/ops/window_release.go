@@ -28,9 +28,10 @@ type WindowReleaser interface {
 // Besides the Aggregate's own state it keeps an index of its live groups
 // by window end,
 //
-//	prefix | 'w' | EncodeKey(window end) | EncodeKey(group values) → empty
+//	prefix(group) | 'w' | EncodeKey(window end) | EncodeKey(group values) → empty
 //
-// so that releasing the closed windows is one range scan.
+// (in the bucket of its group, as the rest of the group's state), so that
+// releasing the closed windows is one range scan per bucket.
 type WindowedAggregate struct {
 	*Aggregate
 	source   string // the relation the windows are computed from
@@ -40,7 +41,7 @@ type WindowedAggregate struct {
 	// the window size for window_start.
 	offset types.Value
 	plus   *types.Operator
-	index  []byte
+	index  *bucketed
 	key    []byte
 	end    []byte
 }
@@ -48,7 +49,7 @@ type WindowedAggregate struct {
 // NewWindowedAggregate wraps agg, whose group value boundCol is a window
 // start (isStart) or end of windows of size microseconds over column
 // timeCol of relation source. Its index lives under prefix, agg's prefix.
-func NewWindowedAggregate(prefix []byte, agg *Aggregate, source string, timeCol, boundCol int, isStart bool, size int64) (*WindowedAggregate, error) {
+func NewWindowedAggregate(prefix Prefix, agg *Aggregate, source string, timeCol, boundCol int, isStart bool, size int64) (*WindowedAggregate, error) {
 	if boundCol < 0 || boundCol >= len(agg.groupBy) {
 		return nil, errs.New(errs.Internal, "window bound is not a group key")
 	}
@@ -59,7 +60,7 @@ func NewWindowedAggregate(prefix []byte, agg *Aggregate, source string, timeCol,
 	}
 	w := &WindowedAggregate{
 		Aggregate: agg, source: source, timeCol: timeCol, boundCol: boundCol, plus: plus,
-		offset: micros(0), index: withSuffix(prefix, 'w'),
+		offset: micros(0), index: prefix.With('w').expand(),
 	}
 	if isStart {
 		w.offset = micros(size)
@@ -108,7 +109,7 @@ func (w *WindowedAggregate) indexKey(bound types.Value, gkey []byte) error {
 	if err != nil {
 		return err
 	}
-	w.key = append(zset.EncodeKey(append(w.key[:0], w.index...), end), gkey...)
+	w.key = append(zset.EncodeKey(append(w.key[:0], w.index.of(gkey)...), end), gkey...)
 	return nil
 }
 
@@ -117,18 +118,22 @@ func (w *WindowedAggregate) ReleaseClosed(st state.Store, relation string, colum
 	if relation != w.source || column != w.timeCol || watermark.IsNull() {
 		return nil
 	}
-	// Every index key up to and including the watermark's.
-	upTo := zset.EncodeKey(append([]byte(nil), w.index...), watermark)
-	w.end = zset.KeyPrefixEnd(w.end[:0], upTo)
+	// Every index key up to and including the watermark's, in every
+	// bucket.
 	var closed [][]byte
-	if err := st.Scan(w.index, w.end, func(k, _ []byte) bool {
-		closed = append(closed, append([]byte(nil), k...))
-		return true
-	}); err != nil {
-		return err
+	for b := range zset.Buckets {
+		index := w.index.at(b)
+		upTo := zset.EncodeKey(append(w.key[:0], index...), watermark)
+		w.end = zset.KeyPrefixEnd(w.end[:0], upTo)
+		if err := st.Scan(index, w.end, func(k, _ []byte) bool {
+			closed = append(closed, append([]byte(nil), k...))
+			return true
+		}); err != nil {
+			return err
+		}
 	}
 	for _, k := range closed {
-		_, gkey, err := zset.DecodeKeyValue(k[len(w.index):])
+		_, gkey, err := zset.DecodeKeyValue(k[w.index.plen():])
 		if err != nil {
 			return corrupt("window index key")
 		}
@@ -145,20 +150,20 @@ func (w *WindowedAggregate) ReleaseClosed(st state.Store, relation string, colum
 // releaseGroup deletes all of one group's state.
 func (w *WindowedAggregate) releaseGroup(st state.Store, gkey []byte) error {
 	a := w.Aggregate
-	if err := st.Delete(append(append([]byte(nil), a.groupPrefix...), gkey...)); err != nil {
+	if err := st.Delete(append(append([]byte(nil), a.groupPrefix.of(gkey)...), gkey...)); err != nil {
 		return err
 	}
 	var prefixes [][]byte
 	for i := range a.aggs {
 		if a.aggs[i].arranged {
-			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].prefix...), gkey...))
+			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].prefix.of(gkey)...), gkey...))
 		}
 		if a.aggs[i].modePrefix != nil {
-			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].modePrefix...), gkey...))
+			prefixes = append(prefixes, append(append([]byte(nil), a.aggs[i].modePrefix.of(gkey)...), gkey...))
 		}
 	}
 	if a.repPrefix != nil {
-		prefixes = append(prefixes, append(append(append([]byte(nil), a.repPrefix...), gkey...), repSep))
+		prefixes = append(prefixes, append(append(append([]byte(nil), a.repPrefix.of(gkey)...), gkey...), repSep))
 	}
 	for _, p := range prefixes {
 		if err := deleteUnder(st, p); err != nil {

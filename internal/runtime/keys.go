@@ -17,7 +17,7 @@ import (
 const (
 	nsTableRows byte = 0x01 // table rows:     0x01 | id | bucket | row key → weight | row
 	nsViewRows  byte = 0x02 // view contents:  0x02 | id | bucket | row key → weight | row
-	nsOpState   byte = 0x03 // operator state: 0x03 | id | operator's own keys
+	nsOpState   byte = 0x03 // operator state: 0x03 | id | bucket | operator | operator's own keys
 	nsQuery     byte = 0xff // scratch state of an ad-hoc query's circuit
 )
 

@@ -18,8 +18,8 @@ import (
 //   - 1, never written: keys without buckets, as stores were written
 //     before the version was recorded. A store with a frontier and no
 //     version has layout 1.
-//   - 2: table rows, view contents and change logs carry the bucket of
-//     their row's routing key right after the object id.
+//   - 2: table rows, view contents, change logs and operator state carry
+//     the bucket of their routing key right after the object id.
 //
 // Open migrates a layout 1 store to layout 2 before it reads anything
 // else, in one atomic commit, and refuses a store whose layout is newer

@@ -29,6 +29,8 @@ var layoutWorkload = []string{
 	"CREATE MATERIALIZED VIEW joined AS SELECT t.k, bag.b FROM t JOIN bag ON t.g = bag.a",
 	"CREATE MATERIALIZED VIEW totals AS SELECT count(*) AS n, min(v) AS lo, max(v) AS hi, sum(v) AS s FROM t",
 	"CREATE MATERIALIZED VIEW top3 AS SELECT k, v FROM t ORDER BY v DESC, k LIMIT 3",
+	"CREATE MATERIALIZED VIEW dist AS SELECT DISTINCT b FROM bag",
+	"CREATE MATERIALIZED VIEW ranked AS SELECT k, g, rank() OVER (PARTITION BY g ORDER BY v, k) AS r FROM t",
 	"CREATE MATERIALIZED VIEW reach AS WITH RECURSIVE r(n) AS (SELECT a FROM bag WHERE a = 1 UNION SELECT r.n + 1 FROM r JOIN bag ON bag.a = r.n + 1) SELECT n FROM r",
 	"INSERT INTO t SELECT i, i % 7, i * 1.5 FROM generate_series(1, 300) AS i",
 	"INSERT INTO bag SELECT i % 11, 'b' || (i % 5) FROM generate_series(1, 200) AS i",
@@ -138,6 +140,112 @@ func TestBucketsAreContiguous(t *testing.T) {
 	if !routed["groups"] || !routed["evs"] || routed["dup"] || routed["joined"] {
 		t.Fatalf("views routed by their group key: %v, want groups and evs", routed)
 	}
+	checkOperatorStateBuckets(t, eng.mu.store, byID)
+}
+
+// checkOperatorStateBuckets checks that every operator state key of the
+// views of layoutWorkload, 0x03 | id | b | operator u32be | own bytes,
+// records in b the bucket of the operator's routing key, decoded from
+// the own bytes: a group key (groups, evs), a join key (joined, the
+// recursion's body), a whole row (dist, the recursion's derivation
+// counts), a partition key (ranked), and for the split global aggregate
+// and top-k the row bucket the partial is keyed by (totals, top3) and
+// the empty key of the final. So one bucket's operator state of a view is
+// the range [0x03 | id | b, 0x03 | id | b+1).
+func checkOperatorStateBuckets(t *testing.T, st state.Reader, byID map[uint64]*object) {
+	t.Helper()
+	type opKey struct {
+		op  uint32
+		own []byte
+		b   int
+		key []byte
+	}
+	keys := map[string][]opKey{}
+	first := map[string]uint32{} // each view's first operator with state
+	if err := st.Scan([]byte{nsOpState}, []byte{nsOpState + 1}, func(k, _ []byte) bool {
+		id, n := binary.Uvarint(k[1:])
+		o := byID[id]
+		if n <= 0 || o == nil || len(k) < 1+n+5 {
+			t.Fatalf("operator state key %x: no view", k)
+		}
+		p := 1 + n
+		op := binary.BigEndian.Uint32(k[p+1:])
+		if f, ok := first[o.name]; !ok || op < f {
+			first[o.name] = op
+		}
+		keys[o.name] = append(keys[o.name], opKey{op: op, own: append([]byte(nil), k[p+5:]...), b: int(k[p]), key: append([]byte(nil), k...)})
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// leading returns the bytes of the first n key values of own.
+	leading := func(own []byte, n int) []byte {
+		_, rest, err := zset.DecodeKey(own, n)
+		if err != nil {
+			t.Fatalf("own bytes %x: %v", own, err)
+		}
+		return own[:len(own)-len(rest)]
+	}
+	// rowBucket returns the bucket carried as the value of a leading
+	// EncodeKey(int4 bucket).
+	rowBucket := func(own []byte) int {
+		vs, _, err := zset.DecodeKey(own, 1)
+		if err != nil {
+			t.Fatalf("own bytes %x: %v", own, err)
+		}
+		return int(vs[0].Int())
+	}
+	empty := zset.Bucket(nil)
+	for _, view := range []string{"groups", "evs", "joined", "dist", "ranked", "totals", "top3", "reach"} {
+		ks := keys[view]
+		buckets := map[int]bool{}
+		for _, e := range ks {
+			own, partial := e.own, e.op == first[view]
+			var want int
+			switch view {
+			case "groups", "evs": // 'g' | EncodeKey(group)
+				want = zset.Bucket(leading(own[1:], 1))
+			case "joined": // 'l' or 'r' | EncodeKey(join key) | ...
+				want = zset.Bucket(leading(own[1:], 1))
+			case "dist", "ranked": // EncodeKey(row), EncodeKey(partition) | ...
+				want = zset.Bucket(leading(own, 1))
+			case "totals": // 'g' | group, 'a' | u16 | group | ...
+				g := own[1:]
+				if own[0] == 'a' {
+					g = own[3:]
+				}
+				want = empty
+				if partial {
+					want = rowBucket(g)
+				}
+			case "top3": // EncodeKey(partition) | sort key | ...
+				want = empty
+				if partial {
+					want = rowBucket(own)
+				}
+			case "reach":
+				switch own[0] {
+				case 'd': // 'd' | EncodeRow(row)
+					row, err := zset.DecodeRow(own[1:])
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = zset.Bucket(zset.EncodeKey(nil, row...))
+				case 'b': // 'b' | body operator u32be | 'l' or 'r' | EncodeKey(join key) | ...
+					want = zset.Bucket(leading(own[6:], 1))
+				default:
+					t.Fatalf("%s: unexpected operator state key %x", view, e.key)
+				}
+			}
+			if e.b != want {
+				t.Errorf("%s: operator state key %x is in bucket %d, its key's bucket is %d", view, e.key, e.b, want)
+			}
+			buckets[e.b] = true
+		}
+		if len(buckets) < 2 {
+			t.Errorf("%s: operator state in %d buckets (%d keys), want several", view, len(buckets), len(ks))
+		}
+	}
 }
 
 func storagePrefixEnd(p []byte) []byte {
@@ -151,7 +259,8 @@ func storagePrefixEnd(p []byte) []byte {
 }
 
 // downgradeToLayout1 rewrites st as a build before layout versions wrote
-// it: no bucket byte in table rows, view contents and change logs, and no
+// it: no bucket byte in table rows, view contents, change logs and
+// operator state (moved out of reach, below), and no
 // layout version.
 func downgradeToLayout1(t *testing.T, st Store) {
 	t.Helper()
@@ -174,13 +283,15 @@ func downgradeToLayout1(t *testing.T, st Store) {
 			keys = append(keys, append([]byte(nil), k...))
 			vals = append(vals, storage.EncodeRecord(catalogRecordKind, version, payload))
 		case nsOpState:
-			// Builds before layout 2 numbered some views' operators
-			// otherwise (a global aggregate, top-k or recursion was one
-			// operator): the upgrade must not read this state. Moving it
-			// to operator numbers no circuit uses makes it unreadable.
+			// Builds before layout 2 wrote no bucket in operator state
+			// and numbered some views' operators otherwise (a global
+			// aggregate, top-k or recursion was one operator): the
+			// upgrade must not read this state. Dropping the bucket and
+			// moving it to operator numbers no circuit uses makes it
+			// unreadable.
 			_, n := binary.Uvarint(k[1:])
 			p := 1 + n
-			nk := append([]byte(nil), k...)
+			nk := append(append([]byte(nil), k[:p]...), k[p+1:]...)
 			nk[p] ^= 0x80
 			dels = append(dels, append([]byte(nil), k...))
 			keys = append(keys, nk)
@@ -487,7 +598,7 @@ func TestCheckOfLayout1WritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 7 {
+	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 9 {
 		t.Fatalf("report %+v", rep)
 	}
 	if after := dumpRaw(t, st); after != before {
