@@ -80,9 +80,12 @@ func TestChangeIndexMatchesScan(t *testing.T) {
 			if gl != wl || gok != wok {
 				t.Fatalf("step %d, view %s: lastChange %d %v, scanning %d %v", step, v.name, gl, gok, wl, wok)
 			}
-			afters := []uint64{0, frontier, frontier - 1, frontier - min(frontier, 3), uint64(rng.IntN(int(frontier) + 1))}
+			afters := []uint64{frontier - 1, uint64(rng.IntN(int(frontier) + 1))}
+			if step%16 == 0 {
+				afters = append(afters, 0, frontier)
+			}
 			for _, after := range afters {
-				for _, upTo := range []uint64{frontier, after + uint64(rng.IntN(5)), ^uint64(0) - 1} {
+				for _, upTo := range []uint64{frontier, after + uint64(rng.IntN(5))} {
 					got, err := readChanges(cr, v.id, after, upTo)
 					if err != nil {
 						t.Fatal(err)
