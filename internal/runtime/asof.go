@@ -35,14 +35,11 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 		}
 		return scanChanges(cr.Reader, id, after, upTo, ent.after(after))
 	}
-	return scanChanges(r, id, after, upTo, nil)
+	return scanChanges(r, id, after, upTo, everyBucket)
 }
 
-// scanChanges is readChanges over the given buckets (nil: all of them).
+// scanChanges is readChanges over the given buckets, in order.
 func scanChanges(r state.Reader, id, after, upTo uint64, buckets []int) ([]Change, error) {
-	if buckets == nil {
-		buckets = everyBucket
-	}
 	prefix := relPrefix(nsChangeLog, id)
 	type logged struct {
 		seq uint64

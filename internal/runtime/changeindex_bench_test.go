@@ -59,7 +59,7 @@ func BenchmarkReadChanges(b *testing.B) {
 		if wide > 0 {
 			name = "wide"
 		}
-		for _, back := range []uint64{1, 100, 2000} {
+		for _, back := range []uint64{0, 1, 100, 2000} {
 			for _, indexed := range []bool{true, false} {
 				how := "scan"
 				if indexed {
@@ -75,7 +75,7 @@ func BenchmarkReadChanges(b *testing.B) {
 						if indexed {
 							ch, err = readChanges(currentReader{store, eng}, id, frontier-back, frontier)
 						} else {
-							ch, err = scanChanges(store, id, frontier-back, frontier, nil)
+							ch, err = scanChanges(store, id, frontier-back, frontier, everyBucket)
 						}
 						if err != nil {
 							b.Fatal(err)

@@ -90,7 +90,7 @@ func TestChangeIndexMatchesScan(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, err := scanChanges(eng.mu.store, v.id, after, upTo, nil)
+					want, err := scanChanges(eng.mu.store, v.id, after, upTo, everyBucket)
 					if err != nil {
 						t.Fatal(err)
 					}
