@@ -24,8 +24,22 @@ type Change struct {
 
 // readChanges returns the change-log entries of object id with epoch in
 // (after, upTo], in epoch order: each bucket's entries of those epochs,
-// merged by (epoch, seq).
+// merged by (epoch, seq). Read through currentReader, it visits only the
+// buckets the change-log index shows entries after `after` in
+// (changeindex.go); otherwise every bucket.
 func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
+	if cr, ok := r.(currentReader); ok {
+		ent, err := cr.eng.logs.lookup(cr.Reader, id)
+		if err != nil {
+			return nil, err
+		}
+		return scanChanges(cr.Reader, id, after, upTo, ent.after(after))
+	}
+	return scanChanges(r, id, after, upTo, everyBucket)
+}
+
+// scanChanges is readChanges over the given buckets, in order.
+func scanChanges(r state.Reader, id, after, upTo uint64, buckets []int) ([]Change, error) {
 	prefix := relPrefix(nsChangeLog, id)
 	type logged struct {
 		seq uint64
@@ -34,7 +48,7 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 	var out []logged
 	var derr error
 	var lo, hi []byte
-	for b := 0; b < zset.Buckets; b++ {
+	for _, b := range buckets {
 		lo = binary.BigEndian.AppendUint64(append(append(lo[:0], prefix...), byte(b)), after+1)
 		hi = binary.BigEndian.AppendUint64(append(append(hi[:0], prefix...), byte(b)), upTo+1)
 		err := r.Scan(lo, hi, func(k, v []byte) bool {
@@ -70,6 +84,15 @@ func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
 	}
 	return changes, nil
 }
+
+// everyBucket lists every bucket, in order.
+var everyBucket = func() []int {
+	out := make([]int, zset.Buckets)
+	for b := range out {
+		out[b] = b
+	}
+	return out
+}()
 
 // asOfNow, as the epoch of a read, reads current contents. (Epoch 0 is
 // the empty state before the first commit.)
@@ -143,7 +166,7 @@ func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
-	rows, err := runQueryAt(ctx, s.eng.mu.store, cat, p, epoch)
+	rows, err := runQueryAt(ctx, currentReader{s.eng.mu.store, s.eng}, cat, p, epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +189,7 @@ func (e *Engine) Changes(name string, after uint64) ([]Change, uint64, error) {
 			return nil, 0, err
 		}
 	}
-	ch, err := readChanges(e.mu.store, o.id, after, frontier)
+	ch, err := readChanges(currentReader{e.mu.store, e}, o.id, after, frontier)
 	return ch, frontier, err
 }
 

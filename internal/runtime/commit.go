@@ -136,13 +136,16 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 		w.ov.Discard()
 		return err
 	}
+	var trimmed map[uint64]uint64
 	if w.epoch%trimEvery == 0 {
-		if err := trimChangeLogs(w.ov, w.cat, w.epoch, e.opts.ChangeLogRetention); err != nil {
+		var err error
+		if trimmed, err = trimChangeLogs(w.ov, w.cat, w.epoch, e.opts.ChangeLogRetention, e.logs); err != nil {
 			w.ov.Discard()
 			return err
 		}
 	}
 	written := writtenRelations(w.ov)
+	logged := loggedBuckets(w.ov, w.epoch)
 	if err := w.ov.Commit(); err != nil {
 		e.mu.store.Abort()
 		return e.failCommit(err)
@@ -151,6 +154,7 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 		return e.failCommit(err)
 	}
 	e.cache.changed(written, w.epoch)
+	e.logs.committed(w.epoch, logged, trimmed, e.mu.cat, w.cat)
 	e.mu.cat = w.cat
 	e.mu.epoch = w.epoch
 	close(e.mu.committed)

@@ -262,30 +262,45 @@ func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 const trimEvery = 64
 
 // trimChangeLogs deletes change-log entries older than the retention
-// horizon, except those a sink still needs (sinkhold.go).
-func trimChangeLogs(st state.Store, cat *catalog, epoch, retention uint64) error {
+// horizon, except those a sink still needs (sinkhold.go), and returns the
+// horizon each view's log was trimmed to. idx, when not nil, is the
+// change-log index of st's parent, the committed store: buckets it shows
+// empty are not visited (the epoch being built logs nothing older than
+// the horizon).
+func trimChangeLogs(st state.Store, cat *catalog, epoch, retention uint64, idx *changeIndex) (map[uint64]uint64, error) {
 	if epoch <= retention {
-		return nil
+		return nil, nil
 	}
+	trimmed := map[uint64]uint64{}
 	for _, v := range cat.matviewsInOrder() {
 		horizon := epoch - retention
 		held, ok, err := changeLogHold(st, cat, v.name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok && held < horizon {
 			horizon = held
 		}
+		var ent *bucketEpochs
+		if idx != nil {
+			idx.mu.Lock()
+			ent = idx.views[v.id]
+			idx.mu.Unlock()
+		}
 		prefix := relPrefix(nsChangeLog, v.id)
 		for b := 0; b < zset.Buckets; b++ {
+			if ent != nil && ent[b] == 0 {
+				continue
+			}
 			lo := append(slices.Clip(prefix), byte(b))
 			hi := binary.BigEndian.AppendUint64(slices.Clip(lo), horizon)
 			if err := deleteRange(st, lo, hi); err != nil {
-				return err
+				return nil, err
 			}
 		}
+		trimmed[v.id] = horizon
 	}
-	return nil
+	return trimmed, nil
 }
 
 // oldestRetained returns the oldest epoch whose changes are still in the

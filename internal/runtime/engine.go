@@ -60,6 +60,9 @@ type Engine struct {
 	// cache holds small relations' contents for reads of the current
 	// state (relcache.go).
 	cache *relationCache
+	// logs tells reads of the current state which buckets of a view's
+	// change log hold recent entries (changeindex.go).
+	logs *changeIndex
 }
 
 // Options tunes an engine.
@@ -114,6 +117,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 		stop:       make(chan struct{}),
 		stopped:    make(chan struct{}),
 		cache:      newRelationCache(),
+		logs:       newChangeIndex(),
 	}
 	if _, err := checkLayout(store); err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (e *Engine) ChangesBetween(name string, after, upTo uint64) ([]Change, uint
 			return nil, 0, err
 		}
 	}
-	ch, err := readChanges(e.mu.store, o.id, after, upTo)
+	ch, err := readChanges(currentReader{e.mu.store, e}, o.id, after, upTo)
 	return ch, upTo, err
 }
 

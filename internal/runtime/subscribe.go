@@ -105,7 +105,7 @@ func (e *Engine) subscribe(st ext.Statement) (*subscription, error) {
 	}
 	sub := &subscription{eng: e, view: o, progress: st.Progress, last: start, done: make(chan struct{})}
 	if st.Snapshot {
-		snap, err := viewAt(e.mu.store, o, start, frontier)
+		snap, err := viewAt(currentReader{e.mu.store, e}, o, start, frontier)
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +218,7 @@ func (sub *subscription) poll() (<-chan struct{}, error) {
 	if err := e.checkAsOf(sub.last, frontier); err != nil {
 		return nil, errs.Newf(errs.InvalidParameterValue, "the subscription fell behind the change-log horizon: %v", err)
 	}
-	changes, err := readChanges(e.mu.store, sub.view.id, sub.last, frontier)
+	changes, err := readChanges(currentReader{e.mu.store, e}, sub.view.id, sub.last, frontier)
 	if err != nil {
 		return nil, err
 	}

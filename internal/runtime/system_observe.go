@@ -117,7 +117,7 @@ func viewInfos(r state.Reader, cat *catalog) ([]ViewInfo, error) {
 func (e *Engine) Views() ([]ViewInfo, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return viewInfos(e.mu.store, e.mu.cat)
+	return viewInfos(currentReader{e.mu.store, e}, e.mu.cat)
 }
 
 func viewInfoRows(r state.Reader, c *catalog) (zset.Batch, error) {

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -92,24 +91,20 @@ func countViewRows(r state.Reader, o *object) (int64, error) {
 
 // lastChange returns the last epoch whose changes to the view with id are
 // in its change log, and false when the log holds none (the view has not
-// changed within the retention horizon).
+// changed within the retention horizon). Read through currentReader, the
+// change-log index answers (changeindex.go); otherwise each bucket's last
+// entry is read.
 func lastChange(r state.Reader, id uint64) (uint64, bool, error) {
-	prefix := relPrefix(nsChangeLog, id)
-	var epoch uint64
-	found := false
-	for b := 0; b < zset.Buckets; b++ {
-		lo := append(slices.Clip(prefix), byte(b))
-		err := r.ScanReverse(lo, state.PrefixEnd(lo), func(k, _ []byte) bool {
-			if len(k) >= len(lo)+8 {
-				if ep := binary.BigEndian.Uint64(k[len(lo):]); !found || ep > epoch {
-					epoch, found = ep, true
-				}
-			}
-			return false
-		})
-		if err != nil {
-			return 0, false, err
-		}
+	var ent *bucketEpochs
+	var err error
+	if cr, ok := r.(currentReader); ok {
+		ent, err = cr.eng.logs.lookup(cr.Reader, id)
+	} else {
+		ent, err = scanBucketEpochs(r, id)
 	}
+	if err != nil {
+		return 0, false, err
+	}
+	epoch, found := ent.last()
 	return epoch, found, nil
 }
