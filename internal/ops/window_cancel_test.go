@@ -65,14 +65,19 @@ func TestBigWindowStepStopsWhenCanceled(t *testing.T) {
 		t.Skip("a million-row window step")
 	}
 	const n = 1 << 20
-	const bound = 500 * time.Millisecond
 
 	op, in := bigWindow(t, n)
-	g := &gapTimer{Context: context.Background(), last: time.Now()}
+	began := time.Now()
+	g := &gapTimer{Context: context.Background(), last: began}
 	out, err := op.Step(g, state.NewMemory(), []zset.Batch{in})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The bound is relative to the whole step, so that a loaded machine,
+	// which slows both alike, does not fail the test: a step that does
+	// not look at its context while it sorts or consolidates spends about
+	// half its time without a look.
+	bound := max(500*time.Millisecond, time.Since(began)/4)
 	if len(out) != n {
 		t.Fatalf("%d output rows, want %d", len(out), n)
 	}
