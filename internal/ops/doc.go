@@ -35,7 +35,10 @@
 //     looked at, never waited on: between operators (diff.Circuit), at
 //     every iteration of a Fixpoint, and every checkInterval units of work
 //     (rows, keys, pairs, groups) inside a step's long loops, through
-//     Interrupted and work.tick. Once it is done the step returns its
+//     Interrupted and work.tick, sorts of a delta's keys included
+//     (sortKeyRefsInterruptibly); the window and top-k operators
+//     consolidate their output with zset.ConsolidateContext, which looks
+//     at it as often. Once it is done the step returns its
 //     error unwrapped and the caller discards the step's writes; while it
 //     is not, it changes nothing of what a step computes.
 //   - State keys. An operator writes only keys that start with its prefix

@@ -83,12 +83,59 @@ type keyRef struct {
 
 // sortKeyRefs sorts refs by key, ties in batch order (a stable sort).
 func sortKeyRefs(refs []keyRef, keys []byte) {
-	slices.SortFunc(refs, func(x, y keyRef) int {
-		if c := bytes.Compare(keys[x.off:x.end], keys[y.off:y.end]); c != 0 {
-			return c
+	slices.SortFunc(refs, func(x, y keyRef) int { return compareKeyRefs(keys, x, y) })
+}
+
+// compareKeyRefs orders refs by key, ties in batch order.
+func compareKeyRefs(keys []byte, x, y keyRef) int {
+	if c := bytes.Compare(keys[x.off:x.end], keys[y.off:y.end]); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.idx, y.idx)
+}
+
+// sortKeyRefsInterruptibly is sortKeyRefs for refs of any length, counting
+// its work on w so that a canceled step stops within checkInterval units
+// of work (refs are then left in some order). It sorts runs of
+// checkInterval refs, then merges them pairwise through tmp, which it
+// grows as needed and returns for reuse.
+func sortKeyRefsInterruptibly(w *work, refs, tmp []keyRef, keys []byte) ([]keyRef, error) {
+	const run = checkInterval
+	for lo := 0; lo < len(refs); lo += run {
+		hi := min(lo+run, len(refs))
+		sortKeyRefs(refs[lo:hi], keys)
+		if err := w.ticks(hi - lo); err != nil {
+			return tmp, err
 		}
-		return cmp.Compare(x.idx, y.idx)
-	})
+	}
+	if len(refs) <= run {
+		return tmp, nil
+	}
+	tmp = resize(tmp, len(refs))
+	src, dst := refs, tmp
+	for width := run; width < len(refs); width *= 2 {
+		for lo := 0; lo < len(src); lo += 2 * width {
+			mid, hi := min(lo+width, len(src)), min(lo+2*width, len(src))
+			i, j := lo, mid
+			for k := lo; k < hi; k++ {
+				if err := w.tick(); err != nil {
+					return tmp, err
+				}
+				if j >= hi || i < mid && compareKeyRefs(keys, src[i], src[j]) <= 0 {
+					dst[k] = src[i]
+					i++
+				} else {
+					dst[k] = src[j]
+					j++
+				}
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &refs[0] {
+		copy(refs, src)
+	}
+	return tmp, nil
 }
 
 // rowAlloc hands out rows carved from larger blocks, so that an operator
@@ -145,4 +192,15 @@ type work struct {
 func (w *work) tick() error {
 	w.n++
 	return Interrupted(w.ctx, w.n)
+}
+
+// ticks counts n units of work at once, looking at ctx if that passes a
+// multiple of checkInterval.
+func (w *work) ticks(n int) error {
+	before := w.n
+	w.n += n
+	if before/checkInterval == w.n/checkInterval {
+		return nil
+	}
+	return w.ctx.Err()
 }

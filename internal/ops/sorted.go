@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
@@ -200,6 +201,7 @@ type sortedDelta struct {
 	buf     []byte
 	entries []sortedDeltaEntry
 	refs    []keyRef
+	tmp     []keyRef // scratch for sorting refs
 	sorted  []sortedDeltaEntry
 }
 
@@ -211,10 +213,14 @@ type sortedDeltaEntry struct {
 	weight   int64
 }
 
-// load computes the arrangement keys of the rows of b and sorts them.
-func (d *sortedDelta) load(a *sortedArrangement, b zset.Batch) error {
+// load computes the arrangement keys of the rows of b and sorts them,
+// counting its work on w (a canceled step stops with ctx's error).
+func (d *sortedDelta) load(w *work, a *sortedArrangement, b zset.Batch) error {
 	d.buf, d.entries, d.refs = d.buf[:0], d.entries[:0], d.refs[:0]
 	for _, e := range b {
+		if err := w.tick(); err != nil {
+			return err
+		}
 		off := len(d.buf)
 		var l keyLayout
 		var err error
@@ -224,10 +230,16 @@ func (d *sortedDelta) load(a *sortedArrangement, b zset.Batch) error {
 		d.refs = append(d.refs, keyRef{off: uint32(off), end: uint32(len(d.buf)), idx: int32(len(d.entries))})
 		d.entries = append(d.entries, sortedDeltaEntry{off: off, end: len(d.buf), layout: l, row: e.Row, weight: e.Weight})
 	}
-	sortKeyRefs(d.refs, d.buf)
-	d.sorted = d.sorted[:0]
-	for _, r := range d.refs {
-		d.sorted = append(d.sorted, d.entries[r.idx])
+	var err error
+	if d.tmp, err = sortKeyRefsInterruptibly(w, d.refs, d.tmp, d.buf); err != nil {
+		return err
+	}
+	d.sorted = resize(d.sorted, len(d.refs))
+	for i, r := range d.refs {
+		if err := w.tick(); err != nil {
+			return err
+		}
+		d.sorted[i] = d.entries[r.idx]
 	}
 	return nil
 }
@@ -268,14 +280,20 @@ type listEntry struct {
 // sorting after old's last row are left out: the result is then exactly
 // the new partition's first rows up to old's last key. A row whose weight
 // reaches zero is dropped; a negative one is kept for the state update to
-// report.
-func mergeDelta(dst, old []listEntry, d *sortedDelta, rows []sortedDeltaEntry, complete bool) []listEntry {
+// report. Its work is counted on w.
+func mergeDelta(w *work, dst, old []listEntry, d *sortedDelta, rows []sortedDeltaEntry, complete bool) ([]listEntry, error) {
 	var last []byte
 	if !complete && len(old) > 0 {
 		last = old[len(old)-1].key
 	}
+	// Growing dst once, to its most entries, spares the copies (long,
+	// without a look at the context) of growing it as it fills.
+	dst = slices.Grow(dst, len(old)+len(rows))
 	i, j := 0, 0
 	for i < len(old) || j < len(rows) {
+		if err := w.tick(); err != nil {
+			return nil, err
+		}
 		var dk []byte
 		if j < len(rows) {
 			dk = d.key(&rows[j])
@@ -285,7 +303,7 @@ func mergeDelta(dst, old []listEntry, d *sortedDelta, rows []sortedDeltaEntry, c
 		}
 		switch {
 		case dk == nil && i >= len(old):
-			return dst
+			return dst, nil
 		case dk == nil:
 			dst = append(dst, old[i])
 			i++
@@ -310,5 +328,5 @@ func mergeDelta(dst, old []listEntry, d *sortedDelta, rows []sortedDeltaEntry, c
 			}
 		}
 	}
-	return dst
+	return dst, nil
 }

@@ -106,11 +106,11 @@ func (t *TopK) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 	if len(in[0]) == 0 || t.count == 0 {
 		return nil, nil
 	}
-	if err := t.delta.load(&t.arr, in[0]); err != nil {
+	w := &work{ctx: ctx}
+	if err := t.delta.load(w, &t.arr, in[0]); err != nil {
 		return nil, err
 	}
 	var out zset.Batch
-	w := &work{ctx: ctx}
 	err := t.delta.partitions(w, func(part []byte, rows []sortedDeltaEntry) error {
 		var err error
 		out, err = t.partition(w, st, part, rows, out)
@@ -119,7 +119,7 @@ func (t *TopK) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 	if err != nil {
 		return nil, err
 	}
-	return zset.Consolidate(out)
+	return zset.ConsolidateContext(ctx, out)
 }
 
 // window is the end of the positions the operator emits (exclusive), or
@@ -168,7 +168,10 @@ func (t *TopK) partition(w *work, st state.Store, part []byte, rows []sortedDelt
 		}
 	}
 	if !unchanged {
-		t.newList = mergeDelta(t.newList[:0], t.oldList, &t.delta, rows, complete)
+		var err error
+		if t.newList, err = mergeDelta(w, t.newList[:0], t.oldList, &t.delta, rows, complete); err != nil {
+			return nil, err
+		}
 		t.oldWin = windowOf(t.oldWin[:0], t.oldList, lo, hi)
 		t.newWin = windowOf(t.newWin[:0], t.newList, lo, hi)
 		sign := int64(1)

@@ -77,11 +77,11 @@ func (w *Window) Step(ctx context.Context, st state.Store, in []zset.Batch) (zse
 	if len(in[0]) == 0 {
 		return nil, nil
 	}
-	if err := w.delta.load(&w.arr, in[0]); err != nil {
+	wk := &work{ctx: ctx}
+	if err := w.delta.load(wk, &w.arr, in[0]); err != nil {
 		return nil, err
 	}
 	var out zset.Batch
-	wk := &work{ctx: ctx}
 	err := w.delta.partitions(wk, func(part []byte, rows []sortedDeltaEntry) error {
 		var err error
 		out, err = w.partition(wk, st, part, rows, out)
@@ -90,11 +90,8 @@ func (w *Window) Step(ctx context.Context, st state.Store, in []zset.Batch) (zse
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		// Consolidating a large partition's output takes long.
-		return nil, err
-	}
-	return zset.Consolidate(out)
+	// Consolidating a large partition's output takes long.
+	return zset.ConsolidateContext(ctx, out)
 }
 
 func (w *Window) partition(wk *work, st state.Store, part []byte, rows []sortedDeltaEntry, out zset.Batch) (zset.Batch, error) {
@@ -107,7 +104,9 @@ func (w *Window) partition(wk *work, st state.Store, part []byte, rows []sortedD
 	for _, e := range w.entries {
 		w.oldList = append(w.oldList, listEntry{key: w.buf[e.off:e.end], layout: e.layout, weight: e.weight})
 	}
-	w.newList = mergeDelta(w.newList[:0], w.oldList, &w.delta, rows, true)
+	if w.newList, err = mergeDelta(wk, w.newList[:0], w.oldList, &w.delta, rows, true); err != nil {
+		return nil, err
+	}
 	for i := range rows {
 		if err := wk.tick(); err != nil {
 			return nil, err
@@ -117,20 +116,20 @@ func (w *Window) partition(wk *work, st state.Store, part []byte, rows []sortedD
 			return nil, err
 		}
 	}
-	if err := w.old.load(w.oldList); err != nil {
+	if err := w.old.load(wk, w.oldList); err != nil {
 		return nil, err
 	}
-	if err := w.new.load(w.newList); err != nil {
+	if err := w.new.load(wk, w.newList); err != nil {
 		return nil, err
 	}
 	// The partitions agree on their rows before the first delta row; the
 	// outputs that depend on those rows alone are the same in both and are
 	// neither computed nor compared.
 	from := w.old.firstAffected(w.fns, w.old.positionOf(w.delta.key(&rows[0])))
-	if err := w.old.evaluate(w.fns, from); err != nil {
+	if err := w.old.evaluate(wk, w.fns, from); err != nil {
 		return nil, err
 	}
-	if err := w.new.evaluate(w.fns, from); err != nil {
+	if err := w.new.evaluate(wk, w.fns, from); err != nil {
 		return nil, err
 	}
 	return w.emit(wk, out, from)
@@ -246,14 +245,18 @@ func (p *windowPartition) positionOf(key []byte) int {
 	return sort.Search(p.n, func(i int) bool { return bytes.Compare(p.key(i), key) >= 0 })
 }
 
-// load lays out list's rows by position and finds the peer groups.
-func (p *windowPartition) load(list []listEntry) error {
+// load lays out list's rows by position and finds the peer groups,
+// counting its work on wk.
+func (p *windowPartition) load(wk *work, list []listEntry) error {
 	p.list = list
 	p.entry, p.group, p.groupStart, p.decoded = p.entry[:0], p.group[:0], p.groupStart[:0], p.decoded[:0]
 	p.rows = resize(p.rows, len(list))
 	clear(p.rows)
 	var prevSort []byte
 	for idx, e := range list {
+		if err := wk.tick(); err != nil {
+			return err
+		}
 		if e.weight < 0 {
 			return negativeCount("arranged row")
 		}

@@ -73,13 +73,17 @@ func newWindowFn(call plan.WindowFunc) (windowFn, error) {
 }
 
 // evaluate computes every function's value at every position from from
-// on.
-func (p *windowPartition) evaluate(fns []windowFn, from int) error {
+// on. Each function's positions count as work on wk, looked at before the
+// function is evaluated.
+func (p *windowPartition) evaluate(wk *work, fns []windowFn, from int) error {
 	for len(p.vals) < len(fns) {
 		p.vals = append(p.vals, nil)
 	}
 	p.vals = p.vals[:len(fns)]
 	for f := range fns {
+		if err := wk.ticks(p.n - min(from, p.n)); err != nil {
+			return err
+		}
 		p.vals[f] = resize(p.vals[f], p.n)
 		if err := p.evalFn(&fns[f], p.vals[f], min(from, p.n)); err != nil {
 			return err

@@ -461,8 +461,8 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 // onConflict is a bound ON CONFLICT clause.
 type onConflict struct {
 	doUpdate bool
-	sets     map[int]plan.Expr // column index → new value, over the existing row
-	where    plan.Expr         // nil when none
+	sets     setList   // new values, over the existing row
+	where    plan.Expr // nil when none
 }
 
 func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictClause, nUser int) (*onConflict, error) {
@@ -620,9 +620,22 @@ func insertKeyed(st state.Store, o *object, rows []zset.Row, c *onConflict, b *s
 	return delta, affected, nil
 }
 
-// bindSets binds UPDATE's SET list: column index → expression over the old
-// row (nil expression for DEFAULT).
-func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (map[int]plan.Expr, error) {
+// setList is UPDATE's bound SET list: for each assigned column, in the
+// order of the table's columns (not of the SET list as written), the
+// expression over the old row giving its new value. PostgreSQL evaluates
+// the assignments of a row in that order, so when several fail, the first
+// failing column of the table names the error.
+type setList []setTarget
+
+// setTarget is one assignment of a setList.
+type setTarget struct {
+	col int
+	e   plan.Expr
+}
+
+// bindSets binds UPDATE's SET list (DEFAULT becomes the column's default
+// expression, or NULL).
+func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (setList, error) {
 	sets := map[int]plan.Expr{}
 	for _, n := range list {
 		rt := n.GetResTarget()
@@ -654,17 +667,25 @@ func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (map[int
 			return nil, err
 		}
 	}
-	return sets, nil
+	out := make(setList, 0, len(sets))
+	for i := range o.cols {
+		if e, ok := sets[i]; ok {
+			out = append(out, setTarget{col: i, e: e})
+		}
+	}
+	return out, nil
 }
 
-func applySets(o *object, sets map[int]plan.Expr, old zset.Row) (zset.Row, error) {
+// applySets returns old with sets applied, evaluated in column order
+// (setList); the first failing assignment's error is returned.
+func applySets(o *object, sets setList, old zset.Row) (zset.Row, error) {
 	row := append(zset.Row(nil), old...)
-	for i, e := range sets {
-		v, err := e.Eval(old)
+	for _, s := range sets {
+		v, err := s.e.Eval(old)
 		if err != nil {
 			return nil, err
 		}
-		row[i] = v
+		row[s.col] = v
 	}
 	return row, o.checkRow(row)
 }

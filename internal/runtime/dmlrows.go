@@ -87,7 +87,7 @@ func keptRows(ctx context.Context, candidates zset.Batch, where plan.Expr, par d
 
 // updatedRows returns the new row of each of matched, in order: sets
 // applied to it (applySets).
-func updatedRows(ctx context.Context, o *object, sets map[int]plan.Expr, matched zset.Batch, par diff.Parallelism) ([]zset.Row, error) {
+func updatedRows(ctx context.Context, o *object, sets setList, matched zset.Batch, par diff.Parallelism) ([]zset.Row, error) {
 	out := make([]zset.Row, len(matched))
 	err := inRuns(ctx, len(matched), par, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {

@@ -2,6 +2,7 @@ package zset
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -26,6 +27,15 @@ import (
 // past n are cleared. On error b is left as it was. Sums are exact whatever
 // the order of the weights: only a total outside int64 fails.
 func Consolidate(b Batch) (Batch, error) {
+	return ConsolidateContext(nil, b)
+}
+
+// ConsolidateContext is Consolidate that stops early, returning ctx's
+// error unwrapped and leaving b as it was, when ctx is done: it looks at
+// ctx every checkInterval units of work (entries encoded, sorted, summed
+// or moved), so that a consolidation of millions of rows stops within a
+// millisecond or so of a cancel. A nil ctx is never done.
+func ConsolidateContext(ctx context.Context, b Batch) (Batch, error) {
 	switch len(b) {
 	case 0:
 		return b, nil
@@ -37,7 +47,7 @@ func Consolidate(b Batch) (Batch, error) {
 		return b, nil
 	}
 	c := consolidatorPool.Get().(*Consolidator)
-	out, err := c.Consolidate(b)
+	out, err := c.ConsolidateContext(ctx, b)
 	c.trim()
 	consolidatorPool.Put(c)
 	return out, err
@@ -63,6 +73,34 @@ type Consolidator struct {
 	results []keyedEntry // the last result, entry by entry
 	out     Batch        // the result's entries, before they are copied back
 	rowBuf  []byte       // row encodings, to tell apart rows with equal keys
+
+	// During ConsolidateContext: its context (nil for none), the units of
+	// work done since the last look at it, and its error once done.
+	ctx   context.Context
+	units int
+	err   error
+}
+
+// checkInterval is how many units of work ConsolidateContext does between
+// looks at its context.
+const checkInterval = 1 << 12
+
+// interrupted counts n units of work and reports whether the context is
+// done, looking at it when checkInterval units have passed since the last
+// look (and remembering its error in c.err).
+func (c *Consolidator) interrupted(n int) bool {
+	if c.err != nil {
+		return true
+	}
+	if c.ctx == nil {
+		return false
+	}
+	if c.units += n; c.units < checkInterval {
+		return false
+	}
+	c.units = 0
+	c.err = c.ctx.Err()
+	return c.err != nil
 }
 
 // keyedEntry is a batch entry with its key located in the key buffer.
@@ -91,11 +129,37 @@ type sortEntry struct {
 // Consolidate is the package-level Consolidate using c's scratch memory.
 // After it returns, Key gives the key of each entry of the result.
 func (c *Consolidator) Consolidate(b Batch) (Batch, error) {
+	return c.ConsolidateContext(nil, b)
+}
+
+// ConsolidateContext is the package-level ConsolidateContext using c's
+// scratch memory. After it returns without error, Key gives the key of
+// each entry of the result.
+func (c *Consolidator) ConsolidateContext(ctx context.Context, b Batch) (Batch, error) {
+	c.ctx, c.units, c.err = ctx, 0, nil
+	defer func() { c.ctx, c.err = nil, nil }()
+	out, err := c.consolidate(b)
+	if err == nil && c.err != nil {
+		err = c.err
+	}
+	if err != nil {
+		c.results = c.results[:0]
+		return b, err
+	}
+	return out, nil
+}
+
+// consolidate is ConsolidateContext without the context's bookkeeping; it
+// returns early once c.interrupted, leaving b as it was.
+func (c *Consolidator) consolidate(b Batch) (Batch, error) {
 	c.keys, c.entries, c.ents, c.results = c.keys[:0], c.entries[:0], c.ents[:0], c.results[:0]
 	if len(b) > math.MaxInt32 {
 		return b, errs.New(errs.ProgramLimitExceeded, "batch too large to consolidate: more than 2^31 rows")
 	}
 	for i := range b {
+		if c.interrupted(1) {
+			return b, nil
+		}
 		if b[i].Weight == 0 {
 			continue
 		}
@@ -126,10 +190,16 @@ func (c *Consolidator) Consolidate(b Batch) (Batch, error) {
 	// The sort is stable and the records start in input order, so equal
 	// keys stay in input order and the first of a run is the earliest.
 	c.sort(c.ents, c.tmp[:len(c.ents)], 0)
+	if c.err != nil {
+		return b, nil
+	}
 
 	// Sum each run of equal keys, which the sort has marked.
 	ents := c.ents
 	for i := 0; i < len(ents); {
+		if c.interrupted(1) {
+			return b, nil
+		}
 		j := i + 1
 		for j < len(ents) && ents[j].dup {
 			j++
@@ -144,6 +214,11 @@ func (c *Consolidator) Consolidate(b Batch) (Batch, error) {
 	// Fetch the rows in a loop of independent loads, which the processor
 	// overlaps: the batch is read in key order, at random.
 	for _, r := range c.results {
+		if c.interrupted(1) {
+			clear(c.out)
+			c.out = c.out[:0]
+			return b, nil
+		}
 		c.out = append(c.out, Entry{Row: b[r.idx].Row, Weight: r.weight})
 	}
 	n := copy(b, c.out)
@@ -265,7 +340,8 @@ const insertionSortMax = 24
 // sort sorts ents stably by their keys' bytes from depth on (all of ents'
 // keys are equal before depth, and their abbreviations are taken at depth),
 // and sets dup on every entry whose key equals its predecessor's. tmp is
-// scratch of ents' length.
+// scratch of ents' length. It returns early, leaving ents unsorted, once
+// c.interrupted.
 //
 // It is a most-significant-first radix sort on 8-byte chunks: each level
 // sorts by abbr with a stable least-significant-digit radix sort,
@@ -277,8 +353,14 @@ func (c *Consolidator) sort(ents, tmp []sortEntry, depth int) {
 		c.insertionSort(ents, depth)
 		return
 	}
+	if c.interrupted(len(ents)) {
+		return
+	}
 	radixSort(ents, tmp, c.hist)
 	for i := 0; i < len(ents); {
+		if c.interrupted(1) {
+			return
+		}
 		e := ents[i]
 		j := i + 1
 		for j < len(ents) && ents[j].abbr == e.abbr && ents[j].clen == e.clen {

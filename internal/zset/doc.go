@@ -1,6 +1,8 @@
 // Package zset holds Z-sets — batches of rows with integer weights — and
 // the two byte encodings of rows: the order-preserving key encoding and the
-// compact row encoding. It is pure: no goroutines, no I/O, no clocks.
+// compact row encoding. It is pure: no goroutines, no I/O, no clocks; a
+// context is only looked at (ConsolidateContext stops a long consolidation
+// once its context is done), never waited on.
 //
 // # Z-sets and consolidated form
 //

@@ -66,3 +66,23 @@ DELETE FROM kn WHERE k IN (NULL);
 UPDATE kn SET v = 0 WHERE k IS NULL OR k = 2;
 SELECT * FROM kp ORDER BY k1, k2;
 SELECT * FROM kn ORDER BY k, v;
+
+-- When several SET expressions of a row fail, the error is that of the
+-- first failing column in the table's column order, whatever the order
+-- of the SET list: 22P02 for the cast of s, 22012 for the division.
+CREATE TABLE se (a int, b int, c int, s text, PRIMARY KEY (b));
+CREATE MATERIALIZED VIEW se_all AS SELECT * FROM se;
+INSERT INTO se VALUES (1, 2, 3, 'x');
+--! error 22P02
+UPDATE se SET c = 1 / (c - 3), a = s::int;
+--! error 22P02
+UPDATE se SET a = s::int, c = 1 / (c - 3);
+--! error 22012
+UPDATE se SET c = s::int, a = 1 / (c - 3);
+--! error 22012
+UPDATE se SET a = 1 / (c - 3), c = s::int;
+--! error 22012
+INSERT INTO se VALUES (5, 2, 3, 'y') ON CONFLICT (b) DO UPDATE SET c = excluded.s::int, a = 1 / (se.c - 3);
+--! error 22P02
+INSERT INTO se VALUES (5, 2, 3, 'y') ON CONFLICT (b) DO UPDATE SET c = 1 / (se.c - 3), a = excluded.s::int;
+SELECT * FROM se;
