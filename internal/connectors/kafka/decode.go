@@ -101,7 +101,7 @@ func (d *decoder) objectRow(obj map[string]json.RawMessage) (row zset.Row, absen
 		if !ok {
 			continue
 		}
-		v, err := jsonValue(raw)
+		v, err := jsonValue(raw, d.cols[i].Type)
 		if err != nil {
 			return nil, nil, fmt.Errorf("field %q: %v", k, err)
 		}
@@ -118,14 +118,17 @@ func (d *decoder) objectRow(obj map[string]json.RawMessage) (row zset.Row, absen
 	return row, absent, nil
 }
 
-// jsonValue gives a JSON value as the text the column's type parses: a
+// jsonValue gives a JSON value as the text a column of type t parses: a
 // string's contents, a number or boolean as written, an object or array as
-// JSON text.
-func jsonValue(raw json.RawMessage) (types.Value, error) {
+// JSON text; for a jsonb column, any value but null as JSON text, so that
+// a string stays a JSON string.
+func jsonValue(raw json.RawMessage, t types.Type) (types.Value, error) {
 	s := strings.TrimSpace(string(raw))
 	switch {
 	case s == "null":
 		return types.Null, nil
+	case t.ID == types.Jsonb:
+		return types.MakeText(s), nil
 	case strings.HasPrefix(s, `"`):
 		var str string
 		if err := json.Unmarshal(raw, &str); err != nil {

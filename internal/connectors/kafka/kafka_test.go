@@ -179,6 +179,29 @@ func TestSourceJSON(t *testing.T) {
 	}
 }
 
+// TestSourceJSONIntoJSONB reads a JSON field of any kind into a jsonb
+// column as that JSON value: a string stays a JSON string, and objects,
+// arrays, numbers and booleans keep their JSON.
+func TestSourceJSONIntoJSONB(t *testing.T) {
+	h := newHarness(t, 1, "docs")
+	h.exec("CREATE TABLE docs (id int PRIMARY KEY, doc jsonb)")
+	h.exec("CREATE MATERIALIZED VIEW kinds AS SELECT jsonb_typeof(doc) AS kind, count(*) AS n FROM docs GROUP BY jsonb_typeof(doc)")
+	h.exec("CREATE SOURCE docs_in FROM KAFKA (brokers = 'BROKERS', topic = 'docs', format = 'json') INTO docs")
+	h.produce("docs", 0,
+		`{"id": 1, "doc": "hello"}`,
+		`{"id": 2, "doc": {"b": [1, 2.50], "a": true}}`,
+		`{"id": 3, "doc": 12.0}`,
+		`{"id": 4, "doc": null}`,
+		`{"id": 5, "doc": [false, "x"]}`,
+	)
+	h.eventually("SELECT * FROM docs ORDER BY id",
+		"1,\"hello\"\n2,{\"a\": true, \"b\": [1, 2.50]}\n3,12.0\n4,NULL\n5,[false, \"x\"]")
+	h.eventually("SELECT * FROM kinds ORDER BY kind", "array,1\nnumber,1\nobject,1\nstring,1\nNULL,1")
+	if err := h.eng.VerifyViews(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSourceCSV reads CSV lines, columns in table order, into a table
 // without a key: every record is a row.
 func TestSourceCSV(t *testing.T) {
