@@ -12,8 +12,8 @@ import (
 
 // appendRow appends a row as a JSON object of its columns: numbers and
 // booleans as JSON numbers and booleans (numeric exactly as written, NaN
-// and infinities as strings), NULL as null, everything else as the string
-// PostgreSQL would print.
+// and infinities as strings), jsonb as the JSON value it holds, NULL as
+// null, everything else as the string PostgreSQL would print.
 func appendRow(dst []byte, cols []runtime.Column, row zset.Row) []byte {
 	if row == nil {
 		return append(dst, "null"...)
@@ -40,6 +40,9 @@ func appendValue(dst []byte, t types.Type, v types.Value) []byte {
 		return append(dst, s...)
 	case types.Bool:
 		return strconv.AppendBool(dst, v.Bool())
+	case types.Jsonb:
+		return append(dst, s...) // jsonb's text is its JSON
+
 	case types.Float4, types.Float8, types.Numeric:
 		if strings.ContainsAny(s, "NI") {
 			return appendString(dst, s)
