@@ -378,16 +378,7 @@ func formatDCH(nodes []fmtNode, f dtFields, ts int64, withZone bool) (string, er
 		case dchAM, dchPM, dchAM_, dchPM_, dcham, dchpm, dcham_, dchpm_:
 			num = false
 			pm := f.hour >= 12
-			switch n.kw.key {
-			case dchAM, dchPM:
-				s = map[bool]string{false: "AM", true: "PM"}[pm]
-			case dchAM_, dchPM_:
-				s = map[bool]string{false: "A.M.", true: "P.M."}[pm]
-			case dcham, dchpm:
-				s = map[bool]string{false: "am", true: "pm"}[pm]
-			default:
-				s = map[bool]string{false: "a.m.", true: "p.m."}[pm]
-			}
+			s = meridiem(n.kw.key, pm)
 		case dchHH, dchHH12:
 			h := f.hour % 12
 			if h == 0 {
@@ -549,4 +540,24 @@ func caseAs(s string, key, upper, lower dchKey) string {
 func isoYearStart(y int64) int64 {
 	jan4 := daysFromCivil(y, 1, 4)
 	return jan4 - isoDOW(jan4) + 1
+}
+
+// meridiem is the text of an AM/PM field of template keyword key: AM or
+// PM, A.M. or P.M., and their lower-case forms, as key is written.
+func meridiem(key dchKey, pm bool) string {
+	var forms [2]string
+	switch key {
+	case dchAM, dchPM:
+		forms = [2]string{"AM", "PM"}
+	case dchAM_, dchPM_:
+		forms = [2]string{"A.M.", "P.M."}
+	case dcham, dchpm:
+		forms = [2]string{"am", "pm"}
+	default:
+		forms = [2]string{"a.m.", "p.m."}
+	}
+	if pm {
+		return forms[1]
+	}
+	return forms[0]
 }

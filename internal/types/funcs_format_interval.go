@@ -84,16 +84,7 @@ func formatIntervalDCH(nodes []fmtNode, iv IntervalValue) (string, error) {
 		case dchAM, dchPM, dchAM_, dchPM_, dcham, dchpm, dcham_, dchpm_:
 			num = false
 			pm := hour%24 >= 12
-			switch n.kw.key {
-			case dchAM, dchPM:
-				s = map[bool]string{false: "AM", true: "PM"}[pm]
-			case dchAM_, dchPM_:
-				s = map[bool]string{false: "A.M.", true: "P.M."}[pm]
-			case dcham, dchpm:
-				s = map[bool]string{false: "am", true: "pm"}[pm]
-			default:
-				s = map[bool]string{false: "a.m.", true: "p.m."}[pm]
-			}
+			s = meridiem(n.kw.key, pm)
 		case dchHH, dchHH12:
 			h := hour % 12
 			if h == 0 {
