@@ -390,41 +390,15 @@ func nthMatch(re *pgRegex, s string, start int, n, subexpr int64) (so, eo int, o
 }
 
 func regexpInstr(a []Value) (Value, error) {
-	start, err := regexStart(a, 2)
-	if err != nil {
-		return Null, err
-	}
-	n, endOption, subexpr := int64(1), int64(0), int64(0)
-	if len(a) > 3 {
-		if n = a[3].n; n <= 0 {
-			return Null, invalidRegexParam("n", n)
+	var endOption int64
+	so, eo, ok, err := nthRegexMatch(a, "regexp_instr()", 5, func() error {
+		if len(a) > 4 {
+			if endOption = a[4].n; endOption != 0 && endOption != 1 {
+				return invalidRegexParam("endoption", endOption)
+			}
 		}
-	}
-	if len(a) > 4 {
-		if endOption = a[4].n; endOption != 0 && endOption != 1 {
-			return Null, invalidRegexParam("endoption", endOption)
-		}
-	}
-	o, glob, err := regexFlags(optionalText(a, 5), "regexp_instr()", true)
-	if err == nil && len(a) > 6 {
-		if subexpr = a[6].n; subexpr < 0 {
-			return Null, invalidRegexParam("subexpr", subexpr)
-		}
-	}
-	if err == nil && glob {
-		err = errs.New(errs.InvalidParameterValue, `regexp_instr() does not support the "global" option`)
-	}
-	if err != nil {
-		return Null, err
-	}
-	re, err := compileRegex(a[1].s, o)
-	if err == nil {
-		err = re.checkText(a[0].s)
-	}
-	if err != nil {
-		return Null, err
-	}
-	so, eo, ok, err := nthMatch(re, a[0].s, start, n, subexpr)
+		return nil
+	})
 	if err != nil || !ok {
 		return MakeInt(Int4, 0), err
 	}
@@ -435,6 +409,50 @@ func regexpInstr(a []Value) (Value, error) {
 	return MakeInt(Int4, int64(charCount(a[0].s[:at])+1)), nil
 }
 
+// nthRegexMatch finds what regexp_instr and regexp_substr look for: in
+// the text a[0], the a[3]'th match (default 1) of pattern a[1] from
+// character a[2], with the flags at a[flagsAt] and the subexpression at
+// a[flagsAt+1] (default 0, the whole match), checked as PostgreSQL
+// checks them for the function fn, in PostgreSQL's order; more (nil:
+// none) checks the function's own arguments between n and the flags.
+func nthRegexMatch(a []Value, fn string, flagsAt int, more func() error) (so, eo int, ok bool, err error) {
+	start, err := regexStart(a, 2)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n, subexpr := int64(1), int64(0)
+	if len(a) > 3 {
+		if n = a[3].n; n <= 0 {
+			return 0, 0, false, invalidRegexParam("n", n)
+		}
+	}
+	if more != nil {
+		if err := more(); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	o, glob, err := regexFlags(optionalText(a, flagsAt), fn, true)
+	if err == nil && len(a) > flagsAt+1 {
+		if subexpr = a[flagsAt+1].n; subexpr < 0 {
+			return 0, 0, false, invalidRegexParam("subexpr", subexpr)
+		}
+	}
+	if err == nil && glob {
+		err = errs.Newf(errs.InvalidParameterValue, `%s does not support the "global" option`, fn)
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	re, err := compileRegex(a[1].s, o)
+	if err == nil {
+		err = re.checkText(a[0].s)
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return nthMatch(re, a[0].s, start, n, subexpr)
+}
+
 func optionalText(a []Value, i int) string {
 	if i < len(a) {
 		return a[i].s
@@ -443,36 +461,7 @@ func optionalText(a []Value, i int) string {
 }
 
 func regexpSubstr(a []Value) (Value, error) {
-	start, err := regexStart(a, 2)
-	if err != nil {
-		return Null, err
-	}
-	n, subexpr := int64(1), int64(0)
-	if len(a) > 3 {
-		if n = a[3].n; n <= 0 {
-			return Null, invalidRegexParam("n", n)
-		}
-	}
-	o, glob, err := regexFlags(optionalText(a, 4), "regexp_substr()", true)
-	if err == nil && len(a) > 5 {
-		if subexpr = a[5].n; subexpr < 0 {
-			return Null, invalidRegexParam("subexpr", subexpr)
-		}
-	}
-	if err == nil && glob {
-		err = errs.New(errs.InvalidParameterValue, `regexp_substr() does not support the "global" option`)
-	}
-	if err != nil {
-		return Null, err
-	}
-	re, err := compileRegex(a[1].s, o)
-	if err == nil {
-		err = re.checkText(a[0].s)
-	}
-	if err != nil {
-		return Null, err
-	}
-	so, eo, ok, err := nthMatch(re, a[0].s, start, n, subexpr)
+	so, eo, ok, err := nthRegexMatch(a, "regexp_substr()", 4, nil)
 	if err != nil || !ok {
 		return Null, err
 	}
