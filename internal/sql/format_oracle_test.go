@@ -1,32 +1,11 @@
 package sql
 
-import (
-	"context"
-	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/rockstream/rockstream/internal/pgtest"
-)
+import "testing"
 
 // TestOracleFormat binds and evaluates format(), quote_literal and
 // quote_nullable calls and compares value, type or error with
 // PostgreSQL.
 func TestOracleFormat(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgconn.Connect(ctx, pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, set := range []string{"SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'",
-		"SET IntervalStyle = 'postgres'", "SET extra_float_digits = 1"} {
-		if _, err := conn.Exec(ctx, set).ReadAll(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	exprs := []string{
 		"format('Hello %s', 'World')", "format('Hello %s')", "format('%s, %s', 'a')", "format(NULL)",
 		"format(NULL, 1)", "format('')", "format('plain')", "format('%%')", "format('100%% %s', 1)",
@@ -55,11 +34,5 @@ func TestOracleFormat(t *testing.T) {
 		"quote_literal('abc')", "quote_literal('it''s')", "quote_literal('a\\b')", "quote_literal(NULL)", "quote_literal(''::text)",
 		"quote_nullable('abc')", "quote_literal(42)", "quote_nullable(1.5)", "quote_literal(ARRAY['a''b'])", "quote_literal(date '2020-01-01')", "quote_nullable(NULL::int)", "quote_nullable(NULL)", "quote_nullable(NULL::text)", "quote_nullable('a''\\b')",
 	}
-	for _, expr := range exprs {
-		want := pgEvalExpr(t, ctx, conn, expr)
-		got := ourEvalExpr(t, expr)
-		if got != want {
-			t.Errorf("%s\n  got  %s\n  want %s", expr, got, want)
-		}
-	}
+	compareWithPostgres(t, exprs)
 }
