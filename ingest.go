@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -33,6 +34,33 @@ type Batch struct {
 
 // NewBatch returns an empty batch for db.
 func (db *DB) NewBatch() *Batch { return &Batch{db: db, tables: map[string][]runtime.Column{}} }
+
+// Grow reserves room for rows more changes holding values values in
+// all (the sum of their tables' column counts), so that adding them
+// allocates nothing more; the batch otherwise grows as rows come.
+// Negative counts are taken as zero.
+func (b *Batch) Grow(rows, values int) {
+	if rows > 0 {
+		b.changes = slices.Grow(b.changes, rows)
+	}
+	// The rows added so far refer to the current slab, so a larger one is
+	// a new allocation for the rows to come, not a copy.
+	if values > 0 && cap(b.slab)-len(b.slab) < values {
+		b.slab = make([]types.Value, 0, values)
+	}
+}
+
+// room makes sure the slab has room for n more values. The rows added so
+// far refer to the current slab, so a new one is not a copy: it doubles
+// only to keep allocations few, up to maxSlab values.
+func (b *Batch) room(n int) {
+	if cap(b.slab)-len(b.slab) < n {
+		b.slab = make([]types.Value, 0, max(1024, min(2*cap(b.slab), maxSlab), n))
+	}
+}
+
+// maxSlab bounds the size of a slab that room allocates (in values).
+const maxSlab = 16384
 
 // Len returns the number of changes in the batch.
 func (b *Batch) Len() int { return len(b.changes) }
@@ -67,20 +95,14 @@ func (b *Batch) add(table string, op runtime.ChangeOp, values []any) error {
 }
 
 func (b *Batch) addRow(table string, op runtime.ChangeOp, values []any) error {
-	cols, ok := b.tables[table]
-	if !ok {
-		var err error
-		if cols, _, err = b.db.eng.TableColumns(table); err != nil {
-			return err
-		}
-		b.tables[table] = cols
+	cols, err := b.columns(table)
+	if err != nil {
+		return err
 	}
 	if len(values) != len(cols) {
 		return errs.Newf(errs.InvalidParameterValue, "row has %d values, table %q has %d columns", len(values), table, len(cols))
 	}
-	if cap(b.slab)-len(b.slab) < len(cols) {
-		b.slab = make([]types.Value, 0, max(1024, 2*cap(b.slab), len(cols)))
-	}
+	b.room(len(cols))
 	start := len(b.slab)
 	for i, v := range values {
 		x, err := goValue(v, cols[i].Type)
@@ -144,19 +166,31 @@ func goValue(v any, t types.Type) (types.Value, error) {
 	case float64:
 		return types.MakeFloat8(x), nil
 	case string:
-		switch t.ID {
-		case types.Text, types.Varchar:
-			return types.MakeText(x), nil
-		}
-		return types.Parse(t, x)
+		return stringValue(x, t)
 	case []byte:
 		return types.MakeBytea(x), nil
 	case time.Time:
 		return types.FromGoTime(x, t.ID)
 	case time.Duration:
-		return types.MakeInterval(types.IntervalValue{Micros: x.Microseconds()}), nil
+		return durationValue(x), nil
 	}
 	return types.Null, errs.Newf(errs.DatatypeMismatch, "a Go %T cannot be a value of type %s", v, t)
+}
+
+// stringValue converts a Go string: kept for a text column, parsed as
+// the column's type for others.
+func stringValue(x string, t types.Type) (types.Value, error) {
+	switch t.ID {
+	case types.Text, types.Varchar:
+		return types.MakeText(x), nil
+	}
+	return types.Parse(t, x)
+}
+
+// durationValue converts a Go duration to an interval of its
+// microseconds.
+func durationValue(x time.Duration) types.Value {
+	return types.MakeInterval(types.IntervalValue{Micros: x.Microseconds()})
 }
 
 // fromUint converts an unsigned Go integer, which must fit a bigint.

@@ -25,11 +25,8 @@ package rockstream
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/connectors"
@@ -70,6 +67,16 @@ type Options struct {
 	// splits between the workers (smaller ones run on one, which is
 	// cheaper); 0 means 100,000.
 	ParallelMinRows int
+	// Clock gives the time now() reads, and the time the views' temporal
+	// filters follow; nil means the system clock. An instance with a
+	// clock of its own keeps no timer for its temporal filters: the
+	// program calls Tick after moving the clock.
+	Clock func() time.Time
+	// TempDir is where queries spill sorts and operator state past
+	// work_mem, in a directory of the instance's own made there; empty
+	// means <Storage>/tmp, or the system's temporary directory for an
+	// in-memory instance.
+	TempDir string
 }
 
 // Column describes one result column.
@@ -116,6 +123,8 @@ type DB struct {
 	// connectors runs the instance's sources and sinks
 	// (docs/connectors.md).
 	connectors *connectors.Manager
+	// stmts keeps the statements run with arguments (args.go).
+	stmts stmtCache
 }
 
 // Open opens an instance and starts running its sources and sinks.
@@ -134,6 +143,13 @@ func (db *DB) Close() error {
 	return errors.Join(cerr, db.eng.Close())
 }
 
+// Tick runs an epoch at the clock's current time if the temporal filters
+// of the views have changes due by then (docs/sql.md, "Temporal
+// filters"); the instance does so by itself when they fall due, by the
+// clock it was opened with. A program with its own clock (Options.Clock)
+// calls Tick after moving it, to see the views as of the new time.
+func (db *DB) Tick(ctx context.Context) error { return db.eng.Tick(ctx) }
+
 // Epoch returns the last committed epoch.
 func (db *DB) Epoch() uint64 { return db.eng.Epoch() }
 
@@ -144,7 +160,7 @@ func (db *DB) VerifyViews() error { return db.eng.VerifyViews() }
 
 // Session returns a new session: a connection's worth of state
 // (transaction block, settings).
-func (db *DB) Session() *Session { return &Session{s: db.eng.NewSession()} }
+func (db *DB) Session() *Session { return &Session{s: db.eng.NewSession(), stmts: &db.stmts} }
 
 // Exec runs one or more statements in a fresh session and returns the last
 // one's result. args bind $1, $2, ... (single statement only).
@@ -166,7 +182,8 @@ func (db *DB) Query(ctx context.Context, sql string, args ...any) (*Result, erro
 // Session is one client's sequence of statements. A Session is not safe
 // for concurrent use; open one per goroutine.
 type Session struct {
-	s *runtime.Session
+	s     *runtime.Session
+	stmts *stmtCache
 }
 
 // Exec runs one statement (or several, separated by semicolons, returning
@@ -205,20 +222,16 @@ func (s *Session) ExecEach(ctx context.Context, sql string, fn func(*Result) err
 }
 
 func (s *Session) execEach(ctx context.Context, sql string, fn func(*Result) error, args []any) error {
-	params, err := paramTexts(args)
-	if err != nil {
-		return err
-	}
 	if len(args) > 0 {
 		// Parameters belong to a single statement.
-		res, err := s.s.Exec(ctx, sql, params)
+		res, err := execArgs(ctx, s.s, s.stmts, sql, args)
 		if err == nil {
 			err = streamingError(res)
 		}
 		if err != nil {
 			return err
 		}
-		return fn(publicResult(res))
+		return fn(publicResult(res, s.s.Zone()))
 	}
 	stmts, bad := runtime.ParseMessage(sql)
 	if bad != nil {
@@ -229,7 +242,7 @@ func (s *Session) execEach(ctx context.Context, sql string, fn func(*Result) err
 		res, err := s.s.ExecStatement(ctx, st, nil)
 		if err == nil {
 			if err = streamingError(res); err == nil {
-				err = fn(publicResult(res))
+				err = fn(publicResult(res, s.s.Zone()))
 			}
 		}
 		if err != nil {
@@ -266,7 +279,9 @@ func (s *Session) Close() error {
 	return nil
 }
 
-func publicResult(r *runtime.Result) *Result {
+// publicResult is a result with its values in PostgreSQL's text format,
+// timestamptz values shown in the session time zone zone.
+func publicResult(r *runtime.Result, zone types.Zone) *Result {
 	out := &Result{Tag: r.Tag}
 	if r.Columns == nil {
 		return out
@@ -280,60 +295,11 @@ func publicResult(r *runtime.Result) *Result {
 		vals := make([]*string, len(row))
 		for j, v := range row {
 			if !v.IsNull() {
-				s := types.Format(v, r.Columns[j].Type)
+				s := types.FormatZone(v, r.Columns[j].Type, zone)
 				vals[j] = &s
 			}
 		}
 		out.Rows[i] = vals
 	}
 	return out
-}
-
-// paramTexts renders Go arguments as the text a client would send for
-// them; the engine parses each as the type it infers for its parameter.
-func paramTexts(args []any) ([]*string, error) {
-	out := make([]*string, len(args))
-	for i, a := range args {
-		var s string
-		switch v := a.(type) {
-		case nil:
-			continue
-		case string:
-			s = v
-		case []byte:
-			s = `\x` + hex.EncodeToString(v)
-		case bool:
-			s = strconv.FormatBool(v)
-		case int:
-			s = strconv.FormatInt(int64(v), 10)
-		case int8:
-			s = strconv.FormatInt(int64(v), 10)
-		case int16:
-			s = strconv.FormatInt(int64(v), 10)
-		case int32:
-			s = strconv.FormatInt(int64(v), 10)
-		case int64:
-			s = strconv.FormatInt(v, 10)
-		case uint8:
-			s = strconv.FormatUint(uint64(v), 10)
-		case uint16:
-			s = strconv.FormatUint(uint64(v), 10)
-		case uint32:
-			s = strconv.FormatUint(uint64(v), 10)
-		case uint64:
-			s = strconv.FormatUint(v, 10)
-		case float32:
-			s = strconv.FormatFloat(float64(v), 'g', -1, 32)
-		case float64:
-			s = strconv.FormatFloat(v, 'g', -1, 64)
-		case time.Time:
-			s = v.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			return nil, errs.Newf(errs.InvalidParameterValue, "unsupported argument type %T for $%d", a, i+1)
-		}
-		out[i] = &s
-	}
-	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/types"
 )
 
 // Statements that stream (COPY FROM STDIN, COPY TO STDOUT, SUBSCRIBE) have
@@ -48,7 +49,7 @@ func (s *Session) copyFrom(ctx context.Context, sql string, r io.Reader) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	return publicResult(res), nil
+	return publicResult(res, s.s.Zone()), nil
 }
 
 // CopyTo runs one COPY ... TO STDOUT statement (also COPY (SUBSCRIBE ...)
@@ -92,6 +93,7 @@ type Subscription struct {
 	Columns []Column
 	sub     *runtime.Subscription
 	cols    []runtime.Column
+	zone    types.Zone // the session time zone its rows are shown in
 }
 
 // Subscribe runs one SUBSCRIBE statement.
@@ -109,7 +111,7 @@ func (s *Session) subscribe(ctx context.Context, sql string) (*Subscription, err
 		_ = streamingError(res)
 		return nil, errs.New(errs.SyntaxError, "Subscribe runs SUBSCRIBE")
 	}
-	return &Subscription{Columns: publicResult(res).Columns, sub: res.Subscription, cols: res.Columns}, nil
+	return &Subscription{Columns: publicResult(res, types.UTCZone).Columns, sub: res.Subscription, cols: res.Columns, zone: s.s.Zone()}, nil
 }
 
 // Next waits for the next rows and returns them in PostgreSQL's text
@@ -120,7 +122,7 @@ func (sub *Subscription) Next(ctx context.Context) ([][]*string, error) {
 	if err != nil {
 		return nil, streamError(ctx, err)
 	}
-	return publicResult(&runtime.Result{Columns: sub.cols, Rows: rows}).Rows, nil
+	return publicResult(&runtime.Result{Columns: sub.cols, Rows: rows}, sub.zone).Rows, nil
 }
 
 // Close ends the subscription.

@@ -20,8 +20,16 @@ import (
 // BenchmarkInsertGroupedView measures end-to-end ingestion: each
 // transaction inserts 100 rows, with one INSERT statement, into a table
 // read by a grouped aggregate view (100 groups) and a view joining it with
-// a 100-row dimension table.
+// a 100-row dimension table, on 1, 2 and 4 workers (with the default
+// threshold for splitting a step: a transaction's step is not split, but
+// the two views step concurrently on more than one worker).
 func BenchmarkInsertGroupedView(b *testing.B) {
+	for _, w := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) { benchmarkInsertGroupedView(b, w) })
+	}
+}
+
+func benchmarkInsertGroupedView(b *testing.B, workers int) {
 	const perTxn = 100
 	setup := []string{
 		"CREATE TABLE orders (id bigint, store int, amount bigint)",
@@ -41,6 +49,8 @@ func BenchmarkInsertGroupedView(b *testing.B) {
 			})
 			return viewbench.Txn{Statements: []string{ins}, Units: perTxn}
 		},
+		Workers:        workers,
+		DefaultMinRows: true,
 	})
 }
 

@@ -15,19 +15,20 @@ import (
 // BenchmarkWorkers measures what the workers share: one large step. Each
 // iteration either backfills a materialized view over a 200,000-row
 // table (a grouped aggregate, or a join with a 10,000-row table grouped
-// by 100 regions) or answers the same query ad hoc, on 1 and 2 workers.
+// by 100 regions), or answers the same query ad hoc, or inserts 100,000
+// more rows into the table under the view, on 1, 2 and 4 workers.
 // ns/op is wall time; cpu-ns/op the process's CPU time, so cpu/wall
 // shows how many cores the step kept busy.
 //
 //	go test -run XXX -bench BenchmarkWorkers -benchtime 5x .
 func BenchmarkWorkers(b *testing.B) {
-	const rows, stores = 200_000, 10_000
+	const rows, stores, inserted = 200_000, 10_000, 100_000
 	queries := map[string]string{
 		"grouped": "SELECT store, count(*), sum(amount), max(amount) FROM orders GROUP BY store",
 		"join":    "SELECT region, count(*), sum(amount) FROM orders JOIN stores USING (store) GROUP BY region",
 	}
 	for _, name := range []string{"grouped", "join"} {
-		for _, kind := range []string{"view", "query"} {
+		for _, kind := range []string{"view", "query", "insert"} {
 			for _, w := range []int{1, 2, 4} {
 				b.Run(fmt.Sprintf("%s/%s/workers=%d", name, kind, w), func(b *testing.B) {
 					ctx := context.Background()
@@ -46,11 +47,21 @@ func BenchmarkWorkers(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
+					if kind == "insert" {
+						if _, err := db.Exec(ctx, "CREATE MATERIALIZED VIEW v AS "+queries[name]); err != nil {
+							b.Fatal(err)
+						}
+					}
 					b.ResetTimer()
 					cpu := viewbench.CPUTime(b)
 					start := time.Now()
-					for range b.N {
-						if kind == "view" {
+					for i := range b.N {
+						if kind == "insert" {
+							lo := rows + 1 + i*inserted
+							if _, err := db.Exec(ctx, fmt.Sprintf("INSERT INTO orders SELECT i, i %% %d, i %% 1000 FROM generate_series(%d, %d) i", stores, lo, lo+inserted-1)); err != nil {
+								b.Fatal(err)
+							}
+						} else if kind == "view" {
 							if _, err := db.Exec(ctx, "CREATE MATERIALIZED VIEW v AS "+queries[name]); err != nil {
 								b.Fatal(err)
 							}

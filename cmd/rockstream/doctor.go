@@ -91,10 +91,17 @@ func runDoctor(out io.Writer, dir string, deep bool) (err error) {
 	defer st.Close()
 	id := st.Identity()
 	_, tables, bytes := st.Observed()
+	isLake, lakeErr := lake.IsLake(st)
+	// A lake's epoch is its revision (lake.EpochKey is the engine's
+	// frontier key).
+	durable := "epoch"
+	if isLake {
+		durable = "lake revision"
+	}
 	if id.ID == (storage.StoreID{}) {
 		fmt.Fprintf(out, "  store: no %s (written by an earlier version; the next start creates it)\n", storage.IdentityFile)
 	} else {
-		fmt.Fprintf(out, "  store: %s, durable up to epoch %d (%s)\n", id.ID, id.Claim.Epoch, storage.IdentityFile)
+		fmt.Fprintf(out, "  store: %s, durable up to %s %d (%s)\n", id.ID, durable, id.Claim.Epoch, storage.IdentityFile)
 	}
 	fmt.Fprintf(out, "  files: ok (MANIFEST, write-ahead log, %d tables of %s, every block's checksum)\n", tables, humanBytes(bytes))
 	if err := st.Verify(); err != nil {
@@ -102,8 +109,8 @@ func runDoctor(out io.Writer, dir string, deep bool) (err error) {
 	} else {
 		fmt.Fprintln(out, "  key order: ok")
 	}
-	if isLake, err := lake.IsLake(st); err != nil {
-		problem(err)
+	if lakeErr != nil {
+		problem(lakeErr)
 		return nil
 	} else if isLake {
 		return checkLake(out, st, problem)

@@ -57,7 +57,8 @@ Templates:
   postgres-cdc   tables replicated from an upstream PostgreSQL
                  (--pg-connection) by CREATE SOURCE ... FROM POSTGRES, a view
                  over them, and upstream.sql to run upstream first;
-                 cleanup.sh also drops the replication slot
+                 cleanup.sh drops the source first, leaving no
+                 replication slot or publication upstream
 
 DIR is created if missing; init refuses a DIR that is not empty unless
 --force is given, in which case the generated files are overwritten and

@@ -58,7 +58,7 @@ func TestInitTemplates(t *testing.T) {
 			"schema.sql":   {"CREATE SOURCE shop FROM POSTGRES (\n    connection = 'postgres://cdc@db:5432/shop'\n) FOR TABLES (customers, orders);", "CREATE MATERIALIZED VIEW revenue_by_customer"},
 			"upstream.sql": {"CREATE TABLE orders", "REPLICA IDENTITY"},
 			"verify.sh":    {"UPSTREAM=${UPSTREAM:-'postgres://cdc@db:5432/shop'}", "INSERT INTO orders"},
-			"cleanup.sh":   {"pg_drop_replication_slot", "rockstream_shop"},
+			"cleanup.sh":   {"DROP SOURCE IF EXISTS shop", "pg_drop_replication_slot", "DROP PUBLICATION", "rockstream_shop"},
 		},
 	}} {
 		dir := filepath.Join(t.TempDir(), "proj")
@@ -235,7 +235,7 @@ func TestInitLocalProject(t *testing.T) {
 // TestInitPostgresCDCProject runs a generated postgres-cdc project end to
 // end against a real upstream PostgreSQL: upstream.sql there, the CDC
 // source in RockStream, rows inserted upstream by verify.sh arriving in the
-// view, and cleanup.sh dropping the replication slot.
+// view, and cleanup.sh leaving no replication slot or publication behind.
 func TestInitPostgresCDCProject(t *testing.T) {
 	pgtest.Require(t)
 	upstream := pgtest.NewDatabase(t, "initcdc")
@@ -245,9 +245,14 @@ func TestInitPostgresCDCProject(t *testing.T) {
 			t.Fatalf("psql -f upstream.sql: exit %d\n%s", out.exit, out.stderr)
 		}
 	}, "--template", "postgres-cdc", "--pg-connection", upstream)
-	out := runProg(t, t.TempDir(), "", "psql", "-X", "-q", "-t", upstream, "-c", "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")
-	if out.exit != 0 || strings.TrimSpace(out.stdout) != "0" {
-		t.Errorf("replication slots left after cleanup.sh: %q (exit %d, %s)", out.stdout, out.exit, out.stderr)
+	for what, q := range map[string]string{
+		"replication slots": "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()",
+		"publications":      "SELECT count(*) FROM pg_publication",
+	} {
+		out := runProg(t, t.TempDir(), "", "psql", "-X", "-q", "-t", upstream, "-c", q)
+		if out.exit != 0 || strings.TrimSpace(out.stdout) != "0" {
+			t.Errorf("%s left after cleanup.sh: %q (exit %d, %s)", what, out.stdout, out.exit, out.stderr)
+		}
 	}
 }
 

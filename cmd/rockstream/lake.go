@@ -24,7 +24,7 @@ import (
 const defaultLakeHTTPAddr = "127.0.0.1:6877"
 
 func newLakeCommand() *cobra.Command {
-	var dir, pgAddr, httpAddr, dataPath, tlsCert, tlsKey, usersFile, auth string
+	var dir, pgAddr, httpAddr, dataPath, tlsCert, tlsKey, usersFile, auth, metadataSchema string
 	var noBootstrap bool
 	cmd := &cobra.Command{
 		Use:   "lake --storage DIR [--pg-addr ADDR] [--data-path URL] [flags]",
@@ -38,13 +38,16 @@ attaches it as its catalog database over the PostgreSQL protocol, on
 
 The catalog lives in DIR. On first start it is bootstrapped with the
 DuckLake 1.0 catalog (its 28 tables and initial rows; --data-path is the
-data_path it records), so that DuckDB opens it as an existing lake; with
---no-bootstrap it stays empty and DuckDB initializes it itself. Every
-commit is atomic and fsynced before it is acknowledged.
+data_path it records; --metadata-schema puts it in a schema of that name,
+for ATTACH ... (METADATA_SCHEMA 'NAME')), so that DuckDB opens it as an
+existing lake; with --no-bootstrap it stays empty and DuckDB initializes
+it itself. Every commit is atomic and fsynced before it is
+acknowledged.
 
 RockLake answers only the statements DuckDB sends for DuckLake
-(docs/lake.md); anything else fails with SQLSTATE 0A000. /health and
-/metrics are served on --http-addr (default ` + defaultLakeHTTPAddr + `).`,
+(docs/lake.md); anything else fails with SQLSTATE 0A000. /health,
+/metrics and POST /admin/checkpoint (rockstream checkpoint create
+--server) are served on --http-addr (default ` + defaultLakeHTTPAddr + `).`,
 		Example: `  rockstream lake --storage ./lake --data-path s3://bucket/lake/
   rockstream lake --storage ./lake --pg-addr 0.0.0.0:5442 --tls-cert c.pem --tls-key k.pem --users-file users --auth scram-sha-256`,
 		Args: cobra.NoArgs,
@@ -52,10 +55,10 @@ RockLake answers only the statements DuckDB sends for DuckLake
 			if dir == "" {
 				return usageError{fmt.Errorf("--storage DIR is required")}
 			}
-			cfg := lake.Config{Dir: dir, DataPath: dataPath, NoBootstrap: noBootstrap, Auth: auth,
+			cfg := lake.Config{Dir: dir, DataPath: dataPath, NoBootstrap: noBootstrap, Auth: auth, MetadataSchema: metadataSchema,
 				Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			var err error
-			if cfg.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
+			if cfg.TLS, err = loadTLS(tlsCert, tlsKey, "", ""); err != nil {
 				return usageError{err}
 			}
 			if usersFile != "" {
@@ -72,9 +75,10 @@ RockLake answers only the statements DuckDB sends for DuckLake
 	f := cmd.Flags()
 	f.StringVar(&dir, "storage", "", "the lake's storage `DIR` (created when missing)")
 	f.StringVar(&pgAddr, "pg-addr", lake.DefaultAddr, "serve DuckDB on `ADDR` (host:port)")
-	f.StringVar(&httpAddr, "http-addr", defaultLakeHTTPAddr, "serve /health and /metrics on `ADDR`; empty turns HTTP off")
+	f.StringVar(&httpAddr, "http-addr", defaultLakeHTTPAddr, "serve /health, /metrics and /admin/checkpoint on `ADDR`; empty turns HTTP off")
 	f.StringVar(&dataPath, "data-path", "", "the lake's data path (`URL` or directory) written at bootstrap")
 	f.BoolVar(&noBootstrap, "no-bootstrap", false, "leave a new catalog empty for DuckDB to initialize")
+	f.StringVar(&metadataSchema, "metadata-schema", "", "bootstrap the catalog in schema `NAME` (DuckDB's METADATA_SCHEMA) instead of public")
 	f.StringVar(&tlsCert, "tls-cert", "", "TLS certificate chain `FILE` (PEM), with --tls-key")
 	f.StringVar(&tlsKey, "tls-key", "", "TLS private key `FILE` (PEM), with --tls-cert")
 	f.StringVar(&usersFile, "users-file", "", "`FILE` of name:password lines for password and scram-sha-256 authentication")
@@ -101,7 +105,7 @@ func runLake(ctx context.Context, cfg lake.Config, pgAddr, httpAddr string, out 
 		}
 		hs = &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		go hs.Serve(hln)
-		fmt.Fprintf(out, "RockLake HTTP on http://%s (/health, /metrics)\n", hln.Addr())
+		fmt.Fprintf(out, "RockLake HTTP on http://%s (/health, /metrics, /admin/checkpoint)\n", hln.Addr())
 	}
 	fmt.Fprintf(out, "RockLake serving the DuckLake catalog in %s on %s (revision %d)\n", cfg.Dir, ln.Addr(), srv.Store().Rev())
 	done := make(chan error, 1)
@@ -124,7 +128,12 @@ func checkLake(out io.Writer, st *storage.DB, problem func(error)) error {
 		problem(fmt.Errorf("lake catalog: %w", err))
 		return nil
 	}
-	fmt.Fprintf(out, "  lake: revision %d, %d tables, %d row versions (%d live)\n", rep.Revision, rep.Tables, rep.Versions, rep.Live)
+	latest := "none"
+	if rep.LatestSnapshot >= 0 {
+		latest = strconv.FormatInt(rep.LatestSnapshot, 10)
+	}
+	fmt.Fprintf(out, "  lake: revision %d (%d commits), %d tables, %d row versions (%d live), %d DuckLake snapshots (latest %s)\n",
+		rep.Revision, rep.Revision, rep.Tables, rep.Versions, rep.Live, rep.Snapshots, latest)
 	for _, p := range rep.Problems {
 		problem(errors.New(p))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rockstream/rockstream/internal/lake"
+	"github.com/rockstream/rockstream/internal/runtime"
 )
 
 // TestLakeCommand runs `rockstream lake` in process on free ports,
@@ -63,6 +67,10 @@ func TestLakeCommand(t *testing.T) {
 	if err == nil || !asPgError(err, &pgErr) || pgErr.Code != "0A000" {
 		t.Fatalf("unsupported statement: err %v, want 0A000", err)
 	}
+	// A DuckLake-shaped commit: snapshot 1.
+	if _, err = conn.Exec(cctx, `BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ;INSERT INTO "public".ducklake_snapshot VALUES (1, NOW(), 1, 1, 0);COMMIT`).ReadAll(); err != nil {
+		t.Fatal(err)
+	}
 	conn.Close(cctx)
 
 	resp, err := http.Get("http://" + httpAddr + "/health")
@@ -83,10 +91,27 @@ func TestLakeCommand(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`rocklake_statements_total{kind="select"} 1`, `rocklake_statements_total{kind="unsupported"} 1`, "rocklake_commits_total 0"} {
+	for _, want := range []string{`rocklake_statements_total{kind="select"} 1`, `rocklake_statements_total{kind="unsupported"} 1`, "rocklake_commits_total 1"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+	// An online checkpoint of the running lake (POST /admin/checkpoint),
+	// restored: the restored lake holds snapshot 1.
+	online := "file://" + t.TempDir()
+	var out strings.Builder
+	if code := run(context.Background(), []string{"checkpoint", "create", "--server", "http://" + httpAddr, "--to", online}, strings.NewReader(""), &out, &out); code != exitOK ||
+		!strings.Contains(out.String(), "of epoch 2 ") {
+		t.Fatalf("checkpoint create --server: exit %d\n%s", code, out.String())
+	}
+	onlineDir := t.TempDir() + "/online"
+	if code := run(context.Background(), []string{"checkpoint", "restore", "--from", online, "--storage", onlineDir}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+		t.Fatalf("checkpoint restore of the online checkpoint: exit %d", code)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"doctor", "--storage", onlineDir}, strings.NewReader(""), &out, &out); code != exitOK ||
+		!strings.Contains(out.String(), "2 DuckLake snapshots (latest 1)") || !strings.Contains(out.String(), "healthy") {
+		t.Fatalf("doctor of the restored online checkpoint: exit %d\n%s", code, out.String())
 	}
 	cancel()
 	if code := <-exit; code != exitOK {
@@ -96,13 +121,15 @@ func TestLakeCommand(t *testing.T) {
 	// doctor and checkpoint create|restore work on the lake directory.
 	var buf strings.Builder
 	if code := run(context.Background(), []string{"doctor", "--storage", dir}, strings.NewReader(""), &buf, &buf); code != exitOK ||
-		!strings.Contains(buf.String(), "lake: revision 1") || !strings.Contains(buf.String(), "healthy") {
+		!strings.Contains(buf.String(), "durable up to lake revision 2 ") ||
+		!strings.Contains(buf.String(), "lake: revision 2 (2 commits)") ||
+		!strings.Contains(buf.String(), "2 DuckLake snapshots (latest 1)") || !strings.Contains(buf.String(), "healthy") {
 		t.Fatalf("doctor: exit %d\n%s", code, buf.String())
 	}
 	backup := "file://" + t.TempDir()
 	buf.Reset()
 	if code := run(context.Background(), []string{"checkpoint", "create", "--storage", dir, "--to", backup}, strings.NewReader(""), &buf, io.Discard); code != exitOK ||
-		!strings.Contains(buf.String(), "lake revision 1") {
+		!strings.Contains(buf.String(), "lake revision 2") {
 		t.Fatalf("checkpoint create: exit %d\n%s", code, buf.String())
 	}
 	restored := t.TempDir() + "/restored"
@@ -111,8 +138,17 @@ func TestLakeCommand(t *testing.T) {
 	}
 	buf.Reset()
 	if code := run(context.Background(), []string{"doctor", "--storage", restored}, strings.NewReader(""), &buf, &buf); code != exitOK ||
-		!strings.Contains(buf.String(), "28 tables") {
+		!strings.Contains(buf.String(), "28 tables") || !strings.Contains(buf.String(), "durable up to lake revision 2 ") {
 		t.Fatalf("doctor of the restored lake: exit %d\n%s", code, buf.String())
+	}
+}
+
+// TestLakeEpochKey: the lake records its revision under the engine's
+// frontier key, the epoch key doctor and checkpoint open every store
+// with before they know what it holds.
+func TestLakeEpochKey(t *testing.T) {
+	if !bytes.Equal(lake.EpochKey(), runtime.FrontierKey()) {
+		t.Fatalf("lake.EpochKey() = %q, runtime.FrontierKey() = %q", lake.EpochKey(), runtime.FrontierKey())
 	}
 }
 

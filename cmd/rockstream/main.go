@@ -93,7 +93,8 @@ with "rockstream start".`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())}
 	})
-	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand(), newStartCommand(), newNexmarkCommand(), newInitCommand(), newLakeCommand())
+	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand(), newStartCommand(), newNexmarkCommand(), newInitCommand(), newLakeCommand(),
+		newExplainCommand(), newAuditCommand(), newResourceCommand(), newSupportCommand())
 	root.Args = wrapArgs(root.Args)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

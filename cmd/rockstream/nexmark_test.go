@@ -16,7 +16,7 @@ import (
 func TestNexmarkScript(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	args := []string{"nexmark", "--events", "1500", "--batch", "250", "--rate", "20", "--queries", "q3,q5,q7,q9,Q11,q22"}
+	args := []string{"nexmark", "--events", "3000", "--batch", "500", "--rate", "20", "--queries", "q3,q5,q7,q9,Q11,q22"}
 	script := runProg(t, dir, "", bin, args...)
 	if script.exit != 0 || script.stderr != "" {
 		t.Fatalf("rockstream %s: exit %d: %s", strings.Join(args, " "), script.exit, script.stderr)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +23,9 @@ import (
 	_ "github.com/rockstream/rockstream/internal/connectors/kafka"
 	"github.com/rockstream/rockstream/internal/gateway"
 	"github.com/rockstream/rockstream/internal/instance"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/spill"
 )
 
 // runServer runs `rockstream start` until ctx ends or SIGINT/SIGTERM
@@ -32,7 +36,8 @@ import (
 // ready), then the engine recovers, then the gateway serves and the
 // server is announced ready. Shutdown runs the other way.
 func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
-	log, err := newLogger(stderr, f.logFormat, f.logLevel)
+	logs := newLogRing(logRingBytes)
+	log, err := newLogger(io.MultiWriter(stderr, logs), f.logFormat, f.logLevel)
 	if err != nil {
 		return usageError{err}
 	}
@@ -45,10 +50,18 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 		return usageError{err}
 	}
 	gcfg.Logger = log.With("component", "gateway")
+	if err := f.checkpoints.check(f.store.dir); err != nil {
+		return usageError{err}
+	}
 	if f.store.dir == "" {
 		log.Warn("no --storage given: the data lives in memory and is lost when the server stops; pass --storage DIR to keep it")
 	}
 	warnAuth(log, f, gcfg)
+	if err := setMemoryLimit(log, int64(f.memoryLimit)); err != nil {
+		return usageError{err}
+	}
+	log.Debug("garbage collector", "gc_percent", memgov.SetGCPercent(f.gcPercent))
+	spill.SetLogger(log.With("component", "spill"))
 
 	// A first signal starts the graceful shutdown; a second ends the
 	// process at once.
@@ -76,13 +89,21 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 		return usageError{err}
 	}
 	defer pgLn.Close()
-	endpoints := admin.New(admin.Config{Version: currentVersion().Version, StorageDir: f.store.dir})
+	acfg := admin.Config{Version: currentVersion().Version, StorageDir: f.store.dir, Logs: logs.Bytes}
+	httpTLS, err := httpGuard(f.httpAuth, gcfg, &acfg)
+	if err != nil {
+		return usageError{err}
+	}
+	endpoints := admin.New(acfg)
 	httpAddr := ""
 	httpDone := make(chan error, 1)
 	if f.httpAddr != "" {
 		httpLn, err := listen(f.httpAddr, "--http-addr")
 		if err != nil {
 			return usageError{err}
+		}
+		if httpTLS != nil {
+			httpLn = tls.NewListener(httpLn, httpTLS)
 		}
 		httpAddr = httpLn.Addr().String()
 		httpSrv := &http.Server{Handler: endpoints.Handler(), ReadHeaderTimeout: 10 * time.Second,
@@ -102,13 +123,26 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("opening the storage: %w", err)}
 	}
+	if err := checkLoginPossible(eng, gcfg); err != nil {
+		_ = eng.Close()
+		return usageError{err}
+	}
+	if f.store.dir != "" {
+		audit, err := runtime.OpenAuditLog(f.store.dir)
+		if err != nil {
+			_ = eng.Close()
+			return usageError{fmt.Errorf("opening the audit log: %w", err)}
+		}
+		eng.SetAuditLog(audit)
+		defer audit.Close()
+	}
 	recovered := eng.Epoch()
 	tables, matviews, views := eng.ObjectCounts()
 	log.Info("recovered", "epoch", recovered, "tables", tables, "materialized_views", matviews, "views", views,
 		"duration", time.Since(began).Round(time.Millisecond).String())
 
 	// Sources and sinks (docs/connectors.md) run beside the gateway.
-	conns := connectors.Start(eng, connectors.Options{})
+	conns := connectors.Start(eng, connectors.Options{Logger: log})
 	gw := gateway.New(eng, gcfg)
 	serveDone := make(chan error, 1)
 	go func() { serveDone <- gw.Serve(pgLn) }()
@@ -117,6 +151,7 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 	endpoints.SetReady(true)
 	log.Info("ready", "pg_addr", pgLn.Addr().String(), "http_addr", httpAddr, "storage", storageName(f.store.dir),
 		"epoch", recovered, "version", currentVersion().Version)
+	stopCheckpoints := f.checkpoints.start(log, eng)
 
 	var runErr error
 	select {
@@ -132,6 +167,7 @@ func runServer(ctx context.Context, f startFlags, stderr io.Writer) error {
 		runErr = fmt.Errorf("the HTTP listener failed: %w", err)
 		log.Error("shutting down", "err", runErr)
 	}
+	stopCheckpoints()
 	return errors.Join(runErr, shutdown(log, f.shutdownTimeout, endpoints, gw, serveDone, conns, eng))
 }
 
@@ -287,12 +323,43 @@ func warnAuth(log *slog.Logger, f startFlags, cfg gateway.Config) {
 		log.Warn("trust authentication accepts any client that reaches the server, without a password", "pg_addr", f.pgAddr)
 	case cfg.Auth.Method == gateway.AuthPassword && cfg.TLS == nil:
 		log.Warn("password authentication without TLS sends passwords in clear text; add --tls-cert and --tls-key, or use --auth scram-sha-256")
+	case cfg.Auth.Method == gateway.AuthOIDC && cfg.TLS == nil:
+		log.Warn("oidc authentication without TLS sends tokens in clear text, where anyone on the path may reuse them until they expire; add --tls-cert and --tls-key, and --tls-require remote")
 	}
 }
 
-// loadTLS reads a certificate and key pair; both empty means no TLS.
-func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+// checkLoginPossible refuses a password method under which nobody could
+// log in: no --users-file and no role of the storage with LOGIN and a
+// password.
+func checkLoginPossible(eng *runtime.Engine, cfg gateway.Config) error {
+	if cfg.Auth.Method != gateway.AuthPassword && cfg.Auth.Method != gateway.AuthSCRAM {
+		return nil
+	}
+	if len(cfg.Auth.Users) > 0 {
+		return nil
+	}
+	roles, err := eng.Roles()
+	if err != nil {
+		return err
+	}
+	for _, r := range roles {
+		if r.CanLogin && r.Verifier != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("--auth %s without users: nobody could log in; give --users-file, or create a role WITH LOGIN PASSWORD first (for instance under --auth trust)", cfg.Auth.Method)
+}
+
+// loadTLS reads a certificate and key pair, and the CA certificates that
+// verify client certificates; both empty means no TLS.
+func loadTLS(certFile, keyFile, clientCAFile, crlFile string) (*tls.Config, error) {
+	if crlFile != "" && clientCAFile == "" {
+		return nil, fmt.Errorf("--tls-client-crl needs --tls-client-ca")
+	}
 	if certFile == "" && keyFile == "" {
+		if clientCAFile != "" {
+			return nil, fmt.Errorf("--tls-client-ca needs --tls-cert and --tls-key")
+		}
 		return nil, nil
 	}
 	if certFile == "" || keyFile == "" {
@@ -302,7 +369,77 @@ func loadTLS(certFile, keyFile string) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the TLS certificate and key: %w", err)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if clientCAFile != "" {
+		caPEM, err := os.ReadFile(clientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading --tls-client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		var cas []*x509.Certificate
+		for rest := caPEM; ; {
+			var block *pem.Block
+			if block, rest = pem.Decode(rest); block == nil {
+				break
+			}
+			if block.Type != "CERTIFICATE" {
+				continue
+			}
+			ca, err := x509.ParseCertificate(block.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("--tls-client-ca %s: %w", clientCAFile, err)
+			}
+			pool.AddCert(ca)
+			cas = append(cas, ca)
+		}
+		if len(cas) == 0 {
+			return nil, fmt.Errorf("--tls-client-ca %s holds no PEM certificate", clientCAFile)
+		}
+		if crlFile != "" {
+			data, err := os.ReadFile(crlFile)
+			if err != nil {
+				return nil, fmt.Errorf("reading --tls-client-crl: %w", err)
+			}
+			crls, err := gateway.ParseRevocationLists(data, cas)
+			if err != nil {
+				return nil, fmt.Errorf("--tls-client-crl %s: %w", crlFile, err)
+			}
+			cfg.VerifyPeerCertificate = gateway.RefuseRevoked(crls)
+		}
+		// As PostgreSQL with ssl_ca_file: a client may present a
+		// certificate, which is then verified; --auth cert demands one.
+		cfg.ClientCAs = pool
+		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+	}
+	return cfg, nil
+}
+
+// httpGuard parses --http-auth into the endpoints' configuration and, for
+// cert, the TLS configuration the HTTP listener serves with.
+func httpGuard(spec string, gcfg gateway.Config, acfg *admin.Config) (*tls.Config, error) {
+	switch {
+	case spec == "":
+		return nil, nil
+	case spec == "cert":
+		if gcfg.TLS == nil || gcfg.TLS.ClientCAs == nil {
+			return nil, fmt.Errorf("--http-auth cert needs --tls-cert, --tls-key and --tls-client-ca: the endpoints are then served over HTTPS")
+		}
+		acfg.RequireClientCert = true
+		return gcfg.TLS.Clone(), nil
+	case strings.HasPrefix(spec, "token:"):
+		file := strings.TrimPrefix(spec, "token:")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading the --http-auth token: %w", err)
+		}
+		token := strings.TrimSpace(string(b))
+		if len(token) < 16 || strings.ContainsAny(token, " \t\r\n") {
+			return nil, fmt.Errorf("the --http-auth token in %s must be one word of at least 16 characters", file)
+		}
+		acfg.Token = token
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--http-auth must be token:FILE or cert, not %q", spec)
 }
 
 // readUsersFile reads a users file: one "name:password" per line; blank

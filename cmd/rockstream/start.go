@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rockstream/rockstream/internal/gateway"
+	"github.com/rockstream/rockstream/internal/memgov"
+	"github.com/rockstream/rockstream/internal/oidc"
 )
 
 // Default addresses of `rockstream start`.
@@ -21,16 +24,30 @@ type startFlags struct {
 	pgAddr           string
 	httpAddr         string
 	tlsCert, tlsKey  string
+	tlsClientCA      string
+	tlsClientCRL     string
+	tlsRequire       string
+	httpAuth         string
+	oidcIssuer       string
+	oidcAudience     string
+	oidcJWKS         string
+	oidcRoleClaim    string
 	auth             string
 	usersFile        string
 	allowTrustRemote bool
 	maxConnections   int
+	reservedConns    int
+	reservedSet      bool // --superuser-reserved-connections was given
+	authTimeout      time.Duration
 	statementTimeout time.Duration
 	idleInTxTimeout  time.Duration
 	maxMessageSize   byteSize
+	memoryLimit      byteSize
+	gcPercent        int
 	shutdownTimeout  time.Duration
 	logFormat        string
 	logLevel         string
+	checkpoints      autoCheckpoints
 }
 
 func newStartCommand() *cobra.Command {
@@ -41,7 +58,8 @@ func newStartCommand() *cobra.Command {
 		Long: `Run RockStream as a server: psql and PostgreSQL drivers connect to it on
 --pg-addr (default ` + defaultPGAddr + `), and operators reach its health checks
 and Prometheus metrics over HTTP on --http-addr (default ` + defaultHTTPAddr + `):
-/live, /ready, /health and /metrics.
+/live, /ready, /health and /metrics, the web console at /, and the operator
+endpoints under /admin/.
 
 With --storage DIR the server keeps its data in DIR: at start-up it recovers
 the tables, views and their state from DIR (without recomputing the views)
@@ -59,8 +77,20 @@ from loopback addresses (--allow-trust-remote lifts that); password and
 scram-sha-256 check the password of a user from --users-file, a text file of
 lines "name:password" (blank lines and lines starting with # are ignored;
 the password is everything after the first colon), or of a role created with
-CREATE ROLE ... LOGIN PASSWORD. --tls-cert and --tls-key (PEM files) let
-clients use TLS (sslmode=require).
+CREATE ROLE ... LOGIN PASSWORD; cert admits a TLS client certificate
+signed by --tls-client-ca whose common name is the user name; oidc takes
+the password as an OpenID Connect token of --oidc-issuer for
+--oidc-audience, signed by a key of --oidc-jwks, whose --oidc-role-claim
+names the user. Over TLS, scram-sha-256 offers channel binding
+(SCRAM-SHA-256-PLUS).
+--users-file without a password method, and a password method without any
+user who could log in, are refused. --tls-cert and --tls-key (PEM files)
+let clients use TLS (sslmode=require); --tls-require remote or all refuses
+plain-text clients. Connections that do not authenticate within
+--authentication-timeout are closed; failed logins of a user from one
+address are slowed down, up to one check every 5s. --http-auth guards
+every HTTP endpoint but /live and /ready with a bearer token or a client
+certificate.
 
 SIGINT or SIGTERM shuts the server down gracefully: it stops accepting
 connections, lets running statements finish for up to --shutdown-timeout
@@ -91,6 +121,7 @@ that cannot be opened).`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.reservedSet = cmd.Flags().Changed("superuser-reserved-connections")
 			return runServer(cmd.Context(), f, cmd.ErrOrStderr())
 		},
 	}
@@ -98,18 +129,31 @@ that cannot be opened).`,
 	fs.SortFlags = false
 	f.store.register(fs, "keep the server's data in `DIR` (default: in memory, lost at exit)")
 	fs.StringVar(&f.pgAddr, "pg-addr", defaultPGAddr, "serve PostgreSQL clients on `ADDR` (host:port)")
-	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr, "serve /live, /ready, /health and /metrics on `ADDR`; empty turns HTTP off")
+	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr, "serve /live, /ready, /health, /metrics, the console and /admin/ on `ADDR`; empty turns HTTP off")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate chain `FILE` (PEM), with --tls-key")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS private key `FILE` (PEM), with --tls-cert")
-	fs.StringVar(&f.auth, "auth", string(gateway.AuthTrust), "client authentication: `trust`, password or scram-sha-256")
+	fs.StringVar(&f.tlsClientCA, "tls-client-ca", "", "verify client certificates against the CA certificates in `FILE` (PEM), for --auth cert")
+	fs.StringVar(&f.tlsClientCRL, "tls-client-crl", "", "refuse client certificates that the revocation lists in `FILE` (PEM) name")
+	fs.StringVar(&f.tlsRequire, "tls-require", string(gateway.TLSRequireNone), "which clients must use TLS: `none`, remote (not on loopback) or all")
+	fs.StringVar(&f.auth, "auth", string(gateway.AuthTrust), "client authentication: `trust`, password, scram-sha-256, cert or oidc")
+	fs.StringVar(&f.oidcIssuer, "oidc-issuer", "", "with --auth oidc, the `URL` tokens must name as their issuer (iss)")
+	fs.StringVar(&f.oidcAudience, "oidc-audience", "", "with --auth oidc, tokens must be meant for audience `A` (aud)")
+	fs.StringVar(&f.oidcJWKS, "oidc-jwks", "", "with --auth oidc, the issuer's JSON Web Key Set: a `FILE` or an https:// URL (http:// on loopback)")
+	fs.StringVar(&f.oidcRoleClaim, "oidc-role-claim", "sub", "with --auth oidc, the claim `NAME` that names the role a token logs in as")
 	fs.StringVar(&f.usersFile, "users-file", "", "`FILE` of name:password lines for password and scram-sha-256 authentication")
+	fs.StringVar(&f.httpAuth, "http-auth", "", "make every HTTP endpoint but /live and /ready require a bearer token read from a file (`token:FILE`) or a client certificate (cert)")
 	fs.BoolVar(&f.allowTrustRemote, "allow-trust-remote", false, "let trust authentication accept clients that are not on loopback")
 	fs.IntVar(&f.maxConnections, "max-connections", 100, "most client connections open at once; more are refused")
+	fs.IntVar(&f.reservedConns, "superuser-reserved-connections", 3, "of --max-connections, how many only superusers may use")
+	fs.DurationVar(&f.authTimeout, "authentication-timeout", 10*time.Second, "close connections that have not started up and authenticated within `DURATION`")
 	fs.DurationVar(&f.statementTimeout, "statement-timeout", 0, "cancel statements running longer than `DURATION` (e.g. 30s); 0 means never")
 	fs.DurationVar(&f.idleInTxTimeout, "idle-in-transaction-timeout", 0, "close sessions idle inside a transaction block for longer than `DURATION`; 0 means never")
 	f.maxMessageSize = 64 << 20
 	fs.Var(&f.maxMessageSize, "max-message-size", "largest protocol message a client may send")
+	fs.Var(&f.memoryLimit, "memory-limit", "most memory the server may use; a statement that would take it past fails with 53200 (default: half the machine's memory, or of the cgroup's limit)")
+	fs.IntVar(&f.gcPercent, "gc-percent", memgov.ServerGCPercent, "the garbage collector's GOGC: how far, in percent, the heap may grow past what the last collection left live before the next starts; the memory limit still bounds it (GOGC in the environment wins)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long running statements may take to finish")
+	f.checkpoints.register(fs)
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: `text` or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "least severe log level written: debug, `info`, warn or error")
 	return cmd
@@ -119,34 +163,88 @@ that cannot be opened).`,
 // reading the TLS and users files.
 func (f *startFlags) gatewayConfig() (gateway.Config, error) {
 	cfg := gateway.Config{
-		MaxConnections:           f.maxConnections,
-		StatementTimeout:         f.statementTimeout,
-		IdleInTransactionTimeout: f.idleInTxTimeout,
-		MaxMessageBytes:          int(f.maxMessageSize),
+		MaxConnections:               f.maxConnections,
+		SuperuserReservedConnections: f.reservedConns,
+		AuthenticationTimeout:        f.authTimeout,
+		StatementTimeout:             f.statementTimeout,
+		IdleInTransactionTimeout:     f.idleInTxTimeout,
+		MaxMessageBytes:              int(f.maxMessageSize),
 	}
 	switch m := gateway.AuthMethod(f.auth); m {
-	case gateway.AuthTrust, gateway.AuthPassword, gateway.AuthSCRAM:
+	case gateway.AuthTrust, gateway.AuthPassword, gateway.AuthSCRAM, gateway.AuthCert, gateway.AuthOIDC:
 		cfg.Auth.Method = m
 	default:
-		return cfg, fmt.Errorf("--auth must be trust, password or scram-sha-256, not %q", f.auth)
+		return cfg, fmt.Errorf("--auth must be trust, password, scram-sha-256, cert or oidc, not %q", f.auth)
+	}
+	switch r := gateway.TLSRequire(f.tlsRequire); r {
+	case gateway.TLSRequireNone, gateway.TLSRequireRemote, gateway.TLSRequireAll:
+		cfg.TLSRequire = r
+	default:
+		return cfg, fmt.Errorf("--tls-require must be none, remote or all, not %q", f.tlsRequire)
 	}
 	cfg.Auth.AllowTrustRemote = f.allowTrustRemote
+	if !f.reservedSet && f.reservedConns >= f.maxConnections {
+		// The default leaves at least one slot for other roles.
+		f.reservedConns = max(0, f.maxConnections-1)
+		cfg.SuperuserReservedConnections = f.reservedConns
+	}
 	switch {
 	case f.maxConnections < 1:
 		return cfg, fmt.Errorf("--max-connections must be at least 1")
+	case f.reservedConns < 0 || f.reservedConns >= f.maxConnections:
+		return cfg, fmt.Errorf("--superuser-reserved-connections (%d) must be at least 0 and less than --max-connections (%d)", f.reservedConns, f.maxConnections)
+	case f.authTimeout < time.Second || f.authTimeout > 600*time.Second:
+		return cfg, fmt.Errorf("--authentication-timeout must be between 1s and 10m, as PostgreSQL's authentication_timeout")
 	case f.statementTimeout < 0 || f.idleInTxTimeout < 0 || f.shutdownTimeout < 0:
 		return cfg, fmt.Errorf("timeouts cannot be negative")
 	case f.maxMessageSize < 1024:
 		return cfg, fmt.Errorf("--max-message-size must be at least 1kB")
 	}
 	var err error
-	if cfg.TLS, err = loadTLS(f.tlsCert, f.tlsKey); err != nil {
+	if cfg.TLS, err = loadTLS(f.tlsCert, f.tlsKey, f.tlsClientCA, f.tlsClientCRL); err != nil {
+		return cfg, err
+	}
+	switch {
+	case cfg.TLSRequire != gateway.TLSRequireNone && cfg.TLS == nil:
+		return cfg, fmt.Errorf("--tls-require %s needs --tls-cert and --tls-key", cfg.TLSRequire)
+	case cfg.Auth.Method == gateway.AuthCert && f.tlsClientCA == "":
+		return cfg, fmt.Errorf("--auth cert needs --tls-client-ca, the CA that signs the client certificates (and --tls-cert, --tls-key)")
+	}
+	if cfg.Auth.OIDC, err = f.oidcConfig(cfg.Auth.Method); err != nil {
 		return cfg, err
 	}
 	if f.usersFile != "" {
+		if cfg.Auth.Method == gateway.AuthTrust || cfg.Auth.Method == gateway.AuthCert || cfg.Auth.Method == gateway.AuthOIDC {
+			return cfg, fmt.Errorf("--users-file needs a password method: add --auth scram-sha-256 (or password); under %s its passwords would not be checked", cfg.Auth.Method)
+		}
 		if cfg.Auth.Users, err = readUsersFile(f.usersFile); err != nil {
 			return cfg, err
 		}
 	}
 	return cfg, nil
+}
+
+// oidcConfig reads the --oidc-* flags and loads the key set; they are
+// refused with any method but oidc, which needs all but the role claim.
+func (f *startFlags) oidcConfig(m gateway.AuthMethod) (*gateway.OIDCConfig, error) {
+	if m != gateway.AuthOIDC {
+		if f.oidcIssuer != "" || f.oidcAudience != "" || f.oidcJWKS != "" {
+			return nil, fmt.Errorf("--oidc-issuer, --oidc-audience and --oidc-jwks go with --auth oidc")
+		}
+		return nil, nil
+	}
+	switch {
+	case f.oidcIssuer == "" || f.oidcAudience == "" || f.oidcJWKS == "":
+		return nil, fmt.Errorf("--auth oidc needs --oidc-issuer, --oidc-audience and --oidc-jwks")
+	case f.oidcRoleClaim == "":
+		return nil, fmt.Errorf("--oidc-role-claim cannot be empty")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	keys, err := oidc.NewKeySet(ctx, f.oidcJWKS)
+	if err != nil {
+		return nil, fmt.Errorf("--oidc-jwks: %w", err)
+	}
+	return &gateway.OIDCConfig{Keys: keys, Token: oidc.Config{Issuer: f.oidcIssuer, Audience: f.oidcAudience,
+		RoleClaim: f.oidcRoleClaim, Leeway: 30 * time.Second}}, nil
 }

@@ -373,13 +373,20 @@ func TestStartFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--auth", "md5"}, `--auth must be trust, password or scram-sha-256, not "md5"`},
+		{[]string{"--auth", "md5"}, `--auth must be trust, password, scram-sha-256, cert or oidc, not "md5"`},
 		{[]string{"--tls-cert", cert}, "--tls-cert and --tls-key go together"},
 		{[]string{"--tls-cert", key, "--tls-key", key}, "loading the TLS certificate and key"},
-		{[]string{"--users-file", filepath.Join(dir, "missing")}, "reading --users-file"},
-		{[]string{"--users-file", write("bad", "alice\n")}, "bad:1: want name:password"},
-		{[]string{"--users-file", write("dup", "a:1\na:2\n")}, `dup:2: user "a" is listed twice`},
-		{[]string{"--users-file", write("empty", "# nobody\n")}, "lists no users"},
+		{[]string{"--auth", "scram-sha-256", "--users-file", filepath.Join(dir, "missing")}, "reading --users-file"},
+		{[]string{"--auth", "scram-sha-256", "--users-file", write("bad", "alice\n")}, "bad:1: want name:password"},
+		{[]string{"--auth", "scram-sha-256", "--users-file", write("dup", "a:1\na:2\n")}, `dup:2: user "a" is listed twice`},
+		{[]string{"--auth", "password", "--users-file", write("empty", "# nobody\n")}, "lists no users"},
+		{[]string{"--users-file", users}, "--users-file needs a password method"},
+		{[]string{"--auth", "trust", "--users-file", users}, "--users-file needs a password method"},
+		{[]string{"--auth", "scram-sha-256"}, "--auth scram-sha-256 without users: nobody could log in"},
+		{[]string{"--auth", "password"}, "--auth password without users: nobody could log in"},
+		{[]string{"--max-connections", "5", "--superuser-reserved-connections", "5"}, "--superuser-reserved-connections (5) must be at least 0 and less than --max-connections (5)"},
+		{[]string{"--superuser-reserved-connections", "-1"}, "--superuser-reserved-connections (-1) must be"},
+		{[]string{"--authentication-timeout", "0s"}, "--authentication-timeout must be between 1s and 10m"},
 		{[]string{"--durability", "eventually"}, `--durability must be sync or relaxed, not "eventually"`},
 		{[]string{"--cache-size", "lots"}, `"lots" is not a size`},
 		{[]string{"--max-message-size", "10"}, "--max-message-size must be at least 1kB"},
@@ -432,7 +439,7 @@ func TestByteSize(t *testing.T) {
 			t.Errorf("parseByteSize(%q) succeeded", in)
 		}
 	}
-	for n, want := range map[byteSize]string{256 << 20: "256MB", 1536: "1536B", 3 << 10: "3kB"} {
+	for n, want := range map[byteSize]string{256 << 20: "256MB", 1536: "1536B", 3 << 10: "3kB", 0: "0"} {
 		if got := n.String(); got != want {
 			t.Errorf("byteSize(%d).String() = %q, want %q", int64(n), got, want)
 		}

@@ -20,6 +20,7 @@ type storageFlags struct {
 	cache      byteSize
 	workers    int
 	minRows    int
+	tempDir    string
 }
 
 func (f *storageFlags) register(fs *pflag.FlagSet, dirHelp string) {
@@ -28,12 +29,13 @@ func (f *storageFlags) register(fs *pflag.FlagSet, dirHelp string) {
 	f.cache = 256 << 20
 	fs.Var(&f.cache, "cache-size", "memory for the storage's block cache, e.g. 512MB or 2GB")
 	fs.IntVar(&f.workers, "workers", 0, "workers that run the views' circuits and queries in parallel (default: the number of cores)")
+	fs.StringVar(&f.tempDir, "temp-dir", "", "directory under which queries spill sorts and state past work_mem, in a directory of the server's own (default: <storage>/tmp, or the system's temporary directory without --storage)")
 	fs.IntVar(&f.minRows, "parallel-min-rows", 0, fmt.Sprintf("smallest change, in rows, that a step of a view or query splits between the workers (default %d)", diff.DefaultMinRows))
 }
 
 // options returns the instance options the flags describe.
 func (f *storageFlags) options() (instance.Options, error) {
-	opts := instance.Options{Storage: f.dir, CacheBytes: int64(f.cache), Workers: f.workers, ParallelMinRows: f.minRows}
+	opts := instance.Options{Storage: f.dir, CacheBytes: int64(f.cache), Workers: f.workers, ParallelMinRows: f.minRows, TempDir: f.tempDir}
 	switch f.durability {
 	case "sync":
 	case "relaxed":
@@ -98,8 +100,14 @@ func (b *byteSize) Set(s string) error {
 
 func (b *byteSize) Type() string { return "size" }
 
+// String is the size in the largest unit that divides it; "0" for no
+// size, which --help takes for "no default" (the flag's text says what
+// zero means).
 func (b *byteSize) String() string {
 	n := int64(*b)
+	if n == 0 {
+		return "0"
+	}
 	for _, u := range []struct {
 		name string
 		size int64

@@ -2,12 +2,25 @@
 // liveness and readiness probes, a JSON health summary and Prometheus
 // metrics. docs/operations.md documents every endpoint and metric.
 //
+// /health and /metrics may require a bearer token or a verified client
+// certificate (Config.Token, Config.RequireClientCert); the probes /live
+// and /ready never do, so that orchestrators need no credentials.
+//
 // The endpoints answer from the moment the process listens, before the
 // engine has recovered: /live is always 200, /ready is 503 until the
 // server says it is ready (the engine recovered and the gateway listens)
 // and again once it starts shutting down, and /health and /metrics report
-// what is known so far. Nothing here changes the engine; every answer is
-// read from it when asked.
+// what is known so far. Nothing here changes the engine's data; every
+// answer is read from it when asked. The operator endpoints under /admin/
+// (ops.go) read more of it; the one action, POST /admin/checkpoint
+// (checkpoint.go), copies the store to object storage.
+//
+// The web console (console.go) is a page at / with its script and style,
+// embedded in the binary, over read-only JSON endpoints under /api/.
+//
+// With a token or client certificates configured (guard.go), every
+// endpoint but /live and /ready requires them: the health report, the
+// metrics, the console, its API and the operator endpoints.
 package admin
 
 import (
@@ -32,6 +45,17 @@ type Config struct {
 	// StorageDir is the engine's storage directory; empty for an engine
 	// in memory.
 	StorageDir string
+	// Token, when set, is the bearer token every endpoint but /live and
+	// /ready requires (Authorization: Bearer <token>).
+	Token string
+	// RequireClientCert makes every endpoint but /live and /ready require
+	// a client certificate the TLS server verified; the endpoints must
+	// then be served over TLS with client certificates verified when
+	// given.
+	RequireClientCert bool
+	// Logs, when set, returns the server's recent log lines, for GET
+	// /admin/logs.
+	Logs func() []byte
 }
 
 // GatewayStats is what the endpoints read from the wire gateway.
@@ -59,6 +83,9 @@ func New(cfg Config) *Server {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&collector{s: s},
+		&observeCollector{s: s},
+		&checkpointCollector{s: s},
+		spillCollector{},
 	)
 	return s
 }
@@ -108,11 +135,17 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeText(w, http.StatusServiceUnavailable, s.status()+"\n")
 	})
-	mux.HandleFunc("GET /health", s.serveHealth)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		writeText(w, http.StatusOK, "RockStream: /live /ready /health /metrics\n")
+	// Everything else is behind the guard.
+	guarded := http.NewServeMux()
+	guarded.HandleFunc("GET /health", s.serveHealth)
+	guarded.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	s.routeActions(guarded)
+	s.routeOps(guarded)
+	guarded.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		consoleFiles.ServeHTTP(w, r) // the web console's page
 	})
+	s.registerConsole(guarded) // its script, its style and its /api/
+	mux.Handle("/", s.guard(guarded))
 	return mux
 }
 

@@ -228,6 +228,11 @@ func TestEndpoints(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want > 0", name, v, ok)
 		}
 	}
+	for _, name := range []string{"rockstream_storage_degraded", "rockstream_storage_recoveries_total"} {
+		if v, ok := value(fams, name); !ok || v != 0 {
+			t.Errorf("%s = %v (present %v), want 0", name, v, ok)
+		}
+	}
 	for name, f := range fams {
 		if strings.HasPrefix(name, "rockstream_") && f.GetHelp() == "" {
 			t.Errorf("%s has no help text", name)

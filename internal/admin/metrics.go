@@ -45,6 +45,8 @@ var (
 	cacheHitsDesc     = desc("storage_block_cache_hits_total", "Block cache hits since start-up.")
 	cacheMissesDesc   = desc("storage_block_cache_misses_total", "Block cache misses since start-up.")
 	memtableBytesDesc = desc("storage_memtable_bytes", "Committed data held in memory, not yet flushed to table files.")
+	degradedDesc      = desc("storage_degraded", "1 while the storage refuses writes (the disk is full, or a failed write stopped it until it reopens itself), else 0.")
+	recoveriesDesc    = desc("storage_recoveries_total", "Times the storage reopened itself after a failed write, without a restart.")
 )
 
 var allDescs = []*prometheus.Desc{
@@ -53,6 +55,7 @@ var allDescs = []*prometheus.Desc{
 	statementsDesc, errorsDesc, rowsWrittenDesc, relationsDesc, viewRowsDesc, viewLastChangeDesc, sessionsDesc,
 	gwOpenDesc, gwTotalDesc, gwRejectedDesc, gwCanceledDesc,
 	diskBytesDesc, sstablesDesc, cacheBytesDesc, cacheHitsDesc, cacheMissesDesc, memtableBytesDesc,
+	degradedDesc, recoveriesDesc,
 }
 
 // Describe implements prometheus.Collector.
@@ -136,5 +139,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		counter(cacheHitsDesc, float64(m.CacheHits))
 		counter(cacheMissesDesc, float64(m.CacheMisses))
 		gauge(memtableBytesDesc, float64(m.MemTableBytes))
+		degraded := 0.0
+		if m.Degraded {
+			degraded = 1
+		}
+		gauge(degradedDesc, degraded)
+		counter(recoveriesDesc, float64(m.Recoveries))
 	}
 }

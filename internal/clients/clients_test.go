@@ -43,6 +43,19 @@ func TestJDBC(t *testing.T) {
 	expectOK(t, run(t, e, "jv", ".", "", java, "-cp", classes+string(os.PathListSeparator)+jar, "Scenario", e.jdbcURL(), e.user))
 }
 
+// TestJDBCInBerlin runs the JDBC scenario in a JVM whose zone is
+// Europe/Berlin: pgJDBC then sends TimeZone=Europe/Berlin in its startup
+// message, which the session must accept.
+func TestJDBCInBerlin(t *testing.T) {
+	const jar = "/usr/share/java/postgresql.jar"
+	java, javac := requireTool(t, "java"), requireTool(t, "javac")
+	requireFile(t, jar)
+	classes := t.TempDir()
+	run(t, endpoint{}, "", "testdata/java", "", javac, "-d", classes, "-cp", jar, "Scenario.java")
+	e := serverFor(t)
+	expectOK(t, run(t, e, "jb", ".", "", java, "-Duser.timezone=Europe/Berlin", "-cp", classes+string(os.PathListSeparator)+jar, "Scenario", e.jdbcURL(), e.user))
+}
+
 // TestPgcli runs pgcli non-interactively, then the catalog queries it runs
 // to build its completions, through pgcli's own code.
 func TestPgcli(t *testing.T) {

@@ -93,3 +93,45 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("output differs from %s (rerun with -update to accept):\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+// privilegeSchema creates roles and grants the same way in PostgreSQL
+// and RockStream, for TestPsqlPrivilegesMatchPostgres.
+const privilegeSchema = `
+CREATE ROLE pp_reader;
+CREATE ROLE pp_writer LOGIN CREATEROLE NOINHERIT;
+CREATE TABLE pp_t (k int PRIMARY KEY, v text);
+CREATE VIEW pp_v AS SELECT k FROM pp_t;
+CREATE MATERIALIZED VIEW pp_m AS SELECT count(*) AS n FROM pp_t;
+GRANT SELECT ON pp_t, pp_v TO pp_reader;
+GRANT INSERT, UPDATE ON pp_t TO pp_writer WITH GRANT OPTION;
+GRANT SELECT ON pp_m TO PUBLIC;
+GRANT pp_reader TO pp_writer;
+GRANT USAGE, CREATE ON SCHEMA public TO pp_writer;
+`
+
+// TestPsqlPrivilegesMatchPostgres checks that psql's \dp, \z, \du and
+// \dn+ show the same owners, privileges, memberships and role
+// attributes for RockStream as for PostgreSQL after the same statements.
+func TestPsqlPrivilegesMatchPostgres(t *testing.T) {
+	psql := requireTool(t, "psql")
+	rs := serverFor(t)
+	pg := serverFor(t)
+	if !pg.postgres {
+		pg = postgresEndpoint(t)
+	}
+	runCombined(t, pg, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
+	rs.user, pg.user = "rockstream", "rockstream"
+	for _, e := range []endpoint{rs, pg} {
+		runCombined(t, e, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", privilegeSchema)
+	}
+	defer runCombined(t, pg, ".", psql, "-X", "-q", "-c",
+		"DROP TABLE pp_t CASCADE; REVOKE ALL ON SCHEMA public FROM pp_writer; DROP ROLE pp_writer, pp_reader")
+	for _, cmd := range []string{`\dp`, `\z pp_t`, `\du pp_*`, `\dn+ public`} {
+		want := runCombined(t, pg, ".", psql, "-X", "-c", cmd)
+		got := runCombined(t, rs, ".", psql, "-X", "-c", cmd)
+		if got != want {
+			t.Errorf("psql %s differs from PostgreSQL's\nRockStream:\n%s\nPostgreSQL:\n%s", cmd, got, want)
+		}
+	}
+}

@@ -88,6 +88,9 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait before a failed runner is
 	// restarted; 0 means 200ms and 30s.
 	MinBackoff, MaxBackoff time.Duration
+	// Logger gets one line per change of a connector's state
+	// (statelog.go); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Manager runs an engine's connectors.
@@ -122,6 +125,9 @@ func Start(eng *runtime.Engine, opts Options) *Manager {
 	}
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{eng: eng, opts: opts, cancel: cancel, done: make(chan struct{})}
@@ -189,6 +195,7 @@ func (m *Manager) reconcile(specs []*spec.Spec) {
 		<-in.done
 	}
 	for _, s := range dropped {
+		m.logDropped(s)
 		m.release(s)
 	}
 	m.mu.Lock()
@@ -197,11 +204,14 @@ func (m *Manager) reconcile(specs []*spec.Spec) {
 		st := m.mu.status[name]
 		if st == nil {
 			st = newStatus(s)
+			st.eng = m.eng
 			m.mu.status[name] = st
 		}
 		if s.Paused {
 			// Nothing measures how far behind a paused connector falls.
+			st.setLogger(m.opts.Logger)
 			st.setState("paused")
+			st.logChange()
 			st.SetLag(-1)
 			continue
 		}
@@ -239,16 +249,18 @@ func (m *Manager) release(s *spec.Spec) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	if err := k.Drop(ctx, s); err != nil {
-		slog.Warn("releasing a dropped connector", "name", s.Name, "connector", s.Connector, "error", s.RedactText(err.Error()))
+		m.opts.Logger.Warn("releasing a dropped connector", "name", s.Name, "connector", s.Connector, "error", s.RedactText(err.Error()))
 	}
 }
 
 // run runs one connector, restarting it after failures.
 func (m *Manager) run(ctx context.Context, in *instance, st *Status) {
 	defer close(in.done)
+	st.setLogger(m.opts.Logger)
 	backoff := m.opts.MinBackoff
 	for {
 		st.setState("starting")
+		st.logChange()
 		err := m.runOnce(ctx, in.spec, st)
 		if ctx.Err() != nil {
 			return
@@ -257,6 +269,7 @@ func (m *Manager) run(ctx context.Context, in *instance, st *Status) {
 			err = errors.New("the connector stopped")
 		}
 		st.fail(in.spec.RedactText(err.Error()))
+		st.failed()
 		select {
 		case <-ctx.Done():
 			return
@@ -303,6 +316,13 @@ func (m *Manager) status(name string) (runtime.ConnectorStatus, bool) {
 type Status struct {
 	// spec is the definition the status belongs to.
 	spec *spec.Spec
+	// eng, when set, gets the state changes for its audit log (audit.go).
+	eng *runtime.Engine
+	// audited is the last state (and error) recorded there.
+	audited struct {
+		sync.Mutex
+		state, err string
+	}
 
 	mu struct {
 		sync.Mutex
@@ -311,6 +331,12 @@ type Status struct {
 		records   int64
 		errors    int64
 		lastError string
+		// failures counts the runner's failures; log, logged and
+		// loggedErr are where and what logChange last logged
+		// (statelog.go).
+		failures          int64
+		log               *slog.Logger
+		logged, loggedErr string
 		// The throughput is records over the time between the last two
 		// samples.
 		sampleAt      time.Time
@@ -329,18 +355,23 @@ func newStatus(def *spec.Spec) *Status {
 
 func (s *Status) setState(state string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.mu.state = state
+	s.mu.Unlock()
+	s.audit(state, "")
 }
 
 // Running marks the connector running: connected and making progress.
-func (s *Status) Running() { s.setState("running") }
+func (s *Status) Running() {
+	s.setState("running")
+	s.logChange()
+}
 
 func (s *Status) fail(msg string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.mu.state = "failed"
 	s.mu.lastError = msg
+	s.mu.Unlock()
+	s.audit("failed", msg)
 }
 
 // Report adds records handled and records rejected; err, when not nil,
@@ -380,5 +411,5 @@ func (s *Status) snapshot() runtime.ConnectorStatus {
 		s.mu.sampleRecords = s.mu.records
 	}
 	return runtime.ConnectorStatus{State: s.mu.state, Lag: s.mu.lag, Throughput: s.mu.rate,
-		Records: s.mu.records, Errors: s.mu.errors, LastError: s.mu.lastError}
+		Records: s.mu.records, Errors: s.mu.errors, LastError: s.mu.lastError, Failures: s.mu.failures}
 }

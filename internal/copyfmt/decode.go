@@ -49,6 +49,24 @@ type Decoder struct {
 	// unused rest of the block binary rows are carved from.
 	big  bytes.Buffer
 	rows []types.Value
+
+	// grow, when set, is told of each growth of the line buffer, and
+	// fails the read when it returns an error (SetGrow).
+	grow func(size int64) error
+}
+
+// SetGrow makes the decoder call grow with its line buffer's new size in
+// bytes each time the buffer grows, before it reads on: a line of one
+// huge field grows it, and grow (a memory governor) can stop the read by
+// returning an error, which the read returns.
+func (d *Decoder) SetGrow(grow func(size int64) error) { d.grow = grow }
+
+// grew reports the line buffer's size when it grew from capacity before.
+func (d *Decoder) grew(before int) error {
+	if d.grow == nil || cap(d.line) == before {
+		return nil
+	}
+	return d.grow(int64(cap(d.line)))
 }
 
 // field is one value of a line: fieldBuf[start:end], or NULL.
@@ -232,13 +250,21 @@ func (d *Decoder) readLine() (end bool, err error) {
 			} else if !csv {
 				// In text, the character after a backslash is data even
 				// when it is a line break.
+				before := cap(d.line)
 				d.line = append(d.line, c, next[0])
+				if err := d.grew(before); err != nil {
+					return false, err
+				}
 				_, _ = d.r.ReadByte()
 				first = false
 				continue
 			}
 		}
+		before := cap(d.line)
 		d.line = append(d.line, c)
+		if err := d.grew(before); err != nil {
+			return false, err
+		}
 		first = false
 	}
 }
@@ -356,7 +382,7 @@ func (d *Decoder) parseLine() ([]types.Value, error) {
 			row[i] = types.Null
 			continue
 		}
-		v, err := types.Parse(col.Type, s)
+		v, err := types.ParseZone(col.Type, s, d.opts.Zone)
 		if err != nil {
 			return nil, errs.WithWhere(err, fmt.Sprintf("COPY %s, line %d, column %s: %s", d.rel, d.lineNo, col.Name, quoted(limitPrintout(s))))
 		}

@@ -54,7 +54,7 @@ func (e *Encoder) AppendRow(dst []byte, row []types.Value) ([]byte, error) {
 			dst = append(dst, e.opts.Null...)
 			continue
 		}
-		e.scratch = types.AppendFormat(e.scratch[:0], v, e.cols[i].Type)
+		e.scratch = types.AppendFormatZone(e.scratch[:0], v, e.cols[i].Type, e.opts.Zone)
 		if e.opts.Format == CSV {
 			force := e.opts.ForceQuoteAll || (e.opts.ForceQuote != nil && e.opts.ForceQuote[i])
 			dst = e.appendCSV(dst, e.scratch, force)

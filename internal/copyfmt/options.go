@@ -70,6 +70,10 @@ type Options struct {
 	// the columns; nil means none.
 	ForceQuote, ForceNotNull, ForceNull []bool
 
+	// Zone is the session time zone timestamptz text is read and
+	// written in (not a COPY option; the binary format is an instant).
+	Zone types.Zone
+
 	// Set records which options a statement gave explicitly, for the
 	// checks that depend on it (a DELIMITER in binary mode is an error).
 	Set OptionSet

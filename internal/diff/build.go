@@ -19,6 +19,7 @@ type builder struct {
 	serial    bool // no exchanges (exchange.go)
 	nodes     []node
 	relations []string
+	nows      []*plan.Now // read by the temporal filters (temporal.go)
 }
 
 // stripOrdering removes the Sort and Limit nodes at the top of an ad-hoc
@@ -74,6 +75,9 @@ func (b *builder) build(p plan.Node) (int, error) {
 		return id, nil
 
 	case *plan.Filter:
+		if plan.ContainsNow(n.Pred) {
+			return b.temporalFilter(n)
+		}
 		in, err := b.build(n.Input)
 		if err != nil {
 			return 0, err
@@ -248,7 +252,9 @@ func (b *builder) join(n *plan.Join) (int, error) {
 	var op ops.Operator
 	switch n.Kind {
 	case plan.InnerJoin:
-		op = ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
+		j := ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
+		j.SetInputs(setRows(n.Left), setRows(n.Right))
+		op = j
 		fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", lkeys, rkeys)
 	case plan.LeftJoin, plan.RightJoin, plan.FullJoin:
 		op = ops.NewOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw, n.SingleMatch)

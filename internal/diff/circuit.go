@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -24,6 +26,9 @@ type Circuit struct {
 	// looseRels are the relations whose deltas may enter loose.
 	looseRels map[string]bool
 	ins       []zset.Batch // scratch for one node's inputs
+	// emitted counts each operator's output rows, shared by the worker
+	// instances (observe.go); nil in a nested circuit.
+	emitted []atomic.Uint64
 
 	// What Build was given, to build the instances of the other workers
 	// (workers.go), which workers holds once they are built.
@@ -31,6 +36,15 @@ type Circuit struct {
 	prefix   ops.Prefix
 	forQuery bool
 	workers  []*Circuit
+
+	// keyedMarks are the inputs a keyed node has placed already
+	// (placedByKey), computed once.
+	keyedOnce  sync.Once
+	keyedMarks map[int][]bool
+	// profile, while StepProfiled runs, counts each node's output rows.
+	profile []int64
+	// nows are the now() calls its temporal filters read (temporal.go).
+	nows []*plan.Now
 }
 
 // node is one operator of a circuit.
@@ -64,7 +78,11 @@ type node struct {
 // say) is the TopK it computes (LIMIT ALL, which changes nothing, is
 // dropped).
 func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
-	return build(p, ops.Prefix{Circuit: slices.Clone(prefix)}, forQuery, false)
+	c, err := build(p, ops.Prefix{Circuit: slices.Clone(prefix)}, forQuery, false)
+	if err == nil {
+		c.emitted = newEmitted(len(c.nodes))
+	}
+	return c, err
 }
 
 // build is Build; a serial circuit (the body of a recursive query, which
@@ -79,7 +97,7 @@ func build(p plan.Node, prefix ops.Prefix, forQuery, serial bool) (*Circuit, err
 		return nil, err
 	}
 	c := &Circuit{nodes: b.nodes, root: root, relations: b.relations,
-		plan: p, prefix: b.prefix, forQuery: forQuery}
+		plan: p, prefix: b.prefix, forQuery: forQuery, nows: b.nows}
 	c.markLoose()
 	return c, nil
 }
@@ -121,14 +139,25 @@ func (c *Circuit) Relations() []string { return append([]string(nil), c.relation
 // Explain renders the circuit as an indented tree, one operator per line,
 // with its kind, its key and the kind of state it keeps, for
 // EXPLAIN INCREMENTAL.
-func (c *Circuit) Explain() string {
+func (c *Circuit) Explain() string { return c.ExplainWith(nil) }
+
+// ExplainWith is Explain with note(id), when not empty, appended to the
+// first line of each operator (id is its operator id, as OperatorOf
+// returns it).
+func (c *Circuit) ExplainWith(note func(id int) string) string {
 	var sb strings.Builder
 	var walk func(i, depth int)
 	walk = func(i, depth int) {
 		n := &c.nodes[i]
-		for _, line := range strings.Split(n.explain, "\n") {
+		for k, line := range strings.Split(n.explain, "\n") {
 			sb.WriteString(strings.Repeat("  ", depth))
 			sb.WriteString(line)
+			if k == 0 && note != nil {
+				if s := note(i); s != "" {
+					sb.WriteString("  ")
+					sb.WriteString(s)
+				}
+			}
 			sb.WriteByte('\n')
 		}
 		for k, j := range n.inputs {

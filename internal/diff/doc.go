@@ -26,6 +26,10 @@
 //     circuit rebuilt after a restart finds its state.
 //   - Every batch passed between operators is consolidated; Step's result
 //     is consolidated.
+//   - Observing a circuit changes nothing (observe.go): Operators reads
+//     what Build fixed and per-operator counters of the rows each
+//     operator emitted, which the worker instances share and add to
+//     atomically, so it may run while the circuit steps.
 //   - Incremental equals batch: for any sequence of input deltas, the sum
 //     of Step's outputs equals the output of one Step, on an empty store,
 //     over the sum of the inputs. The property tests check this.
@@ -43,6 +47,9 @@
 //     under a worker. A global operator that splits is a partial
 //     operator of the first kind (or stateless) and a single final one
 //     in every circuit Build returns, whatever number of workers it steps
-//     on. The golden scripts run every step on 2, 3 and 8 workers too,
-//     and the property tests draw the number.
+//     on. StepRouted, given inputs already split by bucket, equals
+//     StepParallel too (routed.go). The golden scripts run every step on
+//     2, 3 and 8 workers too, also over inputs split by bucket of the
+//     whole row and of the first column, and the property tests draw the
+//     number.
 package diff

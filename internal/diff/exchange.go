@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/plan"
@@ -111,37 +112,67 @@ func (n *node) exchanged() bool {
 // of the bucket of the empty key, which holds their state.
 func singleWorker(n int) int { return zset.BucketOwner(zset.Bucket(nil), n) }
 
-// partition splits b into one batch per worker by r. Each part keeps b's
-// order, so the parts of a consolidated batch are consolidated. keyBuf
-// and vals are scratch, returned for reuse.
-func partition(b zset.Batch, r route, workers int, parts []zset.Batch, keyBuf []byte, vals []types.Value) ([]zset.Batch, []byte, []types.Value, error) {
+// partitioner splits batches between workers by a route, reusing its
+// scratch memory from one batch to the next.
+type partitioner struct {
+	keyBuf []byte
+	vals   []types.Value
+	owners []uint8 // the worker of each row of the batch being split
+	counts []int
+}
+
+// partition splits b into one batch per worker by r, into parts (of one
+// entry per worker). Each part keeps b's order, so the parts of a
+// consolidated batch are consolidated. It finds every row's worker
+// first, so that each part is allocated once, at its size.
+func (pt *partitioner) partition(b zset.Batch, r route, parts []zset.Batch) error {
+	workers := len(parts)
 	clear(parts)
 	if len(b) == 0 {
-		return parts, keyBuf, vals, nil
+		return nil
 	}
 	if r.kind == routeOne {
 		parts[singleWorker(workers)] = b
-		return parts, keyBuf, vals, nil
+		return nil
 	}
-	for _, e := range b {
+	pt.owners = slices.Grow(pt.owners[:0], len(b))[:len(b)]
+	pt.counts = slices.Grow(pt.counts[:0], workers)[:workers]
+	clear(pt.counts)
+	for i := range b {
+		row := b[i].Row
 		switch r.kind {
 		case routeKey:
-			vals = vals[:0]
+			pt.vals = pt.vals[:0]
 			for _, x := range r.key {
-				v, err := x.Eval(e.Row)
+				v, err := x.Eval(row)
 				if err != nil {
-					return parts, keyBuf, vals, err
+					return err
 				}
-				vals = append(vals, v)
+				pt.vals = append(pt.vals, v)
 			}
-			keyBuf = zset.EncodeKey(keyBuf[:0], vals...)
+			pt.keyBuf = zset.EncodeKey(pt.keyBuf[:0], pt.vals...)
 		default:
-			keyBuf = zset.EncodeKey(keyBuf[:0], e.Row...)
+			pt.keyBuf = zset.EncodeKey(pt.keyBuf[:0], row...)
 		}
-		w := zset.BucketOwner(zset.Bucket(keyBuf), workers)
-		parts[w] = append(parts[w], e)
+		w := zset.BucketOwner(zset.Bucket(pt.keyBuf), workers)
+		pt.owners[i] = uint8(w)
+		pt.counts[w]++
 	}
-	return parts, keyBuf, vals, nil
+	for w, n := range pt.counts {
+		if n == len(b) {
+			parts[w] = b // every row goes to one worker
+			return nil
+		}
+	}
+	for w, n := range pt.counts {
+		if n > 0 {
+			parts[w] = make(zset.Batch, 0, n)
+		}
+	}
+	for i, w := range pt.owners {
+		parts[w] = append(parts[w], b[i])
+	}
+	return nil
 }
 
 // explainRoute renders the exchange line of a routed input in EXPLAIN
@@ -164,12 +195,11 @@ func explainRoute(sb *strings.Builder, r route, depth int) {
 // exchange of rows (ByRow), and key.scope is the scope of the exchanges
 // of its nested circuit.
 type workerExchange struct {
-	h      *hub
-	me     int
-	key    boxKey
-	parts  []zset.Batch
-	keyBuf []byte
-	vals   []types.Value
+	h     *hub
+	me    int
+	key   boxKey
+	parts []zset.Batch
+	pt    partitioner
 }
 
 func (x *workerExchange) Any(local bool) (bool, error) {
@@ -193,8 +223,7 @@ func (x *workerExchange) ByRow(b zset.Batch) (zset.Batch, error) {
 		x.parts = make([]zset.Batch, h.n)
 	}
 	box := h.box(x.key, 1)
-	var err error
-	if x.parts, x.keyBuf, x.vals, err = partition(b, route{kind: routeRow}, h.n, x.parts, x.keyBuf, x.vals); err != nil {
+	if err := x.pt.partition(b, route{kind: routeRow}, x.parts); err != nil {
 		return nil, err
 	}
 	for to := range h.n {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/state"
-	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -62,7 +62,26 @@ func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[s
 			parts[i][rel] = d[len(d)*i/n : len(d)*(i+1)/n]
 		}
 	}
+	out, _, err := c.stepParts(ctx, st, parts, c.placedByKey())
+	return out, err
+}
+
+// placedByKey marks, by node, the inputs that a keyed node before them
+// has already placed as their exchange would (routed.go), computed once.
+func (c *Circuit) placedByKey() map[int][]bool {
+	c.keyedOnce.Do(func() { c.keyedMarks, _ = c.inPlace(nil) })
+	return c.keyedMarks
+}
+
+// stepParts runs a parallel step over the workers' parts of the input
+// deltas (parts[i] is worker i's), returning its output and the hub the
+// workers met in. inPlace marks, by node, the inputs whose rows already
+// lie on their owners (routed.go), which its exchange leaves where they
+// are.
+func (c *Circuit) stepParts(ctx context.Context, st state.Store, parts []map[string]zset.Batch, inPlace map[int][]bool) (zset.Batch, *hub, error) {
+	n := len(parts)
 	h := newHub(n, len(c.nodes))
+	h.inPlace = inPlace
 	ovs := make([]*state.Overlay, n)
 	outs := make([]zset.Batch, n)
 	errsOf := make([]error, n)
@@ -96,14 +115,15 @@ func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[s
 		for _, ov := range ovs {
 			ov.Discard()
 		}
-		return nil, err
+		return nil, h, err
 	}
 	for _, ov := range ovs {
 		if err := ov.Commit(); err != nil {
-			return nil, err
+			return nil, h, err
 		}
 	}
-	return mergeParts(outs)
+	out, err := mergeParts(outs)
+	return out, h, err
 }
 
 // mergeParts sums consolidated batches into one consolidated batch. A
@@ -168,6 +188,7 @@ func (c *Circuit) instances(n int) error {
 		if err != nil {
 			return fmt.Errorf("building a worker's circuit: %w", err)
 		}
+		w.emitted = c.emitted
 		c.workers = append(c.workers, w)
 	}
 	return nil
@@ -185,9 +206,8 @@ func (c *Circuit) instances(n int) error {
 func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me, scope int) (zset.Batch, error) {
 	outs := make([]zset.Batch, len(c.nodes))
 	var (
-		keyBuf []byte
-		vals   []types.Value
-		parts  []zset.Batch
+		pt    partitioner
+		parts []zset.Batch
 	)
 	if h != nil {
 		parts = make([]zset.Batch, h.n)
@@ -195,7 +215,11 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 	for i := range c.nodes {
 		nd := &c.nodes[i]
 		if nd.op == nil {
+			c.countEmitted(i, len(deltas[nd.rel]))
 			outs[i] = deltas[nd.rel]
+			if c.profile != nil {
+				c.profile[i] += int64(len(outs[i]))
+			}
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -205,25 +229,32 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		for _, j := range nd.inputs {
 			c.ins = append(c.ins, outs[j])
 		}
-		if h != nil && nd.exchanged() {
+		var inPlace []bool
+		if h != nil && scope == 0 {
+			inPlace = h.inPlace[i]
+		}
+		if h != nil && nd.exchanged() && !allInPlace(nd, inPlace) {
 			box := h.box(boxKey{scope, i}, len(nd.inputs))
 			for k, r := range nd.routes {
-				if r.kind == routeLocal {
+				if r.kind == routeLocal || (inPlace != nil && inPlace[k]) {
 					continue
 				}
-				var err error
-				if parts, keyBuf, vals, err = partition(c.ins[k], r, h.n, parts, keyBuf, vals); err != nil {
+				if err := pt.partition(c.ins[k], r, parts); err != nil {
 					return nil, err
 				}
+				h.partitioned.Add(1)
 				for to := range h.n {
 					box[h.slot(k, me, to)] = parts[to]
+					if to != me {
+						h.moved.Add(int64(len(parts[to])))
+					}
 				}
 			}
 			if err := h.wait(); err != nil {
 				return nil, err
 			}
 			for k, r := range nd.routes {
-				if r.kind == routeLocal {
+				if r.kind == routeLocal || (inPlace != nil && inPlace[k]) {
 					continue
 				}
 				for from := range h.n {
@@ -252,7 +283,11 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		if err != nil {
 			return nil, err
 		}
+		c.countEmitted(i, len(out))
 		outs[i] = out
+		if c.profile != nil {
+			c.profile[i] += int64(len(out))
+		}
 	}
 	clear(c.ins)
 	return outs[c.root], nil
@@ -273,6 +308,13 @@ type hub struct {
 	// agreements[w] counts worker w's agreements, touched by it alone.
 	reduced    [2][]int64
 	agreements []int
+	// inPlace marks, by node of the outer circuit, the inputs already on
+	// their owners, which the node's exchange does not move (routed.go);
+	// moved counts the rows the exchanges sent to another worker, and
+	// partitioned the inputs they split (by every worker).
+	inPlace     map[int][]bool
+	moved       atomic.Int64
+	partitioned atomic.Int64
 
 	mu struct {
 		sync.Mutex

@@ -36,6 +36,7 @@ const (
 	ProgramLimitExceeded     Code = "RS54000" // 54000
 	StatementTooComplex      Code = "RS54001" // 54001
 	TooManyColumns           Code = "RS54011" // 54011
+	TooManyArguments         Code = "RS54023" // 54023
 	DuplicateAlias           Code = "RS42712" // 42712
 	IndeterminateDatatype    Code = "RS42P18" // 42P18
 	InvalidLimitCount        Code = "RS2201W" // 2201W
@@ -75,12 +76,23 @@ const (
 	InvalidPassword          Code = "RS28P01" // 28P01
 	TooManyConnections       Code = "RS53300" // 53300
 	DiskFull                 Code = "RS53100" // 53100
+	OutOfMemory              Code = "RS53200" // 53200
+	TempFileLimit            Code = "RS53400" // 53400
 	IdleInTxnTimeout         Code = "RS25P03" // 25P03
 	DuplicateObject          Code = "RS42710" // 42710
 	InvalidStatementName     Code = "RS26000" // 26000
 	DuplicatePrepared        Code = "RS42P05" // 42P05
 	Internal                 Code = "RSXX000" // XX000
 	InvalidEscapeCharUse     Code = "RS2200C" // 2200C
+	InsufficientPrivilege    Code = "RS42501" // 42501
+	InvalidGrantOperation    Code = "RS0LP01" // 0LP01
+	ObjectInUse              Code = "RS55006" // 55006
+	InvalidFunctionDef       Code = "RS42P13" // 42P13
+	DuplicateFunction        Code = "RS42723" // 42723
+	UndefinedParameter       Code = "RS42P02" // 42P02
+	InvalidTableDefinition   Code = "RS42P16" // 42P16
+	DuplicateSchema          Code = "RS42P06" // 42P06
+	ReservedName             Code = "RS42939" // 42939
 )
 
 var sqlstates = map[Code]string{
@@ -117,6 +129,7 @@ var sqlstates = map[Code]string{
 	ProgramLimitExceeded:     "54000",
 	StatementTooComplex:      "54001",
 	TooManyColumns:           "54011",
+	TooManyArguments:         "54023",
 	DuplicateAlias:           "42712",
 	IndeterminateDatatype:    "42P18",
 	InvalidLimitCount:        "2201W",
@@ -156,12 +169,23 @@ var sqlstates = map[Code]string{
 	InvalidPassword:          "28P01",
 	TooManyConnections:       "53300",
 	DiskFull:                 "53100",
+	OutOfMemory:              "53200",
+	TempFileLimit:            "53400",
 	IdleInTxnTimeout:         "25P03",
 	DuplicateObject:          "42710",
 	InvalidStatementName:     "26000",
 	DuplicatePrepared:        "42P05",
 	Internal:                 "XX000",
 	InvalidEscapeCharUse:     "2200C",
+	InsufficientPrivilege:    "42501",
+	InvalidGrantOperation:    "0LP01",
+	ObjectInUse:              "55006",
+	InvalidFunctionDef:       "42P13",
+	DuplicateFunction:        "42723",
+	UndefinedParameter:       "42P02",
+	InvalidTableDefinition:   "42P16",
+	DuplicateSchema:          "42P06",
+	ReservedName:             "42939",
 }
 
 func sqlstateOf(c Code) string {

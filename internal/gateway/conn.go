@@ -43,6 +43,9 @@ type conn struct {
 	pid    uint32
 	secret []byte
 
+	// authDeadline is when the startup and authentication must be done
+	// (Config.AuthenticationTimeout).
+	authDeadline time.Time
 	// Set by startup and authentication.
 	user      string
 	superuser bool
@@ -74,8 +77,9 @@ type conn struct {
 		sync.Mutex
 		// idle is set while the connection waits for a message.
 		idle bool
-		// cancelOnly marks a connection that carried a CancelRequest.
-		cancelOnly bool
+		// slot is set once the connection holds one of the
+		// MaxConnections slots (Server.takeSlot).
+		slot bool
 		// cancel cancels the running statement; nil when none runs.
 		cancel context.CancelCauseFunc
 		// shutdown is set by Server.Shutdown: the connection ends at its
@@ -103,10 +107,10 @@ func newConn(s *Server, nc net.Conn, pid uint32) *conn {
 	return c
 }
 
-func (c *conn) isCancelOnly() bool {
+func (c *conn) hasSlot() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.mu.cancelOnly
+	return c.mu.slot
 }
 
 // serve runs the connection to its end.
@@ -223,7 +227,7 @@ func (c *conn) receive() (pgproto3.FrontendMessage, error) {
 	if idleTimeout > 0 {
 		_ = c.nc.SetReadDeadline(time.Now().Add(idleTimeout))
 	}
-	m, err := c.be.Receive()
+	m, err := c.receiveMessage()
 	if idleTimeout > 0 {
 		_ = c.nc.SetReadDeadline(time.Time{})
 	}
@@ -383,6 +387,8 @@ func (c *conn) handle(m pgproto3.FrontendMessage) error {
 		return nil
 	}
 	switch m := m.(type) {
+	case *malformedMessage:
+		return c.answerMalformed(m)
 	case *pgproto3.Query:
 		return c.simpleQuery(m.String)
 	case *pgproto3.Parse:

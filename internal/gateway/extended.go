@@ -10,6 +10,7 @@ import (
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // statement is a prepared statement of the extended query protocol.
@@ -38,6 +39,11 @@ type portal struct {
 	next int  // next row to send
 	sent bool // a previous Execute sent part of the rows
 	done bool // every row was sent and CommandComplete too
+	// For a result that is a stream (res.Stream), the rows of its last
+	// chunk not sent yet, and whether the stream has ended
+	// (extstream.go).
+	pending []zset.Row
+	ended   bool
 }
 
 // extendedError sends err for an extended-protocol message and discards
@@ -310,6 +316,9 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		}
 	}
 	res := p.res
+	if !p.done && res.Stream != nil {
+		return c.executeStream(p, m.MaxRows)
+	}
 	if !p.done && (res.CopyIn != nil || res.CopyOut != nil || res.Subscription != nil) {
 		p.done = true
 		if err := c.stream(res, p.formats, false); err != nil {
@@ -334,7 +343,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	if suspended {
 		rows = rows[:m.MaxRows]
 	}
-	if err := c.sendRows(newRowEncoder(res.Columns, p.formats), rows); err != nil {
+	if err := c.sendRows(newRowEncoder(res.Columns, p.formats, c.sess.Zone()), rows); err != nil {
 		return c.extendedError(err)
 	}
 	p.next += len(rows)
@@ -354,15 +363,15 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 }
 
 // startPortal runs the portal's statement; its result waits in the
-// portal for Execute. Streams (COPY, SUBSCRIBE) have started but move no
-// data yet.
+// portal for Execute. Streams (COPY, SUBSCRIBE, a query's rows sent as
+// they are produced) have started but move no data yet.
 func (c *conn) startPortal(p *portal) error {
 	c.beginPipeline()
 	ctx, done := c.statementContext()
 	defer done()
 	c.srv.queries.Add(1)
 	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
-		return c.sess.ExecPrepared(ctx, p.stmt.prep, p.params)
+		return c.sess.ExecPreparedStreaming(ctx, p.stmt.prep, p.params)
 	})
 	if err != nil {
 		return err

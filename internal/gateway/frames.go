@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/binary"
 	"io"
+	"strings"
 )
 
 // frameReader sits between a connection and its protocol backend and hands
@@ -25,9 +26,21 @@ type frameReader struct {
 	left int
 	// typed is set once the startup message was handed on.
 	typed bool
-	// scratch is the buffer reads from r go into.
+	// scratch is the buffer reads from r go into: small until the
+	// startup message has passed, so that sockets that never start up
+	// (and wait for the authentication timeout) hold little memory.
 	scratch []byte
+	// capturing is set while the current message is one whose bytes are
+	// kept, whole, in captured: messages with strings, which the gateway
+	// checks as PostgreSQL does before pgproto3 decodes them leniently
+	// (malformed.go). done is set once captured holds all of it.
+	capturing, done bool
+	captured        []byte
 }
+
+// capturedTypes are the message types kept whole for checking: Query,
+// Parse, Execute, Describe, Close and the password message.
+const capturedTypes = "QPEDCp"
 
 // Startup packet codes (the second word of an untyped message) that do not
 // end the startup phase.
@@ -37,8 +50,14 @@ const (
 	codeGSSENCRequest = 80877104
 )
 
+// Sizes of frameReader.scratch before and after the startup message.
+const (
+	startupScratch = 1 << 10
+	typedScratch   = 64 << 10
+)
+
 func newFrameReader(r io.Reader) *frameReader {
-	return &frameReader{r: r, scratch: make([]byte, 64<<10)}
+	return &frameReader{r: r, scratch: make([]byte, startupScratch)}
 }
 
 // Read hands on bytes of the current message, at most up to its end.
@@ -64,6 +83,12 @@ func (f *frameReader) Read(p []byte) (int, error) {
 		}
 		if f.typed {
 			f.left = 1 + int(binary.BigEndian.Uint32(f.buf[1:5]))
+			f.capturing = strings.IndexByte(capturedTypes, f.buf[0]) >= 0
+			f.done = false
+			if cap(f.captured) > 1<<20 {
+				f.captured = nil
+			}
+			f.captured = f.captured[:0]
 		} else {
 			f.left = int(binary.BigEndian.Uint32(f.buf[0:4]))
 			switch binary.BigEndian.Uint32(f.buf[4:8]) {
@@ -89,8 +114,14 @@ func (f *frameReader) Read(p []byte) (int, error) {
 // take moves up to n buffered bytes into p.
 func (f *frameReader) take(p []byte, n int) int {
 	n = copy(p, f.buf[:n])
+	if f.capturing {
+		f.captured = append(f.captured, p[:n]...)
+	}
 	f.buf = f.buf[n:]
 	f.left = max(0, f.left-n)
+	if f.capturing && f.left == 0 {
+		f.capturing, f.done = false, true
+	}
 	if len(f.buf) == 0 {
 		f.buf = nil
 	}
@@ -99,6 +130,9 @@ func (f *frameReader) take(p []byte, n int) int {
 
 // fill reads what r has into buf.
 func (f *frameReader) fill() error {
+	if f.typed && len(f.scratch) < typedScratch {
+		f.scratch = make([]byte, typedScratch)
+	}
 	n, err := f.r.Read(f.scratch)
 	if n > 0 {
 		f.buf = append(f.buf, f.scratch[:n]...)
@@ -108,6 +142,17 @@ func (f *frameReader) fill() error {
 		err = io.ErrNoProgress
 	}
 	return err
+}
+
+// lastMessage returns the whole of the message handed on last, type and
+// length included, when it is of a captured type and was not returned
+// before; nil otherwise. It is valid until the next Read.
+func (f *frameReader) lastMessage() []byte {
+	if !f.done {
+		return nil
+	}
+	f.done = false
+	return f.captured
 }
 
 // syncFollows reports whether the message after the one handled last has

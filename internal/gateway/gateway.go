@@ -19,6 +19,17 @@
 //     error the client sees says which.
 //   - Whatever happens to a connection (error, panic, disconnect), its
 //     session is closed, which rolls back an open transaction block.
+//   - A connection holds one of MaxConnections slots from its startup
+//     message until it ends; the last SuperuserReservedConnections go to
+//     superusers only. Startup and authentication end within
+//     AuthenticationTimeout of the accept, or the connection is closed,
+//     so sockets that never authenticate free what they hold. Server.mu
+//     is taken before a conn's mu, never the other way.
+//   - A password (or token) is checked only at its turn in the throttle
+//     of its address and user (throttle.go); no check waits for another
+//     pair's.
+//   - A client message whose fields are malformed (malformed.go) is
+//     answered as PostgreSQL answers it, never dropped in silence.
 //   - A Query message is parsed whole before any of it runs, and its
 //     statements run between Session.BeginMessage and EndMessage: several
 //     statements are one implicit transaction block, which the first
@@ -43,6 +54,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
@@ -51,12 +63,30 @@ import (
 // the defaults below.
 type Config struct {
 	// TLS, when set, lets clients upgrade with SSLRequest; without it the
-	// server answers 'N' and clients continue in plain text.
+	// server answers 'N' and clients continue in plain text. Its
+	// ClientCAs, with ClientAuth VerifyClientCertIfGiven, verify client
+	// certificates (AuthCert).
 	TLS *tls.Config
+	// TLSRequire says which clients must use TLS; empty means none.
+	TLSRequire TLSRequire
 	// Auth says how clients authenticate.
 	Auth AuthConfig
 	// MaxConnections bounds concurrent client connections; 0 means 100.
+	// A connection takes a slot once its startup message arrives, so that
+	// sockets that never start up hold none (AuthenticationTimeout closes
+	// them).
 	MaxConnections int
+	// SuperuserReservedConnections of the MaxConnections slots are kept
+	// for superusers, as PostgreSQL's superuser_reserved_connections; it
+	// must be less than MaxConnections.
+	SuperuserReservedConnections int
+	// AuthenticationTimeout bounds the time from accepting a connection to
+	// the end of its authentication (PostgreSQL's authentication_timeout);
+	// 0 means 10 seconds.
+	AuthenticationTimeout time.Duration
+	// LoginThrottle slows down repeated failed logins; the zero value
+	// means the defaults of throttle.go.
+	LoginThrottle LoginThrottle
 	// StatementTimeout aborts a statement running longer; 0 means none.
 	// Sessions may change it with SET statement_timeout.
 	StatementTimeout time.Duration
@@ -77,6 +107,12 @@ const (
 	AuthTrust    AuthMethod = "trust"    // any user name is accepted
 	AuthPassword AuthMethod = "password" // cleartext password
 	AuthSCRAM    AuthMethod = "scram-sha-256"
+	// AuthCert accepts a TLS client certificate, verified against the
+	// TLS configuration's ClientCAs, whose common name is the user name.
+	AuthCert AuthMethod = "cert"
+	// AuthOIDC takes the password as an OIDC bearer token, verified as
+	// AuthConfig.OIDC says, whose role claim names the user.
+	AuthOIDC AuthMethod = "oidc"
 )
 
 // AuthConfig selects the authentication method.
@@ -89,6 +125,8 @@ type AuthConfig struct {
 	// Users maps user names to passwords, in addition to the roles created
 	// with CREATE ROLE ... LOGIN PASSWORD.
 	Users map[string]string
+	// OIDC configures AuthOIDC.
+	OIDC *OIDCConfig
 }
 
 // Stats is a snapshot of the server's counters, for metrics.
@@ -102,8 +140,9 @@ type Stats struct {
 }
 
 const (
-	defaultMaxConnections  = 100
-	defaultMaxMessageBytes = 64 << 20
+	defaultMaxConnections        = 100
+	defaultMaxMessageBytes       = 64 << 20
+	defaultAuthenticationTimeout = 10 * time.Second
 )
 
 // Server is a PostgreSQL wire protocol server over one engine.
@@ -115,6 +154,11 @@ type Server struct {
 	secret  []byte
 	nextPID atomic.Uint32
 	users   *userVerifiers
+	// throttle delays logins after failures (throttle.go).
+	throttle *loginThrottle
+	// endPoint is the tls-server-end-point channel binding data of the
+	// server's certificate; nil without TLS.
+	endPoint []byte
 	// queries, errors and canceled count statements (Stats).
 	queries, errors, canceled atomic.Uint64
 
@@ -142,13 +186,17 @@ func New(eng *runtime.Engine, cfg Config) *Server {
 	if cfg.Auth.Method == "" {
 		cfg.Auth.Method = AuthTrust
 	}
+	if cfg.AuthenticationTimeout <= 0 {
+		cfg.AuthenticationTimeout = defaultAuthenticationTimeout
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
-	s := &Server{eng: eng, cfg: cfg, log: log, secret: secret, users: newUserVerifiers(cfg.Auth.Users)}
+	s := &Server{eng: eng, cfg: cfg, log: log, secret: secret, users: newUserVerifiers(cfg.Auth.Users),
+		throttle: newLoginThrottle(cfg.LoginThrottle), endPoint: tlsEndPoint(cfg.TLS)}
 	s.mu.conns = map[uint32]*conn{}
 	// A statement that panics fails with XX000 and its session goes on;
 	// the panic is logged here.
@@ -237,25 +285,57 @@ func (s *Server) unregister(c *conn) {
 	s.wg.Done()
 }
 
-// rejected counts a refused connection.
-func (s *Server) rejected() {
+// rejected counts a refused connection and gives back its slot before
+// the client reads the error, so a client that connects again after a
+// refusal finds the slot free.
+func (s *Server) rejected(c *conn) {
 	s.mu.Lock()
 	s.mu.stats.Rejected++
 	s.mu.Unlock()
+	c.mu.Lock()
+	c.mu.slot = false
+	c.mu.Unlock()
 }
 
-// overLimit reports whether c is beyond the connection limit: connections
-// are admitted in the order they arrived.
-func (s *Server) overLimit(c *conn) bool {
+// takeSlot gives c one of the MaxConnections slots, once its startup
+// message has arrived; it fails with 53300 when none is free. Checking and
+// taking happen under one lock, so the limit is exact.
+func (s *Server) takeSlot(c *conn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	older := 0
-	for pid, o := range s.mu.conns {
-		if pid < c.pid && !o.isCancelOnly() {
-			older++
+	if s.slotsTakenLocked(c) >= s.cfg.MaxConnections {
+		return errs.New(errs.TooManyConnections, "sorry, too many clients already")
+	}
+	c.mu.Lock()
+	c.mu.slot = true
+	c.mu.Unlock()
+	return nil
+}
+
+// checkReserved fails with 53300 when c, authenticated as a role that is
+// not a superuser, holds one of the slots reserved for superusers: fewer
+// than SuperuserReservedConnections slots were free when it took its own.
+func (s *Server) checkReserved(c *conn) error {
+	if c.superuser || s.cfg.SuperuserReservedConnections <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.slotsTakenLocked(c) >= s.cfg.MaxConnections-s.cfg.SuperuserReservedConnections {
+		return errs.New(errs.TooManyConnections, "remaining connection slots are reserved for roles with the SUPERUSER attribute")
+	}
+	return nil
+}
+
+// slotsTakenLocked counts the slots connections other than c hold.
+func (s *Server) slotsTakenLocked(c *conn) int {
+	n := 0
+	for _, o := range s.mu.conns {
+		if o != c && o.hasSlot() {
+			n++
 		}
 	}
-	return older >= s.cfg.MaxConnections
+	return n
 }
 
 // lookup returns the connection with process ID pid, or nil.

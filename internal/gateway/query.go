@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"io"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -133,12 +134,14 @@ func (c *conn) runSimple(st *runtime.Statement) error {
 	defer done()
 	c.srv.queries.Add(1)
 	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
-		return c.sess.ExecStatement(ctx, st, nil)
+		return c.sess.ExecStreaming(ctx, st)
 	})
 	if err != nil {
 		return err
 	}
 	switch {
+	case res.Stream != nil:
+		return c.sendStream(ctx, res)
 	case res.CopyIn != nil:
 		return c.copyIn(ctx, res.CopyIn)
 	case res.CopyOut != nil:
@@ -148,11 +151,41 @@ func (c *conn) runSimple(st *runtime.Statement) error {
 	}
 	if res.Columns != nil {
 		c.be.Send(rowDescription(res.Columns, nil))
-		if err := c.sendRows(newRowEncoder(res.Columns, nil), res.Rows); err != nil {
+		if err := c.sendRows(newRowEncoder(res.Columns, nil, c.sess.Zone()), res.Rows); err != nil {
 			return err
 		}
 	}
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	return nil
+}
+
+// sendStream sends a streamed query's rows as they are produced, then its
+// CommandComplete. A failure part way (the statement canceled, the
+// client gone, an error in a row) ends the rows sent so far with the
+// ErrorResponse, as PostgreSQL's does.
+func (c *conn) sendStream(ctx context.Context, res *runtime.Result) error {
+	defer res.Stream.Close()
+	c.be.Send(rowDescription(res.Columns, nil))
+	enc := newRowEncoder(res.Columns, nil, c.sess.Zone())
+	for {
+		rows, err := res.Stream.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.srv.errors.Add(1)
+			return c.statementError(ctx, err)
+		}
+		if err := c.sendRows(enc, rows); err != nil {
+			return err
+		}
+		// The rows go out as they are made: a client reading slowly
+		// holds the statement back, not the server's memory.
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Stream.Tag())})
 	return nil
 }
 

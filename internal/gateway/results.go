@@ -47,6 +47,9 @@ func (c *conn) sendNotice(n runtime.Notice) {
 		Code:                n.SQLState,
 		Message:             n.Message,
 	})
+	// A notice may report the progress of a statement still running:
+	// the client sees it now, not with the statement's answer.
+	_ = c.be.Flush()
 }
 
 // rowDescription describes result columns; formats holds each column's
@@ -88,7 +91,7 @@ func typeSize(t types.Type) int16 {
 		return 2
 	case types.Int4, types.Float4, types.Date:
 		return 4
-	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ:
+	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ, types.Time:
 		return 8
 	case types.Interval:
 		return 16
@@ -107,7 +110,7 @@ func typeModifier(t types.Type) int32 {
 		if t.Length >= 0 {
 			return t.Length + 4
 		}
-	case types.Timestamp, types.TimestampTZ:
+	case types.Timestamp, types.TimestampTZ, types.Time:
 		if t.Precision >= 0 {
 			return t.Precision
 		}
@@ -127,10 +130,13 @@ type rowEncoder struct {
 	buf     []byte
 	ends    []int
 	vals    [][]byte
+	// zone is the session time zone timestamptz text is shown in; the
+	// binary format does not depend on it.
+	zone types.Zone
 }
 
-func newRowEncoder(cols []runtime.Column, formats []int16) *rowEncoder {
-	return &rowEncoder{cols: cols, formats: formats, vals: make([][]byte, len(cols))}
+func newRowEncoder(cols []runtime.Column, formats []int16, zone types.Zone) *rowEncoder {
+	return &rowEncoder{cols: cols, formats: formats, vals: make([][]byte, len(cols)), zone: zone}
 }
 
 // encode returns the DataRow of row, valid until the next call.
@@ -151,7 +157,7 @@ func (e *rowEncoder) encode(row zset.Row) (*pgproto3.DataRow, error) {
 				return nil, err
 			}
 		} else {
-			e.buf = append(e.buf, types.Format(v, t)...)
+			e.buf = types.AppendFormatZone(e.buf, v, t, e.zone)
 		}
 		e.ends = append(e.ends, len(e.buf))
 	}

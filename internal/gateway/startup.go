@@ -16,9 +16,6 @@ import (
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
-// startupTimeout bounds the startup and authentication of a connection.
-const startupTimeout = time.Minute
-
 // ServerVersion is what the gateway reports as server_version: clients
 // parse the leading number and treat RockStream as PostgreSQL 15.
 const ServerVersion = "15.0 (RockStream)"
@@ -29,12 +26,20 @@ const ServerVersion = "15.0 (RockStream)"
 func (c *conn) startup() error {
 	// A client has this long to start up and authenticate, as with
 	// PostgreSQL's authentication_timeout.
-	_ = c.raw.SetDeadline(time.Now().Add(startupTimeout))
+	c.authDeadline = time.Now().Add(c.srv.cfg.AuthenticationTimeout)
+	_ = c.raw.SetDeadline(c.authDeadline)
 	negotiated := false
 	for {
 		m, err := c.be.ReceiveStartupMessage()
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+				return errClose
+			}
+			if isTimeout(err) {
+				// The authentication deadline: closed without a word, as
+				// PostgreSQL closes a connection that sends no startup
+				// packet in time.
+				c.srv.log.Debug("gateway: no startup packet before the authentication timeout", "pid", c.pid, "remote", c.nc.RemoteAddr().String())
 				return errClose
 			}
 			if strings.Contains(err.Error(), "unknown startup message code") {
@@ -56,9 +61,6 @@ func (c *conn) startup() error {
 				return errClose
 			}
 		case *pgproto3.CancelRequest:
-			c.mu.Lock()
-			c.mu.cancelOnly = true
-			c.mu.Unlock()
 			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
 			return errClose
 		case *pgproto3.StartupMessage:
@@ -83,7 +85,7 @@ func (c *conn) startTLS() error {
 	tc := tls.Server(c.nc, cfg)
 	if err := tc.Handshake(); err != nil {
 		c.srv.log.Info("gateway: TLS handshake failed", "pid", c.pid, "err", err)
-		c.srv.rejected()
+		c.srv.rejected(c)
 		return errClose
 	}
 	c.nc = tc
@@ -121,20 +123,36 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	}
 	params := map[string]string{}
 	for k, v := range m.Parameters {
+		// Names and values must be UTF-8, the only encoding there is: a
+		// user name that is not cannot name a role.
+		for _, s := range []string{k, v} {
+			if err := checkUTF8([]byte(s)); err != nil {
+				c.srv.rejected(c)
+				return err
+			}
+		}
 		params[k] = v
 	}
 	c.user = params["user"]
 	if c.user == "" {
-		c.srv.rejected()
+		c.srv.rejected(c)
 		return errs.New(errs.InvalidAuthorization, "no PostgreSQL user name specified in startup packet")
 	}
-	if c.srv.overLimit(c) {
-		c.srv.rejected()
-		return errs.New(errs.TooManyConnections, "sorry, too many clients already")
+	if err := c.srv.takeSlot(c); err != nil {
+		c.srv.rejected(c)
+		return err
+	}
+	if err := c.checkTLSRequired(); err != nil {
+		c.srv.rejected(c)
+		return err
 	}
 	if err := c.authenticate(); err != nil {
-		c.srv.rejected()
+		c.srv.rejected(c)
 		c.srv.log.Info("gateway: authentication failed", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "err", err)
+		return err
+	}
+	if err := c.srv.checkReserved(c); err != nil {
+		c.srv.rejected(c)
 		return err
 	}
 	c.srv.log.Debug("gateway: session started", "pid", c.pid, "user", c.user, "remote", c.nc.RemoteAddr().String(), "application_name", params["application_name"])

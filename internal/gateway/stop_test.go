@@ -244,14 +244,31 @@ func TestCancelMatchesPostgres(t *testing.T) {
 	rs := ts.connect(t, pgx.QueryExecModeCacheStatement)
 	const q = "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
 	run := func(c *pgx.Conn) *pgconn.PgError {
+		// A cancel that arrives while the statement is still being
+		// prepared, or before it starts, is dropped by both servers (as it
+		// should be); on a loaded machine that can happen, so the cancel
+		// is repeated until the statement ends.
+		done, stopped := make(chan struct{}), make(chan struct{})
 		go func() {
-			time.Sleep(300 * time.Millisecond)
-			if err := c.PgConn().CancelRequest(context.Background()); err != nil {
-				t.Errorf("cancel request: %v", err)
+			defer close(stopped)
+			tick := time.NewTicker(300 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					if err := c.PgConn().CancelRequest(context.Background()); err != nil {
+						t.Errorf("cancel request: %v", err)
+						return
+					}
+				}
 			}
 		}()
 		var n int64
 		err := c.QueryRow(context.Background(), q).Scan(&n)
+		close(done)
+		<-stopped
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {
 			t.Fatalf("canceled query: %v", err)

@@ -172,7 +172,7 @@ func (c *conn) subscribe(ctx context.Context, res *runtime.Result, formats []int
 			return err
 		}
 	}
-	enc := newRowEncoder(res.Columns, formats)
+	enc := newRowEncoder(res.Columns, formats, c.sess.Zone())
 	err := c.pump(ctx, func(ctx context.Context) error {
 		rows, err := sub.Next(ctx)
 		if err != nil {

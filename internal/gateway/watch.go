@@ -124,7 +124,7 @@ func (w *clientWatch) read() {
 		}
 	}()
 	for len(w.queue) < maxQueued {
-		m, err := c.be.Receive()
+		m, err := c.receiveMessage()
 		if err != nil {
 			switch {
 			case isTimeout(err):
@@ -144,6 +144,10 @@ func (w *clientWatch) read() {
 			if w.mode.stream {
 				continue
 			}
+		}
+		if bad, ok := m.(*malformedMessage); ok {
+			w.queue = append(w.queue, bad)
+			continue
 		}
 		clone, err := cloneMessage(m)
 		if err != nil {

@@ -7,7 +7,11 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/lake"
 	"github.com/rockstream/rockstream/internal/runtime"
 	"github.com/rockstream/rockstream/internal/storage"
 )
@@ -22,12 +26,22 @@ type Options struct {
 	Logger             *slog.Logger
 	Workers            int
 	ParallelMinRows    int
+	Clock              func() time.Time
+	TempDir            string
 }
 
 // Open opens the engine described by opts, recovering a durable instance
 // from its directory.
 func Open(opts Options) (*runtime.Engine, error) {
-	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention, Workers: opts.Workers, ParallelMinRows: opts.ParallelMinRows}
+	ropts := runtime.Options{ChangeLogRetention: opts.ChangeLogRetention, Workers: opts.Workers, ParallelMinRows: opts.ParallelMinRows, Clock: opts.Clock}
+	// Queries spill into <storage>/tmp, or into a directory of their own
+	// under the temporary directory given (the system's by default).
+	switch {
+	case opts.TempDir != "":
+		ropts.TempParent = opts.TempDir
+	case opts.Storage != "":
+		ropts.TempDir = filepath.Join(opts.Storage, "tmp")
+	}
 	if opts.Storage == "" {
 		return runtime.Open(runtime.NewMemoryStore(), ropts)
 	}
@@ -46,6 +60,12 @@ func Open(opts Options) (*runtime.Engine, error) {
 	st, err := storage.Open(storage.Options{Dir: opts.Storage, Durability: durability, CacheBytes: cache, Logger: logger, EpochKey: runtime.FrontierKey()})
 	if err != nil {
 		return nil, err
+	}
+	if isLake, err := lake.IsLake(st); err != nil || isLake {
+		if err == nil {
+			err = errs.Newf(errs.WrongObjectType, "%s holds a RockLake catalog, not a RockStream database: serve it with `rockstream lake --storage %s`", opts.Storage, opts.Storage)
+		}
+		return nil, errors.Join(err, st.Close())
 	}
 	eng, err := runtime.Open(st, ropts)
 	if err != nil {

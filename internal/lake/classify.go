@@ -38,6 +38,7 @@ const (
 	KindDropTable
 	KindSchemata
 	KindInfoColumns
+	KindCreateSchema
 	numKinds
 )
 
@@ -65,6 +66,7 @@ var kindNames = [...]string{
 	KindDropTable:     "drop_table",
 	KindSchemata:      "introspect_schemata",
 	KindInfoColumns:   "introspect_info_columns",
+	KindCreateSchema:  "create_schema",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -84,6 +86,7 @@ type Statement struct {
 	delete *deletePlan
 	create *createPlan
 	drop   *dropPlan
+	schema *createSchemaPlan
 	// regclass is the argument of to_regclass.
 	regclass string
 	// filter restricts the introspection of columns to one schema list
@@ -259,6 +262,8 @@ func classifyNode(n *pg.Node, text string) (*Statement, error) {
 		return classifyCreate(n.GetCreateStmt(), text)
 	case n.GetDropStmt() != nil:
 		return classifyDrop(n.GetDropStmt(), text)
+	case n.GetCreateSchemaStmt() != nil:
+		return classifyCreateSchema(n.GetCreateSchemaStmt(), text)
 	}
 	return nil, errUnsupported(summary(text))
 }

@@ -35,6 +35,11 @@ type session struct {
 	skipToSync bool
 	// tls says the connection was upgraded.
 	tls bool
+
+	// pid and secret are its BackendKeyData; intr its cancel state.
+	pid    uint32
+	secret []byte
+	intr   interrupt
 }
 
 type portal struct {
@@ -43,7 +48,7 @@ type portal struct {
 }
 
 func (s *session) serve() error {
-	if err := s.startup(); err != nil {
+	if started, err := s.startup(); err != nil || !started {
 		return err
 	}
 	for {
@@ -57,45 +62,51 @@ func (s *session) serve() error {
 		if _, ok := msg.(*pgproto3.Terminate); ok {
 			return nil
 		}
-		if err := s.handle(msg); err != nil {
+		s.intr.arm()
+		err = s.handle(msg)
+		s.intr.disarm()
+		if err != nil {
 			return err
 		}
 	}
 }
 
-func (s *session) startup() error {
+// startup runs the startup phase; started says a session began (a
+// cancel request ends the connection instead).
+func (s *session) startup() (started bool, err error) {
 	for {
 		msg, err := s.be.ReceiveStartupMessage()
 		if err != nil {
-			return err
+			return false, err
 		}
 		switch m := msg.(type) {
 		case *pgproto3.SSLRequest:
 			if s.srv.cfg.TLS == nil || s.tls {
 				if _, err := s.nc.Write([]byte{'N'}); err != nil {
-					return err
+					return false, err
 				}
 				continue
 			}
 			if _, err := s.nc.Write([]byte{'S'}); err != nil {
-				return err
+				return false, err
 			}
 			tc := tls.Server(s.nc, s.srv.cfg.TLS)
 			if err := tc.Handshake(); err != nil {
-				return err
+				return false, err
 			}
 			s.nc, s.tls = tc, true
 			s.be = pgproto3.NewBackend(tc, tc)
 		case *pgproto3.GSSEncRequest:
 			if _, err := s.nc.Write([]byte{'N'}); err != nil {
-				return err
+				return false, err
 			}
 		case *pgproto3.CancelRequest:
-			return nil
+			s.srv.cancel(m)
+			return false, nil
 		case *pgproto3.StartupMessage:
-			return s.start(m)
+			return true, s.start(m)
 		default:
-			return fmt.Errorf("lake: unexpected startup message %T", msg)
+			return false, fmt.Errorf("lake: unexpected startup message %T", msg)
 		}
 	}
 }
@@ -124,9 +135,10 @@ func (s *session) start(m *pgproto3.StartupMessage) error {
 	for _, p := range params {
 		s.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
 	}
-	var secret [4]byte
-	_, _ = rand.Read(secret[:])
-	s.be.Send(&pgproto3.BackendKeyData{ProcessID: s.srv.nextPID(), SecretKey: secret[:]})
+	s.pid, s.secret = s.srv.nextPID(), make([]byte, 4)
+	_, _ = rand.Read(s.secret)
+	s.srv.register(s)
+	s.be.Send(&pgproto3.BackendKeyData{ProcessID: s.pid, SecretKey: s.secret})
 	return s.readyForQuery()
 }
 
@@ -288,6 +300,7 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 			res, err = nil, errorf(codeInternal, "internal error in %s: %v", st.Kind, r)
 		}
 		s.srv.metrics.statement(st.Kind, time.Since(began))
+		s.srv.countConflict(st.Kind, err)
 	}()
 	if s.failed && st.Kind != KindCommit && st.Kind != KindRollback {
 		return nil, errorf(codeInFailedTxn, "current transaction is aborted, commands ignored until end of transaction block")
@@ -300,7 +313,7 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 			return &result{tag: "BEGIN", notices: []notice{{"WARNING", "25001", "there is already a transaction in progress"}}}, nil
 		}
 		if s.tx == nil {
-			s.tx = newTxn(s.srv.store)
+			s.tx = s.newTxn()
 		}
 		s.explicit = true
 		return &result{tag: "BEGIN"}, nil
@@ -333,7 +346,7 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 		return &result{tag: "DISCARD ALL"}, nil
 	}
 	if s.tx == nil {
-		s.tx = newTxn(s.srv.store)
+		s.tx = s.newTxn()
 	}
 	tx := s.tx
 	tx.begin()
@@ -345,17 +358,17 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 	case KindSelectConst:
 		return constResult(st), nil
 	case KindNamespaces:
-		return namespacesResult(), nil
+		return namespacesResult(tx.namespaces()), nil
 	case KindColumns:
-		return columnsResult(tx.visibleTables(), st.filter), nil
+		return columnsResult(tx.visibleTables(), tx.userNamespaceOIDs(), st.filter), nil
 	case KindEnums:
 		return enumsResult(), nil
 	case KindComposites:
-		return compositesResult(tx.visibleTables()), nil
+		return compositesResult(tx.visibleTables(), tx.userNamespaceOIDs()), nil
 	case KindIndexes:
-		return indexesResult(tx.visibleTables()), nil
+		return indexesResult(tx.visibleTables(), tx.userNamespaceOIDs()), nil
 	case KindSchemata:
-		return schemataResult(), nil
+		return schemataResult(tx.namespaces()), nil
 	case KindInfoColumns:
 		return infoColumnsResult(tx.visibleTables(), st.filter), nil
 	case KindSelect:
@@ -370,17 +383,31 @@ func (s *session) run(st *Statement, multi bool, formats []int16) (res *result, 
 		return tx.runCreate(st.create)
 	case KindDropTable:
 		return tx.runDrop(st.drop)
+	case KindCreateSchema:
+		return tx.runCreateSchema(st.schema)
 	case KindCopyOut:
-		res, err := tx.runSelect(st.sel)
+		// The rows are rendered as the scan produces them; nothing is
+		// sent before the scan has succeeded.
+		out := &copyOutBuf{f: st.copyFmt}
+		res, err := tx.runSelectInto(st.sel, out.add)
 		if err != nil {
 			return nil, err
 		}
-		s.sendCopyOut(res, st.copyFmt)
+		if err := s.sendCopyOut(res, out); err != nil {
+			return nil, &fatalError{err}
+		}
 		return nil, nil
 	case KindCopyIn:
 		return nil, s.copyIn(tx, st)
 	}
 	return nil, errUnsupported(summary(st.Text))
+}
+
+// newTxn starts a transaction that the session's cancel requests reach.
+func (s *session) newTxn() *txn {
+	tx := newTxn(s.srv.store)
+	tx.intr = &s.intr
+	return tx
 }
 
 func constResult(st *Statement) *result {
@@ -438,17 +465,32 @@ func (s *session) sendResult(res *result, formats []int16, describe bool) {
 		if describe {
 			s.be.Send(rowDescription(res.cols, formats))
 		}
+		// One DataRow and one buffer serve every row: Send encodes the
+		// message at once.
+		dr := &pgproto3.DataRow{}
+		buf := make([]byte, 0, 256) // never nil: an empty value is not NULL
+		var ends []int
 		for _, r := range res.rows {
-			dr := &pgproto3.DataRow{Values: make([][]byte, len(r))}
+			buf, ends = buf[:0], ends[:0]
+			for i, v := range r {
+				switch {
+				case v.Null:
+				case formatOf(formats, i) == 1:
+					buf = v.AppendBinary(buf)
+				default:
+					buf = append(buf, v.Text()...)
+				}
+				ends = append(ends, len(buf))
+			}
+			dr.Values = dr.Values[:0]
+			start := 0
 			for i, v := range r {
 				if v.Null {
-					continue
-				}
-				if formatOf(formats, i) == 1 {
-					dr.Values[i] = v.AppendBinary(nil)
+					dr.Values = append(dr.Values, nil)
 				} else {
-					dr.Values[i] = []byte(v.Text())
+					dr.Values = append(dr.Values, buf[start:ends[i]:ends[i]])
 				}
+				start = ends[i]
 			}
 			s.be.Send(dr)
 		}
@@ -456,9 +498,14 @@ func (s *session) sendResult(res *result, formats []int16, describe bool) {
 	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.tag)})
 }
 
-func (s *session) sendCopyOut(res *result, f copyFmt) {
+// copyFlushBytes is how much of a COPY's output is sent per flush.
+const copyFlushBytes = 256 << 10
+
+// sendCopyOut sends a COPY's messages, flushed every copyFlushBytes so
+// that a big result is not gathered again in the send buffer.
+func (s *session) sendCopyOut(res *result, out *copyOutBuf) error {
 	format := byte(0)
-	if f.binary {
+	if out.f.binary {
 		format = 1
 	}
 	codes := make([]uint16, len(res.cols))
@@ -466,11 +513,23 @@ func (s *session) sendCopyOut(res *result, f copyFmt) {
 		codes[i] = uint16(format)
 	}
 	s.be.Send(&pgproto3.CopyOutResponse{OverallFormat: format, ColumnFormatCodes: codes})
-	for _, m := range encodeCopyOut(res.cols, res.rows, f) {
-		s.be.Send(&pgproto3.CopyData{Data: m})
+	pending := 0
+	msg := &pgproto3.CopyData{} // Send encodes it at once: one serves every row
+	err := out.messages(func(m []byte) error {
+		msg.Data = m
+		s.be.Send(msg)
+		if pending += len(m) + 5; pending >= copyFlushBytes {
+			pending = 0
+			return s.be.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	s.be.Send(&pgproto3.CopyDone{})
-	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(fmt.Sprintf("COPY %d", len(res.rows)))})
+	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(fmt.Sprintf("COPY %d", out.rows()))})
+	return nil
 }
 
 // copyIn runs COPY ... FROM STDIN: the whole stream is read, parsed and
@@ -501,6 +560,9 @@ func (s *session) copyIn(tx *txn, st *Statement) error {
 		}
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
+			if err := s.intr.check(); err != nil {
+				return err
+			}
 			if len(data)+len(m.Data) > maxCopyBytes {
 				tooBig = true
 				continue

@@ -9,38 +9,57 @@ import (
 // binarySignature starts every binary COPY stream.
 const binarySignature = "PGCOPY\n\xff\r\n\x00"
 
-// encodeCopyOut renders rows as the CopyData messages PostgreSQL sends
-// for COPY ... TO STDOUT: in binary, the header travels with the first
-// row and the trailer alone (with the header when there are no rows);
-// in text, one message per row.
-func encodeCopyOut(cols []resultCol, rows [][]Value, f copyFmt) [][]byte {
-	var msgs [][]byte
-	if !f.binary {
-		for _, r := range rows {
-			var b strings.Builder
-			for i, v := range r {
-				if i > 0 {
-					b.WriteByte('\t')
-				}
-				if v.Null {
-					b.WriteString(f.nullStr)
-					continue
-				}
-				b.WriteString(escapeCopyText(v.Text()))
-			}
-			b.WriteByte('\n')
-			msgs = append(msgs, []byte(b.String()))
+// copyOutBuf renders rows as the CopyData messages PostgreSQL sends
+// for COPY ... TO STDOUT, one row at a time as a scan produces them:
+// text rows (tab-separated, \N or the NULL string, backslash escapes), or
+// the binary format (signature, flags, extension length, then per row
+// the field count and each field as length and bytes, then a -1
+// trailer). PostgreSQL sends the binary header with the first row and
+// the trailer alone. The messages are kept in chunks of up to about
+// copyChunk bytes, so a big result is never copied to grow a buffer.
+type copyOutBuf struct {
+	f      copyFmt
+	chunks [][]byte
+	msgs   []copyRowAt
+}
+
+// copyRowAt is where one row's message is: chunk, start and end.
+type copyRowAt struct{ chunk, start, end int32 }
+
+const copyChunk = 64 << 10
+
+// add renders one row; it keeps nothing of row.
+func (c *copyOutBuf) add(row []Value) error {
+	if n := len(c.chunks); n == 0 || len(c.chunks[n-1]) >= cap(c.chunks[n-1])-cap(c.chunks[n-1])/16 {
+		// Chunks start small, for the many one-row scans, and double up
+		// to copyChunk.
+		size := 4 << 10
+		if n > 0 {
+			size = min(2*cap(c.chunks[n-1]), copyChunk)
 		}
-		return msgs
+		c.chunks = append(c.chunks, make([]byte, 0, size))
 	}
-	header := append([]byte(binarySignature), 0, 0, 0, 0, 0, 0, 0, 0)
-	for i, r := range rows {
-		var b []byte
-		if i == 0 {
-			b = append(b, header...)
+	ci := len(c.chunks) - 1
+	b := c.chunks[ci]
+	start := len(b)
+	if !c.f.binary {
+		for i, v := range row {
+			if i > 0 {
+				b = append(b, '\t')
+			}
+			if v.Null {
+				b = append(b, c.f.nullStr...)
+				continue
+			}
+			b = append(b, escapeCopyText(v.Text())...)
 		}
-		b = binary.BigEndian.AppendUint16(b, uint16(len(cols)))
-		for _, v := range r {
+		b = append(b, '\n')
+	} else {
+		if len(c.msgs) == 0 {
+			b = appendBinaryHeader(b)
+		}
+		b = binary.BigEndian.AppendUint16(b, uint16(len(row)))
+		for _, v := range row {
 			if v.Null {
 				b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
 				continue
@@ -50,14 +69,36 @@ func encodeCopyOut(cols []resultCol, rows [][]Value, f copyFmt) [][]byte {
 			b = v.AppendBinary(b)
 			binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 		}
-		msgs = append(msgs, b)
+	}
+	c.chunks[ci] = b
+	c.msgs = append(c.msgs, copyRowAt{int32(ci), int32(start), int32(len(b))})
+	return nil
+}
+
+// rows is the number of rows added.
+func (c *copyOutBuf) rows() int { return len(c.msgs) }
+
+// messages calls fn with each CopyData payload in order (the binary
+// trailer last); fn must not keep the slices.
+func (c *copyOutBuf) messages(fn func([]byte) error) error {
+	for _, m := range c.msgs {
+		if err := fn(c.chunks[m.chunk][m.start:m.end]); err != nil {
+			return err
+		}
+	}
+	if !c.f.binary {
+		return nil
 	}
 	var trailer []byte
-	if len(rows) == 0 {
-		trailer = append(trailer, header...)
+	if len(c.msgs) == 0 {
+		trailer = appendBinaryHeader(trailer)
 	}
-	trailer = append(trailer, 0xFF, 0xFF)
-	return append(msgs, trailer)
+	return fn(append(trailer, 0xFF, 0xFF))
+}
+
+func appendBinaryHeader(b []byte) []byte {
+	b = append(b, binarySignature...)
+	return append(b, 0, 0, 0, 0, 0, 0, 0, 0)
 }
 
 func escapeCopyText(s string) string {

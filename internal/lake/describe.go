@@ -55,6 +55,8 @@ func (s *Statement) String() string {
 		}
 	case KindDropTable:
 		fmt.Fprintf(&b, " %v if_exists=%v", s.drop.rels, s.drop.missingOK)
+	case KindCreateSchema:
+		fmt.Fprintf(&b, " %s if_not_exists=%v", s.schema.name, s.schema.ifNotExists)
 	case KindColumns, KindInfoColumns:
 		if len(s.filter.schemas) > 0 || s.filter.rel != "" {
 			fmt.Fprintf(&b, " schemas=%v rel=%q", s.filter.schemas, s.filter.rel)

@@ -11,6 +11,8 @@
 //	classify.go  Classify: text → parse tree (pg_query) → Statement of one
 //	             Kind with its plan; pure, reads no catalog
 //	exec.go      handlers: scans, INSERT, UPDATE, DELETE, DDL over a txn
+//	copy.go      COPY: binary and text streams in, rows rendered out as
+//	             a scan produces them (exec.go's row sink)
 //	pgcatalog.go the answers to postgres_scanner's introspection
 //	txn.go       a REPEATABLE READ transaction: snapshot + own writes
 //	store.go     the single writer and the MVCC key layout (keys.go)
@@ -43,6 +45,10 @@
 //   - Fail closed. Every stored value is in a checksummed, versioned
 //     envelope (storage.EncodeRecord); a record that fails its check is
 //     an error (ErrCorrupted, XX001 to the client), never data.
+//   - Nothing of a failed statement is sent. A COPY TO renders its rows
+//     as the scan reads them (their text may point into the stored
+//     record only until the next row), but sends them once the scan
+//     has succeeded; an error mid-scan answers with the error alone.
 //   - A failing session harms no other: handler panics are recovered and
 //     answered with XX000.
 //

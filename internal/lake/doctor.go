@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,7 +22,12 @@ type Report struct {
 	// Tables counts the live tables; Versions every stored row version,
 	// Live those visible at Revision.
 	Tables, Versions, Live int
-	Problems               []string
+	// Snapshots counts the live rows of ducklake_snapshot, the DuckLake
+	// snapshots; LatestSnapshot is the highest snapshot_id among them
+	// (-1 when there are none, or no ducklake_snapshot table).
+	Snapshots      int
+	LatestSnapshot int64
+	Problems       []string
 }
 
 // Check reads every record of a lake and verifies it: envelopes and
@@ -33,12 +39,34 @@ func Check(db *storage.DB) (*Report, error) {
 	s := &Store{db: db, log: slog.New(slog.NewTextHandler(io.Discard, nil)), tids: map[uint32]int64{}}
 	s.mu.tables = map[uint32][]tableVersion{}
 	s.mu.live = map[string]*Table{}
+	s.mu.schemas = map[string]uint32{}
 	s.mu.nextOID = firstOID
 	if err := s.load(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Revision: s.Rev()}
+	rep := &Report{Revision: s.Rev(), LatestSnapshot: -1}
 	problem := func(format string, args ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, args...)) }
+	// The epoch key repeats the revision for the identity file; lakes
+	// written before it existed lack it until their next commit.
+	if v, ok, err := db.Get(epochKey); err != nil {
+		return nil, err
+	} else if ok && (len(v) != 8 || binary.BigEndian.Uint64(v) != rep.Revision) {
+		problem("the epoch key %q holds %x, not the revision %d", epochKey, v, rep.Revision)
+	}
+	if t := s.lookup("public", "ducklake_snapshot"); t != nil {
+		if c := t.col("snapshot_id"); c >= 0 {
+			err := s.scan(t, rep.Revision, func(r storedRow) error {
+				rep.Snapshots++
+				if v := r.vals[c]; !v.Null && v.I > rep.LatestSnapshot {
+					rep.LatestSnapshot = v.I
+				}
+				return nil
+			})
+			if err != nil {
+				problem("ducklake_snapshot: %v", err)
+			}
+		}
+	}
 	defs := map[uint32]*Table{}
 	for oid, vs := range s.mu.tables {
 		for _, v := range vs {
@@ -47,6 +75,9 @@ func Check(db *storage.DB) (*Report, error) {
 			}
 			if v.end == liveEnd {
 				rep.Tables++
+				if _, ok := s.mu.schemas[v.def.Schema]; !ok && v.def.Schema != "public" {
+					problem("table %d (%s) is in schema %q, which does not exist", oid, v.def.Name, v.def.Schema)
+				}
 			}
 		}
 		defs[oid] = vs[len(vs)-1].def

@@ -18,6 +18,7 @@ type resultCol struct {
 type result struct {
 	cols    []resultCol
 	rows    [][]Value
+	count   int // rows produced (also those given to a sink)
 	tag     string
 	notices []notice
 }
@@ -55,8 +56,20 @@ func (x *txn) maxSub(m eMaxSub) (Value, error) {
 	return best, nil
 }
 
-// runSelect runs a scan.
+// runSelect runs a scan; the result holds its rows.
 func (x *txn) runSelect(p *selectPlan) (*result, error) {
+	return x.runSelectInto(p, nil)
+}
+
+// rowSink receives each row of a scan as it is produced. The slice and
+// the strings of its values are valid only during the call (they may
+// point into the stored record): a sink copies what it keeps.
+type rowSink func(row []Value) error
+
+// runSelectInto runs a scan. With a sink the rows go to it, one at a
+// time, and are not kept (the result's count says how many); without
+// one they are collected in the result.
+func (x *txn) runSelectInto(p *selectPlan, sink rowSink) (*result, error) {
 	var scope scopeRel
 	var input []storedRow
 	var origin []resultCol // where each input column comes from
@@ -119,10 +132,28 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// direct[i] is the input column output i copies, -1 when it is
+	// evaluated (ctid, a constant, a cast).
+	direct := make([]int, len(bound))
+	for i, e := range bound {
+		direct[i] = -1
+		if s, ok := e.(eSlot); ok && s.rel == 0 && s.col >= 0 {
+			direct[i] = s.col
+		}
+	}
 	er := &evalRow{vals: make([][]Value, 1), tids: make([]int64, 1)}
+	seen := 0
+	var sinkRow []Value // the row handed to the sink, reused
+	if sink != nil {
+		sinkRow = make([]Value, len(bound))
+	}
 	// emit filters and projects one input row; it says whether to go on.
 	emit := func(vals []Value, tid int64, decodeRest func() error) (bool, error) {
-		if p.limit >= 0 && int64(len(res.rows)) >= p.limit {
+		if err := x.scanCheck(seen); err != nil {
+			return false, err
+		}
+		seen++
+		if p.limit >= 0 && int64(res.count) >= p.limit {
 			return false, nil
 		}
 		er.vals[0], er.tids[0] = vals, tid
@@ -135,11 +166,22 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 				return false, err
 			}
 		}
-		out := make([]Value, len(bound))
+		out := sinkRow
+		if sink == nil {
+			out = make([]Value, len(bound))
+		}
 		for i, e := range bound {
+			if c := direct[i]; c >= 0 {
+				out[i] = vals[c]
+				continue
+			}
 			if out[i], err = eval(e, er); err != nil {
 				return false, err
 			}
+		}
+		res.count++
+		if sink != nil {
+			return true, sink(out)
 		}
 		res.rows = append(res.rows, out)
 		return true, nil
@@ -159,12 +201,15 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 			outNeed[i] = outNeed[i] && !whereNeed[i]
 		}
 		buf := make([]Value, len(base.Cols))
+		// A sink sees each row before the next is read, so the text of
+		// its values may point into the record.
+		alias := sink != nil
 		visit := func(tid int64, rec []byte) (bool, error) {
-			if err := decodeRowInto(rec, base.Cols, whereNeed, buf); err != nil {
+			if err := decodeRowAlias(rec, base.Cols, whereNeed, buf, alias); err != nil {
 				return false, fmt.Errorf("table %s row %s: %w", base.Name, tidText(tid), err)
 			}
 			return emit(buf, tid, func() error {
-				if err := decodeRowInto(rec, base.Cols, outNeed, buf); err != nil {
+				if err := decodeRowAlias(rec, base.Cols, outNeed, buf, alias); err != nil {
 					return fmt.Errorf("table %s row %s: %w", base.Name, tidText(tid), err)
 				}
 				return nil
@@ -191,7 +236,7 @@ func (x *txn) runSelect(p *selectPlan) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
+	res.tag = "SELECT " + strconv.Itoa(res.count)
 	return res, nil
 }
 
@@ -507,7 +552,7 @@ func (x *txn) runCreate(p *createPlan) (*result, error) {
 	t := &Table{Schema: normSchema(p.rel.schema), Name: p.rel.name, Temp: p.temp}
 	if p.temp {
 		t.Schema = "pg_temp"
-	} else if t.Schema != "public" {
+	} else if oid, ok := x.schemaOID(t.Schema); !ok || (oid != oidPublic && oid < firstOID) {
 		return nil, errorf("3F000", "schema %q does not exist", p.rel.schema)
 	}
 	seen := map[string]bool{}

@@ -10,7 +10,8 @@ import (
 // The key layout (docs/format/lake.md). Every key starts with a one-byte
 // namespace; integers are big-endian so that keys sort numerically.
 //
-//	'M' name                               meta value (revision, next OID, tid counters)
+//	'M' name                               meta value (revision, next OID, tid counters, schemas)
+//	0x04 "frontier"                        the revision again, raw u64be (epochKey)
 //	'T' oid:4 begin:8 end:8                a version of a table definition
 //	'R' oid:4 tid:8 begin:8 end:8          a row version
 //	'P' oid:4 key...                       primary key of a live row → tid:8 begin:8
@@ -42,6 +43,19 @@ const (
 const formatVersion = 1
 
 func metaKey(name string) []byte { return append([]byte{nsMeta}, name...) }
+
+// epochKey holds the last committed revision again, as 8 bytes
+// big-endian outside any envelope: it is the storage layer's epoch key
+// (storage.Options.EpochKey), so that the identity file records how far
+// the lake's durable commits reach and Open and rockstream doctor
+// cross-check it. Its bytes are those of the engine's frontier key
+// (runtime.FrontierKey), so that a tool opening a directory before it
+// knows what the directory holds reads either one's epoch.
+var epochKey = []byte{0x04, 'f', 'r', 'o', 'n', 't', 'i', 'e', 'r'}
+
+// EpochKey returns the key a lake's revision is recorded under for the
+// storage layer's identity file (storage.Options.EpochKey).
+func EpochKey() []byte { return append([]byte(nil), epochKey...) }
 
 func tidCounterKey(oid uint32) []byte {
 	return binary.BigEndian.AppendUint32(metaKey("tid/"), oid)

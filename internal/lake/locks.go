@@ -35,7 +35,8 @@ var errDeadlock = &sqlError{code: "40P01", msg: "deadlock detected",
 
 // acquire takes key for x, waiting while another open transaction holds
 // it; it returns whether it had to wait (the caller then checks the
-// committed state again).
+// committed state again). A cancel request for x's session ends the
+// wait with 57014.
 func (l *keyLocks) acquire(x *txn, key string) (waited bool, err error) {
 	for {
 		l.mu.Lock()
@@ -60,10 +61,18 @@ func (l *keyLocks) acquire(x *txn, key string) (waited bool, err error) {
 		x.locks.waitingFor = h
 		done := h.locks.done
 		l.mu.Unlock()
-		<-done
+		var canceled bool
+		select {
+		case <-done:
+		case <-x.intr.done():
+			canceled = true
+		}
 		l.mu.Lock()
 		x.locks.waitingFor = nil
 		l.mu.Unlock()
+		if canceled {
+			return waited, errCanceled
+		}
 		waited = true
 	}
 }

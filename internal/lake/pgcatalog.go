@@ -7,8 +7,9 @@ import (
 
 // The pg_catalog answers: postgres_scanner's introspection queries are
 // answered from the catalog's own tables, as PostgreSQL would answer
-// them for the user schema. System relations (pg_catalog,
-// information_schema) are not listed: RockLake has none to offer.
+// them for public and the user schemas (schemas.go). System relations
+// (pg_catalog, information_schema) are not listed: RockLake has none to
+// offer.
 
 // Namespace OIDs as PostgreSQL 15 assigns them.
 const (
@@ -32,55 +33,64 @@ func cols(spec ...any) []resultCol {
 	return out
 }
 
-func namespacesResult() *result {
+func namespacesResult(nss []namespace) *result {
 	res := &result{cols: []resultCol{{name: "oid", t: TOid, tableOID: 2615, attnum: 1}, {name: "nspname", t: TName, tableOID: 2615, attnum: 2}}}
-	for _, n := range []struct {
-		oid  int64
-		name string
-	}{{oidPgCatalog, "pg_catalog"}, {oidPgToast, "pg_toast"}, {oidPublic, "public"}, {oidInformationSchema, "information_schema"}} {
+	for _, n := range nss {
 		res.rows = append(res.rows, []Value{oidVal(n.oid), nameVal(n.name)})
 	}
 	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
 	return res
 }
 
-// visibleTables lists the transaction's tables in public, by name.
+// visibleTables lists the transaction's tables in public and the user
+// schemas (not its temporary tables).
 func (x *txn) visibleTables() []*Table {
 	seen := map[uint32]bool{}
 	var out []*Table
 	for _, t := range x.store.liveTables() {
-		if !x.ws.dropped[t.OID] && t.Schema == "public" {
+		if !x.ws.dropped[t.OID] && !t.Temp {
 			out = append(out, t)
 			seen[t.OID] = true
 		}
 	}
 	for _, t := range x.ws.created {
-		if !seen[t.OID] && t.Schema == "public" {
+		if !seen[t.OID] && !t.Temp {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-func columnsResult(tables []*Table, f introspectFilter) *result {
+// byNamespace orders tables by their schema's OID, then by less.
+func byNamespace(tables []*Table, ns map[string]int64, less func(a, b *Table) bool) []*Table {
+	sorted := append([]*Table(nil), tables...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if ns[a.Schema] != ns[b.Schema] {
+			return ns[a.Schema] < ns[b.Schema]
+		}
+		return less(a, b)
+	})
+	return sorted
+}
+
+func byName(a, b *Table) bool { return a.Name < b.Name }
+
+func columnsResult(tables []*Table, ns map[string]int64, f introspectFilter) *result {
 	res := &result{cols: cols(
 		"namespace_id", TOid, "relname", TName, "relpages", TInt4, "attname", TName,
 		"type_name", TName, "type_modifier", TInt4, "ndim", TInt4, "attnum", TInt2,
 		"notnull", TBool, "constraint_id", TOid, "constraint_type", TChar, "constraint_key", TInt2Array,
 		"type_schema", TName, "column_comment", TText, "table_comment", TText)}
 	// The query is a UNION, so PostgreSQL names no source columns.
-	if !f.allows("public") {
-		tables = nil
-	}
-	sorted := append([]*Table(nil), tables...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	for _, t := range sorted {
-		if f.rel != "" && t.Name != f.rel {
+	for _, t := range byNamespace(tables, ns, byName) {
+		if (f.rel != "" && t.Name != f.rel) || !f.allows(t.Schema) {
 			continue
 		}
+		nsOID := oidVal(ns[t.Schema])
 		for i, c := range t.Cols {
 			res.rows = append(res.rows, []Value{
-				oidVal(oidPublic), nameVal(t.Name), intOf(TInt4, 0), nameVal(c.Name),
+				nsOID, nameVal(t.Name), intOf(TInt4, 0), nameVal(c.Name),
 				nameVal(c.Type.String()), intOf(TInt4, -1), intOf(TInt4, 0), intOf(TInt2, int64(i+1)),
 				boolOf(c.NotNull), nullOf(TOid), nullOf(TChar), nullOf(TInt2Array),
 				nameVal("pg_catalog"), nullOf(TText), nullOf(TText),
@@ -96,7 +106,7 @@ func columnsResult(tables []*Table, f introspectFilter) *result {
 			}
 			key += "}"
 			res.rows = append(res.rows, []Value{
-				oidVal(oidPublic), nameVal(t.Name), nullOf(TInt4), nullOf(TName),
+				nsOID, nameVal(t.Name), nullOf(TInt4), nullOf(TName),
 				nullOf(TName), nullOf(TInt4), nullOf(TInt4), nullOf(TInt2),
 				nullOf(TBool), oidVal(constraintOID(t)), textOf(TChar, "p"), textOf(TInt2Array, key),
 				nullOf(TName), nullOf(TText), nullOf(TText),
@@ -117,8 +127,9 @@ func enumsResult() *result {
 }
 
 // compositesResult lists the row types of the tables, which PostgreSQL
-// reports as composite types (typtype 'c'), ordered by type OID.
-func compositesResult(tables []*Table) *result {
+// reports as composite types (typtype 'c'), ordered by schema and type
+// OID.
+func compositesResult(tables []*Table, ns map[string]int64) *result {
 	res := &result{cols: cols("oid", TOid, "id", TOid, "type", TName, "attname", TName, "typname", TName, "sub_type_schema", TName)}
 	res.cols[0].tableOID, res.cols[0].attnum = 2615, 1
 	res.cols[1].tableOID, res.cols[1].attnum = 1247, 12
@@ -126,11 +137,9 @@ func compositesResult(tables []*Table) *result {
 	res.cols[3].tableOID, res.cols[3].attnum = 1249, 2
 	res.cols[4].tableOID, res.cols[4].attnum = 1247, 2
 	res.cols[5].tableOID, res.cols[5].attnum = 2615, 2
-	sorted := append([]*Table(nil), tables...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].OID < sorted[j].OID })
-	for _, t := range sorted {
+	for _, t := range byNamespace(tables, ns, func(a, b *Table) bool { return a.OID < b.OID }) {
 		for _, c := range t.Cols {
-			res.rows = append(res.rows, []Value{oidVal(oidPublic), oidVal(int64(t.OID)), nameVal(t.Name),
+			res.rows = append(res.rows, []Value{oidVal(ns[t.Schema]), oidVal(int64(t.OID)), nameVal(t.Name),
 				nameVal(c.Name), nameVal(c.Type.String()), nameVal("pg_catalog")})
 		}
 	}
@@ -138,17 +147,15 @@ func compositesResult(tables []*Table) *result {
 	return res
 }
 
-func indexesResult(tables []*Table) *result {
+func indexesResult(tables []*Table, ns map[string]int64) *result {
 	res := &result{cols: cols("oid", TOid, "tablename", TName, "indexname", TName)}
 	res.cols[0].tableOID, res.cols[0].attnum = 2615, 1
 	// pg_indexes is a view (OID 12043 in PostgreSQL 15).
 	res.cols[1].tableOID, res.cols[1].attnum = 12043, 2
 	res.cols[2].tableOID, res.cols[2].attnum = 12043, 3
-	sorted := append([]*Table(nil), tables...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	for _, t := range sorted {
+	for _, t := range byNamespace(tables, ns, byName) {
 		if len(t.PK) > 0 {
-			res.rows = append(res.rows, []Value{oidVal(oidPublic), nameVal(t.Name), nameVal(t.pkName())})
+			res.rows = append(res.rows, []Value{oidVal(ns[t.Schema]), nameVal(t.Name), nameVal(t.pkName())})
 		}
 	}
 	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
@@ -188,11 +195,17 @@ const (
 )
 
 // schemataResult answers the text-protocol introspection's schema list
-// (system schemas excluded by its WHERE clause).
-func schemataResult() *result {
+// (system schemas excluded by its WHERE clause), ordered by name.
+func schemataResult(nss []namespace) *result {
 	res := &result{cols: []resultCol{{name: "schema_name", t: TName, tableOID: oidInfoSchemata, attnum: 2}}}
-	res.rows = [][]Value{{textOf(TName, "public")}}
-	res.tag = "SELECT 1"
+	nss = append([]namespace(nil), nss...)
+	sort.Slice(nss, func(i, j int) bool { return nss[i].name < nss[j].name })
+	for _, n := range nss {
+		if n.oid == oidPublic || n.oid >= firstOID {
+			res.rows = append(res.rows, []Value{textOf(TName, n.name)})
+		}
+	}
+	res.tag = "SELECT " + strconv.Itoa(len(res.rows))
 	return res
 }
 
@@ -216,13 +229,15 @@ func infoColumnsResult(tables []*Table, f introspectFilter) *result {
 		{name: "column_comment", t: TText},
 		{name: "table_comment", t: TText},
 	}}
-	if !f.allows("public") {
-		tables = nil
-	}
 	sorted := append([]*Table(nil), tables...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].Schema != sorted[j].Schema {
+			return sorted[i].Schema < sorted[j].Schema
+		}
+		return sorted[i].Name < sorted[j].Name
+	})
 	for _, t := range sorted {
-		if f.rel != "" && t.Name != f.rel {
+		if (f.rel != "" && t.Name != f.rel) || !f.allows(t.Schema) {
 			continue
 		}
 		for i, c := range t.Cols {
@@ -231,7 +246,7 @@ func infoColumnsResult(tables []*Table, f introspectFilter) *result {
 				notnull = "t"
 			}
 			res.rows = append(res.rows, []Value{
-				textOf(TName, "public"), textOf(TName, t.Name), intOf(TInt4, 0),
+				textOf(TName, t.Schema), textOf(TName, t.Name), intOf(TInt4, 0),
 				textOf(TName, c.Name), textOf(TVarchar, types[c.Type].sql), intOf(TInt4, -1),
 				intOf(TInt4, 0), intOf(TInt4, int64(i+1)), textOf(TText, notnull),
 				nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText), nullOf(TText),

@@ -33,7 +33,7 @@ func TestRandomCommits(t *testing.T) {
 	t.Logf("seed %d (go test -run TestRandomCommits -lake.seed=%d)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
 	r := newReplay(t, false)
-	r.initCatalog("init", "A", true, renderOpts{})
+	r.initCatalog("init", "A", "", true, renderOpts{})
 	r.lake.conn(t, "B")
 	r.pg.conn(t, "B")
 

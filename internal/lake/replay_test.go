@@ -234,13 +234,17 @@ func parseTypes(t testing.TB, d *datadriven.TestData) []Type {
 }
 
 // initCatalog creates the catalog as DuckDB does on a first ATTACH, on
-// both servers; it returns the answer to the last statement (COMMIT).
-func (r *replay) initCatalog(name, conn string, both bool, o renderOpts) string {
+// both servers, in schema (DuckLake's METADATA_SCHEMA; public when
+// empty); it returns the answer to the last statement (COMMIT).
+func (r *replay) initCatalog(name, conn, schema string, both bool, o renderOpts) string {
 	stmts := append([]string{"BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ"}, CatalogDDL()...)
 	stmts = append(stmts, InitialRows("./lakedata/", time.Now(), "01a230c2-da2c-7c8e-8e62-4d0cd3f5b5a1")...)
 	stmts = append(stmts, "COMMIT")
 	var out string
 	for _, q := range stmts {
+		if schema != "" {
+			q = strings.ReplaceAll(q, `"public".`, `"`+schema+`".`)
+		}
 		out = r.run(name, both, o, func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
 			c := s.conn(t, conn)
 			c.fe.Send(&pgproto3.Query{String: q})
@@ -254,6 +258,8 @@ func (r *replay) initCatalog(name, conn string, both bool, o renderOpts) string 
 // PostgreSQL. Directives:
 //
 //	connect conn=A              open a connection (both servers)
+//	init-catalog [schema=s] [pg-only]
+//	                            the catalog as DuckDB creates it (in s)
 //	query conn=A [lake-only] [mask=i,...] [public-only] [sort]
 //	                            one Query message (possibly many statements)
 //	copy-in conn=A types=t,...  a Query starting COPY FROM STDIN; the first
@@ -266,6 +272,8 @@ func (r *replay) initCatalog(name, conn string, both bool, o renderOpts) string 
 //	                            Execute / Sync lines, ending with Sync
 //	send conn=A                 a Query whose answer is not read yet
 //	wait conn=A                 read the answer of the last send
+//	cancel conn=A [wrong-secret] a CancelRequest for A's session on a new
+//	                            connection (with a wrong secret key)
 //	disconnect conn=A           close the connection
 //	restart                     close and reopen RockLake on its directory
 //
@@ -307,7 +315,11 @@ func TestReplay(t *testing.T) {
 					}
 					return ""
 				}
-				return r.initCatalog(d.Pos, conn, both, opts(d))
+				schema := ""
+				if a, ok := d.Arg("schema"); ok && len(a.Vals) > 0 {
+					schema = a.Vals[0]
+				}
+				return r.initCatalog(d.Pos, conn, schema, both, opts(d))
 			case "restart":
 				r.restartLake()
 				return ""
@@ -329,6 +341,13 @@ func TestReplay(t *testing.T) {
 				return r.run(d.Pos, both, opts(d), func(t testing.TB, s *side) ([]pgproto3.BackendMessage, error) {
 					return s.conn(t, conn).until(t)
 				})
+			case "cancel":
+				for _, side := range r.sides(both) {
+					side.conn(t, conn).cancel(t, d.HasArg("wrong-secret"))
+				}
+				// The cancel reaches the server's session asynchronously.
+				time.Sleep(150 * time.Millisecond)
+				return ""
 			case "disconnect":
 				for _, side := range r.sides(both) {
 					if c, ok := side.conns[conn]; ok {

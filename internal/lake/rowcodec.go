@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/rockstream/rockstream/internal/storage"
 )
@@ -45,6 +46,13 @@ func decodeRow(rec []byte, cols []Column) ([]Value, error) {
 // decodeRowInto is decodeRow into dst, materializing only the columns
 // need marks (all when need is nil); the whole record is still checked.
 func decodeRowInto(rec []byte, cols []Column, need []bool, dst []Value) error {
+	return decodeRowAlias(rec, cols, need, dst, false)
+}
+
+// decodeRowAlias is decodeRowInto; with alias the text values point into
+// rec instead of being copied, for a caller done with them before rec
+// changes.
+func decodeRowAlias(rec []byte, cols []Column, need []bool, dst []Value, alias bool) error {
 	kind, version, p, err := storage.DecodeRecord(rec)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrCorrupted, err)
@@ -87,7 +95,12 @@ func decodeRowInto(rec []byte, cols []Column, need []bool, dst []Value) error {
 				return bad("is truncated")
 			}
 			if want {
-				dst[i] = textOf(t, string(p[w:w+int(l)]))
+				b := p[w : w+int(l)]
+				if alias && len(b) > 0 {
+					dst[i] = textOf(t, unsafe.String(&b[0], len(b)))
+				} else {
+					dst[i] = textOf(t, string(b))
+				}
 			}
 			p = p[w+int(l):]
 		default:

@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -35,9 +37,16 @@ type Config struct {
 	// NoBootstrap leaves a new catalog empty, for DuckDB to initialize
 	// itself (its CREATE TABLE and COPY statements are accepted).
 	NoBootstrap bool
+	// MetadataSchema is the schema the bootstrap creates and puts the
+	// catalog in, for DuckDB's ATTACH ... (METADATA_SCHEMA 'name'); empty
+	// means public.
+	MetadataSchema string
 	// Durability is storage.Sync (the default: every commit is fsynced)
 	// or storage.Relaxed (tests).
 	Durability storage.Durability
+	// fs is the file system the store is on (nil: the operating
+	// system's); tests inject faults through it.
+	fs vfs.FS
 	// Auth is AuthTrust (the default when Users is nil), AuthPassword
 	// (cleartext; use it with TLS) or AuthSCRAM (the default when Users is
 	// set), as rockstream start offers them.
@@ -66,7 +75,10 @@ type Server struct {
 		sync.Mutex
 		listeners map[net.Listener]struct{}
 		conns     map[net.Conn]struct{}
-		closed    bool
+		// sessions are the started sessions by process id, for
+		// CancelRequest (cancel.go).
+		sessions map[uint32]*session
+		closed   bool
 	}
 	wg sync.WaitGroup
 }
@@ -81,7 +93,7 @@ func Open(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	st, err := OpenStore(cfg.Dir, cfg.Durability, log)
+	st, err := openStore(cfg.Dir, cfg.Durability, log, cfg.fs)
 	if err != nil {
 		return nil, fmt.Errorf("lake: open %s: %w", cfg.Dir, err)
 	}
@@ -94,6 +106,7 @@ func Open(cfg Config) (*Server, error) {
 	_, _ = rand.Read(s.secret)
 	s.mu.listeners = map[net.Listener]struct{}{}
 	s.mu.conns = map[net.Conn]struct{}{}
+	s.mu.sessions = map[uint32]*session{}
 	if st.Rev() == 0 && !cfg.NoBootstrap {
 		if err := s.bootstrap(); err != nil {
 			return nil, errors.Join(fmt.Errorf("lake: bootstrap: %w", err), st.Close())
@@ -113,6 +126,14 @@ func (s *Server) bootstrap() error {
 		dataPath = "data/"
 	}
 	stmts := append(CatalogDDL(), InitialRows(dataPath, now, newUUIDv7(now))...)
+	if schema := s.cfg.MetadataSchema; schema != "" && schema != "public" {
+		if _, err := tx.runCreateSchema(&createSchemaPlan{name: schema}); err != nil {
+			return err
+		}
+		for i, text := range stmts {
+			stmts[i] = strings.ReplaceAll(text, `"public".`, quoteIdent(schema)+".")
+		}
+	}
 	for _, text := range stmts {
 		parsed, err := Classify(text)
 		if err != nil {
@@ -172,6 +193,22 @@ func (s *Server) commit(tx *txn) error {
 	return nil
 }
 
+// countConflict counts a write refused for a conflict: an INSERT (or
+// COPY) of a primary key a committed row holds fails with 23505 when it
+// runs, as in PostgreSQL, which is how DuckLake's concurrent commits
+// usually meet; a COMMIT's refusals are counted by commit.
+func (s *Server) countConflict(k Kind, err error) {
+	switch k {
+	case KindInsert, KindCopyIn, KindUpdate, KindDelete:
+	default:
+		return
+	}
+	var se *sqlError
+	if errors.As(err, &se) && (se.code == codeUniqueViolation || se.code == codeSerialization) {
+		s.metrics.conflicts.Inc()
+	}
+}
+
 // Serve accepts connections on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
@@ -225,6 +262,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	// A session that ends (the client went away) rolls back its
 	// transaction, releasing what other writers wait for.
 	defer sess.endTxn()
+	defer s.unregister(sess)
 	if err := sess.serve(); err != nil && !errors.Is(err, net.ErrClosed) {
 		s.log.Debug("lake: session ended", "err", err)
 	}
@@ -259,7 +297,8 @@ type Health struct {
 	UptimeSeconds float64 `json:"uptime_seconds"`
 }
 
-// Handler serves /health (JSON) and /metrics (Prometheus).
+// Handler serves /health (JSON), /metrics (Prometheus) and POST
+// /admin/checkpoint (an online checkpoint, checkpoint.go).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
@@ -274,6 +313,7 @@ func (s *Server) Handler() http.Handler {
 		_ = json.NewEncoder(w).Encode(h)
 	})
 	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("POST /admin/checkpoint", s.serveCheckpoint)
 	return mux
 }
 
@@ -298,7 +338,7 @@ func newMetrics() *metrics {
 		commits: prometheus.NewCounter(prometheus.CounterOpts{Name: "rocklake_commits_total",
 			Help: "Transactions committed with changes."}),
 		conflicts: prometheus.NewCounter(prometheus.CounterOpts{Name: "rocklake_commit_conflicts_total",
-			Help: "Commits refused for a conflict (23505 or 40001)."}),
+			Help: "Transactions refused for a conflict (23505 or 40001), at the write that meets it or at COMMIT."}),
 		commitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rocklake_commit_seconds",
 			Help: "Time to apply and fsync a commit.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rocklake_connections",

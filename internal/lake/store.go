@@ -2,6 +2,7 @@ package lake
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/storage"
 )
 
@@ -37,6 +41,8 @@ type Store struct {
 		live map[string]*Table
 		// nextOID is the OID the next created table gets.
 		nextOID uint32
+		// schemas are the user schemas by name (schemas.go).
+		schemas map[string]uint32
 		// dead are the ended row versions and dropped tables not yet
 		// removed (gc.go).
 		dead       []deadVersion
@@ -58,18 +64,28 @@ type tableVersion struct {
 
 // OpenStore opens the catalog database in dir.
 func OpenStore(dir string, durability storage.Durability, log *slog.Logger) (*Store, error) {
+	return openStore(dir, durability, log, nil)
+}
+
+// openStore is OpenStore on file system fs (nil: the operating
+// system's; tests inject faults).
+func openStore(dir string, durability storage.Durability, log *slog.Logger, fs vfs.FS) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db, err := storage.Open(storage.Options{Dir: dir, Durability: durability, Logger: log})
+	db, err := storage.Open(storage.Options{Dir: dir, Durability: durability, Logger: log, EpochKey: epochKey, FS: fs})
 	if err != nil {
 		return nil, err
 	}
 	s := &Store{db: db, log: log, tids: map[uint32]int64{}}
 	s.mu.tables = map[uint32][]tableVersion{}
 	s.mu.live = map[string]*Table{}
+	s.mu.schemas = map[string]uint32{}
 	s.mu.nextOID = firstOID
 	if err := s.load(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.checkNotEngine(dir); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	if err := s.sweep(); err != nil {
@@ -120,6 +136,9 @@ func (s *Store) load() error {
 	}
 	if loadErr != nil {
 		return loadErr
+	}
+	if err := s.loadSchemas(); err != nil {
+		return err
 	}
 	prefix := metaKey("tid/")
 	err = s.db.Scan(prefix, prefixEnd(prefix), func(k, v []byte) bool {
@@ -295,6 +314,8 @@ type writeSet struct {
 	// drops.
 	created []*Table
 	dropped map[uint32]bool
+	// schemas are the schemas it creates, with their OIDs.
+	schemas map[string]uint32
 	// tables are the definitions of every table touched.
 	tables map[uint32]*Table
 	// ownPK indexes the primary keys of inserts (pkKey, which names the
@@ -312,7 +333,7 @@ func newWriteSet() *writeSet {
 }
 
 func (w *writeSet) empty() bool {
-	return len(w.inserts) == 0 && len(w.deletes) == 0 && len(w.created) == 0 && len(w.dropped) == 0
+	return len(w.inserts) == 0 && len(w.deletes) == 0 && len(w.created) == 0 && len(w.dropped) == 0 && len(w.schemas) == 0
 }
 
 // errCommitConflict is a write to a row version another transaction
@@ -344,6 +365,9 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 		if other := s.mu.live[liveName(t.Schema, t.Name)]; other != nil && !w.dropped[other.OID] {
 			return fail(errorf(codeDuplicateTable, "relation %q already exists", t.Name))
 		}
+	}
+	if err := s.commitSchemasLocked(w); err != nil {
+		return fail(err)
 	}
 	collected, collectedTables, err := s.collectLocked()
 	if err != nil {
@@ -455,6 +479,9 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 	if err := db.Set(metaKey("rev"), encodeUint(rev)); err != nil {
 		return fail(err)
 	}
+	if err := db.Set(epochKey, binary.BigEndian.AppendUint64(nil, rev)); err != nil {
+		return fail(err)
+	}
 	if err := db.Commit(); err != nil {
 		return 0, fmt.Errorf("lake: commit of revision %d: %w", rev, err)
 	}
@@ -471,6 +498,9 @@ func (s *Store) Commit(w *writeSet) (uint64, error) {
 			s.mu.tables[t.OID] = append(s.mu.tables[t.OID], tableVersion{def: t, begin: rev, end: liveEnd})
 			s.mu.live[liveName(t.Schema, t.Name)] = t
 		}
+	}
+	for name, oid := range w.schemas {
+		s.mu.schemas[name] = oid
 	}
 	s.rev.Store(rev)
 	return rev, nil
@@ -506,4 +536,26 @@ func uniqueViolation(t *Table, vals []Value) *sqlError {
 		msg:    fmt.Sprintf("duplicate key value violates unique constraint %q", t.pkName()),
 		detail: fmt.Sprintf("Key (%s)=(%s) already exists.", names.String(), shown.String()),
 	}
+}
+
+// engineLayoutKey is where a RockStream database records its layout
+// version (docs/format/storage.md): a directory holding it is the
+// engine's, never a lake.
+var engineLayoutKey = []byte{0x04, 'l', 'a', 'y', 'o', 'u', 't'}
+
+// checkNotEngine refuses a directory that holds a RockStream database
+// instead of a lake, before anything is bootstrapped into it: no revision,
+// but the engine's layout or frontier.
+func (s *Store) checkNotEngine(dir string) error {
+	if _, ok, err := s.db.Get(metaKey("rev")); err != nil || ok {
+		return err
+	}
+	for _, k := range [][]byte{engineLayoutKey, epochKey} {
+		if _, ok, err := s.db.Get(k); err != nil {
+			return err
+		} else if ok {
+			return errs.Newf(errs.WrongObjectType, "%s holds a RockStream database, not a RockLake catalog: open it with `rockstream start --storage %s`", dir, dir)
+		}
+	}
+	return nil
 }

@@ -1,7 +1,5 @@
 package lake
 
-import "strings"
-
 // Column is one column of a stored table.
 type Column struct {
 	Name    string
@@ -50,10 +48,12 @@ func qualifiedName(schema, name string) string {
 
 // normSchema maps the schema a statement names to the one the table
 // lives in: unqualified names resolve to public (the search_path), and
-// temporary tables live in pg_temp.
+// temporary tables live in pg_temp. Names are as the parser gives them
+// (unquoted ones folded to lower case, quoted ones exact), as in
+// PostgreSQL.
 func normSchema(s string) string {
 	if s == "" {
 		return "public"
 	}
-	return strings.ToLower(s)
+	return s
 }

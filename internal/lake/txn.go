@@ -24,6 +24,8 @@ type txn struct {
 	temps map[string]*tempTable
 	// locks are the primary keys it inserted, held until it ends.
 	locks lockState
+	// intr is its session's cancel state (nil: not cancellable).
+	intr *interrupt
 }
 
 type tempTable struct {
@@ -92,7 +94,12 @@ func (x *txn) rows(t *Table) ([]storedRow, error) {
 	var out []storedRow
 	dels := x.ws.deletes[t.OID]
 	if !x.createdHere(t) {
+		n := 0
 		err := x.store.scan(t, x.rev, func(r storedRow) error {
+			if err := x.scanCheck(n); err != nil {
+				return err
+			}
+			n++
 			if _, gone := dels[r.tid]; !gone {
 				out = append(out, r)
 			}
@@ -117,7 +124,12 @@ func (x *txn) candidates(t *Table, where expr) ([]storedRow, error) {
 	}
 	var out []storedRow
 	dels := x.ws.deletes[t.OID]
+	n := 0
 	err := x.store.scanIndex(t, probe, x.rev, func(tid int64, begin uint64, rec []byte) (bool, error) {
+		if err := x.scanCheck(n); err != nil {
+			return false, err
+		}
+		n++
 		if _, gone := dels[tid]; gone {
 			return true, nil
 		}

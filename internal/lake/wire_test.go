@@ -3,6 +3,7 @@ package lake
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -18,8 +19,11 @@ import (
 // way postgres_scanner's libpq does: it sends messages and collects every
 // backend message up to ReadyForQuery.
 type wireClient struct {
-	nc net.Conn
-	fe *pgproto3.Frontend
+	nc   net.Conn
+	fe   *pgproto3.Frontend
+	addr string
+	// key is the session's BackendKeyData, for cancel requests.
+	key pgproto3.BackendKeyData
 }
 
 func dialWire(t testing.TB, addr, db string) *wireClient {
@@ -28,13 +32,54 @@ func dialWire(t testing.TB, addr, db string) *wireClient {
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
-	c := &wireClient{nc: nc, fe: pgproto3.NewFrontend(nc, nc)}
+	c := &wireClient{nc: nc, fe: pgproto3.NewFrontend(nc, nc), addr: addr}
 	c.fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
 		Parameters: map[string]string{"user": "postgres", "database": db, "application_name": "replay"}})
-	if _, err := c.until(t); err != nil {
+	msgs, err := c.until(t)
+	if err != nil {
 		t.Fatalf("startup on %s: %v", addr, err)
 	}
+	for _, m := range msgs {
+		if k, ok := m.(*pgproto3.BackendKeyData); ok {
+			c.key = *k
+		}
+	}
+	if c.key.SecretKey == nil {
+		t.Fatalf("startup on %s: no BackendKeyData", addr)
+	}
 	return c
+}
+
+// cancel sends a CancelRequest for c's session on a new connection, as
+// libpq's PQcancel does, with the session's secret or, when wrong is
+// set, another one; it waits for the server to close that connection.
+func (c *wireClient) cancel(t testing.TB, wrong bool) {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", c.addr, 10*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", c.addr, err)
+	}
+	defer nc.Close()
+	secret := append([]byte(nil), c.key.SecretKey...)
+	if wrong {
+		secret[0] ^= 0xFF
+	}
+	b, err := (&pgproto3.CancelRequest{ProcessID: c.key.ProcessID, SecretKey: secret}).Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.Write(b); err != nil {
+		t.Fatalf("cancel request to %s: %v", c.addr, err)
+	}
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := nc.Read(make([]byte, 1))
+	var ne net.Error
+	switch {
+	case n != 0 || err == nil:
+		t.Fatalf("cancel request to %s: the server answered", c.addr)
+	case errors.As(err, &ne) && ne.Timeout():
+		t.Fatalf("cancel request to %s: the server kept the connection open", c.addr)
+	}
 }
 
 func (c *wireClient) close() {
@@ -161,14 +206,22 @@ type renderOpts struct {
 	// mask lists COPY output fields (0-based) whose bytes are hidden.
 	mask map[int]bool
 	// publicOnly drops rows of result sets with more than two columns
-	// whose first column is a namespace OID other than public's: the
-	// system relations PostgreSQL lists and RockLake does not have.
+	// whose first column is the OID of a system namespace (not public's,
+	// not a user schema's): the system relations PostgreSQL lists and
+	// RockLake does not have.
 	publicOnly bool
 	// sortRows compares the rows of each result set, and the tuples of
 	// each COPY, as a multiset: sorted, with COPY message boundaries
 	// dropped (for ORDER BY ties, and for scans without ORDER BY, whose
 	// order PostgreSQL's heap can change).
 	sortRows bool
+}
+
+// systemNamespace says whether a namespace OID in text is one of
+// PostgreSQL's system schemas (below FirstNormalObjectId, not public).
+func systemNamespace(v string) bool {
+	oid, err := strconv.ParseUint(v, 10, 32)
+	return err == nil && oid != oidPublic && oid < firstOID
 }
 
 func (n *normalizer) render(msgs []pgproto3.BackendMessage, o renderOpts) string {
@@ -196,7 +249,7 @@ func (n *normalizer) render(msgs []pgproto3.BackendMessage, o renderOpts) string
 			}
 			lines = append(lines, "RowDescription "+strings.Join(parts, " "))
 		case *pgproto3.DataRow:
-			if o.publicOnly && len(m.Values) > 2 && m.Values[0] != nil && string(m.Values[0]) != "2200" {
+			if o.publicOnly && len(m.Values) > 2 && m.Values[0] != nil && systemNamespace(string(m.Values[0])) {
 				dropped++
 				continue
 			}

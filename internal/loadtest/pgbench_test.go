@@ -62,24 +62,8 @@ func TestPgbenchSideBySide(t *testing.T) {
 		t.Skip("pgbench is not installed (Debian: postgresql-contrib)")
 	}
 	ctx := context.Background()
-
-	eng, err := instance.Open(instance.Options{Storage: t.TempDir(), Relaxed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	srv := gateway.New(eng, gateway.Config{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Shutdown(ctx)
-	rsPort := ln.Addr().(*net.TCPAddr).Port
-
-	pg := pgtest.Shared(t)
-	pgDSN := pgtest.NewDatabase(t, "pgbench")
-	pgDB := pgDSN[strings.LastIndex(pgDSN, "/")+1 : strings.Index(pgDSN, "?")]
+	rsPort := startPgbenchServer(t)
+	pg, pgDB := pgbenchDatabase(t, "pgbench")
 
 	targets := []struct {
 		name, db, view string
@@ -113,6 +97,35 @@ func TestPgbenchSideBySide(t *testing.T) {
 		rs, pq := results["RockStream"][i], results["PostgreSQL"][i]
 		fmt.Printf("%-16s | %10.0f %8.3f %8.3f | %10.0f %8.3f %8.3f\n", s.name, rs.tps, rs.p50, rs.p99, pq.tps, pq.p50, pq.p99)
 	}
+}
+
+// startPgbenchServer starts a gateway on a durable engine with relaxed
+// durability in a temporary directory, for the test's duration, and
+// returns its port.
+func startPgbenchServer(t *testing.T) int {
+	t.Helper()
+	eng, err := instance.Open(instance.Options{Storage: t.TempDir(), Relaxed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	srv := gateway.New(eng, gateway.Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// pgbenchDatabase creates a database of the harness's PostgreSQL for the
+// test and returns the server and the database's name.
+func pgbenchDatabase(t *testing.T, name string) (*pgtest.Server, string) {
+	t.Helper()
+	pg := pgtest.Shared(t)
+	dsn := pgtest.NewDatabase(t, name)
+	return pg, dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
 }
 
 // pgbenchResult is one run's throughput and latency percentiles.

@@ -60,6 +60,9 @@ type run struct {
 	// systems, late the bids sent to RockStream alone, behind the
 	// watermark.
 	step, sent, late int
+	// unmaterialized declares RockStream's event tables WITH
+	// (materialized = false): they keep no rows (unmaterialized_test.go).
+	unmaterialized bool
 }
 
 // newRun starts a run of the stream starting at start against a fresh
@@ -91,7 +94,11 @@ func (r *run) exec(ref, sut string) {
 func (r *run) setUp() {
 	t := r.t
 	for _, tbl := range nexmark.Tables {
-		r.exec(tbl.CreateTable(0, false), tbl.CreateTable(*latenessFlag, true))
+		sut := tbl.CreateTable(*latenessFlag, true)
+		if r.unmaterialized {
+			sut = tbl.CreateUnmaterialized(*latenessFlag)
+		}
+		r.exec(tbl.CreateTable(0, false), sut)
 	}
 	r.exec(nexmark.SideInputTable, nexmark.SideInputTable)
 	r.exec(nexmark.SideInputRows(), nexmark.SideInputRows())

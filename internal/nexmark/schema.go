@@ -53,6 +53,24 @@ func (t Table) CreateTable(lateness time.Duration, appendOnly bool) string {
 	return s
 }
 
+// CreateUnmaterialized is CreateTable for RockStream's unmaterialized
+// form: APPEND ONLY WITH (materialized = false), with the event time and
+// lateness when lateness is positive. The table keeps no rows; its views
+// take every event, so they must be created before the first one
+// (docs/sql.md, "Unmaterialized tables"). A table with a primary key
+// (person, auction) stays materialized, since the key check reads its
+// rows: only bid, which has none, keeps no rows.
+func (t Table) CreateUnmaterialized(lateness time.Duration) string {
+	if strings.Contains(t.Columns, "PRIMARY KEY") {
+		return t.CreateTable(lateness, true)
+	}
+	s := fmt.Sprintf("CREATE TABLE %s (%s) APPEND ONLY WITH (materialized = false", t.Name, t.Columns)
+	if lateness > 0 {
+		s += fmt.Sprintf(", event_time = '%s', lateness = '%s'", t.EventTime, intervalText(lateness))
+	}
+	return s + ")"
+}
+
 // intervalText writes a duration as an interval literal of microseconds.
 func intervalText(d time.Duration) string {
 	return fmt.Sprintf("%d microseconds", d.Microseconds())

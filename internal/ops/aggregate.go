@@ -66,6 +66,7 @@ type Aggregate struct {
 		sorted []aggInput
 		state  zset.Row
 	}
+	order  keyGrouper // sorts the rows by group key
 	rows   rowAlloc
 	one    [1]types.Value
 	rep    []byte
@@ -178,6 +179,7 @@ type aggInput struct {
 
 // Step implements Operator.
 func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	a.rows.bind(ctx)
 	b := in[0]
 	global := len(a.groupBy) == 0
 	if len(b) == 0 && !global {
@@ -318,7 +320,7 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 		sc.refs[i] = keyRef{off: uint32(start), end: uint32(ends[i]), idx: int32(i)}
 		start = ends[i]
 	}
-	sortKeyRefs(sc.refs, keys)
+	a.order.order(sc.refs, keys)
 	sc.sorted = resize(sc.sorted, len(inputs))
 	for i, r := range sc.refs {
 		sc.sorted[i] = inputs[r.idx]

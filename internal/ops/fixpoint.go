@@ -174,6 +174,7 @@ func derive(ctx context.Context, st state.Store, spec FixpointSpec, deltas map[s
 
 // Step implements Operator.
 func (f *bagFixpoint) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	f.rows.bind(ctx)
 	return f.StepOn(ctx, st, in, Serial)
 }
 

@@ -36,6 +36,11 @@ type Join struct {
 	// and probes every entry on its own, and weights add.
 	Loose bool
 
+	// leftSet and rightSet say that a side's input is a set: every row
+	// the side ever holds has weight 1 (a table with a primary key). Its
+	// arrangement is then written without reading it first (setarrange.go).
+	leftSet, rightSet bool
+
 	leftKeys, rightKeys []plan.Expr
 	nullSafe            []bool
 	residual            plan.Expr
@@ -53,6 +58,8 @@ type Join struct {
 	matches   []match
 	matchVals []types.Value // the matches' rows, back to back
 	rows      rowAlloc
+	runKeys   []byte                       // arrangement keys of one join key's rows (arrangeRun)
+	runRefs   []keyRef                     // into runKeys
 	collect   func(key, value []byte) bool // j.collectMatch, bound once
 	scanErr   error
 	probeLen  int // length of the prefix being probed
@@ -105,6 +112,7 @@ func (j *Join) collectMatch(k, v []byte) bool {
 
 // Step implements Operator: in[0] is the left delta, in[1] the right one.
 func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	j.rows.bind(ctx)
 	dl, dr := in[0], in[1]
 	if len(dl) == 0 && len(dr) == 0 {
 		return nil, nil
@@ -121,7 +129,7 @@ func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 		return nil, err
 	}
 	// b' = b + Δb.
-	if err := j.arrange(w, st, rp); err != nil {
+	if err := j.arrangeSide(w, st, rp, j.rightSet); err != nil {
 		return nil, err
 	}
 	// Δa ⋈ b'.
@@ -133,7 +141,7 @@ func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 		return nil, err
 	}
 	// a' = a + Δa.
-	if err := j.arrange(w, st, lp); err != nil {
+	if err := j.arrangeSide(w, st, lp, j.leftSet); err != nil {
 		return nil, err
 	}
 	if j.Loose {
@@ -188,18 +196,25 @@ rowLoop:
 
 // arrange adds the probes' rows to the side's arrangement.
 func (j *Join) arrange(w *work, st state.Store, ps []probe) error {
+	// The probes are sorted by key, so each write lands next to the
+	// previous one.
+	var hint state.Hint
 	for _, p := range ps {
 		if err := w.tick(); err != nil {
 			return err
 		}
-		j.keyBuf = append(append(j.keyBuf[:0], p.key...), rowSep)
-		j.keyBuf = zset.EncodeRow(j.keyBuf, p.row)
+		j.keyBuf = j.arrangedKey(j.keyBuf[:0], p)
 		var err error
-		if j.valBuf, err = addWeightAt(st, j.keyBuf, p.weight, j.valBuf); err != nil {
+		if j.valBuf, err = addWeightHinted(st, j.keyBuf, p.weight, j.valBuf, &hint); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// arrangedKey appends the arrangement key of p's row to dst.
+func (j *Join) arrangedKey(dst []byte, p probe) []byte {
+	return zset.EncodeRow(append(append(dst, p.key...), rowSep), p.row)
 }
 
 // rowSep separates the join key from the row in an arrangement key. It is

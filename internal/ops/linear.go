@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -64,6 +65,7 @@ func (p *Project) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zse
 	}
 	n := len(p.Exprs)
 	// One allocation holds every output row's values.
+	memgov.Charge(ctx, int64(len(b))*(int64(n)*valueBytes+entryBytes))
 	arena := make([]types.Value, len(b)*n)
 	out := make(zset.Batch, len(b))
 	for i, e := range b {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -72,6 +74,29 @@ func addWeightAt(st state.Store, key []byte, w int64, buf []byte) ([]byte, error
 	}
 	buf = appendWeight(buf[:0], cur)
 	return buf, st.Set(key, buf)
+}
+
+// addWeightHinted is addWeightAt through a state.Hint, for runs of
+// sorted keys.
+func addWeightHinted(st state.Store, key []byte, w int64, buf []byte, h *state.Hint) ([]byte, error) {
+	v, ok, err := state.GetHinted(st, key, h)
+	if err != nil {
+		return buf, err
+	}
+	var cur int64
+	if ok {
+		if cur, _, err = readWeight(v); err != nil {
+			return buf, err
+		}
+	}
+	if cur, err = zset.AddWeight(cur, w); err != nil {
+		return buf, err
+	}
+	if cur == 0 {
+		return buf, state.DeleteHinted(st, key, h)
+	}
+	buf = appendWeight(buf[:0], cur)
+	return buf, state.SetHinted(st, key, buf, h)
 }
 
 // keyRef locates one row's encoded key in a shared buffer, for sorting
@@ -141,15 +166,36 @@ func sortKeyRefsInterruptibly(w *work, refs, tmp []keyRef, keys []byte) ([]keyRe
 // rowAlloc hands out rows carved from larger blocks, so that an operator
 // emitting many rows allocates once per block rather than once per row.
 // The rows it returns belong to the caller.
+//
+// Each block is charged to the statement's memory account (bind), with
+// the entries that will hold its rows, so that the memory governor sees
+// an operator's output grow while the operator runs.
 type rowAlloc struct {
 	block []types.Value
 	pos   int
+	acct  *memgov.Account
+	// rows counts the rows handed out since the last charge.
+	rows int64
 }
+
+// bind makes the blocks that follow charge ctx's memory account; an
+// operator's Step calls it first.
+func (r *rowAlloc) bind(ctx context.Context) { r.acct = memgov.From(ctx) }
+
+// Sizes the memory governor charges for: a value, and a batch entry
+// (row header and weight) with its share of consolidation's copy.
+const (
+	valueBytes = int64(unsafe.Sizeof(types.Value{}))
+	entryBytes = 2 * int64(unsafe.Sizeof(zset.Entry{}))
+)
 
 func (r *rowAlloc) alloc(n int) zset.Row {
 	if len(r.block)-r.pos < n {
 		r.block, r.pos = make([]types.Value, max(256, n)), 0
+		r.acct.Charge(int64(len(r.block))*valueBytes + r.rows*entryBytes)
+		r.rows = 0
 	}
+	r.rows++
 	row := r.block[r.pos : r.pos+n : r.pos+n]
 	r.pos += n
 	return row

@@ -186,6 +186,7 @@ func ProbeOf(test plan.Expr, leftWidth int) (x, y plan.Expr, ok bool) {
 
 // Step implements Operator: in[0] is the left delta, in[1] the right one.
 func (j *SemiJoin) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	j.rows.bind(ctx)
 	dl, dr := in[0], in[1]
 	if len(dl) == 0 && len(dr) == 0 {
 		return nil, nil

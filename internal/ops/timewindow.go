@@ -44,6 +44,7 @@ func NewTimeWindow(timeCol int, t types.Type, slide, size int64) (*TimeWindow, e
 
 // Step implements Operator.
 func (w *TimeWindow) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
+	w.rows.bind(ctx)
 	if len(in[0]) == 0 {
 		return nil, nil
 	}

@@ -103,6 +103,7 @@ func satAdd(a, b int64) int64 {
 
 // Step implements Operator.
 func (t *TopK) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	t.rows.bind(ctx)
 	if len(in[0]) == 0 || t.count == 0 {
 		return nil, nil
 	}

@@ -33,6 +33,7 @@ func NewUnnest(array plan.Expr, ordinality, outer bool, on plan.Expr) *Unnest {
 
 // Step implements Operator.
 func (u *Unnest) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zset.Batch, error) {
+	u.rows.bind(ctx)
 	if len(in[0]) == 0 {
 		return nil, nil
 	}

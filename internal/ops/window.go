@@ -63,7 +63,7 @@ func NewWindow(prefix Prefix, partitionBy []plan.Expr, orderBy []plan.SortKey, f
 			if !isOffset(f.Frame.Start.Kind) {
 				off = f.Frame.End.ValueType
 			}
-			if fn.rangeKey, err = newRangeKey(orderBy[0], off); err != nil {
+			if fn.rangeKey, err = newRangeKey(orderBy[0], off, f.Frame.Zone); err != nil {
 				return nil, err
 			}
 		}
@@ -74,6 +74,7 @@ func NewWindow(prefix Prefix, partitionBy []plan.Expr, orderBy []plan.SortKey, f
 
 // Step implements Operator.
 func (w *Window) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.Batch, error) {
+	w.rows.bind(ctx)
 	if len(in[0]) == 0 {
 		return nil, nil
 	}

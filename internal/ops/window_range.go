@@ -33,7 +33,7 @@ func hasRangeOffset(fr *plan.Frame) bool {
 	return fr.Mode == plan.FrameRange && (isOff(fr.Start.Kind) || isOff(fr.End.Kind))
 }
 
-func newRangeKey(key plan.SortKey, offset types.Type) (*rangeKey, error) {
+func newRangeKey(key plan.SortKey, offset types.Type, zone types.Zone) (*rangeKey, error) {
 	rk := &rangeKey{key: key}
 	switch kt := key.Expr.Type(); kt.ID {
 	case types.Date, types.Timestamp, types.TimestampTZ, types.Interval:
@@ -44,6 +44,7 @@ func newRangeKey(key plan.SortKey, offset types.Type) (*rangeKey, error) {
 		if rk.sub, err = types.ResolveBinary("-", kt, offset); err != nil {
 			return nil, err
 		}
+		rk.add, rk.sub = rk.add.InZone(zone), rk.sub.InZone(zone)
 		rk.asTimestamp = kt.ID == types.Date
 	case types.Int2, types.Int4, types.Int8, types.Numeric, types.Float4, types.Float8:
 	default:

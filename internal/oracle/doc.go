@@ -75,9 +75,11 @@
 //
 // WorkloadGen (gen.go) generates schemas, views that combine and nest
 // every construct of the query language the engine maintains (joins of
-// every kind, aggregates, set operations, subqueries in FROM and in
-// expressions, WITH [RECURSIVE], top-k, window functions, the function
-// library), and streams of changes whose evaluation cannot fail.
+// every kind, aggregates, set operations, subqueries in FROM (LATERAL too)
+// and in expressions, WITH [RECURSIVE], top-k, window functions, the function
+// library and SQL functions each workload defines), and streams of changes whose evaluation cannot fail,
+// but for the statements that violate a table's primary key on purpose
+// (gen_keys.go), which are marked to fail with 23505 on both systems.
 // TestRandomViews checks -oracle.cases of them (rapid); a failure prints
 // rapid's seed and a minimal failing script, which runs as a script.
 //

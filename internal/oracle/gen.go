@@ -8,9 +8,10 @@ import (
 )
 
 // This file generates random workloads for property tests: a schema of
-// two or three tables, views over them, and a stream of changes (inserts
-// with duplicates and NULLs, updates, deletes, transactions committed or
-// rolled back, ad-hoc queries) with the views created at random points in
+// two or three tables (about a third with a primary key, gen_keys.go),
+// views over them, and a stream of changes (inserts with duplicates and
+// NULLs, updates, deletes, upserts of keyed tables, transactions committed
+// or rolled back, ad-hoc queries) with the views created at random points in
 // it, so that some are backfilled over existing rows. The views' queries
 // combine and nest, at random:
 //
@@ -40,7 +41,9 @@ import (
 // constants, a scalar subquery is an aggregate without GROUP BY (one row,
 // always), and a recursive query stops over any data. So no expression
 // can overflow or divide by zero, and a failure in a generated workload is
-// a disagreement, never an accident of evaluation order. Nor is any result
+// a disagreement, never an accident of evaluation order. The one failure
+// generated on purpose is a primary-key violation, known to fail when it
+// is generated and marked so. Nor is any result
 // left open by SQL: what picks rows by order orders them totally, and
 // values merged as equal have one spelling (dedupSafe).
 
@@ -98,6 +101,9 @@ type relation struct {
 	// appendOnly tables are created APPEND ONLY (plain for PostgreSQL)
 	// and only ever get INSERTs.
 	appendOnly bool
+	// key holds the positions of a table's primary-key columns, if it
+	// has one (gen_keys.go).
+	key []int
 }
 
 // expr is a generated scalar expression.
@@ -135,6 +141,12 @@ type gen struct {
 	nviews   int
 	// rows remembers inserted rows per table, to insert duplicates.
 	rows map[string][][]string
+	// keys models the live keys of each table with a primary key; saved
+	// is their state at the open transaction block's BEGIN, and aborted
+	// is set once a statement of the block failed (gen_keys.go).
+	keys    map[string]*keyModel
+	saved   map[string]*keyModel
+	aborted bool
 	// cte, while a query with a WITH item is generated, is that item:
 	// the query's first source (gen_with.go).
 	cte *relation
@@ -163,6 +175,7 @@ func pick[E any](g *gen, xs []E) E { return xs[g.intn(0, len(xs)-1, "pick")] }
 
 func (g *gen) workload(maxSteps int) []Statement {
 	g.rows = map[string][][]string{}
+	g.keys = map[string]*keyModel{}
 	ntables := g.intn(2, 3, "tables")
 	for i := 1; i <= ntables; i++ {
 		// The first column is an int with a small domain, so every pair
@@ -172,11 +185,13 @@ func (g *gen) workload(maxSteps int) []Statement {
 			cols = append(cols, column{fmt.Sprintf("c%d", j), pick(g, allTypes)})
 		}
 		rel := relation{name: fmt.Sprintf("t%d", i), cols: cols, appendOnly: g.chance(25)}
-		defs := make([]string, len(cols))
-		for j, c := range cols {
-			defs[j] = c.name + " " + c.typ.ddl()
+		if !rel.appendOnly {
+			rel.key = g.chooseKey(cols)
 		}
-		g.emit("CREATE TABLE %s (%s)", rel.name, strings.Join(defs, ", "))
+		if rel.keyed() {
+			g.keys[rel.name] = &keyModel{}
+		}
+		g.emit("CREATE TABLE %s (%s)", rel.name, tableDDL(rel))
 		if rel.appendOnly {
 			st := &g.stmts[len(g.stmts)-1]
 			st.Expect.Postgres = st.SQL
@@ -184,6 +199,9 @@ func (g *gen) workload(maxSteps int) []Statement {
 		}
 		g.tables = append(g.tables, rel)
 		g.readable = append(g.readable, rel)
+	}
+	for _, f := range sqlFunctions {
+		g.emit("%s", f)
 	}
 	nviews := g.intn(1, 4, "views")
 	steps := g.intn(1, maxSteps, "steps")
@@ -257,7 +275,8 @@ func (g *gen) from(depth int) (string, []expr) { return g.fromAs(depth, "a") }
 // fromAs is from with the sources aliased prefix0, prefix1, ...: a
 // subquery in WHERE names its sources apart from the query around it.
 // Joins are inner, cross, or outer (joinKind), on a pair of columns of one
-// class and at times a residual predicate; the columns of an outer join's
+// class and at times a residual predicate, or a LATERAL subquery
+// (gen_lateral.go); the columns of an outer join's
 // NULL-padded side flow into the rest of the query like any other.
 func (g *gen) fromAs(depth int, prefix string) (string, []expr) {
 	nsrc := 1
@@ -287,6 +306,12 @@ func (g *gen) fromAs(depth int, prefix string) (string, []expr) {
 		default:
 			rel = pick(g, g.readable)
 			src = rel.name
+		}
+		if i > 0 && depth < 1 && g.sublevel == 0 && g.chance(12) {
+			text, cols := g.lateral(sc, alias)
+			clause.WriteString(text)
+			sc = append(sc, cols...)
+			continue
 		}
 		cols := g.scope(rel, alias)
 		if i == 0 {

@@ -6,8 +6,9 @@ import (
 )
 
 // Grouped and global aggregate queries of generated workloads: group keys
-// that read a column, aggregate calls with DISTINCT and FILTER, and
-// HAVING over counts, sums, the group keys or a subquery.
+// that read a column (at times grouped several ways at once, by ROLLUP,
+// CUBE or GROUPING SETS, with GROUPING()), aggregate calls with DISTINCT
+// and FILTER, and HAVING over counts, sums, the group keys or a subquery.
 
 // aggregate returns a grouped (or global) aggregate query.
 func (g *gen) aggregate(from string, sc []expr) (string, []column) {
@@ -35,17 +36,25 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 		items = append(items, a.sql+" AS "+name)
 		cols = append(cols, column{name, a.typ})
 	}
+	texts := make([]string, len(keys))
+	for i, k := range keys {
+		texts[i] = k.sql
+	}
+	groupBy := strings.Join(texts, ", ")
+	if len(keys) > 0 && g.chance(35) {
+		groupBy = g.groupingSets(texts)
+		if g.chance(50) {
+			items = append(items, "grouping("+strings.Join(texts, ", ")+") AS gs")
+			cols = append(cols, column{"gs", tInt})
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(items, ", "), from)
 	if g.chance(40) {
 		fmt.Fprintf(&b, " WHERE %s", g.where(sc, 2))
 	}
 	if len(keys) > 0 {
-		texts := make([]string, len(keys))
-		for i, k := range keys {
-			texts[i] = k.sql
-		}
-		fmt.Fprintf(&b, " GROUP BY %s", strings.Join(texts, ", "))
+		fmt.Fprintf(&b, " GROUP BY %s", groupBy)
 	}
 	if g.chance(25) {
 		switch n := g.intn(0, 3, "having"); {
@@ -74,6 +83,24 @@ func (g *gen) aggregate(from string, sc []expr) (string, []column) {
 		}
 	}
 	return b.String(), cols
+}
+
+// groupingSets groups by the keys several ways at once: ROLLUP, CUBE,
+// GROUPING SETS with the empty set, or a key crossed with a ROLLUP.
+func (g *gen) groupingSets(keys []string) string {
+	all := strings.Join(keys, ", ")
+	switch g.intn(0, 3, "grouping sets") {
+	case 0:
+		return "ROLLUP (" + all + ")"
+	case 1:
+		return "CUBE (" + all + ")"
+	case 2:
+		return "GROUPING SETS ((" + all + "), (" + keys[len(keys)-1] + "), ())"
+	}
+	if len(keys) == 1 {
+		return all + ", ROLLUP (" + all + ")"
+	}
+	return keys[0] + ", ROLLUP (" + strings.Join(keys[1:], ", ") + ")"
 }
 
 // refersToColumn reports whether a generated expression reads a column
@@ -118,6 +145,10 @@ func (g *gen) aggCall(sc []expr) expr {
 		return expr{"avg(" + e.sql + ")" + filter, tNumeric}
 	case 5, 6:
 		e := g.anyExpr(sc, 1)
+		if e.typ == tJsonb {
+			// jsonb has no min, max, bool_and or bool_or.
+			return expr{"count(" + e.sql + ")" + filter, tBigint}
+		}
 		if !e.typ.orderable() {
 			fn := "bool_and"
 			if g.chance(50) {

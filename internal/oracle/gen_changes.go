@@ -9,6 +9,7 @@ import (
 // repeat (NULLs and duplicate rows included), updates that add small
 // constants or set new values, deletes, and transactions of them that
 // commit or roll back. Updates and deletes choose rows by a predicate.
+// Tables with a primary key get changes that respect it (gen_keys.go).
 
 // step emits one change, a transaction of changes, or an ad-hoc query.
 func (g *gen) step() {
@@ -21,7 +22,8 @@ func (g *gen) step() {
 		g.delete()
 	case n < 90:
 		g.emit("BEGIN")
-		for i := g.intn(1, 3, "transaction size"); i > 0; i-- {
+		g.saveKeys()
+		for i := g.intn(1, 3, "transaction size"); i > 0 && !g.aborted; i-- {
 			switch g.intn(0, 2, "change kind") {
 			case 0:
 				g.insert()
@@ -31,10 +33,17 @@ func (g *gen) step() {
 				g.delete()
 			}
 		}
-		if g.chance(70) {
+		// A COMMIT of a block a key violation aborted rolls it back.
+		if g.chance(70) && !g.aborted {
 			g.emit("COMMIT")
+			g.saved = nil
 		} else {
-			g.emit("ROLLBACK")
+			if g.aborted && g.chance(50) {
+				g.emit("COMMIT")
+			} else {
+				g.emit("ROLLBACK")
+			}
+			g.restoreKeys()
 		}
 	default:
 		sql, _ := g.query(0)
@@ -104,6 +113,10 @@ func (g *gen) typedLiteral(t sqlType) string {
 
 func (g *gen) insert() {
 	rel := pick(g, g.tables)
+	if rel.keyed() {
+		g.insertKeyed(rel)
+		return
+	}
 	n := g.intn(1, 4, "rows")
 	rows := make([]string, n)
 	for i := range rows {
@@ -144,7 +157,18 @@ func (g *gen) update() {
 		g.insert()
 		return
 	}
+	if rel.keyed() {
+		g.updateKeyed(rel)
+		return
+	}
 	c := pick(g, rel.cols)
+	sc := g.scope(rel, "")
+	g.emit("UPDATE %s SET %s = %s WHERE %s", rel.name, c.name, g.newValue(c), g.pred(sc, 1))
+}
+
+// newValue returns what an UPDATE sets column c to: a small change of its
+// value or a new one.
+func (g *gen) newValue(c column) string {
 	var val string
 	switch {
 	case c.typ == tBool && g.chance(50):
@@ -158,14 +182,17 @@ func (g *gen) update() {
 	default:
 		val = g.value(c.typ)
 	}
-	sc := g.scope(rel, "")
-	g.emit("UPDATE %s SET %s = %s WHERE %s", rel.name, c.name, val, g.pred(sc, 1))
+	return val
 }
 
 func (g *gen) delete() {
 	rel, ok := g.changeable()
 	if !ok {
 		g.insert()
+		return
+	}
+	if rel.keyed() {
+		g.deleteKeyed(rel)
 		return
 	}
 	g.emit("DELETE FROM %s WHERE %s", rel.name, g.pred(g.scope(rel, ""), 1))

@@ -141,6 +141,11 @@ func (g *gen) pred(sc []expr, depth int) string {
 			return "NOT (" + g.pred(sc, depth-1) + ")"
 		}
 	}
+	if g.chance(6) {
+		if p, ok := g.rowPred(sc); ok {
+			return p
+		}
+	}
 	e := pick(g, sc)
 	switch g.intn(0, 7, "predicate") {
 	case 0:
@@ -193,4 +198,41 @@ func (g *gen) pred(sc []expr, depth int) string {
 		op := pick(g, []string{"=", "<>", "<", "<=", ">", ">="})
 		return e.sql + " " + op + " " + other()
 	}
+}
+
+// rowPred compares a row of two columns with a row of literals (or
+// NULLs): =, <>, <, <=, >, >=, IS DISTINCT FROM, or [NOT] IN a list of
+// rows. It reports false when sc has no column a row can compare.
+func (g *gen) rowPred(sc []expr) (string, bool) {
+	var cs []expr
+	for _, e := range sc {
+		if e.typ != tJsonb {
+			cs = append(cs, e)
+		}
+	}
+	if len(cs) == 0 {
+		return "", false
+	}
+	a, b := pick(g, cs), pick(g, cs)
+	left := "(" + a.sql + ", " + b.sql + ")"
+	row := func() string {
+		lit := func(e expr) string {
+			if g.chance(15) {
+				return "NULL"
+			}
+			return g.literal(e.typ)
+		}
+		return "(" + lit(a) + ", " + lit(b) + ")"
+	}
+	switch g.intn(0, 2, "row predicate") {
+	case 0:
+		not := ""
+		if g.chance(30) {
+			not = "NOT "
+		}
+		return left + " " + not + "IN (" + row() + ", " + row() + ")", true
+	case 1:
+		return left + " IS DISTINCT FROM " + row(), true
+	}
+	return left + " " + pick(g, []string{"=", "<>", "<", "<=", ">", ">="}) + " " + row(), true
 }

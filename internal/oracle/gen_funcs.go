@@ -1,7 +1,8 @@
 package oracle
 
 // Function calls and aggregates of the function catalog in generated
-// workloads: string, numeric and date functions, LIKE/ILIKE, string_agg,
+// workloads: string, numeric and date functions, SQL functions the
+// workload defines (sqlFunctions), LIKE/ILIKE, string_agg,
 // array_agg, the variance family, and array constructors, functions and
 // op ANY/ALL (array) over the workloads' scalar columns. As everywhere in the generator, no call can
 // fail on the values the workloads hold.
@@ -18,6 +19,11 @@ func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 	sub := func(c sqlType) expr { return g.exprOf(sc, c, depth-1) }
 	if g.chance(25) {
 		if e, ok := g.arrayExpr(sc, want, depth); ok {
+			return e, true
+		}
+	}
+	if g.chance(30) {
+		if e, ok := g.sqlFunctionCall(sc, want, depth); ok {
 			return e, true
 		}
 	}
@@ -86,6 +92,35 @@ func (g *gen) funcExpr(sc []expr, want sqlType, depth int) (expr, bool) {
 	case tDate:
 		d := sub(tDate)
 		return expr{"(date_trunc(" + pick(g, []string{"'month'", "'week'", "'year'", "'day'"}) + ", " + d.sql + "))::date", tDate}, true
+	}
+	return expr{}, false
+}
+
+// sqlFunctions are the SQL functions (CREATE FUNCTION ... LANGUAGE SQL)
+// every workload defines; the engine inlines their bodies.
+var sqlFunctions = []string{
+	"CREATE FUNCTION rs_clamp(x bigint) RETURNS bigint LANGUAGE SQL IMMUTABLE STRICT AS 'SELECT greatest(least(x, 5), -5)'",
+	"CREATE FUNCTION rs_tag(s text) RETURNS text LANGUAGE SQL IMMUTABLE AS $$ SELECT coalesce(s, '-') || '!' $$",
+	"CREATE FUNCTION rs_pick(a bigint, b bigint) RETURNS bigint LANGUAGE SQL IMMUTABLE RETURN CASE WHEN a > b THEN a ELSE b END",
+}
+
+// sqlFunctionCall returns a call of one of sqlFunctions of class want.
+func (g *gen) sqlFunctionCall(sc []expr, want sqlType, depth int) (expr, bool) {
+	integer := func() string {
+		a := g.exprOf(sc, tInt, depth-1)
+		if a.typ != tInt && a.typ != tBigint {
+			return "(" + a.sql + ")::bigint"
+		}
+		return a.sql
+	}
+	switch want {
+	case tInt:
+		if g.chance(50) {
+			return expr{"rs_clamp(" + integer() + ")", tBigint}, true
+		}
+		return expr{"rs_pick(" + integer() + ", " + integer() + ")", tBigint}, true
+	case tText:
+		return expr{"rs_tag(" + g.exprOf(sc, tText, depth-1).sql + ")", tText}, true
 	}
 	return expr{}, false
 }

@@ -143,6 +143,13 @@ func (p *Postgres) Exec(ctx context.Context, sql string) (*Result, error) {
 		// In a transaction block: the views are checked at COMMIT.
 		res, err := run(ctx, p.script, text)
 		p.noteCreated(info, err)
+		if err == nil && info.kind == kindCreateMatView {
+			if n, ok, cerr := p.countInBlock(ctx, info.name); cerr != nil {
+				return nil, cerr
+			} else if ok {
+				res.Tag = fmt.Sprintf("SELECT %d", n)
+			}
+		}
 		return p.fixTag(info, res), err
 	}
 	if len(p.matviews) == 0 && info.kind != kindCreateMatView {
@@ -197,6 +204,28 @@ func (p *Postgres) Exec(ctx context.Context, sql string) (*Result, error) {
 		res.Tag = fmt.Sprintf("SELECT %d", created)
 	}
 	return p.fixTag(info, res), nil
+}
+
+// countInBlock counts the rows of the view just created in the script's
+// transaction block, for CREATE MATERIALIZED VIEW's tag, under a
+// savepoint so that a view whose query fails leaves the block as it was
+// (ok false: the tag stays PostgreSQL's own).
+func (p *Postgres) countInBlock(ctx context.Context, name string) (n int, ok bool, err error) {
+	if _, err := run(ctx, p.script, "SAVEPOINT oracle_count"); err != nil {
+		return 0, false, err
+	}
+	r, verr := run(ctx, p.script, "SELECT * FROM "+quoteIdent(name))
+	var e *Error
+	if errors.As(verr, &e) {
+		_, err := run(ctx, p.script, "ROLLBACK TO SAVEPOINT oracle_count")
+		return 0, false, err
+	} else if verr != nil {
+		return 0, false, verr
+	}
+	if _, err := run(ctx, p.script, "RELEASE SAVEPOINT oracle_count"); err != nil {
+		return 0, false, err
+	}
+	return len(r.Rows), true, nil
 }
 
 // noteCreated records the outcome of a successful CREATE [MATERIALIZED]

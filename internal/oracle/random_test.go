@@ -175,8 +175,9 @@ func postgresInSchema(ctx context.Context, dsn, name string) (p *Postgres, done 
 
 // TestWorkloadsAreValid runs generated workloads with PostgreSQL on both
 // sides: every generated statement must succeed in PostgreSQL (the
-// generator promises valid SQL whose evaluation cannot fail), and the
-// harness must agree with itself. It checks a quarter of -oracle.cases.
+// generator promises valid SQL whose evaluation cannot fail), but for the
+// key violations it marks, which must fail with 23505; and the harness
+// must agree with itself. It checks a quarter of -oracle.cases.
 func TestWorkloadsAreValid(t *testing.T) {
 	dsn := pgtest.NewDatabase(t, "oracle")
 	setRapidFlags(max(1, *casesFlag/4))

@@ -62,6 +62,10 @@ type Cast struct {
 	Arg      Expr
 	Typ      types.Type
 	Explicit bool
+	// Zone is the session time zone of the statement that bound the
+	// cast, for the casts that depend on it (timestamptz to and from
+	// text, timestamp and date); the zero Zone is UTC.
+	Zone types.Zone
 }
 
 // And is the three-valued conjunction of its arguments.
@@ -193,7 +197,7 @@ func (e *Cast) Eval(row zset.Row) (types.Value, error) {
 	if err != nil || a.IsNull() {
 		return types.Null, err
 	}
-	return types.Cast(a, e.Typ, e.Explicit)
+	return types.CastZone(a, e.Typ, e.Explicit, e.Zone)
 }
 
 // tri is a three-valued truth value.

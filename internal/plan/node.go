@@ -24,6 +24,9 @@ type Scan struct {
 	// AppendOnly says the relation only ever grows: every change to it
 	// is an insertion (an append-only table).
 	AppendOnly bool
+	// Unique says no two rows of the relation are ever equal (a table
+	// with a primary key, all of whose columns Cols holds).
+	Unique bool
 }
 
 // Values is a constant relation (VALUES lists, SELECT without FROM).

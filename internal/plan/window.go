@@ -63,6 +63,9 @@ type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
 	Exclude    FrameExclusion
+	// Zone is the session time zone a RANGE offset moves a timestamptz
+	// in (days and months on the wall clock); the zero Zone is UTC.
+	Zone types.Zone
 }
 
 // DefaultFrame is the frame of a window that does not name one.

@@ -158,7 +158,7 @@ func (s *Session) execSelectAsOf(ctx context.Context, query string, epoch uint64
 		return nil, err
 	}
 	cat := s.eng.mu.cat
-	b := newBinder(cat, paramText, s.declared)
+	b := newBinder(cat, paramText, s.params())
 	p, err := b.Query(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err

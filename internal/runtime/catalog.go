@@ -9,9 +9,11 @@ import (
 
 	"github.com/rockstream/rockstream/internal/connectors/spec"
 	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/pgcatalog"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -32,15 +34,35 @@ type object struct {
 	// tables"); without a primary key, their rows are stored in
 	// arrival order (appendonly.go).
 	appendOnly bool
+	// attnums are the columns' numbers, stable across ALTER TABLE (nil:
+	// 1..n), dropped the numbers of dropped columns, and nextAttnum the
+	// number a new column gets (0: len(cols)+1); alters are the ALTER
+	// statements applied since CREATE TABLE, which start-up replays
+	// (alter.go).
+	attnums, dropped []int
+	nextAttnum       int
+	alters           []string
+	// unstored append-only tables keep no rows (materialized = false,
+	// unstored.go).
+	unstored bool
 
 	// Views and materialized views.
 	sqlText string   // the defining SELECT, as written
 	query   *pg.Node // the defining SELECT, parsed
 	circuit *diff.Circuit
 	deps    []string // relations the definition names directly
+	// funcDeps are the signatures of the SQL functions the definition
+	// calls (functions.go).
+	funcDeps []string
+	// inputs are the relations the definition resolved, as it saw them
+	// (inputs.go); nil for a view defined before they were kept.
+	inputs map[string]*inputImage
 	// maxIterations is the iteration limit of the view's recursive
 	// queries; 0 means the default (recursion.go).
 	maxIterations int
+	// zone is the session time zone a materialized view's query is
+	// bound in: its creating session's (zone.go).
+	zone types.Zone
 	// route, for a materialized view, is how many of its leading
 	// columns are the routing key of its stored rows (keys.go); 0 means
 	// all of them. derivedRoute is the routing its plan gets now
@@ -51,8 +73,10 @@ type object struct {
 	// catalog records kept it).
 	created uint64
 
-	// system, for a system relation, computes its rows (system.go).
-	system func(r state.Reader) (zset.Batch, error)
+	// system, for a system relation, computes its rows (system.go);
+	// systemCols is how many of its last columns are system columns.
+	system     func(r state.Reader) (zset.Batch, error)
+	systemCols int
 }
 
 // parallelism is how the catalog's circuits step and its relations are
@@ -140,23 +164,36 @@ type catalog struct {
 	// catalog is recovered.
 	eng *Engine
 
-	// session, in the copy of the catalog one session's query binds
-	// against (withSession), is that session; nil otherwise. pg is the
-	// system catalog's index of the copy's relations (pgcatalog.go).
-	session *sessionInfo
-	pg      *pgSnapshot
-	reader  state.Reader
+	// pg, in the copy of the catalog one session's query binds against
+	// (withSession), is the system catalog that session sees; nil
+	// otherwise (systemcatalog.go).
+	pg     *pgcatalog.Catalog
+	reader state.Reader
 	// ctx is the statement's context in that copy: per-row subqueries
 	// stop when it ends.
 	ctx context.Context
 	// connectors are the sources and sinks, by name (connector.go).
 	connectors map[string]*spec.Spec
+	// indexes are the secondary indexes, by name (index.go).
+	indexes map[string]*index
 	// statusOf reports a connector's status; nil when nothing runs them.
 	statusOf func(name string) (ConnectorStatus, bool)
+	// functions are the SQL functions by name, each name's overloads
+	// (functions.go).
+	functions map[string][]*function
+	// schemas are the schemas made with CREATE SCHEMA, by name; path,
+	// in the copy of the catalog a session's statement uses, is that
+	// session's search path (schemas.go), nil elsewhere.
+	schemas map[string]*schema
+	path    []string
+	// origin, in a copy made by withPath, is the catalog copied;
+	// database, in a session's copy, is the session's database.
+	origin   *catalog
+	database string
 }
 
 func newCatalog() *catalog {
-	return &catalog{byName: map[string]*object{}, nextID: 1}
+	return &catalog{byName: map[string]*object{}, nextID: 1, indexes: map[string]*index{}, schemas: map[string]*schema{}}
 }
 
 func (c *catalog) clone() *catalog {
@@ -167,6 +204,15 @@ func (c *catalog) clone() *catalog {
 	}
 	for k, v := range c.connectors {
 		n.connectors[k] = v
+	}
+	c.cloneFunctions(n)
+	n.schemas = make(map[string]*schema, len(c.schemas))
+	for k, v := range c.schemas {
+		n.schemas[k] = v
+	}
+	n.indexes = make(map[string]*index, len(c.indexes))
+	for k, v := range c.indexes {
+		n.indexes[k] = v
 	}
 	return n
 }
@@ -190,13 +236,14 @@ func (c *catalog) lookup(name string) *object {
 	return c.systemRelation(name)
 }
 
-// Relation implements sql.Catalog.
+// Relation implements sql.Catalog: name is as a user wrote it,
+// resolved through the search path (schemas.go).
 func (c *catalog) Relation(name string) *sql.Relation {
-	o := c.lookup(name)
+	o := c.resolve(name)
 	if o == nil {
 		return nil
 	}
-	return &sql.Relation{Name: o.name, Kind: o.kind, Cols: o.cols, Query: o.query, AppendOnly: o.appendOnly}
+	return c.relationOf(o)
 }
 
 // matviewsInOrder returns the materialized views in creation (= dependency)
@@ -215,12 +262,13 @@ func (c *catalog) matviewsInOrder() []*object {
 // dependents returns the objects whose definitions name o directly.
 func (c *catalog) dependents(name string) []*object {
 	var out []*object
+	target := c.byName[name]
+	if target == nil {
+		return nil
+	}
 	for _, o := range c.byName {
-		for _, d := range o.deps {
-			if d == name {
-				out = append(out, o)
-				break
-			}
+		if o != target && o.readsRelation(target.id, name) {
+			out = append(out, o)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })

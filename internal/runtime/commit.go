@@ -35,6 +35,12 @@ type epochWrite struct {
 
 	deferViews bool
 	pending    map[string]zset.Batch
+
+	// now reads the engine's clock the first time a temporal filter
+	// steps in the epoch, and clock holds what it read (temporal.go); nil
+	// where the epoch has no time of its own (the stored clock stands).
+	now   func() time.Time
+	clock time.Time
 }
 
 // flush carries the block's pending table changes through its views.
@@ -87,6 +93,9 @@ func (w *epochWrite) run(fn writeFunc) error {
 // beginEpochLocked starts an epoch over the committed state. The caller
 // holds the write token, so nothing else commits until the epoch ends.
 func (e *Engine) beginEpoch() (*epochWrite, error) {
+	if err := e.recoverStore(); err != nil {
+		return nil, err
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.mu.failed != nil {
@@ -97,6 +106,7 @@ func (e *Engine) beginEpoch() (*epochWrite, error) {
 		ov:     state.NewOverlay(e.mu.store),
 		cat:    e.mu.cat,
 		logSeq: map[uint64]uint64{},
+		now:    e.now,
 	}, nil
 }
 
@@ -165,7 +175,8 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 
 // failCommit reports a failed commit. The store dropped the epoch's
 // writes, but after a failed sync the durable state is unknown until the
-// store is reopened, so the engine refuses further writes.
+// store is reopened, so the engine refuses further writes until the store
+// has recovered (recoverStore).
 func (e *Engine) failCommit(err error) error {
 	if errs.CodeOf(err) == errs.DiskFull && !errors.Is(err, storage.ErrFailed) {
 		// The store refused the epoch before writing any of it (the disk
@@ -173,7 +184,7 @@ func (e *Engine) failCommit(err error) error {
 		// commit may succeed once space is freed.
 		return err
 	}
-	e.mu.failed = errs.Newf(errs.IOError, "the storage failed to commit epoch %d and the engine accepts no more writes; restart to recover from the last durable epoch: %v", e.mu.epoch+1, err)
+	e.mu.failed = errs.Newf(errs.IOError, "the storage failed to commit epoch %d and the engine accepts no writes until the storage has reopened itself (once the condition clears), or a restart recovers from the last durable epoch: %v", e.mu.epoch+1, err)
 	return fmt.Errorf("commit failed, nothing of the transaction was applied: %w", err)
 }
 

@@ -49,6 +49,9 @@ type ConnectorStatus struct {
 	Records, Errors int64
 	// LastError is the last error, secrets removed; empty when none.
 	LastError string
+	// Failures counts the times the connector failed (and was
+	// restarted) since the process started.
+	Failures int64
 }
 
 // SetConnectorStatus installs the function that reports a connector's

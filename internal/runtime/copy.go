@@ -10,10 +10,12 @@ import (
 
 	"github.com/rockstream/rockstream/internal/copyfmt"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/pgparse"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -47,15 +49,18 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 		if err != nil {
 			return nil, err
 		}
-		return copyOutRows(c.Options, res)
+		return copyOutRows(c.Options, res, s.Zone())
 	}
 	r, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	name := normalizeName(c.Relation.Schemaname, c.Relation.Relname)
-	o := cat.lookup(name)
+	if err := cat.checkDatabase(c.Relation); err != nil {
+		return nil, err
+	}
+	name := qualifiedName(c.Relation.Schemaname, c.Relation.Relname)
+	o := cat.resolve(name)
 	switch {
 	case o == nil:
 		return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", name)
@@ -83,7 +88,7 @@ func (s *Session) execCopy(ctx context.Context, c *pg.CopyStmt, paramText []*str
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	return copyOutRows(c.Options, res)
+	return copyOutRows(c.Options, res, s.Zone())
 }
 
 // copyColumns resolves a COPY column list to column indexes; no list
@@ -122,8 +127,11 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 		return nil, err
 	}
 	defer done()
-	name := normalizeName(c.Relation.Schemaname, c.Relation.Relname)
-	o := cat.lookup(name)
+	if err := cat.checkDatabase(c.Relation); err != nil {
+		return nil, err
+	}
+	name := qualifiedName(c.Relation.Schemaname, c.Relation.Relname)
+	o := cat.resolve(name)
 	switch {
 	case o == nil:
 		return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", name)
@@ -146,6 +154,7 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Zone = s.Zone()
 	return &Result{CopyIn: &CopyIn{
 		Binary:  opts.Format == copyfmt.Binary,
 		Columns: len(targets),
@@ -165,6 +174,8 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 // discards what the client still sends, up to its CopyDone or CopyFail.
 func (s *Session) CopyFrom(ctx context.Context, in *CopyIn, data io.Reader) (res *Result, err error) {
 	defer func() { s.copyDone(res, err) }()
+	ctx, acct := s.openAccount(ctx)
+	defer acct.Close()
 	res, err = guard(s.eng, func() (*Result, error) { return s.copyFrom(ctx, in, data) })
 	if err != nil {
 		s.failStatement(err)
@@ -178,11 +189,16 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 	}
 	spec := in.spec
 	o := spec.table
+	clock := s.clock()
 	fcols := make([]copyfmt.Column, len(spec.targets))
 	for j, i := range spec.targets {
 		fcols[j] = copyfmt.Column{Name: o.cols[i].Name, Type: o.cols[i].Type}
 	}
 	dec := copyfmt.NewDecoder(data, spec.opts, o.name, fcols)
+	// A line's bytes are split into a field buffer and made a value, and
+	// the row's write copies the value again: the line needs room for
+	// those copies of it, and for the buffers it outgrew.
+	dec.SetGrow(func(size int64) error { return memgov.From(ctx).Fits(copyLineCopies * size) })
 	var rows []zset.Row
 	var lines []int64 // the line each row came from, for error context
 	for {
@@ -193,8 +209,11 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		if err != nil {
 			return nil, s.failStatement(err)
 		}
-		row, err := o.ownRow(spec.targets, vals)
+		row, err := o.ownRow(spec.targets, vals, clock)
 		if err != nil {
+			return nil, s.failStatement(errs.WithWhere(err, dec.Where()))
+		}
+		if err := memgov.From(ctx).Reserve(copyRowBytes(row)); err != nil {
 			return nil, s.failStatement(errs.WithWhere(err, dec.Where()))
 		}
 		rows = append(rows, row)
@@ -259,13 +278,14 @@ func (s *Session) CopyFail(msg string) (err error) {
 // err.
 func (s *Session) failStatement(err error) error {
 	if s.txn != nil {
-		s.txn.state = txnFailed
+		s.txn.Fail()
 	}
 	return err
 }
 
-// copyOutRows returns the CopyOut of a COPY TO of res's rows.
-func copyOutRows(options []*pg.Node, res *Result) (*Result, error) {
+// copyOutRows returns the CopyOut of a COPY TO of res's rows, or of its
+// stream's.
+func copyOutRows(options []*pg.Node, res *Result, zone types.Zone) (*Result, error) {
 	names := make([]string, len(res.Columns))
 	for i, c := range res.Columns {
 		names[i] = c.Name
@@ -273,6 +293,11 @@ func copyOutRows(options []*pg.Node, res *Result) (*Result, error) {
 	opts, err := copyOptions(options, names, false)
 	if err != nil {
 		return nil, err
+	}
+	opts.Zone = zone
+	if st := res.Stream; st != nil {
+		// A streamed query's rows are encoded as the stream makes them.
+		return &Result{CopyOut: newCopyOut(opts, res.Columns, st.Next, func() { _ = st.Close() })}, nil
 	}
 	rows := res.Rows
 	return &Result{CopyOut: newCopyOut(opts, res.Columns, func(context.Context) ([]zset.Row, error) {
@@ -350,7 +375,7 @@ func (s *Session) execCopyExt(ctx context.Context, st ext.Statement, paramText [
 		if err != nil {
 			return nil, err
 		}
-		return copyOutRows(c.Options, res)
+		return copyOutRows(c.Options, res, s.Zone())
 	case ext.Subscribe:
 		res, err := s.execSubscribe(*st.Inner)
 		if err != nil {
@@ -365,6 +390,7 @@ func (s *Session) execCopyExt(ctx context.Context, st ext.Statement, paramText [
 			res.Subscription.Close()
 			return nil, err
 		}
+		opts.Zone = s.Zone()
 		sub := res.Subscription
 		return &Result{CopyOut: newCopyOut(opts, res.Columns, sub.Next, sub.Close)}, nil
 	}

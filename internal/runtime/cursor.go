@@ -20,45 +20,31 @@ import (
 
 // A cursor is a query's result read a few rows at a time with FETCH. It
 // lives in a transaction block and is closed when the block ends, as
-// PostgreSQL's cursors WITHOUT HOLD are. A cursor over a SELECT holds the
-// rows of the query as of DECLARE; a cursor over SUBSCRIBE reads the
-// view's changes as they are committed, FETCH waiting for them.
+// PostgreSQL's cursors WITHOUT HOLD are (session.Cursors keeps them). A
+// cursor over a SELECT holds the rows of the query as of DECLARE; a
+// cursor over SUBSCRIBE reads the view's changes as they are committed,
+// FETCH waiting for them.
 type cursor struct {
 	cols []Column
 	rows []zset.Row    // a SELECT's rows not fetched yet
 	sub  *subscription // a SUBSCRIBE's, or nil
 }
 
-// Cursor option bits of DeclareCursorStmt.Options (PostgreSQL's
-// CURSOR_OPT_*).
-const (
-	cursorBinary = 0x01
-	cursorScroll = 0x02
-	cursorHold   = 0x20
-)
+// Close implements session.Cursor: it ends a SUBSCRIBE cursor's
+// subscription.
+func (c *cursor) Close() {
+	if c.sub != nil {
+		c.sub.close()
+	}
+}
 
 // declareCursor checks a DECLARE's name and options.
 func (s *Session) declareCursor(d *pg.DeclareCursorStmt) error {
-	switch {
-	case !s.txn.block:
-		return errs.New(errs.NoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
-	case d.Options&cursorHold != 0:
-		return errs.New(errs.FeatureNotSupported, "DECLARE CURSOR WITH HOLD is not supported; cursors are closed at the end of their transaction block")
-	case d.Options&cursorScroll != 0:
-		return errs.New(errs.FeatureNotSupported, "SCROLL cursors are not supported; cursors scan forward only")
-	case d.Options&cursorBinary != 0:
-		return errs.New(errs.FeatureNotSupported, "DECLARE BINARY CURSOR is not supported")
-	case s.cursors[d.Portalname] != nil:
-		return errs.Newf(errs.DuplicateCursor, "cursor %q already exists", d.Portalname)
-	}
-	return nil
+	return s.cursors.CheckDeclare(d, s.txn.Block())
 }
 
 func (s *Session) addCursor(name string, c *cursor) *Result {
-	if s.cursors == nil {
-		s.cursors = map[string]*cursor{}
-	}
-	s.cursors[name] = c
+	s.cursors.Add(name, c)
 	return &Result{Tag: "DECLARE CURSOR"}
 }
 
@@ -97,11 +83,13 @@ func (s *Session) declareExt(ctx context.Context, st ext.Statement, paramText []
 	if s.txn.wrote() {
 		return nil, errs.New(errs.FeatureNotSupported, "a SUBSCRIBE cursor cannot be declared in a transaction block that has written; declare it in a block of its own")
 	}
-	sub, err := s.eng.subscribe(*st.Inner)
+	inner := *st.Inner
+	inner.Name = s.resolveKey(inner.Name)
+	sub, err := s.eng.subscribe(inner)
 	if err != nil {
 		return nil, err
 	}
-	s.txn.readOnly = true
+	s.txn.Subscribed()
 	return s.addCursor(d.Portalname, &cursor{cols: subscriptionColumns(sub.view, sub.progress), sub: sub}), nil
 }
 
@@ -129,9 +117,9 @@ func (s *Session) fetchExt(ctx context.Context, st ext.Statement) (*Result, erro
 // least one row is available (at most timeout, when hasTimeout), then
 // returns up to the count asked for.
 func (s *Session) execFetch(ctx context.Context, f *pg.FetchStmt, timeout time.Duration, hasTimeout bool) (*Result, error) {
-	c := s.cursors[f.Portalname]
-	if c == nil {
-		return nil, errs.Newf(errs.InvalidCursorName, "cursor %q does not exist", f.Portalname)
+	c, err := s.cursors.Get(f.Portalname)
+	if err != nil {
+		return nil, err
 	}
 	if f.Direction != pg.FetchDirection_FETCH_FORWARD || f.HowMany < 0 {
 		return nil, errs.New(errs.PrerequisiteState, "cursor can only scan forward")
@@ -183,26 +171,14 @@ func (s *Session) execClose(c *pg.ClosePortalStmt) (*Result, error) {
 		s.closeCursors()
 		return &Result{Tag: "CLOSE CURSOR ALL"}, nil
 	}
-	cur := s.cursors[c.Portalname]
-	if cur == nil {
-		return nil, errs.Newf(errs.InvalidCursorName, "cursor %q does not exist", c.Portalname)
+	if err := s.cursors.Close(c.Portalname); err != nil {
+		return nil, err
 	}
-	if cur.sub != nil {
-		cur.sub.close()
-	}
-	delete(s.cursors, c.Portalname)
 	return &Result{Tag: "CLOSE CURSOR"}, nil
 }
 
 // closeCursors closes every cursor of the session.
-func (s *Session) closeCursors() {
-	for name, c := range s.cursors {
-		if c.sub != nil {
-			c.sub.close()
-		}
-		delete(s.cursors, name)
-	}
-}
+func (s *Session) closeCursors() { s.cursors.CloseAll() }
 
 // writeStmtName names a statement that writes, for the error of a write
 // in a read-only block; "" for one that does not.
@@ -220,10 +196,20 @@ func writeStmtName(n *pg.Node) string {
 		return "COPY FROM"
 	case n.GetCreateStmt() != nil:
 		return "CREATE TABLE"
+	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
+		return "CREATE TABLE AS"
 	case n.GetCreateTableAsStmt() != nil:
 		return "CREATE MATERIALIZED VIEW"
+	case n.GetSelectStmt() != nil && n.GetSelectStmt().IntoClause != nil:
+		return "SELECT INTO"
 	case n.GetViewStmt() != nil:
 		return "CREATE VIEW"
+	case n.GetCommentStmt() != nil:
+		return "COMMENT"
+	case n.GetCreateFunctionStmt() != nil:
+		return "CREATE FUNCTION"
+	case n.GetIndexStmt() != nil:
+		return "CREATE INDEX"
 	case n.GetDropStmt() != nil:
 		return "DROP " + strings.ReplaceAll(strings.TrimPrefix(n.GetDropStmt().RemoveType.String(), "OBJECT_"), "MATVIEW", "MATERIALIZED VIEW")
 	case n.GetCreateRoleStmt() != nil:

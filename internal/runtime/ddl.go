@@ -14,19 +14,18 @@ import (
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
-	"github.com/rockstream/rockstream/internal/zset"
 )
 
 func checkNewName(cat *catalog, rv *pg.RangeVar) (string, error) {
-	if rv.Schemaname != "" && rv.Schemaname != "public" {
-		return "", errs.Newf(errs.FeatureNotSupported, "schema %q is not supported; only public exists", rv.Schemaname)
-	}
 	if rv.Relpersistence == "t" {
 		return "", errs.New(errs.FeatureNotSupported, "temporary relations are not supported")
 	}
-	name := rv.Relname
-	if cat.lookup(name) != nil {
-		return name, errs.Newf(errs.DuplicateTable, "relation %q already exists", name)
+	name, err := cat.newObjectKey(rv)
+	if err != nil {
+		return "", err
+	}
+	if cat.relationNameTaken(name) {
+		return rv.Relname, errs.Newf(errs.DuplicateTable, "relation %q already exists", rv.Relname)
 	}
 	return name, nil
 }
@@ -94,11 +93,7 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 				notNull = true
 			case pg.ConstrType_CONSTR_NULL:
 			case pg.ConstrType_CONSTR_DEFAULT:
-				e, err := b.Scalar(nil, c.RawExpr)
-				if err != nil {
-					return nil, nil, err
-				}
-				if def, err = sql.Coerce(e, t, cd.Colname); err != nil {
+				if def, err = bindDefault(&b, c.RawExpr, t, cd.Colname); err != nil {
 					return nil, nil, err
 				}
 			case pg.ConstrType_CONSTR_PRIMARY:
@@ -133,6 +128,10 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 		o.notNull[idx] = true
 	}
 	if o.lateness, err = tableOptions(o, cs.Options); err != nil {
+		return nil, nil, err
+	}
+	o.funcDeps = b.UsedFunctions
+	if err := checkUnstored(o); err != nil {
 		return nil, nil, err
 	}
 	nc := cat.clone()
@@ -216,18 +215,22 @@ func relationNames(n *pg.Node) []string {
 	return out
 }
 
-func createView(_ state.Store, cat *catalog, text string, vs *pg.ViewStmt) (*catalog, *Result, error) {
+func createView(st state.Store, cat *catalog, text string, vs *pg.ViewStmt) (*catalog, *Result, error) {
+	return createViewWith(st, cat, text, vs, nil)
+}
+
+// createViewWith is createView binding the definition through images
+// (inputs.go); nil records them.
+func createViewWith(st state.Store, cat *catalog, text string, vs *pg.ViewStmt, images map[string]*inputImage) (*catalog, *Result, error) {
 	name, err := checkNewName(cat, vs.View)
 	if err != nil {
-		if vs.Replace {
-			return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE OR REPLACE VIEW is not supported; drop the view and create it again")
-		}
 		return nil, nil, err
 	}
 	if len(vs.Options) > 0 || vs.WithCheckOption != pg.ViewCheckOption_NO_CHECK_OPTION {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "view options are not supported")
 	}
-	b := sql.Binder{Cat: cat}
+	bc := definitionCatalog(cat, images, images == nil)
+	b := sql.Binder{Cat: bc}
 	p, err := b.Query(vs.Query)
 	if err != nil {
 		return nil, nil, err
@@ -236,7 +239,7 @@ func createView(_ state.Store, cat *catalog, text string, vs *pg.ViewStmt) (*cat
 	if err != nil {
 		return nil, nil, err
 	}
-	o := &object{name: name, kind: sql.View, cols: cols, sqlText: text, query: vs.Query, deps: relationNames(vs.Query)}
+	o := &object{name: name, kind: sql.View, cols: cols, sqlText: text, query: vs.Query, deps: relationNames(vs.Query), funcDeps: b.UsedFunctions, inputs: bc.images}
 	if len(vs.Aliases) > 0 {
 		o.query = renameQuery(vs.Query, cols)
 	}
@@ -293,7 +296,13 @@ func viewColumns(p plan.Node, aliases []*pg.Node, tooMany string) ([]plan.Column
 // createMatView creates a materialized view and backfills it: the whole
 // current contents of its inputs are its first delta. When recovering, the
 // view's state is already stored and only its circuit is rebuilt.
-func createMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int) (*catalog, *Result, error) {
+func createMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int, zone types.Zone) (*catalog, *Result, error) {
+	return createMatViewWith(ctx, st, w, text, cs, recovering, recursionLimit, zone, nil)
+}
+
+// createMatViewWith is createMatView binding the definition through
+// images (inputs.go); nil records them.
+func createMatViewWith(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recovering bool, recursionLimit int, zone types.Zone, images map[string]*inputImage) (*catalog, *Result, error) {
 	cat := w.cat
 	if cs.Objtype != pg.ObjectType_OBJECT_MATVIEW {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "CREATE TABLE AS is not supported; use CREATE MATERIALIZED VIEW")
@@ -305,7 +314,8 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	}
 	// As in PostgreSQL, the query is analyzed before IF NOT EXISTS looks
 	// at the name: a query naming a missing column fails either way.
-	b := sql.Binder{Cat: cat}
+	bc := definitionCatalog(cat, images, images == nil)
+	b := sql.Binder{Cat: bc, Zone: zone, TemporalFilters: true}
 	p, berr := b.Query(cs.Query)
 	if berr != nil {
 		return nil, nil, berr
@@ -336,7 +346,7 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
-		query: cs.Query, deps: relationNames(cs.Query), maxIterations: recursionLimit, created: w.epoch}
+		query: cs.Query, deps: relationNames(cs.Query), funcDeps: b.UsedFunctions, maxIterations: recursionLimit, created: w.epoch, inputs: bc.images, zone: zone}
 	nc.nextID++
 	o.route = groupRoute(p, len(cols))
 	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
@@ -346,21 +356,24 @@ func createMatView(ctx context.Context, st state.Store, w *epochWrite, text stri
 	if err := checkViewInputs(cat, o.circuit); err != nil {
 		return nil, nil, err
 	}
+	if err := checkTemporalNows(&b, o.circuit); err != nil {
+		return nil, nil, err
+	}
 	if recovering {
 		nc.byName[name] = o
 		return nc, nil, nil
 	}
-	deltas := map[string]zset.Batch{}
-	for _, r := range o.circuit.Relations() {
-		src := cat.lookup(r)
-		if src == nil {
-			return nil, nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)
+	if o.circuit.Temporal() {
+		// The epoch's time reaches the other temporal views first, so
+		// that every view stands at the stored clock.
+		if err := stepDueViews(ctx, st, w); err != nil {
+			return nil, nil, err
 		}
-		if deltas[r], err = readRelation(ctx, st, src); err != nil {
+		if err := setEpochClock(st, w); err != nil {
 			return nil, nil, err
 		}
 	}
-	out, err := o.circuit.StepParallel(ctx, st, deltas, cat.parallelism())
+	out, err := backfill(ctx, st, cat, o)
 	if err != nil {
 		return nil, nil, viewError(o, err)
 	}
@@ -391,21 +404,30 @@ func drop(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Result, err
 		want, tag = []sqlKind{sql.View}, "DROP VIEW"
 	case pg.ObjectType_OBJECT_MATVIEW:
 		want, tag = []sqlKind{sql.MaterializedView}, "DROP MATERIALIZED VIEW"
+	case pg.ObjectType_OBJECT_FUNCTION:
+		return dropFunctions(st, cat, ds)
 	default:
 		return nil, nil, errs.Newf(errs.FeatureNotSupported, "DROP %s is not supported", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
 	nc := cat.clone()
+	// Names resolve, and errors describe objects, through the search
+	// path; the catalog installed keeps none.
+	nc.path = cat.path
+	defer func() { nc.path = nil }()
 	cascade := ds.Behavior == pg.DropBehavior_DROP_CASCADE
 	for _, obj := range ds.Objects {
 		var parts []string
 		for _, item := range obj.GetList().Items {
 			parts = append(parts, item.GetString_().Sval)
 		}
+		if err := cat.checkNameParts(parts); err != nil {
+			return nil, nil, err
+		}
 		name := parts[len(parts)-1]
 		if len(parts) > 1 {
-			name = normalizeName(parts[len(parts)-2], name)
+			name = qualifiedName(parts[len(parts)-2], name)
 		}
-		o := nc.lookup(name)
+		o := nc.resolve(name)
 		if o != nil && o.system != nil {
 			return nil, nil, systemRelationError(o, "drop")
 		}
@@ -413,7 +435,7 @@ func drop(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Result, err
 			if ds.MissingOk {
 				continue
 			}
-			return nil, nil, errs.Newf(errs.UndefinedTable, "%s %q does not exist", kindWord(want[0]), name)
+			return nil, nil, errs.Newf(errs.UndefinedTable, "%s %q does not exist", kindWord(want[0]), parts[len(parts)-1])
 		}
 		if o.kind != want[0] {
 			return nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a %s", name, kindWord(want[0]))
@@ -445,8 +467,7 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	}
 	deps := cat.dependents(o.name)
 	if len(deps) > 0 && !cascade {
-		return errs.Newf(errs.DependentObjects, "cannot drop %s %s because other objects depend on it (%s %s depends on %s %s); use DROP ... CASCADE to drop the dependent objects too",
-			o.kindName(), o.name, deps[0].kindName(), deps[0].name, o.kindName(), o.name)
+		return cat.dependentsError(o)
 	}
 	for _, d := range deps {
 		if cat.byName[d.name] == nil {
@@ -457,6 +478,15 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 		}
 	}
 	delete(cat.byName, o.name)
+	if err := dropPrivileges(st, o); err != nil {
+		return err
+	}
+	if err := dropIndexesOf(st, cat, o); err != nil {
+		return err
+	}
+	if err := dropComments(st, o); err != nil {
+		return err
+	}
 	if o.kind == sql.View {
 		return nil
 	}
@@ -472,6 +502,11 @@ func dropObject(st state.Store, cat *catalog, o *object, cascade bool) error {
 	}
 	if o.storesInArrivalOrder() {
 		if err := st.Delete(appendSeqKey(o.id)); err != nil {
+			return err
+		}
+	}
+	if o.unstored {
+		if err := st.Delete(unstoredKey(o.id)); err != nil {
 			return err
 		}
 	}

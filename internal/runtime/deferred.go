@@ -49,7 +49,7 @@ type deferredWrites struct {
 // INSERT ... VALUES (or DEFAULT VALUES) into a table without an event
 // time.
 func (s *Session) deferrable(o *object, conflict, subqueries bool) bool {
-	return s.txn != nil && s.txn.block && s.txn.w == nil && !s.txn.readOnlyTxn() &&
+	return s.txn != nil && s.txn.Block() && s.txn.w == nil && !s.txn.readOnlyTxn() &&
 		!conflict && !subqueries && o != nil && o.kind == sql.Table && o.lateness == nil && o.system == nil
 }
 

@@ -18,8 +18,11 @@ import (
 
 // targetTable resolves the table a DML statement writes.
 func targetTable(cat *catalog, rv *pg.RangeVar) (*object, error) {
-	name := normalizeName(rv.Schemaname, rv.Relname)
-	o := cat.lookup(name)
+	if err := cat.checkDatabase(rv); err != nil {
+		return nil, err
+	}
+	name := qualifiedName(rv.Schemaname, rv.Relname)
+	o := cat.resolve(name)
 	switch {
 	case o == nil:
 		return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", name)
@@ -73,6 +76,9 @@ func (o *object) uniqueViolation(row zset.Row) error {
 
 // writeTable applies a table delta and propagates it to every view.
 func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+	if o.unstored {
+		return writeUnstored(ctx, st, w, o, delta)
+	}
 	if o.storesInArrivalOrder() {
 		// Insertions only, stored as they come; the views' circuits
 		// consolidate what they take in.
@@ -82,28 +88,36 @@ func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, d
 		if err := checkFinal(st, o, delta); err != nil {
 			return err
 		}
-		if err := appendRows(st, o, delta); err != nil {
+		parts, err := appendRowsOn(st, o, delta, w.cat.parallelism())
+		if err != nil {
 			return err
 		}
-	} else {
-		var err error
-		if delta, err = zset.Consolidate(delta); err != nil || len(delta) == 0 {
-			return err
-		}
-		if err := checkFinal(st, o, delta); err != nil {
-			return err
-		}
-		if err := applyDelta(st, o.rowsPrefix(), delta, o.keyOf()); err != nil {
-			return err
-		}
+		return tableWrittenSplit(ctx, st, w, o, delta, parts)
 	}
-	return tableWritten(ctx, st, w, o, delta)
+	var err error
+	if delta, err = zset.Consolidate(delta); err != nil || len(delta) == 0 {
+		return err
+	}
+	if err := checkFinal(st, o, delta); err != nil {
+		return err
+	}
+	if !splitWrites(w.cat.parallelism(), len(delta)) {
+		return writeBesideViews(ctx, st, w, o, delta, func(st state.Store) error { return applyDelta(st, o.rowsPrefix(), delta, o.keyOf()) }, nil)
+	}
+	parts, err := applyDeltaOn(st, o, delta, w.cat.parallelism())
+	if err != nil {
+		return err
+	}
+	return tableWrittenSplit(ctx, st, w, o, delta, parts)
 }
 
 // tableWritten completes the write of delta, stored in o's rows: the
 // watermark moves past it and the views take it in (at COMMIT, in an
 // epoch that defers them).
 func tableWritten(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+	if err := indexWritten(st, w.cat, o, delta); err != nil {
+		return err
+	}
 	if err := advanceWatermark(st, o, delta); err != nil {
 		return err
 	}
@@ -189,7 +203,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 	// An INSERT ... SELECT reads relations, so in a transaction block the
 	// block's changes must reach its views first.
 	readsRelations := ins.SelectStmt != nil && len(ins.SelectStmt.GetSelectStmt().GetValuesLists()) == 0
-	declared := s.declared
+	declared := s.params()
 	// A kept prepared INSERT reads nothing but its parameters.
 	kept := declared.keptInsert(ins) != nil
 	var res *Result
@@ -203,7 +217,7 @@ func (s *Session) execInsert(ctx context.Context, ins *pg.InsertStmt, paramText 
 		res = r
 		return nil, err
 	}
-	if s.txn != nil && s.txn.block && s.txn.w == nil {
+	if s.txn != nil && s.txn.Block() && s.txn.w == nil {
 		o, _ := targetTable(s.catalog(), ins.Relation)
 		if s.deferrable(o, ins.OnConflictClause != nil, readsRelations || !kept && hasSubLink(ins.SelectStmt)) {
 			return res, s.writeDeferred(o, write)
@@ -250,12 +264,19 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 		}
 		targets = append(targets, i)
 	}
+	if sel := ins.SelectStmt.GetSelectStmt(); len(ins.Cols) == 0 && sel != nil && len(sel.ValuesLists) > 0 {
+		// Without a column list, VALUES fills the first columns.
+		targets = targets[:min(len(targets), len(sel.ValuesLists[0].GetList().GetItems()))]
+	}
 
 	// Parameters past the client's are EXCLUDED's columns in ON CONFLICT
 	// DO UPDATE: the client's are all those the statement names.
 	b := newBinder(cat, paramText, declared.withSlots(insertParamRefs(ins)))
 	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {
+		if err := checkConflictArbiter(cat, o, oc); err != nil {
+			return nil, err
+		}
 		var err error
 		if bi.conflict, err = bindOnConflict(b, o, aliasOf(ins.Relation), oc, bi.nUser); err != nil {
 			return nil, err
@@ -286,7 +307,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 					continue
 				}
 				col := o.cols[targets[j]]
-				if v, ok, err := sql.AssignLiteral(it, col.Type); ok {
+				if v, ok, err := sql.AssignLiteral(it, col.Type, b.Zone); ok {
 					if err != nil {
 						return nil, err
 					}
@@ -308,7 +329,14 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 		for j, t := range targets {
 			targetCols[j] = o.cols[t]
 		}
-		if bi.query, err = b.InsertQuery(ins.SelectStmt, targetCols); err != nil {
+		if len(ins.Cols) > 0 {
+			bi.query, err = b.InsertQuery(ins.SelectStmt, targetCols)
+		} else {
+			var n int
+			bi.query, n, err = b.InsertQueryPrefix(ins.SelectStmt, targetCols)
+			bi.targets = targets[:n]
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -343,7 +371,7 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 		vals := make([]types.Value, len(targets))
 		for j, e := range er {
 			if e == nil {
-				v, err := o.defaultValue(targets[j])
+				v, err := o.defaultValue(targets[j], declared.clockOf())
 				if err != nil {
 					return nil, err
 				}
@@ -356,14 +384,14 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 			}
 			vals[j] = v
 		}
-		row, err := o.ownRow(targets, vals)
+		row, err := o.ownRow(targets, vals, declared.clockOf())
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, row)
 	}
 	for _, qr := range queryRows {
-		row, err := o.fullRow(targets, qr)
+		row, err := o.fullRow(targets, qr, declared.clockOf())
 		if err != nil {
 			return nil, err
 		}
@@ -378,10 +406,10 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 
 // fullRow builds a table row from the values of the target columns: the
 // other columns get their defaults. It enforces NOT NULL.
-func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
+func (o *object) fullRow(targets []int, vals []types.Value, clock sql.Clock) (zset.Row, error) {
 	row := make(zset.Row, len(o.cols))
 	for i := range o.cols {
-		v, err := o.defaultValue(i)
+		v, err := o.defaultValue(i, clock)
 		if err != nil {
 			return nil, err
 		}
@@ -395,11 +423,11 @@ func (o *object) fullRow(targets []int, vals []types.Value) (zset.Row, error) {
 
 // ownRow is fullRow for vals the caller hands over: when they give every
 // column in order, they become the row.
-func (o *object) ownRow(targets []int, vals []types.Value) (zset.Row, error) {
+func (o *object) ownRow(targets []int, vals []types.Value, clock sql.Clock) (zset.Row, error) {
 	if allColumns(targets, len(o.cols)) {
 		return vals, o.checkRow(vals)
 	}
-	return o.fullRow(targets, vals)
+	return o.fullRow(targets, vals, clock)
 }
 
 // allColumns reports whether targets are the columns 0..n-1 in order.
@@ -415,13 +443,18 @@ func allColumns(targets []int, n int) bool {
 	return true
 }
 
-// defaultValue evaluates column i's DEFAULT, NULL when it has none. A
-// volatile default is evaluated anew for each row, as PostgreSQL does.
-func (o *object) defaultValue(i int) (types.Value, error) {
-	if o.defaults[i] == nil {
+// defaultValue evaluates column i's DEFAULT, NULL when it has none; a
+// DEFAULT that reads the clock (now(), ...) reads clock, the statement's
+// (defaults.go).
+func (o *object) defaultValue(i int, clock sql.Clock) (types.Value, error) {
+	switch d := o.defaults[i].(type) {
+	case nil:
 		return types.Null, nil
+	case *clockDefault:
+		return d.at(clock)
+	default:
+		return d.Eval(nil)
 	}
-	return o.defaults[i].Eval(nil)
 }
 
 // insertFullRows inserts complete rows into table o: late rows are
@@ -637,13 +670,13 @@ type setTarget struct {
 // expression, or NULL).
 func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (setList, error) {
 	sets := map[int]plan.Expr{}
-	for _, n := range list {
-		rt := n.GetResTarget()
+	targets, err := expandSetTargets(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, rt := range targets {
 		if len(rt.Indirection) > 0 {
 			return nil, errs.New(errs.FeatureNotSupported, "assignment to a subfield or array element is not supported")
-		}
-		if rt.Val.GetMultiAssignRef() != nil {
-			return nil, errs.New(errs.FeatureNotSupported, "multiple-column assignment (a, b) = (...) is not supported")
 		}
 		i, err := o.columnIndex(rt.Name)
 		if err != nil {
@@ -653,7 +686,9 @@ func bindSets(b *sql.Binder, sc *sql.Scope, o *object, list []*pg.Node) (setList
 			return nil, errs.Newf(errs.SyntaxError, "multiple assignments to same column %q", rt.Name)
 		}
 		if rt.Val.GetSetToDefault() != nil {
-			sets[i] = o.defaults[i]
+			if sets[i], err = o.defaultExpr(i, b.Clock); err != nil {
+				return nil, err
+			}
 			if sets[i] == nil {
 				sets[i] = &plan.Const{Val: types.Null, Typ: o.cols[i].Type}
 			}
@@ -712,7 +747,7 @@ func matchRows(ctx context.Context, st state.Reader, cat *catalog, o *object, wh
 	if where == nil {
 		return readRelationOn(ctx, st, o, par)
 	}
-	all, err := readCandidates(ctx, st, o, where, par)
+	all, err := readCandidates(ctx, st, cat, o, where, par)
 	if err != nil {
 		return nil, err
 	}
@@ -768,7 +803,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText, s.declared)
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText, s.params())
 		if err != nil {
 			return nil, err
 		}
@@ -776,9 +811,12 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 			return nil, appendOnlyError(t.o, "update")
 		}
 		o, b, sc, where, match := t.o, t.b, t.sc, t.where, t.match
-		sets, err := bindSets(b, sc, o, up.TargetList)
+		sets, setMatch, err := bindUpdateSets(b, sc, o, up)
 		if err != nil {
 			return nil, err
+		}
+		if setMatch != nil {
+			where, match = nil, setMatch
 		}
 		ret, err := bindReturning(b, sc, o, up.ReturningList)
 		if err != nil {
@@ -794,6 +832,9 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		news, err := updatedRows(ctx, o, sets, matched, cat.parallelism())
 		if err != nil {
 			return nil, err
+		}
+		if setMatch != nil {
+			trimUpdated(matched, news, len(o.cols))
 		}
 		var delta zset.Batch
 		var updated []zset.Row
@@ -814,7 +855,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		}
 		res, err = ret.result(fmt.Sprintf("UPDATE %d", len(updated)), updated)
 		return nil, err
-	}, hasSubLink(up.WhereClause))
+	}, hasSubLink(up.WhereClause) || setsHaveSubLinks(up.TargetList))
 	return res, err
 }
 
@@ -855,7 +896,7 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
-		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText, s.declared)
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText, s.params())
 		if err != nil {
 			return nil, err
 		}

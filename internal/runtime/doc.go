@@ -3,6 +3,16 @@
 // and runs every materialized view's circuit for each transaction's changes
 // as one epoch.
 //
+// Two neighbours hold what does not depend on the engine. internal/session
+// keeps a session's state: its transaction's state (block, failed, access
+// mode), settings, cursors and SQL prepared statements; a Session here
+// holds one of each and runs statements against the engine with them,
+// keeping what a transaction wrote, its savepoints' layers and the write
+// token. internal/pgcatalog projects the catalog into pg_catalog and
+// information_schema; the runtime describes its catalog to it as a
+// pgcatalog.Source (systemcatalog.go) and binds a session's queries
+// against the projection.
+//
 // Invariants:
 //   - One writer at a time. A transaction takes the write token at its first
 //     write (or DDL) and keeps it until COMMIT or ROLLBACK, so writes are
@@ -24,7 +34,15 @@
 //     at least Options.ParallelMinRows input rows is split between them
 //     (diff.Circuit.StepParallel), each worker writing its own overlay of
 //     the epoch's, and the overlays are applied to the epoch before the
-//     view's delta is, so the epoch still commits as one batch. The store
+//     view's delta is, so the epoch still commits as one batch. A table
+//     write of as many rows is split between the workers by bucket
+//     (splitwrite.go), and the views take its delta with that split
+//     (diff.Circuit.StepRouted). On more than one worker, views that
+//     read none of each other's outputs step concurrently, each in an
+//     overlay of its own committed in creation order (viewgroups.go),
+//     and a table write too small to split stores its rows beside its
+//     views' steps (tablebeside.go); either reports the error a serial
+//     run would. The store
 //     an epoch writes does not depend on the number of workers
 //     (workers_test.go).
 //   - Every stored table row, view row and change-log entry has the
@@ -35,6 +53,13 @@
 //     result for any number of workers. The store records
 //     its layout version, and Open upgrades an older layout before
 //     anything else reads it (layout.go).
+//   - Every index (CREATE INDEX, index.go) holds exactly one entry per
+//     distinct stored row of its relation, with the row's weight and
+//     value, after every statement: the delta a statement writes to a
+//     table's rows or a view's contents is written to their indexes in
+//     the same overlay (indexwrite.go). Reads through an index, like
+//     reads by key, only bound the rows read; the predicate is evaluated
+//     on each (indexscan.go, indexjoin.go).
 //   - Stored weights are positive: a table row or view row whose weight
 //     reaches zero is deleted, and a negative weight is an internal error
 //     that fails the statement.
@@ -52,7 +77,7 @@
 //     (implicit.go): a block in every respect while the message runs, ended
 //     by EndMessage, which commits it or, after an error, rolls it back.
 //     Any statement error fails the open block, explicit or implicit; a
-//     rollback also undoes the block's SETs (settings.go).
+//     rollback also undoes the block's SETs (session.Settings).
 //   - COPY ... FROM STDIN is one statement: its data is parsed completely
 //     before it takes the write token, then its rows are inserted together
 //     or not at all (copy.go).

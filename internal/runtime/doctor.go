@@ -25,9 +25,10 @@ type Report struct {
 // Check opens the catalog in store and checks that the store is
 // consistent: every catalog record has a valid checksum and replays; no
 // change-log entry is newer than the frontier; no stored rows, operator
-// state or change log belongs to an object the catalog does not have.
-// With deep, it also checks that every materialized view equals its query
-// recomputed from the tables. A store that cannot be opened at all is an
+// state, change log or index entry belongs to an object the catalog does
+// not have. With deep, it also checks that every materialized view equals
+// its query recomputed from the tables and every index holds exactly its
+// relation's rows. A store that cannot be opened at all is an
 // error; problems found in one that can are in the report.
 func Check(store Store, deep bool) (*Report, error) {
 	layout, err := checkLayout(store)
@@ -55,6 +56,9 @@ func Check(store Store, deep bool) (*Report, error) {
 			return nil, err
 		}
 	}
+	if err := checkNamespace(e.mu.store, nsIndex, indexObjects(e.mu.cat), e.mu.epoch, rep); err != nil {
+		return nil, err
+	}
 	if deep && len(rep.Problems) == 0 {
 		if err := e.verifyViewsLocked(); err != nil {
 			rep.Problems = append(rep.Problems, err.Error())
@@ -68,6 +72,7 @@ var nsNames = map[byte]string{
 	nsViewRows:  "view contents",
 	nsOpState:   "operator state",
 	nsChangeLog: "change log",
+	nsIndex:     "index entries",
 }
 
 // checkNamespace checks that every key of namespace ns belongs to a

@@ -55,6 +55,18 @@ type catalogRecord struct {
 	// RouteColumns is how many leading columns of a materialized view
 	// route its stored rows to buckets (keys.go); absent: all of them.
 	RouteColumns int `json:"route_columns,omitempty"`
+	// Alters are the ALTER statements applied to a table since its
+	// CREATE TABLE, in order (alter.go).
+	Alters []string `json:"alters,omitempty"`
+	// Inputs are a view's inputs as its definition saw them (inputs.go);
+	// absent in records written before they were kept.
+	Inputs map[string]*inputImage `json:"inputs,omitempty"`
+	// TimeZone is the session time zone a materialized view is bound in
+	// (zone.go); absent: UTC.
+	TimeZone string `json:"time_zone,omitempty"`
+	// Schema is the schema the object was created in when not public
+	// (schemas.go); absent: public.
+	Schema string `json:"schema,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -68,23 +80,39 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 		if old.byName[name] == o {
 			continue
 		}
-		if err := writeCatalogRecord(st, o); err != nil {
+		if err := writeCatalogRecord(st, o, next.recordSchema(o)); err != nil {
 			return err
 		}
 	}
-	for name, o := range old.byName {
-		if next.byName[name] != o {
+	live := make(map[uint64]bool, len(next.byName))
+	for _, o := range next.byName {
+		live[o.id] = true
+	}
+	for _, o := range old.byName {
+		// A renamed object keeps its id and so its record.
+		if !live[o.id] {
 			if err := st.Delete(catalogKey(o.id)); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	if err := persistSchemas(st, old, next); err != nil {
+		return err
+	}
+	if err := persistFunctions(st, old, next); err != nil {
+		return err
+	}
+	return persistIndexes(st, old, next)
 }
 
 // writeCatalogRecord writes o's catalog record.
-func writeCatalogRecord(st state.Store, o *object) error {
-	payload, err := json.Marshal(catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created, RouteColumns: o.route})
+func writeCatalogRecord(st state.Store, o *object, schema string) error {
+	rec := catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created, RouteColumns: o.route,
+		Alters: o.alters, Inputs: o.inputs, Schema: schema}
+	if !o.zone.IsUTC() {
+		rec.TimeZone = o.zone.Name()
+	}
+	payload, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
@@ -170,6 +198,7 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 		return nil, 0, err
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+	recs = inDependencyOrder(recs)
 	cat := newCatalog()
 	// Replayed definitions write nothing that is kept: their state is
 	// already in the store.
@@ -177,11 +206,15 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 	defer scratch.Discard()
 	for _, rec := range recs {
 		cat.nextID = rec.ID
-		next, err := replay(scratch, cat, rec)
+		if rec.Kind == "schema" {
+			cat = replaySchema(cat, rec)
+			continue
+		}
+		next, err := replay(scratch, cat.withPath(recordPath(rec)), rec)
 		if err != nil {
 			return nil, 0, fmt.Errorf("recovering %s %s (id %d): %w", rec.Kind, rec.Name, rec.ID, err)
 		}
-		if next.lookup(rec.Name) == nil || next.lookup(rec.Name).id != rec.ID {
+		if rec.Kind != "function" && rec.Kind != "schema" && !recreated(next, rec) {
 			return nil, 0, errs.Newf(errs.DataCorrupted, "recovering %s %s: its definition did not recreate it with id %d", rec.Kind, rec.Name, rec.ID)
 		}
 		cat = next
@@ -216,17 +249,35 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 	switch {
 	case n.GetCreateStmt() != nil:
 		next, _, err = createTable(st, cat, rec.SQL, n.GetCreateStmt())
+		for _, a := range rec.Alters {
+			if err != nil {
+				break
+			}
+			next, err = replayAlter(next, rec.ID, a)
+		}
 	case n.GetViewStmt() != nil:
-		next, _, err = createView(st, cat, rec.SQL, n.GetViewStmt())
+		next, _, err = createViewWith(st, cat, rec.SQL, n.GetViewStmt(), rec.Inputs)
+		next = renamedTo(next, rec, err)
+	case n.GetCreateFunctionStmt() != nil:
+		next, err = replayFunction(cat, rec, n.GetCreateFunctionStmt())
 	case n.GetCreateTableAsStmt() != nil:
 		w := &epochWrite{cat: cat, logSeq: map[uint64]uint64{}, epoch: rec.CreatedEpoch}
-		next, _, err = createMatView(context.Background(), st, w, rec.SQL, n.GetCreateTableAsStmt(), true, rec.MaxRecursionIterations)
+		zone, zerr := recordZone(rec.TimeZone)
+		if zerr != nil {
+			return nil, zerr
+		}
+		cs := n.GetCreateTableAsStmt()
+		takeReplace(cs)
+		next, _, err = createMatViewWith(context.Background(), st, w, rec.SQL, cs, true, rec.MaxRecursionIterations, zone, rec.Inputs)
+		next = renamedTo(next, rec, err)
 		if err == nil {
 			// The routing the view was created with, not the one its
 			// plan would get now.
 			o := next.lookup(rec.Name)
 			o.derivedRoute, o.route = o.route, rec.RouteColumns
 		}
+	case n.GetIndexStmt() != nil:
+		next, _, err = createIndex(context.Background(), st, cat, n.GetIndexStmt(), true)
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}

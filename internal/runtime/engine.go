@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
@@ -13,6 +14,8 @@ import (
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/session"
+	"github.com/rockstream/rockstream/internal/spill"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/fastinsert"
@@ -35,8 +38,16 @@ type Engine struct {
 	stop, stopped chan struct{}
 	// connStatus reports the status of sources and sinks (connector.go).
 	connStatus atomic.Pointer[func(name string) (ConnectorStatus, bool)]
+	// audit is the audit log, when the server keeps one (audit.go).
+	audit atomic.Pointer[AuditLog]
+	// progress holds the long operations under way (backfill.go).
+	progress progressRegistry
+	// checkpoints counts the online checkpoints (checkpoint.go).
+	checkpoints checkpointStats
 	// onPanic sees the panics recovered from statements (OnPanic).
 	onPanic atomic.Pointer[func(recovered any, stack []byte)]
+	// spill is where statements write what they spill (spillquery.go).
+	spill *spill.Area
 
 	// mu guards the committed state: readers hold it shared for the whole
 	// read; a commit holds it exclusively while it applies an epoch.
@@ -79,6 +90,19 @@ type Options struct {
 	// ParallelMinRows is the smallest input delta, in rows, that a step
 	// splits between the workers; 0 means diff.DefaultMinRows.
 	ParallelMinRows int
+	// Clock gives the time now() and current_timestamp read at the start
+	// of a transaction or statement; nil means time.Now. With a Clock,
+	// the engine keeps no timer for the changes its temporal filters
+	// schedule: the owner of the clock calls Tick after moving it.
+	Clock func() time.Time
+	// TempDir is the directory of the temporary files that queries
+	// spill past work_mem (a durable store's <storage>/tmp), emptied when
+	// the engine opens and closes; empty means a new directory of the
+	// engine's own under TempParent (spillquery.go).
+	TempDir string
+	// TempParent is where that directory is made when TempDir is empty;
+	// empty means os.TempDir().
+	TempParent string
 }
 
 // DefaultChangeLogRetention is the change-log horizon in epochs.
@@ -122,6 +146,10 @@ func Open(store Store, opts Options) (*Engine, error) {
 	if _, err := checkLayout(store); err != nil {
 		return nil, err
 	}
+	var err error
+	if e.spill, err = openSpillArea(opts); err != nil {
+		return nil, err
+	}
 	cat, epoch, err := recoverCatalog(store)
 	if err != nil {
 		return nil, err
@@ -137,6 +165,10 @@ func Open(store Store, opts Options) (*Engine, error) {
 	cat.eng = e
 	e.obs.init(store, epoch)
 	go e.runCommitter()
+	if opts.Clock == nil {
+		// An engine with a clock of its own is ticked by its owner.
+		go e.runClockTimer()
+	}
 	return e, nil
 }
 
@@ -155,7 +187,7 @@ func (e *Engine) Close() error {
 	if f, ok := e.mu.store.(interface{ Flush() error }); ok && e.mu.failed == nil {
 		ferr = f.Flush()
 	}
-	return errors.Join(ferr, e.mu.store.Close())
+	return errors.Join(ferr, e.mu.store.Close(), e.spill.Close())
 }
 
 // Epoch returns the last committed epoch.
@@ -182,55 +214,57 @@ type Result struct {
 	CopyIn       *CopyIn
 	CopyOut      *CopyOut
 	Subscription *Subscription
+	// Stream, set only by ExecStreaming, holds the rows of a query sent
+	// as they are produced (rowstream.go); Rows is then nil.
+	Stream *RowStream
 
 	// skipped is the NOTICE a DDL statement raises once it has succeeded
 	// without doing anything (CREATE ... IF NOT EXISTS of a name that
 	// exists); the session sends it (Session.ddl).
 	skipped string
+	// skippedCode is the SQLSTATE code of that NOTICE; "" means 42P07
+	// (a relation exists).
+	skippedCode errs.Code
 }
 
 // Session is one client's sequence of statements.
 type Session struct {
 	eng *Engine
 	txn *txn // nil outside a transaction block
+	// rawSetting is set while set_config runs: its value is taken as
+	// written (setconfig.go).
+	rawSetting bool
+	// statementStart is when the running statement began (clock.go).
+	statementStart time.Time
+	// random is the session's generator of random() and setseed().
+	random types.Random
 	// inMessage is set while the statements of a Query message of
 	// several statements run: a statement outside a transaction block
 	// then opens the message's implicit block (implicit.go).
 	inMessage bool
 	// cursors are the open cursors, by name; all belong to the open
 	// transaction block and are closed when it ends.
-	cursors map[string]*cursor
+	cursors session.Cursors[*cursor]
 	// settings holds the values SET in this session; others have their
 	// defaults.
-	settings map[string]string
+	settings session.Settings
 	// declared holds the parameters of the prepared statement being run
 	// (prepare.go): their types and values; nil otherwise.
 	declared *statementParams
 	// sqlPrepared holds the statements of SQL PREPARE (sqlprepare.go).
-	sqlPrepared map[string]*Prepared
+	sqlPrepared session.Prepared[*Prepared]
 	// onNotice receives the session's notices; nil discards them.
 	onNotice func(Notice)
 	// act is the session's entry in the engine's registry (sessions.go).
 	act *activity
 }
 
-// txnState says where a transaction block stands.
-type txnState uint8
-
-const (
-	txnOpen   txnState = iota
-	txnFailed          // a statement failed: only ROLLBACK/COMMIT accepted
-)
-
 // txn is an open transaction block (or the implicit transaction of one
-// statement).
+// statement): its state as the session sees it (session.Txn; the
+// implicit block of a Query message ends with the message, implicit.go)
+// and what it wrote.
 type txn struct {
-	state txnState
-	// block is set for a transaction block: an explicit BEGIN ... COMMIT,
-	// or, with implicit also set, the implicit block of a Query message
-	// of several statements, which ends with the message (implicit.go).
-	block    bool
-	implicit bool
+	session.Txn
 	// w holds a block's writes; nil until its first write that cannot be
 	// deferred, when the write token is taken.
 	w *epochWrite
@@ -238,24 +272,9 @@ type txn struct {
 	// hold the write token (deferred.go).
 	deferred *deferredWrites
 	// savepoints are the block's savepoints, oldest first (savepoint.go).
-	savepoints []*savepoint
-	// readOnly is set when the block declared a SUBSCRIBE cursor: such a
-	// block reads committed epochs as they come and may not write.
-	readOnly bool
-	// accessReadOnly is the transaction's access mode, PostgreSQL's
-	// transaction_read_only: set by BEGIN READ ONLY, SET TRANSACTION
-	// READ ONLY or default_transaction_read_only (readonly.go).
-	accessReadOnly bool
-	// queried is set once a statement other than SET, SHOW or a
-	// transaction statement has run in the transaction: it can no longer
-	// become read-write.
-	queried bool
-	// settings holds the session's settings as they were before the
-	// block first changed one, once it has (settingsSaved), and local
-	// the settings SET LOCAL changed since (settings.go).
-	settings      map[string]string
-	settingsSaved bool
-	local         map[string]bool
+	savepoints session.Savepoints[*savepoint]
+	// started is when the transaction began: what now() reads in it.
+	started time.Time
 }
 
 // wrote reports whether the block has written anything.
@@ -263,10 +282,10 @@ func (t *txn) wrote() bool { return t != nil && (t.w != nil || t.deferred != nil
 
 // stateOK reports whether statements may run: outside a block, or in one
 // that has not failed.
-func (t *txn) stateOK() bool { return t == nil || t.state != txnFailed }
+func (t *txn) stateOK() bool { return t == nil || !t.Failed() }
 
 // explicit reports whether t is a block opened by BEGIN.
-func (t *txn) explicit() bool { return t != nil && t.block && !t.implicit }
+func (t *txn) explicit() bool { return t != nil && t.Explicit() }
 
 // NewSession returns a session of e.
 func (e *Engine) NewSession() *Session { return &Session{eng: e, act: e.obs.sessions.register()} }
@@ -305,6 +324,11 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(st.Text)
 	defer func() { done(res, err) }()
+	s.statementStart = s.eng.now()
+	ctx, acct := s.openAccount(ctx)
+	defer acct.Close()
+	ctx, scratch := s.openScratch(ctx)
+	defer scratch.Close()
 	if d := s.SettingDuration("statement_timeout"); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
@@ -323,11 +347,14 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 		return nil, err
 	}
 	if st := parsed.ext; st.Kind != ext.None {
-		if s.txn != nil && s.txn.state == txnFailed {
+		if s.txn != nil && s.txn.Failed() {
 			return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 		}
 		if st.Err != nil {
 			return nil, st.Err
+		}
+		if err := s.checkExt(st); err != nil {
+			return nil, err
 		}
 		switch st.Kind {
 		case ext.AsOfEpoch:
@@ -342,6 +369,8 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 			return s.statement(ctx, func() (*Result, error) { return s.fetchExt(ctx, st) })
 		case ext.CreateConnector, ext.AlterConnector, ext.DropConnector, ext.ShowConnectors:
 			return s.statement(ctx, func() (*Result, error) { return s.execConnector(ctx, st) })
+		case ext.Checkpoint:
+			return s.execCheckpoint(ctx, st)
 		}
 		return s.explainIncremental(ctx, st)
 	}
@@ -370,7 +399,11 @@ func parse(query string) (*pg.ParseResult, error) {
 		return tree, nil
 	}
 	text, appendOnly := ext.AppendOnly(query)
+	text, orReplace := ext.OrReplaceMatView(text)
 	tree, err := pgparse.Parse(text)
+	if err == nil && orReplace && len(tree.Stmts) == 1 {
+		markReplace(tree.Stmts[0].Stmt)
+	}
 	if err == nil && appendOnly && len(tree.Stmts) == 1 {
 		// CREATE TABLE ... APPEND ONLY is WITH (append_only) spelt as
 		// RisingWave spells it.
@@ -411,7 +444,7 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 // its Query message when the message has several statements): a failure
 // marks the block failed, or rolls the implicit transaction back.
 func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*Result, error) {
-	if s.txn != nil && s.txn.state == txnFailed {
+	if s.txn != nil && s.txn.Failed() {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	s.beginImplicitBlock()
@@ -419,7 +452,7 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 	if autocommit {
 		s.txn = s.newTxn(false)
 	}
-	s.txn.queried = true
+	s.txn.Queried()
 	res, err := guard(s.eng, run)
 	if autocommit {
 		if err == nil {
@@ -429,7 +462,7 @@ func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*
 		}
 		s.txn = nil
 	} else if err != nil {
-		s.txn.state = txnFailed
+		s.txn.Fail()
 	}
 	return res, err
 }
@@ -445,9 +478,9 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		switch {
 		case s.txn == nil:
 			s.txn = s.newTxn(true)
-		case s.txn.implicit:
+		case s.txn.Implicit():
 			// The statements of the message before BEGIN join the block.
-			s.txn.implicit = false
+			s.txn.BeginExplicit()
 		default:
 			// Inside a block PostgreSQL warns and carries on.
 			s.notice("WARNING", errs.ActiveTransaction, "there is already a transaction in progress")
@@ -464,7 +497,7 @@ func (s *Session) execTransaction(ctx context.Context, t *pg.TransactionStmt) (*
 		if s.txn == nil {
 			return &Result{Tag: "COMMIT"}, nil
 		}
-		if s.txn.state == txnFailed {
+		if s.txn.Failed() {
 			s.rollback()
 			s.txn = nil
 			return &Result{Tag: "ROLLBACK"}, nil
@@ -606,7 +639,8 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 // the group committer and shares an epoch with other sessions'
 // statements, and writeStatement returns when that epoch is durable.
 func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
-	if !s.txn.block {
+	fn = s.withSearchPath(fn)
+	if !s.txn.Block() {
 		return s.eng.submit(ctx, fn)
 	}
 	if s.txn.w == nil {
@@ -630,6 +664,15 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		if name := writeStmtName(n); name != "" {
 			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
 		}
+	}
+	if err := s.checkStatement(n); err != nil {
+		return nil, err
+	}
+	if res, ok, err := s.execPrivilegeStmt(ctx, n); ok {
+		return res, err
+	}
+	if res, ok, err := s.execSchemaStmt(ctx, n); ok {
+		return res, err
 	}
 	switch {
 	case n.GetCopyStmt() != nil:
@@ -657,18 +700,44 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createTable(st, w.cat, text, n.GetCreateStmt())
 		})
+	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
+		return s.execCreateTableAs(ctx, n.GetCreateTableAsStmt())
 	case n.GetCreateTableAsStmt() != nil:
+		replace := hasReplace(n.GetCreateTableAsStmt())
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
-			return createMatView(ctx, st, w, text, n.GetCreateTableAsStmt(), false, s.recursionLimit())
+			if replace {
+				nc, res, err := replaceMatView(s.withProgress(ctx), st, w, text, n.GetCreateTableAsStmt(), s.recursionLimit(), s.Zone())
+				if err == nil && nc != nil {
+					err = reindexChanged(s.withProgress(ctx), st, w.cat, nc)
+				}
+				return nc, res, err
+			}
+			return createMatView(s.withProgress(ctx), st, w, text, n.GetCreateTableAsStmt(), false, s.recursionLimit(), s.Zone())
 		})
 	case n.GetViewStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
-			return createView(st, w.cat, text, n.GetViewStmt())
+			return createOrReplaceView(s.withProgress(ctx), st, w, text, n.GetViewStmt())
+		})
+	case n.GetAlterTableStmt() != nil, n.GetRenameStmt() != nil:
+		return s.execAlter(ctx, text, n)
+	case n.GetIndexStmt() != nil:
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return createIndex(s.withProgress(ctx), st, w.cat, n.GetIndexStmt(), false)
+		})
+	case n.GetDropStmt() != nil && n.GetDropStmt().RemoveType == pg.ObjectType_OBJECT_INDEX:
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return dropIndexStmt(st, w.cat, n.GetDropStmt())
 		})
 	case n.GetDropStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return drop(st, w.cat, n.GetDropStmt())
 		})
+	case n.GetCreateFunctionStmt() != nil:
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return createFunction(w.cat, text, n.GetCreateFunctionStmt())
+		})
+	case n.GetCommentStmt() != nil:
+		return s.execComment(ctx, n.GetCommentStmt())
 	case n.GetExplainStmt() != nil:
 		return s.explainPlain(ctx, n.GetExplainStmt(), paramText)
 	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
@@ -683,7 +752,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 // the changed one; other sessions see the change once the block commits.
 func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite) (*catalog, *Result, error)) (*Result, error) {
 	opID := s.Setting("rockstream.operation_id")
-	delete(s.settings, "rockstream.operation_id")
+	s.settings.Reset("rockstream.operation_id")
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		if opID != "" {
@@ -696,6 +765,9 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 		if err == nil && c != nil {
 			err = persistCatalog(st, w.cat, c)
 		}
+		if err == nil && c != nil {
+			err = s.recordOwners(st, w.cat, c)
+		}
 		if err == nil && opID != "" {
 			err = recordOperation(st, opID, r.Tag)
 		}
@@ -703,7 +775,11 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 		return c, err
 	}, catalogChangeFlushes)
 	if err == nil && res != nil && res.skipped != "" {
-		s.notice("NOTICE", errs.DuplicateTable, res.skipped)
+		code := res.skippedCode
+		if code == "" {
+			code = errs.DuplicateTable
+		}
+		s.notice("NOTICE", code, res.skipped)
 	}
 	return res, err
 }

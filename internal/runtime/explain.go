@@ -19,6 +19,9 @@ import (
 // explainIncremental shows the circuit that maintains a materialized view,
 // or that would maintain a view defined by a query, one operator per row.
 func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Result, error) {
+	if st.Estimate {
+		return s.explainEstimate(ctx, st)
+	}
 	_, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
@@ -27,7 +30,7 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 	var c *diff.Circuit
 	switch {
 	case st.Name != "":
-		o := cat.lookup(st.Name)
+		o := s.resolveIn(cat, st.Name)
 		switch {
 		case o == nil:
 			return nil, errs.Newf(errs.UndefinedTable, "relation %q does not exist", st.Name)
@@ -37,7 +40,7 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 			c = o.circuit
 		default:
 			var err error
-			if c, err = explainQuery(cat, o.query, 0, s.recursionLimit()); err != nil {
+			if c, err = explainQuery(cat, o.query, 0, s.recursionLimit(), s.Zone()); err != nil {
 				return nil, err
 			}
 		}
@@ -49,20 +52,33 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 		if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 			return nil, errs.New(errs.SyntaxError, "EXPLAIN INCREMENTAL takes a view name or one SELECT")
 		}
-		if c, err = explainQuery(cat, tree.Stmts[0].Stmt, st.QueryOffset, s.recursionLimit()); err != nil {
+		if c, err = explainQuery(cat, tree.Stmts[0].Stmt, st.QueryOffset, s.recursionLimit(), s.Zone()); err != nil {
 			return nil, err
 		}
 	}
 	res := &Result{Columns: []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}}
-	for _, line := range strings.Split(strings.TrimRight(c.Explain(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(displayExplain(c.Explain()), "\n"), "\n") {
 		res.Rows = append(res.Rows, zset.Row{types.MakeText(line)})
+	}
+	if zone := explainedZone(cat, st.Name); zone != "" {
+		res.Rows = append(res.Rows, zset.Row{types.MakeText("Time zone: " + zone)})
 	}
 	res.Tag = "EXPLAIN"
 	return res, nil
 }
 
-func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int) (*diff.Circuit, error) {
-	b := sql.Binder{Cat: cat}
+func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int, zone types.Zone) (*diff.Circuit, error) {
+	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone, TemporalFilters: true}, q, offset, recursionLimit, []byte{nsQuery})
+}
+
+// buildQueryAt builds the circuit of a view defined by q, its state under
+// prefix.
+func buildQueryAt(cat *catalog, q *pg.Node, offset, recursionLimit int, prefix []byte, zone types.Zone) (*diff.Circuit, error) {
+	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone}, q, offset, recursionLimit, prefix)
+}
+
+// buildQueryWith is buildQueryAt binding with b.
+func buildQueryWith(b sql.Binder, q *pg.Node, offset, recursionLimit int, prefix []byte) (*diff.Circuit, error) {
 	p, err := b.Query(q)
 	if err == nil {
 		limitRecursion(p, recursionLimit)
@@ -74,7 +90,7 @@ func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int) (*diff.C
 		}
 		return nil, err
 	}
-	return diff.Build(p, []byte{nsQuery}, false)
+	return diff.Build(p, prefix, false)
 }
 
 // explainPlain answers plain EXPLAIN of a SELECT with the scans the query
@@ -93,7 +109,7 @@ func (s *Session) explainPlain(ctx context.Context, n *pg.ExplainStmt, paramText
 	}
 	defer done()
 	cat = cat.withSession(ctx, s.sessionInfo(), r)
-	b := newBinder(cat, paramText, s.declared)
+	b := newBinder(cat, paramText, s.params())
 	p, err := b.Query(n.Query)
 	if err != nil {
 		return nil, err
@@ -105,17 +121,25 @@ func (s *Session) explainPlain(ctx context.Context, n *pg.ExplainStmt, paramText
 	return res, nil
 }
 
-// explainScans describes each scan of p.
+// explainScans describes each scan of p, as the query reads it
+// (chooseAccess): "Seq Scan on t", "Index Scan using t_b_idx on t" or
+// "Key Range Scan on v" with the conditions that bound what is read,
+// and the lookups of index lookup joins (indexjoin.go).
 func explainScans(cat *catalog, p plan.Node) []string {
 	var lines []string
+	uses := scanUses(p)
+	lookups := findLookupJoins(cat, p, uses)
 	walkScans(p, func(scan *plan.Scan, preds []plan.Expr) {
-		line := "scan " + scan.Relation + "  full"
-		if o := cat.lookup(scan.Relation); o != nil {
-			if conds := rangeConds(findKeyConds(o, preds...)); len(conds) > 0 {
-				line = "scan " + scan.Relation + "  key range: " + describeKeyConds(conds)
-			}
+		o := cat.lookup(scan.Relation)
+		if o == nil {
+			lines = append(lines, "Seq Scan on "+scan.Relation)
+			return
 		}
-		lines = append(lines, line)
+		if lj, ok := lookups[scan.Relation]; ok {
+			lines = append(lines, explainLookup(cat, o, lj)...)
+			return
+		}
+		lines = append(lines, explainAccess(o, chooseAccess(cat, o, uses[scan.Relation], true), preds)...)
 	})
 	if len(lines) == 0 {
 		lines = append(lines, "no stored relation is read")

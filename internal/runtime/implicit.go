@@ -8,6 +8,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
+	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/fastinsert"
 	"github.com/rockstream/rockstream/internal/sql/split"
@@ -33,7 +35,7 @@ import (
 //     message runs in an implicit block.
 //   - SAVEPOINT, RELEASE and ROLLBACK TO fail in an implicit block (25P01),
 //     as they do outside any block. A SET in a message that fails is
-//     undone with the rest (settings.go).
+//     undone with the rest (session.Settings).
 //
 // An implicit block behaves as an explicit one while the message runs: it
 // holds the write token from its first write, its views catch up with its
@@ -88,6 +90,12 @@ func ParseMessage(text string) (stmts []*Statement, bad *Statement) {
 		// One INSERT of literal rows, the whole message: no splitting.
 		return []*Statement{{Text: text, tree: tree}}, nil
 	}
+	if err := memgov.Process().AdmitParse(int64(len(text))); err != nil {
+		// Splitting scans the text with the parser's lexer, which
+		// copies it as the parser does.
+		st := &Statement{Text: text, err: err}
+		return []*Statement{st}, st
+	}
 	parts := split.Statements(text)
 	for i, s := range parts {
 		if i == len(parts)-1 && !strings.HasSuffix(s.Text, ";") {
@@ -124,11 +132,11 @@ func (s *Session) BeginMessage(several bool) {
 func (s *Session) EndMessage(ctx context.Context) error {
 	s.inMessage = false
 	t := s.txn
-	if t == nil || !t.implicit {
+	if t == nil || !t.Implicit() {
 		return nil
 	}
 	var err error
-	if t.state == txnFailed {
+	if t.Failed() {
 		s.rollback()
 	} else {
 		err = s.commit(ctx)
@@ -146,8 +154,8 @@ func (s *Session) EndMessage(ctx context.Context) error {
 // the session of errors that happen outside its statements, such as a
 // COPY TO STDOUT or SUBSCRIBE that fails while its rows stream.
 func (s *Session) FailTransaction() {
-	if s.txn != nil && s.txn.block {
-		s.txn.state = txnFailed
+	if s.txn != nil && s.txn.Block() {
+		s.txn.Fail()
 	}
 }
 
@@ -155,8 +163,7 @@ func (s *Session) FailTransaction() {
 // statement about to run outside a transaction block.
 func (s *Session) beginImplicitBlock() {
 	if s.inMessage && s.txn == nil {
-		s.txn = s.newTxn(true)
-		s.txn.implicit = true
+		s.txn = &txn{Txn: session.NewImplicitBlock(s.defaultReadOnly()), started: s.statementStart}
 	}
 }
 

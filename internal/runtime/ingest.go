@@ -128,7 +128,8 @@ func (e *Engine) Ingest(ctx context.Context, in *Ingest) (IngestResult, error) {
 	var res IngestResult
 	err := e.submit(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		res = IngestResult{}
-		if err := applyIngest(ctx, st, w, in, &res); err != nil {
+		now := e.now()
+		if err := applyIngest(ctx, st, w, in, &res, sql.Clock{Transaction: now, Statement: now}); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -139,7 +140,9 @@ func (e *Engine) Ingest(ctx context.Context, in *Ingest) (IngestResult, error) {
 // tableChanges is the net effect of a batch on one table, built change by
 // change so that each sees the ones before it.
 type tableChanges struct {
-	o     *object
+	o *object
+	// clock is the ingest's time, for defaults that read it.
+	clock sql.Clock
 	keyOf func(dst, prefix []byte, row zset.Row) []byte
 	// current maps a storage key to the row stored under it now (nil when
 	// absent) and, for a table without a primary key, its count.
@@ -155,7 +158,7 @@ type keyedRow struct {
 	count int64
 }
 
-func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest, res *IngestResult) error {
+func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest, res *IngestResult, clock sql.Clock) error {
 	if in.ErrorTable == "" && len(in.Errors) == 0 && plainInserts(in.Changes) {
 		if err := ingestInserts(ctx, st, w, in.Changes); err != nil {
 			return err
@@ -174,7 +177,7 @@ func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest,
 			if err := ingestTarget(o, c.Table); err != nil {
 				return err
 			}
-			tc = &tableChanges{o: o, keyOf: o.keyOf(), current: map[string]keyedRow{}}
+			tc = &tableChanges{o: o, clock: clock, keyOf: o.keyOf(), current: map[string]keyedRow{}}
 			tables[c.Table] = tc
 			order = append(order, tc)
 		}
@@ -294,7 +297,7 @@ func (tc *tableChanges) apply(ctx context.Context, st state.Store, c *RowChange)
 	if c.Absent != nil && (c.Op == Insert || c.Op == Upsert) {
 		for i, absent := range c.Absent {
 			if absent && i < len(row) {
-				if row[i], err = o.defaultValue(i); err != nil {
+				if row[i], err = o.defaultValue(i, tc.clock); err != nil {
 					return fmt.Errorf("column %q: %w", o.cols[i].Name, err)
 				}
 			}

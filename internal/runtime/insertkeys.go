@@ -21,6 +21,23 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 	if len(rows) == 0 {
 		return nil
 	}
+	if par := w.cat.parallelism(); splitWrites(par, len(rows)) {
+		return insertNewKeysOn(ctx, st, w, o, rows, par.Workers)
+	}
+	delta := rowsAsInsertions(make(zset.Batch, len(rows)), rows)
+	return writeBesideViews(ctx, st, w, o, delta, func(st state.Store) error {
+		bad, err := writeNewKeys(st, o, rows)
+		if err == nil && bad >= 0 {
+			err = o.uniqueViolation(rows[bad])
+		}
+		return err
+	}, func(st state.Reader) error { return checkFinal(st, o, delta) })
+}
+
+// writeNewKeys writes rows, whose keys must be new, into st, and returns
+// -1; or, writing nothing, the index of the first row whose key an
+// earlier row or a stored row holds.
+func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 	keyOf, prefix := o.keyOf(), o.rowsPrefix()
 	buf := make([]byte, 0, len(rows)*(len(prefix)+12))
 	ends := make([]int, len(rows))
@@ -42,10 +59,10 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 		j, seen := byHash[h]
 		switch {
 		case seen && bytes.Equal(key(int(j)), k):
-			return o.uniqueViolation(r)
+			return i, nil
 		case seen:
 			if _, dup := collided[string(k)]; dup {
-				return o.uniqueViolation(r)
+				return i, nil
 			}
 			if collided == nil {
 				collided = map[string]int32{}
@@ -55,25 +72,21 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 			byHash[h] = int32(i)
 		}
 		if _, found, err := st.Get(k); err != nil {
-			return err
+			return -1, err
 		} else if found {
-			return o.uniqueViolation(r)
+			return i, nil
 		}
 		buf = append(buf, k...)
 		ends[i] = len(buf)
-	}
-	delta := make(zset.Batch, len(rows))
-	if err := checkFinal(st, o, rowsAsInsertions(delta, rows)); err != nil {
-		return err
 	}
 	var val []byte
 	for i, r := range rows {
 		val = encodeStored(val, 1, r)
 		if err := st.Set(key(i), val); err != nil {
-			return err
+			return -1, err
 		}
 	}
-	return tableWritten(ctx, st, w, o, delta)
+	return -1, nil
 }
 
 // rowsAsInsertions fills delta (of len(rows)) with one insertion per row.

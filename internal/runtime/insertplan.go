@@ -2,6 +2,8 @@ package runtime
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/types"
 )
 
 // A prepared INSERT of rows of parameters and literals,
@@ -36,6 +38,8 @@ type insertCache struct {
 	cat *catalog
 	o   *object
 	bi  *boundInsert
+	// zone is the session time zone the binding read literals in.
+	zone types.Zone
 }
 
 // newInsertCache returns the cache of a prepared statement that is an
@@ -86,7 +90,7 @@ func plainValuesInsert(ins *pg.InsertStmt) bool {
 // parameter values: the kept binding when it was bound against the same
 // catalog and table, else a new one, kept for the next execution.
 func (c *insertCache) bound(cat *catalog, o *object, params *statementParams) (*boundInsert, error) {
-	if c.bi != nil && c.cat == cat && c.o == o {
+	if c.bi != nil && sameBinding(c.cat, cat) && c.o == o && c.zone.Name() == params.zone.Name() {
 		copy(*c.bi.b.Params, params.values)
 		return c.bi, nil
 	}
@@ -95,7 +99,7 @@ func (c *insertCache) bound(cat *catalog, o *object, params *statementParams) (*
 	if err != nil {
 		return nil, err
 	}
-	c.cat, c.o, c.bi = cat, o, bi
+	c.cat, c.o, c.bi, c.zone = cat, o, bi, params.zone
 	return bi, nil
 }
 

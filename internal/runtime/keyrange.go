@@ -108,6 +108,12 @@ func findKeyConds(o *object, preds ...plan.Expr) []keyCond {
 	if cols == nil {
 		return nil
 	}
+	return findCondsOn(o, cols, preds...)
+}
+
+// findCondsOn is findKeyConds for an order of o's rows by cols (an
+// index's).
+func findCondsOn(o *object, cols []int, preds ...plan.Expr) []keyCond {
 	pos := make(map[int]int, len(cols))
 	for p, c := range cols {
 		pos[c] = p
@@ -179,7 +185,7 @@ func ordered(id types.TypeID) bool {
 	switch id {
 	case types.Bool, types.Int2, types.Int4, types.Int8, types.Numeric,
 		types.Float4, types.Float8, types.Text, types.Varchar, types.Bytea,
-		types.Date, types.Timestamp, types.TimestampTZ, types.Interval:
+		types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
 		return true
 	}
 	return false
@@ -471,6 +477,25 @@ func (s *keySpan) within(e []byte) bool {
 // bound.
 func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 	cols := keyColumns(o)
+	if cols == nil {
+		return nil, false
+	}
+	return keyRangesOn(o, keyOrder{cols: cols, route: o.routeColumns(), prefix: o.rowsPrefix()}, conds)
+}
+
+// keyOrder is an order of a relation's rows by key: the columns whose
+// values, in order, begin the keys, how many of them are the routing key
+// that chooses the bucket, and the prefix the keys are stored under.
+type keyOrder struct {
+	cols   []int
+	route  int
+	prefix []byte
+}
+
+// keyRangesOn is keyRanges for the order ord of o's rows (the stored
+// order, or an index's).
+func keyRangesOn(o *object, ord keyOrder, conds []keyCond) ([]keyRange, bool) {
+	cols := ord.cols
 	if len(conds) == 0 || cols == nil || fullScansOnly.Load() {
 		return nil, false
 	}
@@ -517,12 +542,12 @@ func keyRanges(o *object, conds []keyCond) ([]keyRange, bool) {
 		return nil, false
 	}
 	null := zset.EncodeKey(nil, types.Null)
-	relPrefix := o.rowsPrefix()
+	relPrefix := ord.prefix
 	prefixes := [][]byte{relPrefix}
 	// buckets[i] is the bucket of prefixes[i] once the prefixes fix the
 	// routing columns.
 	var buckets []int
-	fixed, route := 0, o.routeColumns() // the leading columns every prefix fixes
+	fixed, route := 0, ord.route // the leading columns every prefix fixes
 	bucketOf := func(i int) int {
 		if buckets == nil {
 			return allBuckets
@@ -623,20 +648,14 @@ func rangeConds(conds []keyCond) []keyCond {
 	return conds[:n]
 }
 
-// describeKeyConds renders conds for EXPLAIN.
-func describeKeyConds(conds []keyCond) string {
-	texts := make([]string, len(conds))
-	for i, c := range conds {
-		texts[i] = c.text
-	}
-	return strings.Join(texts, " AND ")
-}
-
 // readKeyRanges returns o's stored rows under ranges (sorted, disjoint) as
 // r holds them, in key order: from the relation cache when r is the
 // current state and the cache holds o, else from the store, split between
 // par's workers when the read is large (readStored).
 func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyRange, par diff.Parallelism) (zset.Batch, error) {
+	if o.unstored {
+		return nil, unstoredReadError(o)
+	}
 	if cr, ok := r.(currentReader); ok {
 		if rows, ok := cr.eng.cache.lookup(o.id); ok {
 			return cachedRanges(o, rows, ranges), nil

@@ -236,30 +236,30 @@ func TestExplainKeyRanges(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ query, plan string }{
-		{"SELECT * FROM tk WHERE a = 12", "scan tk  key range: a = 12"},
-		{"SELECT * FROM tk WHERE b = 12", "scan tk  full"}, // not the leading key column
-		{"SELECT * FROM tk WHERE a = 1 AND b > 5", "scan tk  key range: a = 1 AND b > 5"},
-		{"SELECT * FROM tk WHERE b > 5 AND a IN (1, 2)", "scan tk  key range: a IN (1, 2) AND b > 5"},
-		{"SELECT * FROM tk WHERE a > 1 AND b > 5", "scan tk  key range: a > 1"},
-		{"SELECT * FROM tk WHERE a BETWEEN 1 AND 3", "scan tk  key range: a >= 1 AND a <= 3"},
-		{"SELECT * FROM tk WHERE a = 1 OR a = 2", "scan tk  full"},
-		{"SELECT * FROM tk WHERE a <> 1", "scan tk  full"},
-		{"SELECT * FROM tk WHERE a + 0 = 1", "scan tk  full"},
-		{"SELECT * FROM tk WHERE a = b", "scan tk  full"},
-		{"SELECT * FROM tn WHERE a = 12", "scan tn  key range: a = 12"},             // bigint = integer
-		{"SELECT * FROM tn WHERE a = 12.0", "scan tn  key range: a = 12.0"},         // bigint as numeric
-		{"SELECT * FROM mc WHERE c = 12.5::float8", "scan mc  key range: c = 12.5"}, // integer as float, exact
-		{"SELECT * FROM tn WHERE a = 12::float8", "scan tn  full"},                  // bigint as float is not exact
-		{"SELECT * FROM tn WHERE a = 1 AND b = 2 AND c < 3", "scan tn  key range: a = 1 AND b = 2 AND c < 3"},
-		{"SELECT * FROM tn WHERE a = 1 AND c < 3", "scan tn  key range: a = 1"},
-		{"SELECT * FROM tn WHERE a = $1", "scan tn  key range: a = $1"},
-		{"SELECT * FROM mg WHERE a = 7", "scan mg  key range: a = 7"},
-		{"SELECT * FROM mc WHERE c = 1 AND v = 'x'", "scan mc  key range: c = 1 AND v = 'x'::text"},
-		{"SELECT * FROM ms WHERE a = 7", "scan ms  full"}, // the view's rows are ordered by s first
-		{"SELECT * FROM ao WHERE k = 7", "scan ao  full"}, // stored in arrival order
-		{"SELECT * FROM tk JOIN tn ON tk.a = tn.c WHERE tk.a = 3", "scan tk  key range: a = 3\nscan tn  full"},
-		{"SELECT tn.a, count(*) FROM tn JOIN mg ON mg.a = tn.a WHERE mg.a IN (1, 2) GROUP BY tn.a", "scan tn  full\nscan mg  key range: a IN (1, 2)"},
-		{"SELECT * FROM tk WHERE a = (SELECT max(c) FROM tn WHERE a = 1)", "scan tk  full\nscan tn  key range: a = 1"},
+		{"SELECT * FROM tk WHERE a = 12", "Index Scan using tk_pkey on tk\n  Index Cond: (a = 12)"},
+		{"SELECT * FROM tk WHERE b = 12", "Seq Scan on tk"}, // not the leading key column
+		{"SELECT * FROM tk WHERE a = 1 AND b > 5", "Index Scan using tk_pkey on tk\n  Index Cond: ((a = 1) AND (b > 5))"},
+		{"SELECT * FROM tk WHERE b > 5 AND a IN (1, 2)", "Index Scan using tk_pkey on tk\n  Index Cond: ((a IN (1, 2)) AND (b > 5))"},
+		{"SELECT * FROM tk WHERE a > 1 AND b > 5", "Index Scan using tk_pkey on tk\n  Index Cond: (a > 1)"},
+		{"SELECT * FROM tk WHERE a BETWEEN 1 AND 3", "Index Scan using tk_pkey on tk\n  Index Cond: ((a >= 1) AND (a <= 3))"},
+		{"SELECT * FROM tk WHERE a = 1 OR a = 2", "Seq Scan on tk"},
+		{"SELECT * FROM tk WHERE a <> 1", "Seq Scan on tk"},
+		{"SELECT * FROM tk WHERE a + 0 = 1", "Seq Scan on tk"},
+		{"SELECT * FROM tk WHERE a = b", "Seq Scan on tk"},
+		{"SELECT * FROM tn WHERE a = 12", "Key Range Scan on tn\n  Key Cond: (a = 12)"},             // bigint = integer
+		{"SELECT * FROM tn WHERE a = 12.0", "Key Range Scan on tn\n  Key Cond: (a = 12.0)"},         // bigint as numeric
+		{"SELECT * FROM mc WHERE c = 12.5::float8", "Key Range Scan on mc\n  Key Cond: (c = 12.5)"}, // integer as float, exact
+		{"SELECT * FROM tn WHERE a = 12::float8", "Seq Scan on tn"},                                 // bigint as float is not exact
+		{"SELECT * FROM tn WHERE a = 1 AND b = 2 AND c < 3", "Key Range Scan on tn\n  Key Cond: ((a = 1) AND (b = 2) AND (c < 3))"},
+		{"SELECT * FROM tn WHERE a = 1 AND c < 3", "Key Range Scan on tn\n  Key Cond: (a = 1)"},
+		{"SELECT * FROM tn WHERE a = $1", "Key Range Scan on tn\n  Key Cond: (a = $1)"},
+		{"SELECT * FROM mg WHERE a = 7", "Key Range Scan on mg\n  Key Cond: (a = 7)"},
+		{"SELECT * FROM mc WHERE c = 1 AND v = 'x'", "Key Range Scan on mc\n  Key Cond: ((c = 1) AND (v = 'x'::text))"},
+		{"SELECT * FROM ms WHERE a = 7", "Seq Scan on ms"}, // the view's rows are ordered by s first
+		{"SELECT * FROM ao WHERE k = 7", "Seq Scan on ao"}, // stored in arrival order
+		{"SELECT * FROM tk JOIN tn ON tk.a = tn.c WHERE tk.a = 3", "Index Scan using tk_pkey on tk\n  Index Cond: (a = 3)\nSeq Scan on tn"},
+		{"SELECT tn.a, count(*) FROM tn JOIN mg ON mg.a = tn.a WHERE mg.a IN (1, 2) GROUP BY tn.a", "Key Lookup on tn\n  Key Cond: (a = mg.a)\n  Lookup keys from: mg\nKey Range Scan on mg\n  Key Cond: (a IN (1, 2))"},
+		{"SELECT * FROM tk WHERE a = (SELECT max(c) FROM tn WHERE a = 1)", "Seq Scan on tk\nKey Range Scan on tn\n  Key Cond: (a = 1)"},
 		{"SELECT 1", "no stored relation is read"},
 	} {
 		var params []*string

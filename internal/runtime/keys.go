@@ -151,6 +151,9 @@ func readRelation(ctx context.Context, r state.Reader, o *object) (zset.Batch, e
 // readRelationOn is readRelation split between par's workers when the
 // relation is large (readStored).
 func readRelationOn(ctx context.Context, r state.Reader, o *object, par diff.Parallelism) (zset.Batch, error) {
+	if o.unstored {
+		return nil, unstoredReadError(o)
+	}
 	prefix := o.rowsPrefix()
 	return readStored(ctx, r, prefix, []keyRange{{lo: prefix, hi: state.PrefixEnd(prefix), bucket: allBuckets}}, o.rowOrderKey(), par)
 }

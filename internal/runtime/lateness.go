@@ -70,9 +70,16 @@ func tableOptions(o *object, opts []*pg.Node) (_ *lateness, err error) {
 				return nil, err
 			}
 			continue
+		case name == "materialized":
+			var m bool
+			if m, err = boolOption(name, d.Arg); err != nil {
+				return nil, err
+			}
+			o.unstored = !m
+			continue
 		case name != "event_time" && name != "lateness":
 			return nil, errs.Newf(errs.FeatureNotSupported,
-				"table parameter %q is not supported (RockStream knows append_only, event_time and lateness)", name)
+				"table parameter %q is not supported (RockStream knows append_only, materialized, event_time and lateness)", name)
 		case !ok:
 			return nil, errs.Newf(errs.InvalidParameterValue, "parameter %q needs a value, as in %s = '...'", name, name)
 		case name == "event_time":

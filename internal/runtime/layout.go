@@ -122,7 +122,7 @@ func upgradeLayout(st Store, cat *catalog) error {
 		return err
 	}
 	for _, o := range recs {
-		if err := writeCatalogRecord(st, o); err != nil {
+		if err := writeCatalogRecord(st, o, cat.recordSchema(o)); err != nil {
 			st.Abort()
 			return err
 		}

@@ -32,7 +32,7 @@ func TestStatementPanicIsAnError(t *testing.T) {
 		if strings.Contains(text, "boom") {
 			// In a block, a write of the session's own first, so that
 			// the panic leaves a write and the write token behind.
-			if s.txn.block {
+			if s.txn.Block() {
 				if _, err := s.dispatch(ctx, "", ParseStatement("UPDATE t SET a = a + 100").tree.Stmts[0].Stmt, nil); err != nil {
 					t.Errorf("update before the panic: %v", err)
 				}

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/pgparse"
@@ -35,9 +36,11 @@ type Prepared struct {
 	// next: parsing depends on the text alone, and the tree is only
 	// read. Binding still happens at every execution, against the
 	// catalog of the moment, except for an INSERT whose binding insert
-	// keeps (nil for other statements).
+	// keeps and a SELECT whose plan sel keeps (each nil for other
+	// statements).
 	parsed *Statement
 	insert *insertCache
+	sel    *selectCache
 }
 
 // Prepare parses and binds query, a single statement, against the catalog
@@ -79,7 +82,7 @@ func (s *Session) prepare(query string, paramTypes []types.Type) (*Prepared, err
 			}
 			// A SUBSCRIBE's rows are its view's, behind its own columns.
 			p.ParamTypes = declared
-			o := s.catalog().lookup(st.Name)
+			o := s.resolveIn(s.catalog(), st.Name)
 			if o == nil || o.kind != sql.MaterializedView {
 				p.RowsUnknown = true // running it reports the error
 			} else {
@@ -143,7 +146,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 			return err
 		}
 		defer done()
-		b := newBinder(view.withSession(context.Background(), s.sessionInfo(), r), nil, declaredTypes(declared))
+		b := newBinder(view.withSession(context.Background(), s.sessionInfo(), r), nil, s.describeParams(declared))
 		q, err := b.Query(n)
 		if err != nil {
 			return err
@@ -155,7 +158,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		if err != nil {
 			return err
 		}
-		bi, err := bindInsert(cat, o, ins, nil, declaredTypes(declared))
+		bi, err := bindInsert(cat, o, ins, nil, s.describeParams(declared))
 		if err != nil {
 			return err
 		}
@@ -165,11 +168,11 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		}
 	case n.GetUpdateStmt() != nil:
 		up := n.GetUpdateStmt()
-		t, err := bindTarget(cat, up.Relation, up.WhereClause, nil, declaredTypes(declared))
+		t, err := bindTarget(cat, up.Relation, up.WhereClause, nil, s.describeParams(declared))
 		if err != nil {
 			return err
 		}
-		if _, err := bindSets(t.b, t.sc, t.o, up.TargetList); err != nil {
+		if _, _, err := bindUpdateSets(t.b, t.sc, t.o, up); err != nil {
 			return err
 		}
 		ret, err := bindReturning(t.b, t.sc, t.o, up.ReturningList)
@@ -182,7 +185,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		pt = t.b.ParamTypes
 	case n.GetDeleteStmt() != nil:
 		del := n.GetDeleteStmt()
-		t, err := bindTarget(cat, del.Relation, del.WhereClause, nil, declaredTypes(declared))
+		t, err := bindTarget(cat, del.Relation, del.WhereClause, nil, s.describeParams(declared))
 		if err != nil {
 			return err
 		}
@@ -212,7 +215,7 @@ func (s *Session) describe(p *Prepared, n *pg.Node, declared []types.Type) error
 		}
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
-		p.Columns = []Column{{Name: settingDisplayName(name), Type: types.Of(types.Text)}}
+		p.Columns = []Column{{Name: session.DisplayName(name), Type: types.Of(types.Text)}}
 		if name == "all" {
 			p.Columns = showAllColumns
 		}
@@ -248,7 +251,7 @@ func (s *Session) catalog() *catalog {
 // CheckNotFailed fails with 25P02 when the session is in a failed
 // transaction block, where only its end is accepted.
 func (s *Session) CheckNotFailed() error {
-	if s.txn != nil && s.txn.state == txnFailed {
+	if s.txn != nil && s.txn.Failed() {
 		return errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	return nil
@@ -259,7 +262,9 @@ func (s *Session) CheckNotFailed() error {
 // DecodeParam and types.ParseBinary return them: nothing is parsed from
 // text again. The statement is bound again, against the catalog as it is
 // now, but for an INSERT of VALUES rows of parameters and literals, whose
-// binding is kept while the catalog does not change (insertplan.go).
+// binding is kept while the catalog does not change (insertplan.go), and
+// a SELECT, whose plan and circuit are kept while the catalog and the
+// session settings binding reads do not change (selectplan.go).
 func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, params []types.Value) (*Result, error) {
 	if len(params) != len(p.ParamTypes) {
 		return nil, errs.Newf(errs.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))
@@ -267,8 +272,9 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, params []types.
 	if p.parsed == nil {
 		p.parsed = ParseStatement(p.Query)
 		p.insert = newInsertCache(p.parsed)
+		p.sel = newSelectCache(p.parsed)
 	}
-	s.declared = &statementParams{types: p.ParamTypes, values: params, insert: p.insert}
+	s.declared = &statementParams{types: p.ParamTypes, values: params, insert: p.insert, sel: p.sel}
 	defer func() { s.declared = nil }()
 	return s.ExecStatement(ctx, p.parsed, nil)
 }
@@ -278,7 +284,7 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, params []types.
 // looked up in the catalog the session sees.
 func (s *Session) DecodeParam(ctx context.Context, t types.Type, text string) (types.Value, error) {
 	if !types.IsReg(t.ID) && !(t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
-		return types.Parse(t, text)
+		return types.ParseZone(t, text, s.Zone())
 	}
 	return guard(s.eng, func() (types.Value, error) {
 		r, view, done, err := s.readView(ctx)
@@ -286,7 +292,7 @@ func (s *Session) DecodeParam(ctx context.Context, t types.Type, text string) (t
 			return types.Null, err
 		}
 		defer done()
-		return parseParam(view.withSession(ctx, s.sessionInfo(), r), t, text)
+		return parseParam(view.withSession(ctx, s.sessionInfo(), r), t, text, s.Zone())
 	})
 }
 
@@ -297,7 +303,7 @@ func (s *Session) TxnStatus() byte {
 	switch {
 	case !s.txn.explicit():
 		return 'I'
-	case s.txn.state == txnFailed:
+	case s.txn.Failed():
 		return 'E'
 	}
 	return 'T'
@@ -367,7 +373,7 @@ func (s *Session) describeFetch(p *Prepared, fetch string) {
 	if f.Ismove {
 		return
 	}
-	if c := s.cursors[f.Portalname]; c != nil {
+	if c, ok := s.cursors.Lookup(f.Portalname); ok {
 		p.Columns = c.cols
 		return
 	}

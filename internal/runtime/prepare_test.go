@@ -162,8 +162,8 @@ func TestRolesAreDurable(t *testing.T) {
 	if strings.Join(notices, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notices = %q, want %q", notices, want)
 	}
-	if _, err := s.Exec(ctx, "CREATE ROLE x CREATEDB", nil); errs.SQLState(err) != "0A000" {
-		t.Errorf("CREATEDB: %v", err)
+	if _, err := s.Exec(ctx, "CREATE ROLE x REPLICATION", nil); errs.SQLState(err) != "0A000" {
+		t.Errorf("REPLICATION: %v", err)
 	}
 	s.Close()
 	if err := e.Close(); err != nil {

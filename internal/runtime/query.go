@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
@@ -28,6 +30,16 @@ type statementParams struct {
 	// insert, when not nil, keeps the prepared INSERT's binding between
 	// its executions (insertplan.go).
 	insert *insertCache
+	// sel, when not nil, keeps the prepared SELECT's plan between its
+	// executions (selectplan.go).
+	sel *selectCache
+	// clock is when the statement runs, for now() (clock.go); zero
+	// where the statement's time does not apply.
+	clock sql.Clock
+	// zone is the session time zone the statement is bound in (zone.go).
+	zone types.Zone
+	// random is the session's generator for random() and setseed().
+	random *types.Random
 }
 
 // declaredTypes is statementParams for parameter types alone.
@@ -67,12 +79,12 @@ func newBinder(cat *catalog, paramText []*string, declared *statementParams) *sq
 	copy(vals, declared.values)
 	for i, p := range paramText {
 		if p != nil && pt[i].ID != types.Unknown {
-			if v, err := parseParam(cat, pt[i], *p); err == nil {
+			if v, err := parseParam(cat, pt[i], *p, declared.zone); err == nil {
 				vals[i] = v
 			}
 		}
 	}
-	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt}
+	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt, Clock: declared.clock, Zone: declared.zone, Random: declared.random}
 }
 
 // bindParams parses the parameter texts as the types the binder inferred
@@ -88,7 +100,7 @@ func bindParams(b *sql.Binder, paramText []*string) error {
 			t = types.Of(types.Text)
 		}
 		cat, _ := b.Cat.(*catalog)
-		v, err := parseParam(cat, t, *p)
+		v, err := parseParam(cat, t, *p, b.Zone)
 		if err != nil {
 			return err
 		}
@@ -100,7 +112,7 @@ func bindParams(b *sql.Binder, paramText []*string) error {
 // parseParam parses a parameter's text as type t, as t's input function
 // does: an OID alias type ($1::regclass) looks the name up in a session's
 // catalog.
-func parseParam(cat *catalog, t types.Type, text string) (types.Value, error) {
+func parseParam(cat *catalog, t types.Type, text string, z types.Zone) (types.Value, error) {
 	if cat != nil && cat.InSession() && (types.IsReg(t.ID) || t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
 		if !t.ID.IsArray() {
 			return types.CastReg(types.MakeText(text), t, true, cat)
@@ -117,27 +129,54 @@ func parseParam(cat *catalog, t types.Type, text string) (types.Value, error) {
 		}
 		return types.MakeArray(t.ID.Elem(), out), nil
 	}
-	return types.Parse(t, text)
+	return types.ParseZone(t, text, z)
 }
 
 func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*string) (*Result, error) {
 	if sel := n.GetSelectStmt(); sel.IntoClause != nil {
-		return nil, errs.New(errs.FeatureNotSupported, "SELECT INTO is not supported; use CREATE MATERIALIZED VIEW")
+		return s.execSelectInto(ctx, sel)
 	}
 	r, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	kept, params := s.declared.keptSelect(n), s.params()
+	var key selectKey
+	if kept != nil {
+		key = s.selectKeyOf(cat, params.zone)
+	}
 	cat = cat.withSession(ctx, s.sessionInfo(), r)
-	b := newBinder(cat, paramText, s.declared)
-	p, err := b.Query(n)
-	if err != nil {
-		return nil, err
+	b, p, ok := kept.kept(key, params.values)
+	if !ok {
+		b = newBinder(cat, paramText, params)
+		if p, err = b.Query(n); err != nil {
+			return nil, err
+		}
+		if kept != nil {
+			kept.keep(key, b, p, cat)
+		}
+	}
+	if kept != nil && kept.p != nil {
+		ctx = withKeptCircuits(ctx, kept.circuits)
 	}
 	limitRecursion(p, s.recursionLimit())
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
+	}
+	if streamingWanted(ctx) {
+		if rs, ok, err := s.streamQuery(ctx, r, cat, p); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Columns: outColumns(p.Columns()), Stream: rs, Tag: "SELECT"}, nil
+		}
+		if rs, ok, err := s.streamOrdered(ctx, r, cat, p); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Columns: outColumns(p.Columns()), Stream: rs, Tag: "SELECT"}, nil
+		}
 	}
 	rows, err := runQuery(ctx, r, cat, p)
 	if err != nil {
@@ -148,7 +187,9 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 
 // runQuery answers a query plan over the relations in r: the plan's
 // circuit runs once with the relations' contents as its input delta (only
-// the key ranges that a scan's filter can keep, keyrange.go);
+// the key ranges that a scan's filter can keep, keyrange.go), or, for an
+// aggregate over one relation, once per work_mem chunk of its rows
+// (chunkedquery.go);
 // Sort, Limit and the Project between them at the top are applied to the
 // result in order.
 func runQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) ([]zset.Row, error) {
@@ -159,6 +200,16 @@ func runQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) ([
 // (asOfNow: their current contents). Tables have no history, so a query at an
 // epoch may read views only.
 func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, asOf uint64) ([]zset.Row, error) {
+	if hasOrder(p) {
+		// An ORDER BY of one relation sorts past work_mem on disk
+		// (spillsort.go).
+		if it, ok, err := orderedRows(ctx, r, cat, p, asOf); ok {
+			if err != nil {
+				return nil, err
+			}
+			return collectRows(ctx, it)
+		}
+	}
 	switch n := p.(type) {
 	case *plan.Limit:
 		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
@@ -202,21 +253,58 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			return out, nil
 		}
 	}
-	c, err := diff.Build(p, []byte{nsQuery}, true)
+	c, err := queryCircuit(ctx, p)
 	if err != nil {
 		return nil, err
 	}
+	if rels := c.Relations(); len(rels) == 1 && asOf == asOfNow && chunkable(stripForQuery(p)) {
+		if o := cat.lookup(rels[0]); o != nil {
+			out, ok, err := runChunked(ctx, r, p, c, o, cat.parallelism())
+			if ok {
+				if err != nil {
+					return nil, err
+				}
+				return resultRows(ctx, out)
+			}
+		}
+	}
+	if asOf == asOfNow {
+		// Joins of stored relations, fed a chunk at a time
+		// (spilljoin.go).
+		if out, ok, err := runChunkedRelations(ctx, r, cat, p, c); ok {
+			if err != nil {
+				return nil, err
+			}
+			return resultRows(ctx, out)
+		}
+	}
 	deltas := map[string]zset.Batch{}
 	uses := scanUses(p)
+	var lookups map[string]lookupJoin
+	if asOf == asOfNow && !fullScansOnly.Load() {
+		lookups = findLookupJoins(cat, p, uses)
+	}
 	for _, name := range c.Relations() {
-		o := cat.lookup(name)
+		o, pos := cat.input(name)
 		if o == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: query reads unknown relation %q", name)
 		}
+		if _, ok := lookups[name]; ok {
+			continue // read below, once the outer relation is
+		}
 		par := cat.parallelism()
-		switch ranges, ok := scanRanges(o, uses[name]); {
-		case ok:
-			deltas[name], err = relationRangesAt(ctx, r, o, asOf, ranges, par)
+		switch acc := chooseAccess(cat, o, uses[name], asOf == asOfNow); {
+		case pos != nil:
+			// A view's shaped scan (inputs.go): the whole table, cut
+			// to the columns the view reads.
+			var rows zset.Batch
+			if rows, err = relationAt(ctx, r, o, asOf); err == nil {
+				deltas[name] = projectRows(rows, pos)
+			}
+		case acc.ix != nil:
+			deltas[name], err = readIndexRanges(ctx, r, o, acc.ix, acc.ranges, par)
+		case acc.ok:
+			deltas[name], err = relationRangesAt(ctx, r, o, asOf, acc.ranges, par)
 		case asOf == asOfNow && o.system == nil:
 			deltas[name], err = readContentsOn(ctx, r, o, par)
 		default:
@@ -225,13 +313,29 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		if err != nil {
 			return nil, err
 		}
+		if err := memgov.From(ctx).Grow(batchBytes(deltas[name])); err != nil {
+			return nil, err
+		}
 	}
-	out, err := c.StepParallel(ctx, state.NewOverlay(state.NewMemory()), deltas, cat.parallelism())
+	if err := readLookups(ctx, r, cat, lookups, deltas, uses); err != nil {
+		return nil, err
+	}
+	st := queryState(ctx)
+	out, err := c.StepParallel(ctx, st, deltas, cat.parallelism())
+	closeState(st)
 	if err != nil {
 		return nil, err
 	}
+	return resultRows(ctx, out)
+}
+
+// resultRows returns the rows of a query's result batch, each row as
+// many times as its weight.
+func resultRows(ctx context.Context, out zset.Batch) ([]zset.Row, error) {
 	var rows []zset.Row
+	acct := memgov.From(ctx)
 	for _, e := range out {
+		acct.Charge(e.Weight * int64(unsafe.Sizeof(zset.Row{})))
 		if e.Weight < 0 {
 			return nil, errs.New(errs.Internal, "internal error: query result has a negative weight")
 		}
@@ -262,6 +366,10 @@ func hasOrder(p plan.Node) bool {
 // sortRows sorts rows by keys, stably; it stops with ctx's error when ctx
 // ends.
 func sortRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
+	// The keys, the permutation and the sorted copy.
+	if err := memgov.From(ctx).Grow(int64(len(rows)) * (int64(len(keys))*valueBytes + 48)); err != nil {
+		return nil, err
+	}
 	vals := make([][]types.Value, len(rows))
 	for i, row := range rows {
 		if err := ops.Interrupted(ctx, i); err != nil {
@@ -372,34 +480,13 @@ func compareSort(a, b types.Value, k plan.SortKey) int {
 // of the relations it reads, stores its output delta, and passes it on to
 // the views that read it.
 func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
-	for _, v := range w.cat.matviewsInOrder() {
-		touched := false
-		for _, r := range v.circuit.Relations() {
-			if len(deltas[r]) > 0 {
-				touched = true
-				break
-			}
-		}
-		if !touched {
-			continue
-		}
-		out, err := v.circuit.StepParallel(ctx, st, deltas, w.cat.parallelism())
-		if err != nil {
-			return viewError(v, err)
-		}
-		if len(out) == 0 {
-			continue
-		}
-		if err := applyDelta(st, v.rowsPrefix(), out, v.keyOf()); err != nil {
-			return err
-		}
-		if err := addViewRows(st, v, out); err != nil {
-			return err
-		}
-		if err := logChanges(st, w, v, out); err != nil {
-			return err
-		}
-		deltas[v.name] = out
-	}
-	return releaseClosedWindows(st, w, deltas)
+	return propagateRouted(ctx, st, w, deltas, nil)
+}
+
+// propagateRouted is propagate with some of the table deltas split
+// between the workers by bucket too (splitwrite.go). Views that read none
+// of each other's outputs step concurrently on the workers
+// (viewgroups.go).
+func propagateRouted(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed) error {
+	return propagateViews(ctx, st, w, deltas, routed)
 }

@@ -6,6 +6,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/session"
 )
 
 // Read-only transactions, as PostgreSQL has them. A transaction's access
@@ -20,12 +21,15 @@ import (
 // newTxn starts a transaction (a block when block is set) in the
 // session's default access mode.
 func (s *Session) newTxn(block bool) *txn {
-	return &txn{block: block, accessReadOnly: s.Setting("default_transaction_read_only") == "on"}
+	return &txn{Txn: session.NewTxn(block, s.defaultReadOnly()), started: s.statementStart}
 }
+
+// defaultReadOnly is the access mode a new transaction has.
+func (s *Session) defaultReadOnly() bool { return s.Setting("default_transaction_read_only") == "on" }
 
 // readOnlyTxn reports whether t may not write: it is read-only, or it
 // declared a SUBSCRIBE cursor.
-func (t *txn) readOnlyTxn() bool { return t != nil && (t.readOnly || t.accessReadOnly) }
+func (t *txn) readOnlyTxn() bool { return t != nil && t.ReadOnly() }
 
 // transactionModes applies the modes of BEGIN, START TRANSACTION or SET
 // TRANSACTION to the open transaction. Isolation levels change nothing:
@@ -52,16 +56,7 @@ func (s *Session) setTransactionReadOnly(readOnly bool) error {
 	if t == nil {
 		return nil
 	}
-	if !readOnly && t.accessReadOnly {
-		if len(t.savepoints) > 0 {
-			return errs.New(errs.ActiveTransaction, "cannot set transaction read-write mode inside a read-only transaction")
-		}
-		if t.queried {
-			return errs.New(errs.ActiveTransaction, "transaction read-write mode must be set before any query")
-		}
-	}
-	t.accessReadOnly = readOnly
-	return nil
+	return t.SetAccessReadOnly(readOnly, len(t.savepoints) > 0)
 }
 
 // transactionReadOnlySetting is SHOW transaction_read_only: the open
@@ -70,7 +65,7 @@ func (s *Session) transactionReadOnlySetting() string {
 	if s.txn == nil {
 		return s.Setting("default_transaction_read_only")
 	}
-	return boolSettingText(s.txn.accessReadOnly)
+	return session.BoolText(s.txn.AccessReadOnly())
 }
 
 // setMulti runs SET TRANSACTION ... and SET SESSION CHARACTERISTICS AS
@@ -79,7 +74,7 @@ func (s *Session) transactionReadOnlySetting() string {
 func (s *Session) setMulti(v *pg.VariableSetStmt) (*Result, error) {
 	switch strings.ToUpper(v.Name) {
 	case "TRANSACTION":
-		if s.txn == nil || !s.txn.block {
+		if s.txn == nil || !s.txn.Block() {
 			s.notice("WARNING", errs.NoActiveTransaction, "SET TRANSACTION can only be used in transaction blocks")
 			return &Result{Tag: "SET"}, nil
 		}
@@ -89,40 +84,9 @@ func (s *Session) setMulti(v *pg.VariableSetStmt) (*Result, error) {
 	case "SESSION CHARACTERISTICS":
 		for _, m := range v.Args {
 			if d := m.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
-				if s.settings == nil {
-					s.settings = map[string]string{}
-				}
-				s.settings["default_transaction_read_only"] = boolSettingText(d.Arg.GetAConst().GetIval().GetIval() != 0)
+				s.settings.Put("default_transaction_read_only", session.BoolText(d.Arg.GetAConst().GetIval().GetIval() != 0))
 			}
 		}
 	}
 	return &Result{Tag: "SET"}, nil
-}
-
-// boolSettingText is how a boolean setting shows.
-func boolSettingText(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// parseBoolSetting reads a boolean setting's value as PostgreSQL's
-// parse_bool does: on, off, true, false, yes, no, 1, 0 and their
-// unambiguous prefixes, in any case.
-func parseBoolSetting(v string) (bool, bool) {
-	v = strings.ToLower(strings.TrimSpace(v))
-	if v == "" {
-		return false, false
-	}
-	for _, w := range []struct {
-		word string
-		val  bool
-		min  int
-	}{{"true", true, 1}, {"false", false, 1}, {"yes", true, 1}, {"no", false, 1}, {"on", true, 2}, {"off", false, 2}, {"1", true, 1}, {"0", false, 1}} {
-		if len(v) >= w.min && strings.HasPrefix(w.word, v) {
-			return w.val, true
-		}
-	}
-	return false, false
 }

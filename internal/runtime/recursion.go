@@ -19,17 +19,6 @@ import (
 // session that created it, recorded with its definition, so that how it
 // is maintained never depends on who writes.
 
-// maxRecursionLimit bounds the setting.
-const maxRecursionLimit = 100_000_000
-
-func checkRecursionLimit(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxRecursionLimit {
-		return fmt.Errorf("an integer from 1 to %d is required", maxRecursionLimit)
-	}
-	return nil
-}
-
 // recursionLimit returns the session's iteration limit.
 func (s *Session) recursionLimit() int {
 	n, err := strconv.Atoi(s.Setting("rockstream.max_recursion_iterations"))

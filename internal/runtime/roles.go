@@ -9,16 +9,22 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/privilege"
 	"github.com/rockstream/rockstream/internal/scram"
 	"github.com/rockstream/rockstream/internal/state"
 )
 
-// Role is a login role created with CREATE ROLE. RockStream has no
-// privileges: a role is who may connect, and how they prove it.
+// Role is a role created with CREATE ROLE: who may connect, how they
+// prove it, and what the role may do (privileges.go).
 type Role struct {
-	Name      string
-	CanLogin  bool
-	Superuser bool
+	Name       string
+	CanLogin   bool
+	Superuser  bool
+	CreateRole bool
+	CreateDB   bool
+	// NoInherit is NOINHERIT: the role does not have the privileges of
+	// the roles it is a member of.
+	NoInherit bool
 	// Verifier is the role's password as a SCRAM-SHA-256 verifier
 	// (scram.Verifier's stored form); empty when the role has none.
 	Verifier string
@@ -26,9 +32,12 @@ type Role struct {
 
 // roleRecord is a role's durable form, under roleKey(name).
 type roleRecord struct {
-	CanLogin  bool   `json:"login"`
-	Superuser bool   `json:"superuser"`
-	Verifier  string `json:"verifier,omitempty"`
+	CanLogin   bool   `json:"login"`
+	Superuser  bool   `json:"superuser"`
+	CreateRole bool   `json:"createrole,omitempty"`
+	CreateDB   bool   `json:"createdb,omitempty"`
+	NoInherit  bool   `json:"noinherit,omitempty"`
+	Verifier   string `json:"verifier,omitempty"`
 }
 
 var rolePrefix = []byte{nsMeta, 'r', 'o', 'l', 'e', '/'}
@@ -40,15 +49,39 @@ func readRole(r state.Reader, name string) (*Role, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	return decodeRole(name, v)
+}
+
+// scanRoles calls fn with each stored role, by name, until fn fails.
+func scanRoles(r state.Reader, fn func(*Role) error) error {
+	var ferr error
+	err := r.Scan(rolePrefix, state.PrefixEnd(rolePrefix), func(k, v []byte) bool {
+		ro, err := decodeRole(string(k[len(rolePrefix):]), v)
+		if err == nil {
+			err = fn(ro)
+		}
+		ferr = err
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
+// decodeRole decodes role name's stored record v.
+func decodeRole(name string, v []byte) (*Role, error) {
 	var rec roleRecord
 	if err := json.Unmarshal(v, &rec); err != nil {
 		return nil, errs.Newf(errs.DataCorrupted, "role %q: stored record is damaged: %v", name, err)
 	}
-	return &Role{Name: name, CanLogin: rec.CanLogin, Superuser: rec.Superuser, Verifier: rec.Verifier}, nil
+	return &Role{Name: name, CanLogin: rec.CanLogin, Superuser: rec.Superuser, CreateRole: rec.CreateRole,
+		CreateDB: rec.CreateDB, NoInherit: rec.NoInherit, Verifier: rec.Verifier}, nil
 }
 
 func writeRole(st state.Store, r *Role) error {
-	v, err := json.Marshal(roleRecord{CanLogin: r.CanLogin, Superuser: r.Superuser, Verifier: r.Verifier})
+	v, err := json.Marshal(roleRecord{CanLogin: r.CanLogin, Superuser: r.Superuser, CreateRole: r.CreateRole,
+		CreateDB: r.CreateDB, NoInherit: r.NoInherit, Verifier: r.Verifier})
 	if err != nil {
 		return err
 	}
@@ -60,19 +93,10 @@ func (e *Engine) Roles() ([]Role, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []Role
-	var derr error
-	err := e.mu.store.Scan(rolePrefix, state.PrefixEnd(rolePrefix), func(k, _ []byte) bool {
-		r, err := readRole(e.mu.store, string(k[len(rolePrefix):]))
-		if err != nil {
-			derr = err
-			return false
-		}
+	err := scanRoles(e.mu.store, func(r *Role) error {
 		out = append(out, *r)
-		return true
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, err
 }
@@ -90,6 +114,7 @@ func (e *Engine) LookupRole(name string) (*Role, error) {
 func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 	var tag string
 	var change func(st state.Store) error
+	var cat *catalog // the catalog the change sees
 	switch {
 	case n.GetCreateRoleStmt() != nil:
 		cr := n.GetCreateRoleStmt()
@@ -100,6 +125,11 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 			return nil, err
 		}
 		change = func(st state.Store) error {
+			if err := s.checkRoleChange(st, func(g *privilege.Graph, current string) error {
+				return g.CheckCreateRole(current, r.Superuser)
+			}); err != nil {
+				return err
+			}
 			old, err := readRole(st, r.Name)
 			if err != nil {
 				return err
@@ -124,6 +154,11 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 			if r == nil {
 				return errs.Newf(errs.UndefinedObject, "role %q does not exist", name)
 			}
+			if err := s.checkRoleChange(st, func(g *privilege.Graph, current string) error {
+				return g.CheckAlterRole(current, r.attrs(), alterOf(ar.Options))
+			}); err != nil {
+				return err
+			}
 			if err := applyRoleOptions(r, ar.Options); err != nil {
 				return err
 			}
@@ -141,6 +176,11 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 			names = append(names, name)
 		}
 		change = func(st state.Store) error {
+			if err := s.checkRoleChange(st, func(g *privilege.Graph, current string) error {
+				return g.CheckDropRoles(current)
+			}); err != nil {
+				return err
+			}
 			for _, name := range names {
 				r, err := readRole(st, name)
 				if err != nil {
@@ -153,6 +193,14 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 					}
 					return errs.Newf(errs.UndefinedObject, "role %q does not exist", name)
 				}
+				if err := s.checkRoleChange(st, func(g *privilege.Graph, current string) error {
+					return g.CheckDropRole(current, s.sessionUser(), r.attrs())
+				}); err != nil {
+					return err
+				}
+				if err := dropRoleRecords(st, cat, name); err != nil {
+					return err
+				}
 				if err := st.Delete(roleKey(name)); err != nil {
 					return err
 				}
@@ -160,7 +208,8 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 			return nil
 		}
 	}
-	err := s.writeStatement(ctx, func(st state.Store, _ *epochWrite) (*catalog, error) {
+	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+		cat = w.cat
 		return nil, change(st)
 	}, false)
 	if err != nil {
@@ -192,6 +241,12 @@ func applyRoleOptions(r *Role, opts []*pg.Node) error {
 			r.CanLogin = d.Arg.GetBoolean().GetBoolval()
 		case "superuser":
 			r.Superuser = d.Arg.GetBoolean().GetBoolval()
+		case "createrole":
+			r.CreateRole = d.Arg.GetBoolean().GetBoolval()
+		case "createdb":
+			r.CreateDB = d.Arg.GetBoolean().GetBoolval()
+		case "inherit":
+			r.NoInherit = !d.Arg.GetBoolean().GetBoolval()
 		case "password":
 			if d.Arg == nil || d.Arg.GetString_() == nil {
 				r.Verifier = ""
@@ -213,8 +268,14 @@ func applyRoleOptions(r *Role, opts []*pg.Node) error {
 			}
 			r.Verifier = v.String()
 		default:
-			return errs.Newf(errs.FeatureNotSupported, "role option %s is not supported; RockStream roles have LOGIN, SUPERUSER and PASSWORD", d.Defname)
+			return errs.Newf(errs.FeatureNotSupported, "role option %s is not supported; RockStream roles have LOGIN, SUPERUSER, CREATEROLE, CREATEDB, INHERIT and PASSWORD", d.Defname)
 		}
 	}
 	return nil
+}
+
+// attrs returns the role as the privilege model sees it.
+func (r *Role) attrs() privilege.Role {
+	return privilege.Role{Name: r.Name, Superuser: r.Superuser, Inherit: !r.NoInherit, CreateRole: r.CreateRole,
+		CreateDB: r.CreateDB, Login: r.CanLogin}
 }

@@ -87,7 +87,7 @@ func execScript(t *testing.T, s *Session, script string) string {
 			b.WriteString(errorText(err))
 			continue
 		}
-		writeResult(&b, res)
+		writeResultIn(&b, res, s.Zone())
 	}
 	return b.String()
 }
@@ -107,7 +107,7 @@ func execMessage(s *Session, message string) string {
 			b.WriteString(errorText(err))
 			break
 		}
-		writeResult(&b, res)
+		writeResultIn(&b, res, s.Zone())
 	}
 	if err := s.EndMessage(ctx); err != nil {
 		b.WriteString("at the end of the message: " + errorText(err))
@@ -118,7 +118,11 @@ func execMessage(s *Session, message string) string {
 
 // writeResult prints a statement's result: its columns and rows, if it
 // has any, and its tag.
-func writeResult(b *strings.Builder, res *Result) {
+func writeResult(b *strings.Builder, res *Result) { writeResultIn(b, res, types.UTCZone) }
+
+// writeResultIn is writeResult with timestamptz values shown in zone z,
+// as the session's client sees them.
+func writeResultIn(b *strings.Builder, res *Result, z types.Zone) {
 	if res.Columns != nil {
 		var names []string
 		for _, c := range res.Columns {
@@ -131,7 +135,7 @@ func writeResult(b *strings.Builder, res *Result) {
 				if v.IsNull() {
 					vals = append(vals, "NULL")
 				} else {
-					vals = append(vals, types.Format(v, res.Columns[i].Type))
+					vals = append(vals, types.FormatZone(v, res.Columns[i].Type, z))
 				}
 			}
 			b.WriteString(strings.Join(vals, " | ") + "\n")

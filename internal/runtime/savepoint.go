@@ -4,7 +4,7 @@ import (
 	"context"
 	"maps"
 
-	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -28,8 +28,10 @@ import (
 //     parent and forgets the savepoint and the later ones. COMMIT folds
 //     them all first. The block's epoch therefore always commits one
 //     overlay over the committed state.
+//
+// A savepoint is what the block keeps to return to: the layer of its
+// session.Savepoint, which has its name.
 type savepoint struct {
-	name string
 	// parent is the overlay the block wrote into before the savepoint;
 	// nil for an empty savepoint.
 	parent  *state.Overlay
@@ -38,18 +40,14 @@ type savepoint struct {
 	logSeq  map[uint64]uint64
 	// The session's settings and SET LOCAL names, and its cursors, when
 	// the savepoint was taken.
-	settings map[string]string
-	local    map[string]bool
+	settings session.Mark
 	cursors  map[string]bool
 }
 
 // setSavepoint runs SAVEPOINT name.
 func (s *Session) setSavepoint(ctx context.Context, name string) error {
 	t := s.txn
-	sp := &savepoint{name: name, settings: maps.Clone(s.settings), local: maps.Clone(t.local), cursors: map[string]bool{}}
-	for c := range s.cursors {
-		sp.cursors[c] = true
-	}
+	sp := &savepoint{settings: s.settings.Mark(), cursors: s.cursors.Names()}
 	if t.wrote() {
 		if t.w == nil {
 			if err := s.takeWriteToken(ctx); err != nil {
@@ -61,28 +59,18 @@ func (s *Session) setSavepoint(ctx context.Context, name string) error {
 		sp.pending, sp.logSeq = maps.Clone(w.pending), maps.Clone(w.logSeq)
 		w.ov = state.NewOverlay(w.ov)
 	}
-	t.savepoints = append(t.savepoints, sp)
+	t.savepoints = append(t.savepoints, session.Savepoint[*savepoint]{Name: name, Layer: sp})
 	return nil
-}
-
-// findSavepoint returns the index of the latest savepoint named name.
-func (t *txn) findSavepoint(name string) (int, error) {
-	for i := len(t.savepoints) - 1; i >= 0; i-- {
-		if t.savepoints[i].name == name {
-			return i, nil
-		}
-	}
-	return 0, errs.Newf(errs.InvalidSavepoint, "savepoint %q does not exist", name)
 }
 
 // rollbackTo runs ROLLBACK TO SAVEPOINT name.
 func (s *Session) rollbackTo(name string) error {
 	t := s.txn
-	i, err := t.findSavepoint(name)
+	i, err := t.savepoints.Find(name)
 	if err != nil {
 		return err
 	}
-	sp := t.savepoints[i]
+	sp := t.savepoints[i].Layer
 	t.savepoints = t.savepoints[:i+1]
 	switch {
 	case sp.parent == nil:
@@ -97,23 +85,16 @@ func (s *Session) rollbackTo(name string) error {
 		w.ov = state.NewOverlay(sp.parent)
 		w.cat, w.pending, w.logSeq = sp.cat, maps.Clone(sp.pending), maps.Clone(sp.logSeq)
 	}
-	s.settings, t.local = maps.Clone(sp.settings), maps.Clone(sp.local)
-	for c, cur := range s.cursors {
-		if !sp.cursors[c] {
-			if cur.sub != nil {
-				cur.sub.close()
-			}
-			delete(s.cursors, c)
-		}
-	}
-	t.state = txnOpen
+	s.settings.Restore(sp.settings)
+	s.cursors.CloseExcept(sp.cursors)
+	t.Recover()
 	return nil
 }
 
 // release runs RELEASE SAVEPOINT name.
 func (s *Session) release(name string) error {
 	t := s.txn
-	i, err := t.findSavepoint(name)
+	i, err := t.savepoints.Find(name)
 	if err != nil {
 		return err
 	}
@@ -129,7 +110,7 @@ func (s *Session) release(name string) error {
 func (s *Session) foldSavepoints(from int) error {
 	t := s.txn
 	for j := len(t.savepoints) - 1; j >= from; j-- {
-		sp := t.savepoints[j]
+		sp := t.savepoints[j].Layer
 		if sp.parent == nil {
 			continue
 		}

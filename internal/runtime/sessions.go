@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rockstream/rockstream/internal/connectors/spec"
 	"github.com/rockstream/rockstream/internal/errs"
 )
 
@@ -44,7 +45,7 @@ type SessionInfo struct {
 	ID           uint64
 	Client       ClientInfo
 	State        SessionState
-	Query        string    // the running statement, or the last one when idle
+	Query        string    // the running statement, or the last one when idle, secrets redacted (spec.RedactSQL)
 	QueryStart   time.Time // zero before the first statement
 	BackendStart time.Time
 }
@@ -115,7 +116,7 @@ func (r *sessionRegistry) snapshot() []SessionInfo {
 		a.mu.Lock()
 		out[i] = SessionInfo{
 			ID: a.id, Client: a.mu.client, State: a.mu.state,
-			Query: a.mu.query, QueryStart: a.mu.queryStart, BackendStart: a.start,
+			Query: spec.RedactSQL(a.mu.query), QueryStart: a.mu.queryStart, BackendStart: a.start,
 		}
 		if a.mu.appName != "" {
 			out[i].Client.ApplicationName = a.mu.appName
@@ -157,6 +158,7 @@ func (s *Session) beginStatement(query string) func(res *Result, err error) {
 			tag = res.Tag
 		}
 		s.eng.obs.statementDone(query, tag, err)
+		s.auditStatement(query, err)
 		if err == nil && res != nil {
 			switch {
 			case res.CopyIn != nil:
@@ -200,12 +202,12 @@ func (s *Session) copyDone(res *Result, err error) {
 func (s *Session) statementEnded() {
 	state := StateIdle
 	switch {
-	case s.txn.explicit() && s.txn.state == txnFailed:
+	case s.txn.explicit() && s.txn.Failed():
 		state = StateIdleInFailTxn
 	case s.txn.explicit():
 		state = StateIdleInTxn
 	}
-	app := s.settings["application_name"]
+	app, _ := s.settings.Lookup("application_name")
 	s.act.mu.Lock()
 	s.act.mu.state = state
 	s.act.mu.appName = app

@@ -19,7 +19,7 @@ import (
 // then, each time it runs (as ExecPrepared does), with EXECUTE's values
 // evaluated as the parameters' types. The wire protocol's
 // prepared statements (Parse) are kept by the gateway, in a namespace of
-// their own.
+// their own. session.Prepared keeps the session's.
 
 // preparedStatement runs PREPARE, EXECUTE and DEALLOCATE; handled is false
 // for any other statement.
@@ -36,8 +36,8 @@ func (s *Session) preparedStatement(ctx context.Context, version int32, n *pg.No
 	default:
 		return nil, false, nil
 	}
-	if err != nil && s.txn != nil && s.txn.block {
-		s.txn.state = txnFailed
+	if err != nil && s.txn != nil && s.txn.Block() {
+		s.txn.Fail()
 	}
 	return res, true, err
 }
@@ -46,8 +46,8 @@ func (s *Session) prepareSQL(version int32, st *pg.PrepareStmt) (*Result, error)
 	if err := s.CheckNotFailed(); err != nil {
 		return nil, err
 	}
-	if _, ok := s.sqlPrepared[st.Name]; ok {
-		return nil, errs.Newf(errs.DuplicatePrepared, "prepared statement %q already exists", st.Name)
+	if err := s.sqlPrepared.CheckNew(st.Name); err != nil {
+		return nil, err
 	}
 	declared := make([]types.Type, len(st.Argtypes))
 	for i, a := range st.Argtypes {
@@ -65,10 +65,7 @@ func (s *Session) prepareSQL(version int32, st *pg.PrepareStmt) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if s.sqlPrepared == nil {
-		s.sqlPrepared = map[string]*Prepared{}
-	}
-	s.sqlPrepared[st.Name] = p
+	s.sqlPrepared.Add(st.Name, p)
 	return &Result{Tag: "PREPARE"}, nil
 }
 
@@ -78,9 +75,9 @@ func (s *Session) executeSQL(ctx context.Context, version int32, st *pg.ExecuteS
 	if err := s.CheckNotFailed(); err != nil {
 		return nil, err
 	}
-	p, ok := s.sqlPrepared[st.Name]
-	if !ok {
-		return nil, errs.Newf(errs.InvalidStatementName, "prepared statement %q does not exist", st.Name)
+	p, err := s.sqlPrepared.Get(st.Name)
+	if err != nil {
+		return nil, err
 	}
 	if len(st.Params) != len(p.ParamTypes) {
 		e := errs.Newf(errs.SyntaxError, "wrong number of parameters for prepared statement %q", st.Name).(*errs.Error)
@@ -121,12 +118,11 @@ func (s *Session) deallocateSQL(st *pg.DeallocateStmt) (*Result, error) {
 		return nil, err
 	}
 	if st.Isall {
-		s.sqlPrepared = nil
+		s.sqlPrepared.RemoveAll()
 		return &Result{Tag: "DEALLOCATE ALL"}, nil
 	}
-	if _, ok := s.sqlPrepared[st.Name]; !ok {
-		return nil, errs.Newf(errs.InvalidStatementName, "prepared statement %q does not exist", st.Name)
+	if err := s.sqlPrepared.Remove(st.Name); err != nil {
+		return nil, err
 	}
-	delete(s.sqlPrepared, st.Name)
 	return &Result{Tag: "DEALLOCATE"}, nil
 }

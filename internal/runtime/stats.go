@@ -21,6 +21,11 @@ type observer struct {
 	epoch atomic.Uint64
 	// recovered is the epoch the engine recovered at Open.
 	recovered uint64
+	// lastCommit is when the last epoch committed (or the engine
+	// opened), in Unix nanoseconds; commitTimes when each of the last
+	// epochs committed (observe_console.go).
+	lastCommit  atomic.Int64
+	commitTimes commitTimes
 	// durability is how the store commits; durableStore is false for a
 	// store in memory.
 	durability   storage.Durability
@@ -43,6 +48,7 @@ type observer struct {
 func (o *observer) init(store Store, epoch uint64) {
 	o.epoch.Store(epoch)
 	o.recovered = epoch
+	o.lastCommit.Store(time.Now().UnixNano())
 	if d, ok := store.(interface{ Durability() storage.Durability }); ok {
 		o.durableStore = true
 		o.durability = d.Durability()
@@ -59,6 +65,9 @@ func (o *observer) init(store Store, epoch uint64) {
 // committed records a committed epoch and how long its commit took.
 func (o *observer) committed(epoch uint64, d time.Duration) {
 	o.epoch.Store(epoch)
+	now := time.Now()
+	o.lastCommit.Store(now.UnixNano())
+	o.commitTimes.add(epoch, now)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.mu.epochsCommitted++

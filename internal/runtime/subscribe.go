@@ -65,6 +65,7 @@ func (s *Session) execSubscribe(st ext.Statement) (*Result, error) {
 		// could commit while the subscription waits for one.
 		return nil, errs.New(errs.FeatureNotSupported, "SUBSCRIBE cannot run in a transaction block that has written; commit the block first")
 	}
+	st.Name = s.resolveKey(st.Name)
 	sub, err := s.eng.subscribe(st)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,8 @@ func (sub *subscription) progressRow(epoch uint64) zset.Row {
 	return out
 }
 
-// take returns up to max rows, waiting until at least one is available.
+// take returns up to max rows, waiting until at least one is available,
+// and every row committed by then up to max.
 // It returns io.EOF once the subscription is closed or the engine closes,
 // and ctx's error when ctx ends first.
 func (sub *subscription) take(ctx context.Context, max int) ([]zset.Row, error) {
@@ -188,6 +190,13 @@ func (sub *subscription) take(ctx context.Context, max int) ([]zset.Row, error) 
 		case <-sub.done:
 			return nil, io.EOF
 		}
+	}
+	// Rows committed since the last poll are there to take as well: a
+	// FETCH after the snapshot gets the epochs already committed with it.
+	if len(sub.pending) < max {
+		if _, err := sub.poll(); err != nil && len(sub.pending) == 0 {
+			return nil, err
+		} // else the next take polls again and reports the error
 	}
 	n := len(sub.pending)
 	if n > max {

@@ -49,7 +49,7 @@ func systemRows(r state.Reader, o *object, asOf uint64) (zset.Batch, error) {
 // relation.
 func checkViewInputs(cat *catalog, c *diff.Circuit) error {
 	for _, r := range c.Relations() {
-		if o := cat.lookup(r); o != nil && o.system != nil {
+		if o, _ := cat.input(r); o != nil && o.system != nil {
 			return errs.Newf(errs.FeatureNotSupported,
 				"a materialized view cannot read the system relation %s: it is not maintained incrementally", o.name)
 		}

@@ -28,6 +28,8 @@ func (c *catalog) observedRelation(name string) *object {
 		cols, rows = viewInfoColumns, func(r state.Reader) (zset.Batch, error) { return viewInfoRows(r, c) }
 	case "rockstream_catalog.frontiers":
 		cols, rows = frontierColumns, func(state.Reader) (zset.Batch, error) { return frontierRows(c.eng), nil }
+	case "rockstream_catalog.progress":
+		cols, rows = progressColumns, func(state.Reader) (zset.Batch, error) { return progressRows(c.eng), nil }
 	default:
 		return nil
 	}

@@ -3,15 +3,20 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // VerifyViews checks that every materialized view's stored contents equal
-// its query evaluated from scratch over the committed state. It returns
-// an error naming the first view that differs.
+// its query evaluated from scratch over the committed state, and that
+// every index holds exactly its relation's rows (VerifyIndexes). It
+// returns an error naming the first view or index that differs. A view
+// over an unmaterialized table cannot be recomputed (its input keeps no
+// rows) and is not checked.
 func (e *Engine) VerifyViews() error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -19,8 +24,23 @@ func (e *Engine) VerifyViews() error {
 }
 
 func (e *Engine) verifyViewsLocked() error {
+	// A view with a temporal filter is its query at the time its filters
+	// last stepped: the stored clock (temporal.go).
+	clock, clocked, err := ops.ReadClock(e.mu.store)
+	if err != nil {
+		return err
+	}
 	for _, v := range e.mu.cat.matviewsInOrder() {
-		b := sql.Binder{Cat: e.mu.cat}
+		if readsUnstored(e.mu.cat, v) {
+			continue
+		}
+		// Through the view's images: its names mean what they meant
+		// when it was created, whatever the search path was then.
+		b := sql.Binder{Cat: definitionCatalog(e.mu.cat, v.inputs, false), Zone: v.zone}
+		if clocked && v.circuit.Temporal() {
+			at := time.UnixMicro(clock)
+			b.Clock = sql.Clock{Transaction: at, Statement: at, Zone: v.zone}
+		}
 		p, err := b.Query(v.query)
 		if err == nil {
 			limitRecursion(p, v.maxIterations)
@@ -53,7 +73,7 @@ func (e *Engine) verifyViewsLocked() error {
 				v.name, len(diff), diff[0].Row, diff[0].Weight)
 		}
 	}
-	return nil
+	return verifyIndexes(context.Background(), e.mu.store, e.mu.cat)
 }
 
 func negate(b zset.Batch) zset.Batch {

@@ -26,6 +26,14 @@ var workerViews = []string{
 	"CREATE MATERIALIZED VIEW pairs AS SELECT a.name, b.name AS other FROM u a, u b WHERE a.g < b.g",
 	"CREATE MATERIALIZED VIEW reach AS WITH RECURSIVE r(n) AS (SELECT g FROM u UNION SELECT n + 1 FROM r WHERE n < 12) SELECT n, count(*) FROM r GROUP BY n",
 	"CREATE MATERIALIZED VIEW above AS SELECT id FROM t WHERE v > (SELECT avg(v) FROM t)",
+	// Keyed like t's primary key and like u's whole row: the rows of a
+	// large write, split by bucket, stay on their workers.
+	"CREATE MATERIALIZED VIEW byid AS SELECT id, count(*), sum(v) FROM t WHERE v >= 0 GROUP BY id",
+	"CREATE MATERIALIZED VIEW udist AS SELECT DISTINCT * FROM u",
+	// Views over views: each steps after the views it reads, the others
+	// of its group beside it.
+	"CREATE MATERIALIZED VIEW bigagg AS SELECT g, sum FROM agg WHERE count > 1",
+	"CREATE MATERIALIZED VIEW overall AS SELECT count(*), sum(sum) FROM bigagg",
 }
 
 // TestWorkersWriteTheSameStore runs one random workload of inserts,
@@ -38,13 +46,26 @@ var workerViews = []string{
 // wrote it. Its UPDATEs and DELETEs scan, and some fail on a row whose
 // values their error message shows: the error on N workers is the one
 // of the first failing row in key order, as on one. Run under -race, it also checks the workers for data races.
-func TestWorkersWriteTheSameStore(t *testing.T) {
+func TestWorkersWriteTheSameStore(t *testing.T) { workersWriteTheSameStore(t, 1) }
+
+// TestWorkersWriteTheSameStoreUnsplit is TestWorkersWriteTheSameStore
+// with no step or write split between the workers, and every view group
+// and every table write taking the concurrent path instead: the views of
+// a group step at once (viewgroups.go), and a table's rows are written
+// beside its views' steps (tablebeside.go).
+func TestWorkersWriteTheSameStoreUnsplit(t *testing.T) {
+	defer func(v, b int) { viewsMinRows, besideMinRows = v, b }(viewsMinRows, besideMinRows)
+	viewsMinRows, besideMinRows = 1, 1
+	workersWriteTheSameStore(t, 1<<30)
+}
+
+func workersWriteTheSameStore(t *testing.T, minRows int) {
 	ctx := context.Background()
 	counts := []int{1, 2, 3, 8}
 	var engines []*Engine
 	var sessions []*Session
 	for _, n := range counts {
-		e, err := Open(NewMemoryStore(), Options{Workers: n, ParallelMinRows: 1})
+		e, err := Open(NewMemoryStore(), Options{Workers: n, ParallelMinRows: minRows})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,12 +97,17 @@ func TestWorkersWriteTheSameStore(t *testing.T) {
 	}
 	exec("CREATE TABLE t (id int PRIMARY KEY, g int, v bigint, s text)")
 	exec("CREATE TABLE u (g int, name text)")
+	exec("CREATE INDEX ON t (g, v)")
+	exec("CREATE INDEX ON u (name)")
 	rng := rand.New(rand.NewPCG(1, 2))
 	views := 0
-	for step := range 120 {
+	for step := range 8 * (len(workerViews) + 1) {
 		if step%8 == 0 && views < len(workerViews) {
 			exec(workerViews[views])
 			views++
+		}
+		if step == 20 {
+			exec("CREATE INDEX ON joined (n)") // a view's index, built on its rows
 		}
 		switch rng.IntN(10) {
 		case 0, 1:
@@ -116,6 +142,20 @@ func TestWorkersWriteTheSameStore(t *testing.T) {
 		}
 	}
 	exec("INSERT INTO t VALUES (1, 1, 1, 'x')") // a duplicate key fails the same way everywhere
+	// Split between workers, the first row in order that repeats a key
+	// (a stored one, or an earlier row's) names itself.
+	exec("INSERT INTO t SELECT i, i % 12, i, 'k' FROM generate_series(1000, 1040) i")
+	exec("INSERT INTO t VALUES (2000, 1, 1, 'a'), (2001, 1, 1, 'b'), (2002, 1, 1, 'c'), (2001, 2, 2, 'd'), (1020, 1, 1, 'e')")
+	exec("INSERT INTO t VALUES (2000, 1, 1, 'a'), (2001, 1, 1, 'b'), (1030, 1, 1, 'c'), (2001, 2, 2, 'd'), (1020, 1, 1, 'e')")
+	exec("INSERT INTO t SELECT i, i % 12, i, 'm' FROM generate_series(2000, 2100) i")
+	// An append-only table's rows, split, keep their arrival order.
+	exec("CREATE TABLE a (x int, y text) APPEND ONLY")
+	exec("CREATE MATERIALIZED VIEW adist AS SELECT DISTINCT * FROM a")
+	exec("CREATE MATERIALIZED VIEW agroup AS SELECT y, count(*), min(x) FROM a GROUP BY y")
+	exec("CREATE INDEX ON a (y)")
+	for i := range 3 {
+		exec(fmt.Sprintf("INSERT INTO a SELECT i %% 50, 'y' || (i %% 7) FROM generate_series(%d, %d) i", i*100, i*100+150))
+	}
 	for _, e := range engines {
 		if err := e.VerifyViews(); err != nil {
 			t.Fatal(err)

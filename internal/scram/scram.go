@@ -8,10 +8,14 @@
 // against which a SCRAM exchange or a cleartext password can be checked.
 //
 // The package is pure: no I/O. A Conversation is driven by the caller, one
-// client message in, one server message out. Channel binding is not
-// offered (the server advertises SCRAM-SHA-256 only), so a client asking
-// for it is refused. As in PostgreSQL, the user name inside the SCRAM
-// messages is ignored: the startup message names the user.
+// client message in, one server message out. Over TLS the server may
+// offer channel binding (SCRAM-SHA-256-PLUS, RFC 5929's
+// tls-server-end-point, as PostgreSQL does): Conversation.Bind says which
+// mechanism the client chose and what the binding data is, and the
+// exchange then fails unless the client proves the same data, which a
+// man in the middle with another certificate cannot. As in PostgreSQL,
+// the user name inside the SCRAM messages is ignored: the startup message
+// names the user.
 package scram
 
 import (
@@ -20,16 +24,26 @@ import (
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
 )
 
-// Mechanism is the SASL mechanism name.
-const Mechanism = "SCRAM-SHA-256"
+// Mechanism is the SASL mechanism name; MechanismPlus is the one with
+// channel binding.
+const (
+	Mechanism     = "SCRAM-SHA-256"
+	MechanismPlus = "SCRAM-SHA-256-PLUS"
+)
+
+// BindingType is the only channel binding type offered.
+const BindingType = "tls-server-end-point"
 
 // DefaultIterations is PostgreSQL's default scram_iterations.
 const DefaultIterations = 4096
@@ -156,6 +170,11 @@ type Conversation struct {
 	v     Verifier
 	state int // 0: want client-first; 1: want client-final; 2: done
 
+	// plus is set when the client chose MechanismPlus; endPoint is the
+	// connection's binding data, nil when the server offers no binding.
+	plus     bool
+	endPoint []byte
+
 	gs2Header       string
 	clientFirstBare string
 	serverFirst     string
@@ -168,6 +187,29 @@ type Conversation struct {
 // NewConversation starts an exchange against v.
 func NewConversation(v Verifier) *Conversation {
 	return &Conversation{v: v, serverNonce: randomNonce}
+}
+
+// Bind sets the channel binding of the exchange, before its first step:
+// plus says the client chose MechanismPlus, endPoint is the connection's
+// tls-server-end-point data (TLSServerEndPoint), nil when the server did
+// not offer MechanismPlus.
+func (c *Conversation) Bind(plus bool, endPoint []byte) {
+	c.plus, c.endPoint = plus, endPoint
+}
+
+// Error is a malformed or refused exchange, with PostgreSQL's message and
+// detail. Authorization marks a refusal (SQLSTATE 28000) rather than a
+// protocol violation (08P01).
+type Error struct {
+	Message, Detail string
+	Authorization   bool
+}
+
+func (e *Error) Error() string {
+	if e.Detail != "" {
+		return e.Message + ": " + e.Detail
+	}
+	return e.Message
 }
 
 // randomNonce returns 18 random bytes in base64.
@@ -203,8 +245,24 @@ func (c *Conversation) first(msg string) ([]byte, error) {
 	}
 	switch {
 	case flag == "n" || flag == "y":
+		if c.plus {
+			return nil, &Error{Message: "malformed SCRAM message",
+				Detail: "The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data."}
+		}
+		if flag == "y" && c.endPoint != nil {
+			// The client would bind but believes the server cannot: a
+			// man in the middle may have removed SCRAM-SHA-256-PLUS.
+			return nil, &Error{Message: "SCRAM channel binding negotiation error", Authorization: true,
+				Detail: "The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding."}
+		}
 	case strings.HasPrefix(flag, "p="):
-		return nil, errors.New("channel binding is not supported by this server; connect with channel_binding=disable or prefer")
+		if !c.plus {
+			return nil, &Error{Message: "malformed SCRAM message",
+				Detail: "The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data."}
+		}
+		if typ := flag[2:]; typ != BindingType {
+			return nil, &Error{Message: fmt.Sprintf("unsupported SCRAM channel-binding type %q", typ)}
+		}
 	default:
 		return nil, fmt.Errorf("malformed SCRAM message (unexpected channel-binding flag %q)", flag)
 	}
@@ -243,9 +301,13 @@ func (c *Conversation) final(msg string) ([]byte, error) {
 	if len(attrs) < 2 || !strings.HasPrefix(attrs[0], "c=") || !strings.HasPrefix(attrs[1], "r=") {
 		return nil, errors.New("malformed SCRAM message (expected channel binding and nonce)")
 	}
+	want := []byte(c.gs2Header)
+	if strings.HasPrefix(c.gs2Header, "p=") {
+		want = append(want, c.endPoint...)
+	}
 	cbind, err := base64.StdEncoding.DecodeString(attrs[0][2:])
-	if err != nil || string(cbind) != c.gs2Header {
-		return nil, errors.New("SCRAM channel binding check failed")
+	if err != nil || subtle.ConstantTimeCompare(cbind, want) != 1 {
+		return nil, &Error{Message: "SCRAM channel binding check failed"}
 	}
 	if attrs[1][2:] != c.nonce {
 		return nil, errors.New("SCRAM nonce does not match")
@@ -269,6 +331,26 @@ func (c *Conversation) final(msg string) ([]byte, error) {
 	}
 	serverSig := mac(c.v.ServerKey, authMessage)
 	return []byte("v=" + base64.StdEncoding.EncodeToString(serverSig)), nil
+}
+
+// TLSServerEndPoint returns the tls-server-end-point channel binding data
+// of a server certificate (RFC 5929 section 4.1): its hash under the hash
+// function of its signature algorithm, SHA-256 in place of MD5 and SHA-1.
+func TLSServerEndPoint(cert *x509.Certificate) ([]byte, error) {
+	var h hash.Hash
+	switch cert.SignatureAlgorithm {
+	case x509.MD5WithRSA, x509.SHA1WithRSA, x509.ECDSAWithSHA1, x509.DSAWithSHA1,
+		x509.SHA256WithRSA, x509.SHA256WithRSAPSS, x509.ECDSAWithSHA256, x509.DSAWithSHA256:
+		h = sha256.New()
+	case x509.SHA384WithRSA, x509.SHA384WithRSAPSS, x509.ECDSAWithSHA384:
+		h = sha512.New384()
+	case x509.SHA512WithRSA, x509.SHA512WithRSAPSS, x509.ECDSAWithSHA512:
+		h = sha512.New()
+	default:
+		return nil, fmt.Errorf("tls-server-end-point is undefined for certificates signed with %v", cert.SignatureAlgorithm)
+	}
+	h.Write(cert.Raw)
+	return h.Sum(nil), nil
 }
 
 // cutLast cuts s around the last occurrence of sep.

@@ -13,6 +13,8 @@ import (
 type aggCollector struct {
 	calls []plan.AggCall
 	names []string
+	// groupings are the GROUPING(...) calls, in the order they were bound.
+	groupings []*groupingRef
 }
 
 // add returns the index of call, adding it unless an identical call is
@@ -51,6 +53,9 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	}
 	if name == "jsonb_agg" || name == "jsonb_object_agg" {
 		return ec.jsonbAgg(f, name)
+	}
+	if name == "json_agg" || name == "json_object_agg" {
+		return ec.jsonAgg(f, name)
 	}
 	fn := name
 	if alias, ok := aggregateAliases[fn]; ok {
@@ -107,6 +112,11 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 	if err := ec.aggOrder(f, argCtx, &call); err != nil {
 		return nil, err
 	}
+	if call.Distinct && call.Arg != nil {
+		if err := needEquality(call.Arg, f.Location); err != nil {
+			return nil, err
+		}
+	}
 	switch fn {
 	case "min", "max", "bool_and", "bool_or", "bit_and", "bit_or":
 		// Duplicates cannot change these results; DISTINCT only costs state.
@@ -128,6 +138,13 @@ func (ec *exprCtx) aggregate(f *pg.FuncCall, name string) (plan.Expr, error) {
 // equal to a key becomes that key's column, an aggregate call its result
 // column, and any other column reference is a grouping error.
 func (st *bindState) overAggregate(e plan.Expr, keys []plan.Expr, cols []plan.Column) (plan.Expr, error) {
+	return st.overGroups(e, keys, cols, -1)
+}
+
+// overGroups is overAggregate for an Aggregate or a Union of grouping
+// sets: with groupingCol >= 0 GROUPING call i is column groupingCol+i,
+// otherwise (a plain GROUP BY) the constant 0.
+func (st *bindState) overGroups(e plan.Expr, keys []plan.Expr, cols []plan.Column, groupingCol int) (plan.Expr, error) {
 	return transform(e, func(x plan.Expr) (plan.Expr, bool, error) {
 		if _, ok := x.(*plan.Const); !ok {
 			for i, k := range keys {
@@ -139,6 +156,16 @@ func (st *bindState) overAggregate(e plan.Expr, keys []plan.Expr, cols []plan.Co
 		switch x := x.(type) {
 		case *aggRef:
 			i := len(keys) + x.idx
+			return &plan.ColRef{Index: i, Name: cols[i].Name, Typ: cols[i].Type}, true, nil
+		case *groupingRef:
+			v, err := st.groupingValue(x, keys, nil, true)
+			if err != nil {
+				return nil, true, err
+			}
+			if groupingCol < 0 {
+				return &plan.Const{Val: types.MakeInt(types.Int4, int64(v)), Typ: x.Type()}, true, nil
+			}
+			i := groupingCol + x.idx
 			return &plan.ColRef{Index: i, Name: cols[i].Name, Typ: cols[i].Type}, true, nil
 		case *plan.ColRef:
 			loc, ok := st.locs[x]

@@ -23,9 +23,9 @@ var aggregateAliases = map[string]string{
 // aggregateRejections says why an aggregate PostgreSQL has is rejected,
 // where more than "not supported yet" helps.
 var aggregateRejections = map[string]string{
-	"json_agg":         "JSON is not supported",
+	"json_agg":         "json_agg is not supported yet; use jsonb_agg",
 	"jsonb_agg":        "JSON is not supported",
-	"json_object_agg":  "JSON is not supported",
+	"json_object_agg":  "json_object_agg is not supported yet; use jsonb_object_agg",
 	"jsonb_object_agg": "JSON is not supported",
 	"xmlagg":           "XML is not supported",
 	"range_agg":        "range types are not supported",

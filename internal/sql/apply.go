@@ -75,6 +75,7 @@ func (ec *exprCtx) applySubLink(sl *pg.SubLink, kind linkKind) (plan.Expr, bool,
 		return nil, false, nil
 	}
 	st := ec.st
+	st.b.UsedSession = true
 	savedOuter, savedApply := st.outer, st.apply
 	a := &applyScope{outer: &outerScope{sc: ec.sc, parent: savedOuter}, values: new([]types.Value), parent: savedApply}
 	st.outer, st.apply = a.outer, a

@@ -2,10 +2,12 @@ package sql
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -123,6 +125,22 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 		return nil, notSupported(loc, "field selection is not supported")
 	}
 	t := arg.Type()
+	if t.ID == types.Name && !ind.IsSlice {
+		// name is subscriptable as PostgreSQL's char[64], from 0: name[i]
+		// is its i-th byte as "char" (the empty "char" past its end).
+		i, err := ec.bind(ind.Uidx)
+		if err != nil {
+			return nil, err
+		}
+		if i, err = ec.coerce(i, types.Of(types.Int4), assignmentCoercion); errors.Is(err, errNoCast) {
+			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "array subscript must have type integer"), exprLocation(ind.Uidx))
+		} else if err != nil {
+			return nil, err
+		}
+		return &plan.Func{Name: "name_subscript", Args: []plan.Expr{arg, i}, Typ: types.Of(types.Char), NonStrict: true,
+			Fn:     func(v []types.Value) (types.Value, error) { return nameSubscript(v[0], v[1]), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+	}
 	if !t.ID.IsArray() {
 		if t.ID == types.Unknown {
 			// PostgreSQL takes an untyped literal as text, which has no
@@ -152,6 +170,15 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 	hi, err := index(ind.Uidx)
 	if err != nil {
 		return nil, err
+	}
+	if t.Vector {
+		// int2vector and oidvector count from 0, as PostgreSQL's.
+		if ind.IsSlice {
+			return nil, notSupported(loc, "slices of %s are not supported", t)
+		}
+		return &plan.Func{Name: "vector_subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
+			Fn:     func(v []types.Value) (types.Value, error) { return types.VectorSubscript(v[0], v[1]), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
 	}
 	if !ind.IsSlice {
 		return &plan.Func{Name: "subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
@@ -223,6 +250,7 @@ func (ec *exprCtx) arrayComparison(a *pg.A_Expr, all bool) (plan.Expr, error) {
 	if err != nil {
 		return nil, posErr(err, a.Location)
 	}
+	o = o.InZone(ec.st.b.Zone)
 	if o.Result.ID != types.Bool {
 		return nil, posErr(errs.New(errs.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean"), a.Location)
 	}
@@ -316,9 +344,30 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 		}
 		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: cp}})
 	}
+	val := target.Val
+	rewritten := proto.Clone(sel).(*pg.SelectStmt)
+	if hasSubLink(val) {
+		// A subquery in the element would become an aggregate argument:
+		// the elements (and the keys they are ordered by) are computed
+		// in a derived table of the subquery's FROM and WHERE instead.
+		inner := proto.Clone(sel).(*pg.SelectStmt)
+		inner.SortClause = nil
+		inner.TargetList = []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: "elem", Val: val, Location: loc}}}}
+		for i, o := range order {
+			sb := o.GetSortBy()
+			name := fmt.Sprintf("key%d", i+1)
+			inner.TargetList = append(inner.TargetList, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: name, Val: sb.Node, Location: loc}}})
+			sb.Node = pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode("array_elems"), pg.MakeStrNode(name)}, loc)
+		}
+		val = pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode("array_elems"), pg.MakeStrNode("elem")}, loc)
+		rewritten = &pg.SelectStmt{FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: inner}},
+			Alias:    &pg.Alias{Aliasname: "array_elems"},
+		}}}}}
+	}
 	agg := &pg.FuncCall{
 		Funcname: []*pg.Node{pg.MakeStrNode("array_agg")},
-		Args:     []*pg.Node{target.Val},
+		Args:     []*pg.Node{val},
 		AggOrder: order,
 		Location: loc,
 	}
@@ -327,11 +376,55 @@ func arraySubquery(sl *pg.SubLink) (*pg.SubLink, error) {
 		Args:     []*pg.Node{{Node: &pg.Node_FuncCall{FuncCall: agg}}, empty},
 		Location: loc,
 	}}}
-	rewritten := proto.Clone(sel).(*pg.SelectStmt)
 	rewritten.TargetList = []*pg.Node{pg.MakeResTargetNodeWithVal(coalesce, loc)}
 	rewritten.SortClause = nil
 	out := proto.Clone(sl).(*pg.SubLink)
 	out.SubLinkType = pg.SubLinkType_EXPR_SUBLINK
 	out.Subselect = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: rewritten}}
 	return out, nil
+}
+
+// hasSubLink reports whether n holds a subquery.
+func hasSubLink(n *pg.Node) bool {
+	found := false
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if found || !m.IsValid() {
+			return
+		}
+		if _, ok := m.Interface().(*pg.SubLink); ok {
+			found = true
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+				for i := 0; i < v.List().Len(); i++ {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.Kind() == protoreflect.MessageKind && !fd.IsMap():
+				walk(v.Message())
+			}
+			return !found
+		})
+	}
+	walk(n.ProtoReflect())
+	return found
+}
+
+// nameSubscript returns name[i]: the i-th byte (from 0) of the name as
+// "char", the empty "char" past the name's end within its 64 bytes, and
+// NULL outside them or when either is NULL.
+func nameSubscript(n, i types.Value) types.Value {
+	if n.IsNull() || i.IsNull() {
+		return types.Null
+	}
+	k, s := i.Int(), n.Str()
+	switch {
+	case k < 0 || k >= 64:
+		return types.Null
+	case k >= int64(len(s)):
+		return types.MakeText("")
+	}
+	return types.MakeText(s[k : k+1])
 }

@@ -116,9 +116,12 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 		if e, ok, err := ec.sqlValueSystemFunction(x.SqlvalueFunction); ok {
 			return e, err
 		}
+		if e, ok, err := ec.clockValueFunction(x.SqlvalueFunction); ok {
+			return e, err
+		}
 		return nil, sqlValueFunction(x.SqlvalueFunction)
 	case *pg.Node_RowExpr:
-		return nil, notSupported(x.RowExpr.Location, "row constructors are not supported yet")
+		return nil, notSupported(x.RowExpr.Location, "row values are not supported outside comparisons, IN lists, BETWEEN and IS [NOT] NULL")
 	case *pg.Node_AArrayExpr:
 		return ec.arrayConstructor(x.AArrayExpr, types.Of(types.Unknown))
 	case *pg.Node_AIndirection:
@@ -126,7 +129,7 @@ func (ec *exprCtx) bind(n *pg.Node) (plan.Expr, error) {
 	case *pg.Node_CollateClause:
 		return ec.collate(x.CollateClause)
 	case *pg.Node_GroupingFunc:
-		return nil, notSupported(x.GroupingFunc.Location, "GROUPING is not supported yet")
+		return ec.groupingFunc(x.GroupingFunc)
 	case *pg.Node_SetToDefault:
 		return nil, posErr(errs.New(errs.SyntaxError, "DEFAULT is not allowed in this context"), x.SetToDefault.Location)
 	case *pg.Node_XmlExpr, *pg.Node_XmlSerialize:
@@ -189,10 +192,8 @@ func lookupName(sc *Scope, names []string, loc int32) (plan.Expr, error) {
 	case 2:
 		return sc.lookupQualified(names[0], names[1], loc)
 	case 3:
-		if names[0] != "public" {
-			return nil, posErr(errs.Newf(errs.UndefinedTable,
-				"missing FROM-clause entry for table %q", names[0]+"."+names[1]), loc)
-		}
+		// schema.relation.column: the relation's FROM item is named by
+		// the relation alone.
 		return sc.lookupQualified(names[1], names[2], loc)
 	case 4:
 		return nil, notSupported(loc, "cross-database references are not implemented: %s", strings.Join(names, "."))
@@ -289,7 +290,7 @@ func (ec *exprCtx) coerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, er
 	if out, ok, err := ec.regCoerce(e, to, c); ok {
 		return out, err
 	}
-	out, err := coerceExpr(e, to, c, ec.st.setParamType)
+	out, err := coerceExpr(e, to, c, ec.st.setParamType, ec.st.b.Zone)
 	loc, ok := ec.st.locs[e]
 	if err != nil && !errors.Is(err, errNoCast) && ok {
 		err = posErr(err, loc)
@@ -349,25 +350,16 @@ func (ec *exprCtx) toBool(e plan.Expr, clause string, loc int32) (plan.Expr, err
 	return out, err
 }
 
-// sqlValueFunction rejects CURRENT_DATE and friends: their values depend
-// on when a row is processed, which a maintained view cannot follow.
+// sqlValueFunction refuses the SQL value functions that are not bound:
+// CURRENT_TIME, of type time with time zone, and any other the binder
+// does not know (CURRENT_TIMESTAMP and the others of the clock are bound
+// in clock.go, CURRENT_USER and the session's in system.go).
 func sqlValueFunction(f *pg.SQLValueFunction) error {
-	var name string
 	switch f.Op {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
-		name = "current_date"
 	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
-		name = "current_time"
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
-		name = "current_timestamp"
-	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
-		name = "localtime"
-	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-		name = "localtimestamp"
-	default:
-		return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
+		return notSupported(f.Location, "current_time is not supported: its type, time with time zone, is not supported (localtime is the time of day without a zone)")
 	}
-	return nonDeterministic(f.Location, name)
+	return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 }
 
 // exprLocation returns the leftmost statement position of a raw

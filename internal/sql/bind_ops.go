@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -51,6 +52,7 @@ func (ec *exprCtx) binaryOp(op string, l, r plan.Expr, loc int32) (*plan.BinOp, 
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
+	o = o.InZone(ec.st.b.Zone)
 	if l, err = ec.operand(l, o.Left, op, loc); err != nil {
 		return nil, err
 	}
@@ -108,6 +110,9 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 		if a.Rexpr == nil {
 			return nil, notSupported(a.Location, "postfix operators are not supported")
 		}
+		if isRow(a.Lexpr) || isRow(a.Rexpr) {
+			return ec.rowBinary(op, a)
+		}
 		l, err := ec.bind(a.Lexpr)
 		if err != nil {
 			return nil, err
@@ -120,6 +125,20 @@ func (ec *exprCtx) aExpr(a *pg.A_Expr) (plan.Expr, error) {
 	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
 		return ec.arrayComparison(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		if isRow(a.Lexpr) || isRow(a.Rexpr) {
+			l, err := ec.rowOperand(a.Lexpr)
+			if err != nil {
+				return nil, err
+			}
+			r, err := ec.rowOperand(a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			if !l.row || !r.row {
+				return ec.compareOperands("=", l, r, a.Location)
+			}
+			return ec.rowDistinct(l.fields, r.fields, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, a.Location)
+		}
 		l, err := ec.bind(a.Lexpr)
 		if err != nil {
 			return nil, err
@@ -172,6 +191,9 @@ func (ec *exprCtx) between(a *pg.A_Expr) (plan.Expr, error) {
 	if len(bounds) != 2 {
 		return nil, posErr(errs.New(errs.SyntaxError, "malformed BETWEEN"), a.Location)
 	}
+	if isRow(a.Lexpr) || isRow(bounds[0]) || isRow(bounds[1]) {
+		return ec.rowBetween(a, bounds)
+	}
 	arg, err := ec.bind(a.Lexpr)
 	if err != nil {
 		return nil, err
@@ -184,17 +206,25 @@ func (ec *exprCtx) between(a *pg.A_Expr) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	return expandBetween(a, arg, lo, hi, func(op string, l, r plan.Expr, loc int32) (plan.Expr, error) {
+		return ec.binaryOp(op, l, r, loc)
+	})
+}
+
+// expandBetween is BETWEEN a of arg, lo and hi, bound values or rows,
+// as comparisons compare makes.
+func expandBetween[T any](a *pg.A_Expr, arg, lo, hi T, compare func(op string, l, r T, loc int32) (plan.Expr, error)) (plan.Expr, error) {
 	not := a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM
-	one := func(lo, hi plan.Expr) (plan.Expr, error) {
+	one := func(lo, hi T) (plan.Expr, error) {
 		geOp, leOp := ">=", "<="
 		if not {
 			geOp, leOp = "<", ">"
 		}
-		x, err := ec.binaryOp(geOp, arg, lo, a.Location)
+		x, err := compare(geOp, arg, lo, a.Location)
 		if err != nil {
 			return nil, err
 		}
-		y, err := ec.binaryOp(leOp, arg, hi, a.Location)
+		y, err := compare(leOp, arg, hi, a.Location)
 		if err != nil {
 			return nil, err
 		}
@@ -232,6 +262,9 @@ func (ec *exprCtx) inList(a *pg.A_Expr) (plan.Expr, error) {
 	items := a.Rexpr.GetList().GetItems()
 	if len(items) == 0 {
 		return nil, notSupported(a.Location, "IN (subquery) is not supported yet")
+	}
+	if isRow(a.Lexpr) || slices.ContainsFunc(items, isRow) {
+		return ec.rowInList(a, items, not)
 	}
 	arg, err := ec.bind(a.Lexpr)
 	if err != nil {
@@ -343,6 +376,12 @@ func (ec *exprCtx) boolExpr(b *pg.BoolExpr) (plan.Expr, error) {
 }
 
 func (ec *exprCtx) nullTest(t *pg.NullTest) (plan.Expr, error) {
+	if fields, ok, err := ec.rowFields(t.Arg); ok {
+		if err != nil {
+			return nil, err
+		}
+		return rowNullTest(fields, t.Nulltesttype == pg.NullTestType_IS_NOT_NULL, ec), nil
+	}
 	arg, err := ec.bind(t.Arg)
 	if err != nil {
 		return nil, err

@@ -335,6 +335,11 @@ func (st *bindState) setTree(sel *pg.SelectStmt, env *cteEnv, root bool) (plan.N
 	if r, err = st.convertOutputs(r, withNames(cols, rc), toCommon); err != nil {
 		return nil, err
 	}
+	if !sel.All {
+		if err := columnsNeedEquality(cols); err != nil {
+			return nil, err
+		}
+	}
 	if sel.Op != pg.SetOperation_SETOP_UNION {
 		return setOpNode(sel, l, r, cols), nil
 	}

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -66,7 +64,7 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 	if err != nil {
 		return nil, err
 	}
-	keys, grouped, err := st.groupClause(ec.in(kindGroupBy, nil), tl, sel.GroupClause)
+	keys, sets, grouped, err := st.groupClause(ec.in(kindGroupBy, nil), tl, sel.GroupClause, sel.GroupDistinct)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +80,7 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 		return nil, err
 	}
 	userGrouped := grouped
-	grouped = grouped || having != nil || len(aggs.calls) > 0
+	grouped = grouped || having != nil || len(aggs.calls) > 0 || len(aggs.groupings) > 0
 
 	// A subquery's conditions on the query around it are its
 	// correlation, joined by the query that holds it; conditions holding
@@ -110,6 +108,9 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 		if len(corr) > 0 && having != nil && !userGrouped {
 			return nil, notSupported(-1, "HAVING in a correlated subquery without GROUP BY is not supported yet")
 		}
+		if sets != nil && len(corr) > 0 {
+			return nil, notSupported(-1, "GROUPING SETS, ROLLUP and CUBE in a correlated subquery are not supported")
+		}
 		allKeys := append(append([]plan.Expr(nil), corrKeys...), keys...)
 		agg := &plan.Aggregate{Input: node}
 		for _, k := range allKeys {
@@ -131,6 +132,14 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 		}
 		outer = func(e plan.Expr) (plan.Expr, error) { return st.overAggregate(e, allKeys, agg.Cols) }
 		node = agg
+		if sets != nil {
+			var cols []plan.Column
+			if node, cols, err = st.groupingSetsPlan(agg.Input, perm, allKeys, aggs.calls, aggs.groupings, sets); err != nil {
+				return nil, err
+			}
+			groupingCol := len(allKeys) + len(aggs.calls)
+			outer = func(e plan.Expr) (plan.Expr, error) { return st.overGroups(e, allKeys, cols, groupingCol) }
+		}
 		if having != nil {
 			plainHaving, linkHaving := splitSubLinks(conjuncts(having))
 			for i, c := range plainHaving {
@@ -175,7 +184,7 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 		if node, err = applySubqueryDistinctOn(node, tl, distinctOn, sorts, opts.sub); err != nil {
 			return nil, err
 		}
-		return st.finishSubquery(node, sc, tl, distinct, sel, opts.sub)
+		return st.finishSubquery(node, sc, tl, distinct, distinctOn != nil, sorts, sel, opts.sub)
 	}
 	node, _ = applyDistinctOn(node, tl, distinctOn, sorts, nil)
 	return st.finishQuery(node, sc, tl, distinct, sorts, sel, opts)
@@ -184,19 +193,23 @@ func (st *bindState) selectStmt(sel *pg.SelectStmt, opts queryOpts, env *cteEnv)
 // finishSubquery completes a subquery in an expression: its plan, its
 // select list over the plan's row and its correlation conditions go to
 // sub. SELECT DISTINCT becomes a Distinct of the select list and the
-// columns the correlation reads.
-func (st *bindState) finishSubquery(node plan.Node, sc *Scope, tl []*target, distinct bool, sel *pg.SelectStmt, sub *subquery) (plan.Node, error) {
+// columns the correlation reads; LIMIT and OFFSET a TopK per outer row
+// (lateralLimit). distinctOn says DISTINCT ON was applied to node.
+func (st *bindState) finishSubquery(node plan.Node, sc *Scope, tl []*target, distinct, distinctOn bool, sorts []sortItem, sel *pg.SelectStmt, sub *subquery) (plan.Node, error) {
 	count, offset, err := st.limitOffset(sel, sc)
 	if err != nil {
 		return nil, err
 	}
 	if (count >= 0 || offset > 0) && !(sub.exists && count != 0 && offset == 0) {
-		return nil, notSupported(exprLocation(sel.LimitCount), "LIMIT and OFFSET are not supported in subqueries yet")
+		if node, err = lateralLimit(node, tl, sorts, count, offset, sub, distinct || distinctOn); err != nil {
+			return nil, posErr(err, exprLocation(sel.LimitCount))
+		}
 	}
-	sub.values = sub.values[:0]
+	sub.values, sub.names = sub.values[:0], sub.names[:0]
 	for _, t := range tl {
 		if !t.junk {
 			sub.values = append(sub.values, t.expr)
+			sub.names = append(sub.names, t.name)
 		}
 	}
 	if distinct {
@@ -317,10 +330,8 @@ func starColumns(sc *Scope, cr *pg.ColumnRef) ([]nsCol, error) {
 		}
 		return it.cols, nil
 	case 2:
-		if qual[0] != "public" {
-			return nil, posErr(errs.Newf(errs.UndefinedTable, "missing FROM-clause entry for table %q",
-				strings.Join(qual, ".")), cr.Location)
-		}
+		// schema.relation.*: the relation's FROM item is named by the
+		// relation alone.
 		it, err := sc.lookupRelation(qual[1], cr.Location)
 		if err != nil {
 			return nil, err
@@ -351,6 +362,9 @@ func (st *bindState) sortClause(ec *exprCtx, tl *[]*target, items []*pg.Node, se
 		}
 		t := (*tl)[idx]
 		t.expr = ec.resolveUnknown(t.expr)
+		if err := needOrdering(t.expr, exprLocation(sb.Node)); err != nil {
+			return nil, err
+		}
 		desc, nullsFirst := sortDirection(sb)
 		out = append(out, sortItem{idx: idx, desc: desc, nullsFirst: nullsFirst})
 	}
@@ -428,38 +442,36 @@ func position(tl []*target, c *pg.A_Const, clause string) (int, error) {
 
 // groupClause binds GROUP BY. A bare name is an input column when one
 // has that name, else an output column's alias; a number is an output
-// column's position; anything else an expression over the input.
-// grouped is true when there is a GROUP BY clause at all (GROUP BY ()
-// groups the whole input).
-func (st *bindState) groupClause(ec *exprCtx, tl []*target, items []*pg.Node) ([]plan.Expr, bool, error) {
+// column's position; anything else an expression over the input. A
+// parenthesized list of expressions is those expressions. grouped is true
+// when there is a GROUP BY clause at all (GROUP BY () groups the whole
+// input); sets is non-nil when grouping sets (GROUPING SETS, ROLLUP,
+// CUBE) group the input more than one way.
+func (st *bindState) groupClause(ec *exprCtx, tl []*target, items []*pg.Node, distinct bool) (keys []plan.Expr, sets *groupingSets, grouped bool, err error) {
 	if len(items) == 0 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
-	var keys []plan.Expr
+	all := [][]int{nil}
+	hasSets := false
 	for _, n := range items {
-		if gs := n.GetGroupingSet(); gs != nil {
-			if gs.Kind == pg.GroupingSetKind_GROUPING_SET_EMPTY {
-				continue
-			}
-			return nil, false, notSupported(gs.Location, "ROLLUP, CUBE and GROUPING SETS are not supported yet")
+		if gs := n.GetGroupingSet(); gs != nil && gs.Kind != pg.GroupingSetKind_GROUPING_SET_EMPTY {
+			hasSets = true
 		}
-		k, err := st.groupKey(ec, tl, n)
+		s, err := st.groupingItemSets(ec, tl, &keys, n)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
-		if hasAggRefs(k) {
-			return nil, false, posErr(errs.New(errs.GroupingError, "aggregate functions are not allowed in GROUP BY"), exprLocation(n))
-		}
-		k = ec.resolveUnknown(k)
-		dup := false
-		for _, x := range keys {
-			dup = dup || exprEqual(x, k)
-		}
-		if !dup {
-			keys = append(keys, k)
+		if all, err = crossSets(all, s); err != nil {
+			return nil, nil, false, err
 		}
 	}
-	return keys, true, nil
+	if distinct {
+		all = distinctSets(all)
+	}
+	if !hasSets || len(all) == 1 && len(all[0]) == len(keys) {
+		return keys, nil, true, nil
+	}
+	return keys, &groupingSets{sets: all}, true, nil
 }
 
 func (st *bindState) groupKey(ec *exprCtx, tl []*target, n *pg.Node) (plan.Expr, error) {
@@ -512,6 +524,9 @@ func (st *bindState) distinctClause(ec *exprCtx, tl []*target, sorts []sortItem,
 	}
 	for _, t := range tl {
 		t.expr = ec.resolveUnknown(t.expr)
+		if err := needEquality(t.expr, -1); err != nil {
+			return false, err
+		}
 	}
 	return true, nil
 }

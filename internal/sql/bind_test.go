@@ -120,6 +120,12 @@ func runCatalog(t *testing.T, cat testCatalog, input string) string {
 				Cols: append([]plan.Column(nil), node.Columns()...)}
 			cat[rel.Name] = rel
 			out = append(out, fmt.Sprintf("materialized view %s %s", rel.Name, formatCols(rel.Cols)))
+		case n.GetCreateFunctionStmt() != nil:
+			line, err := defineTestFunction(cat, n)
+			if err != nil {
+				return formatErr(err, input)
+			}
+			out = append(out, line)
 		default:
 			t.Fatalf("unsupported catalog statement %s", nodeName(n))
 		}
@@ -175,7 +181,7 @@ func runBind(t *testing.T, cat testCatalog, d *datadriven.TestData) string {
 		return formatErr(err, d.Input)
 	}
 	checkPlan(t, node)
-	return "output " + formatCols(node.Columns()) + "\n" + FormatPlan(node) + formatParams(b)
+	return "output " + formatCols(node.Columns()) + "\n" + FormatPlan(node) + formatParams(b) + formatUsedFunctions(b)
 }
 
 func runInsert(t *testing.T, cat testCatalog, d *datadriven.TestData) string {

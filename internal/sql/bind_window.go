@@ -203,7 +203,7 @@ const (
 func (ec *exprCtx) frame(d *pg.WindowDef, order []plan.SortKey) (plan.Frame, error) {
 	orderKeys := len(order)
 	opts := d.FrameOptions
-	fr := plan.Frame{Mode: plan.FrameRange}
+	fr := plan.Frame{Mode: plan.FrameRange, Zone: ec.st.b.Zone}
 	mode := "RANGE"
 	switch {
 	case opts&frameRows != 0:

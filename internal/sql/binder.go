@@ -21,6 +21,37 @@ type Binder struct {
 	Cat        Catalog
 	Params     *[]types.Value
 	ParamTypes []types.Type
+	// Clock is when the statement runs, for now() and the other
+	// functions of the time (clock.go); zero for a view's query.
+	Clock Clock
+	// UsedClock is set once the binder has bound a function of the
+	// clock: what it bound holds the Clock's time as a constant.
+	UsedClock bool
+	// UsedSession is set once the binder has bound something that reads
+	// the session or its catalog when it runs, or read them while binding:
+	// a system function, an OID alias type's name lookup, a per-row
+	// subquery. What it bound holds the catalog it was bound against.
+	UsedSession bool
+	// UsedFunctions lists the signatures of the SQL functions the binder
+	// inlined (functions.go), each once: what it bound depends on them.
+	UsedFunctions []string
+	fnDepth       int
+	// Zone is the session time zone (the TimeZone setting): every
+	// expression whose result depends on it is bound with it (a cast's
+	// plan.Cast.Zone, types.Function.InZone, types.Operator.InZone), so
+	// a bound plan evaluates alike wherever it runs. A materialized view
+	// is bound with the zone its creating session had.
+	Zone types.Zone
+	// Random is the session's generator for random() and setseed()
+	// (random.go); nil where they are refused (a view's query, a column
+	// default).
+	Random *types.Random
+	// TemporalFilters, set when binding the query of a materialized view,
+	// binds now() and current_timestamp as plan.Now (clock.go), each
+	// recorded in Nows: the caller refuses the view unless its circuit
+	// reads every one in a temporal filter.
+	TemporalFilters bool
+	Nows            []NowUse
 }
 
 // bindState is the state of one call into the binder: it is shared by the
@@ -51,6 +82,11 @@ type bindState struct {
 	// apply, while a subquery is bound for per-row evaluation (apply.go),
 	// collects its references to the query around it.
 	apply *applyScope
+	// fnArgs, while the body of a SQL function is bound (functions.go),
+	// are the expressions its parameters $1..$n stand for (fnBody is
+	// set then, also for a function without parameters).
+	fnArgs []plan.Expr
+	fnBody bool
 }
 
 // maxViewDepth bounds the nesting of views on views.
@@ -97,39 +133,54 @@ func (b *Binder) Query(stmt *pg.Node) (plan.Node, error) {
 // accepted here: the caller binds rows with DEFAULT item by item with
 // Scalar.
 func (b *Binder) InsertQuery(stmt *pg.Node, targets []plan.Column) (plan.Node, error) {
+	n, _, err := b.insertQuery(stmt, targets, false)
+	return n, err
+}
+
+// InsertQueryPrefix is InsertQuery for an INSERT without a column list:
+// a source with fewer columns than targets fills the first ones, as in
+// PostgreSQL (the others get their defaults). It returns how many.
+func (b *Binder) InsertQueryPrefix(stmt *pg.Node, targets []plan.Column) (plan.Node, int, error) {
+	return b.insertQuery(stmt, targets, true)
+}
+
+func (b *Binder) insertQuery(stmt *pg.Node, targets []plan.Column, prefix bool) (plan.Node, int, error) {
 	sel, err := selectOf(stmt)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	st := newBindState(b)
 	n, err := st.query(sel, queryOpts{top: true}, nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := compositeColumn(n.Columns()); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	cols := n.Columns()
 	if len(cols) > len(targets) {
-		return nil, errs.New(errs.SyntaxError, "INSERT has more expressions than target columns")
+		return nil, 0, errs.New(errs.SyntaxError, "INSERT has more expressions than target columns")
+	}
+	if prefix {
+		targets = targets[:len(cols)]
 	}
 	if len(cols) < len(targets) {
-		return nil, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
+		return nil, 0, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	n, err = st.convertOutputs(n, targets, func(i int, e plan.Expr) (plan.Expr, error) {
-		out, err := assign(e, targets[i].Type, targets[i].Name, st.setParamType)
+		out, err := assign(e, targets[i].Type, targets[i].Name, st.setParamType, b.Zone)
 		if loc, ok := st.locs[e]; ok && err != nil {
 			err = posErr(err, loc)
 		}
 		return out, err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := st.checkParams(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return n, nil
+	return n, len(targets), nil
 }
 
 // Scalar binds a scalar expression over sc (nil: no columns, as in VALUES
@@ -214,6 +265,12 @@ func selectOf(stmt *pg.Node) (*pg.SelectStmt, error) {
 
 // param binds $n.
 func (st *bindState) param(n int32, loc int32) (plan.Expr, error) {
+	if st.fnArgs != nil || st.fnBody {
+		if n <= 0 || int(n) > len(st.fnArgs) {
+			return nil, posErr(errs.Newf(errs.UndefinedParameter, "there is no parameter $%d", n), loc)
+		}
+		return st.fnArgs[n-1], nil
+	}
 	if n <= 0 {
 		return nil, posErr(errs.Newf(errs.UndefinedObject, "there is no parameter $%d", n), loc)
 	}

@@ -24,6 +24,16 @@ type Relation struct {
 	Query *pg.Node
 	// AppendOnly is set for a table that takes insertions only.
 	AppendOnly bool
+	// Unique is set for a relation no two of whose rows are ever equal
+	// (a table with a primary key among Cols).
+	Unique bool
+	// SystemCols is how many of the last columns are system columns (a
+	// system relation's tableoid): named by a query, left out of *.
+	SystemCols int
+	// Cat, when set, is the catalog a View's Query binds its names in
+	// (the relations as the view saw them when it was defined); nil
+	// binds them in the catalog of the statement reading the view.
+	Cat Catalog
 }
 
 // Catalog resolves relation names (lower-cased, unqualified or

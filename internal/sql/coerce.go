@@ -33,7 +33,7 @@ func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 |
 // realType reports whether id is a concrete SQL type (operators may name
 // polymorphic pseudo-types for their operands, which take any type).
 func realType(id types.TypeID) bool {
-	return id > types.Unknown && (id <= types.Jsonb || types.IsCatalogType(id)) || id.IsArray()
+	return id > types.Unknown && (id <= types.Jsonb || id == types.Time || types.IsCatalogType(id)) || id.IsArray()
 }
 
 // coerceExpr converts e to type to under context c, as PostgreSQL's
@@ -47,7 +47,10 @@ func realType(id types.TypeID) bool {
 //
 // It returns errNoCast when no cast applies; parse errors of literals are
 // returned with the literal's position.
-func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (plan.Expr, error) {
+//
+// z is the session time zone, for the casts that depend on it
+// (timestamptz to and from text, timestamp and date).
+func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper, z types.Zone) (plan.Expr, error) {
 	from := e.Type()
 	if from.ID == types.Unknown {
 		switch x := e.(type) {
@@ -60,14 +63,14 @@ func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (pl
 			// applies the other modifiers.
 			in := types.Of(to.ID)
 			in.Fields = to.Fields
-			v, err := types.Parse(in, x.Val.Str())
+			v, err := types.ParseZone(in, x.Val.Str(), z)
 			if err != nil {
 				// PostgreSQL reports an input function's error at the
 				// literal; the modifier applied next has no position.
 				return nil, errs.WithPosition(err, x.Pos)
 			}
 			if constrained(to) {
-				if v, err = types.Cast(v, to, c == explicitCoercion); err != nil {
+				if v, err = types.CastZone(v, to, c == explicitCoercion, z); err != nil {
 					return nil, err
 				}
 			}
@@ -82,38 +85,45 @@ func coerceExpr(e plan.Expr, to types.Type, c coercion, setParam paramTyper) (pl
 				x.Typ = base
 			}
 			if constrained(to) {
-				return &plan.Cast{Arg: x, Typ: to, Explicit: c == explicitCoercion}, nil
+				return &plan.Cast{Arg: x, Typ: to, Explicit: c == explicitCoercion, Zone: z}, nil
 			}
 			return x, nil
 		}
 	}
+	if from.Vector && to.ID == types.Text {
+		// int2vector and oidvector cast to text through their own output
+		// function ("1 2"), not array_out.
+		return &plan.Func{Name: "vector_text", Args: []plan.Expr{e}, Typ: to,
+			Fn:     func(v []types.Value) (types.Value, error) { return types.MakeText(types.Format(v[0], from)), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")::text" }}, nil
+	}
 	if from.ID == to.ID {
 		if c != implicitCoercion && constrained(to) && from != to {
-			return castOf(e, to, c == explicitCoercion)
+			return castOf(e, to, c == explicitCoercion, z)
 		}
 		return e, nil
 	}
 	if !castAllowed(from.ID, to.ID, c) {
 		return nil, errNoCast
 	}
-	return castOf(e, to, c == explicitCoercion)
+	return castOf(e, to, c == explicitCoercion, z)
 }
 
 // castOf converts e to type to. A constant is converted now, as
 // PostgreSQL's planner folds casts of constants (so that a plan never
 // converts the same constant once per row).
-func castOf(e plan.Expr, to types.Type, explicit bool) (plan.Expr, error) {
+func castOf(e plan.Expr, to types.Type, explicit bool, z types.Zone) (plan.Expr, error) {
 	if k, ok := e.(*plan.Const); ok {
 		if k.Val.IsNull() {
 			return &plan.Const{Val: types.Null, Typ: to}, nil
 		}
-		v, err := types.Cast(k.Val, to, explicit)
+		v, err := types.CastZone(k.Val, to, explicit, z)
 		if err != nil {
 			return nil, err
 		}
 		return &plan.Const{Val: v, Typ: to}, nil
 	}
-	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit}, nil
+	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit, Zone: z}, nil
 }
 
 // castAllowed reports whether a cast from one type to another may be
@@ -139,7 +149,7 @@ func castAllowed(from, to types.TypeID, c coercion) bool {
 // An Unknown-typed parameter takes the type to; Coerce cannot record that
 // in a Binder, so a caller binding parameters uses Binder.Assign instead.
 func Coerce(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
-	return assign(e, to, column, nil)
+	return assign(e, to, column, nil, types.UTCZone)
 }
 
 // Assign is Coerce that also records the type inferred for an
@@ -147,15 +157,15 @@ func Coerce(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
 // infers $1 from the target column).
 func (b *Binder) Assign(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
 	st := newBindState(b)
-	out, err := assign(e, to, column, st.setParamType)
+	out, err := assign(e, to, column, st.setParamType, b.Zone)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func assign(e plan.Expr, to types.Type, column string, setParam paramTyper) (plan.Expr, error) {
-	out, err := coerceExpr(e, to, assignmentCoercion, setParam)
+func assign(e plan.Expr, to types.Type, column string, setParam paramTyper, z types.Zone) (plan.Expr, error) {
+	out, err := coerceExpr(e, to, assignmentCoercion, setParam, z)
 	if errors.Is(err, errNoCast) {
 		return nil, errs.Newf(errs.DatatypeMismatch,
 			"column %q is of type %s but expression is of type %s", column, to, e.Type())
@@ -173,10 +183,11 @@ func assign(e plan.Expr, to types.Type, column string, setParam paramTyper) (pla
 // fits 32 bits goes into an integer or bigint column, and a typed string
 // of the column's type (TIMESTAMP '...', '...'::numeric(5,2)) is read as
 // its type says. It reports false for anything else, which the caller
-// binds the general way.
-func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
+// binds the general way. z is the session time zone, in which timestamptz
+// text without an offset is read.
+func AssignLiteral(n *pg.Node, to types.Type, z types.Zone) (types.Value, bool, error) {
 	if tc := n.GetTypeCast(); tc != nil {
-		return assignTypedLiteral(tc, to)
+		return assignTypedLiteral(tc, to, z)
 	}
 	c := n.GetAConst()
 	if c == nil || types.IsReg(to.ID) || to.ID.IsArray() {
@@ -189,7 +200,7 @@ func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
 	case *pg.A_Const_Sval:
 		in := types.Of(to.ID)
 		in.Fields = to.Fields
-		val, err := types.Parse(in, v.Sval.Sval)
+		val, err := types.ParseZone(in, v.Sval.Sval, z)
 		if err != nil {
 			return types.Null, true, errs.WithPosition(err, int(c.Location)+1)
 		}
@@ -208,7 +219,7 @@ func AssignLiteral(n *pg.Node, to types.Type) (types.Value, bool, error) {
 
 // assignTypedLiteral is AssignLiteral for a cast of a string or NULL
 // literal to a type of the column's kind.
-func assignTypedLiteral(tc *pg.TypeCast, to types.Type) (types.Value, bool, error) {
+func assignTypedLiteral(tc *pg.TypeCast, to types.Type, z types.Zone) (types.Value, bool, error) {
 	c := tc.Arg.GetAConst()
 	if c == nil || types.IsReg(to.ID) || to.ID.IsArray() {
 		return types.Null, false, nil
@@ -226,7 +237,7 @@ func assignTypedLiteral(tc *pg.TypeCast, to types.Type) (types.Value, bool, erro
 	}
 	in := types.Of(cast.ID)
 	in.Fields = cast.Fields
-	v, err := types.Parse(in, sv.Sval.Sval)
+	v, err := types.ParseZone(in, sv.Sval.Sval, z)
 	if err != nil {
 		return types.Null, true, errs.WithPosition(err, int(c.Location)+1)
 	}

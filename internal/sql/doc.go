@@ -20,8 +20,10 @@
 //   - It computes exactly what PostgreSQL computes, as a multiset. A
 //     construct the engine cannot compute exactly fails at bind time with
 //     0A000 naming it; nothing is approximated. Expressions are
-//     deterministic: volatile functions (now(), random(), ...) are
-//     rejected.
+//     deterministic: volatile functions are rejected, except where the
+//     Binder supplies what they read (the statement's Clock for now(),
+//     the session's Random for random(), never in a view's query), and
+//     what depends on the session time zone is bound with Binder.Zone.
 //   - Constants are folded where PostgreSQL folds them: literals are
 //     parsed as their resolved type, and casts of constants are applied,
 //     at bind time (so their errors are the statement's).
@@ -42,8 +44,12 @@
 //     Aggregate), and a group of inner joins is ordered so that each join
 //     has an equality key when the query has one.
 //   - Subqueries in expressions (EXISTS, IN, ANY/ALL, scalar subqueries)
-//     are decorrelated into joins (subquery.go): no plan holds a subquery
-//     or a reference to an enclosing query's row.
+//     and LATERAL subqueries in FROM are decorrelated into joins
+//     (subquery.go, lateral.go): no plan holds a subquery or a reference
+//     to an enclosing query's row.
+//   - Calls of SQL functions (CREATE FUNCTION ... LANGUAGE SQL) are
+//     inlined (functions.go): no plan holds one; Binder.UsedFunctions
+//     lists the functions a plan depends on.
 //   - Inline views and WITH queries are expanded at every reference;
 //     tables and materialized views are plan.Scan nodes named as the
 //     catalog names them.

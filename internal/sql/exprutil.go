@@ -37,7 +37,7 @@ func withChildren(e plan.Expr, kids []plan.Expr) plan.Expr {
 	case *plan.UnaryOp:
 		return &plan.UnaryOp{Op: e.Op, Arg: kids[0]}
 	case *plan.Cast:
-		return &plan.Cast{Arg: kids[0], Typ: e.Typ, Explicit: e.Explicit}
+		return &plan.Cast{Arg: kids[0], Typ: e.Typ, Explicit: e.Explicit, Zone: e.Zone}
 	case *plan.And:
 		return &plan.And{Args: kids}
 	case *plan.Or:

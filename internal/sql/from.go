@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -49,6 +50,25 @@ func (st *bindState) fromClause(items []*pg.Node, env *cteEnv) (*joinTree, *Scop
 			}
 			acc = u
 			continue
+		}
+		if rs := lateralSubselect(n); rs != nil && acc != nil {
+			// A LATERAL subquery may read the items before it.
+			l, err := st.lateralJoin(acc, rs, plan.InnerJoin, nil, env)
+			if err != nil {
+				return nil, nil, err
+			}
+			acc = l
+			continue
+		}
+		if j := n.GetJoinExpr(); j != nil && acc != nil {
+			it, ok, err := st.joinAfterComma(acc, j, env)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				acc = it
+				continue
+			}
 		}
 		it, err := st.fromItem(n, env)
 		if err != nil {
@@ -115,8 +135,11 @@ func (st *bindState) fromItem(n *pg.Node, env *cteEnv) (*fromItem, error) {
 // an inline view.
 func (st *bindState) rangeVar(rv *pg.RangeVar, env *cteEnv) (*fromItem, error) {
 	if rv.Catalogname != "" {
-		return nil, notSupported(rv.Location, "cross-database references are not implemented: %s.%s.%s",
-			rv.Catalogname, rv.Schemaname, rv.Relname)
+		// The session's own database may be named.
+		if db, ok := st.b.Cat.(interface{ DatabaseName() string }); !ok || db.DatabaseName() != rv.Catalogname {
+			return nil, notSupported(rv.Location, "cross-database references are not implemented: \"%s.%s.%s\"",
+				rv.Catalogname, rv.Schemaname, rv.Relname)
+		}
 	}
 	if rv.Schemaname == "" {
 		if cte := env.lookup(rv.Relname); cte != nil {
@@ -139,7 +162,7 @@ func (st *bindState) rangeVar(rv *pg.RangeVar, env *cteEnv) (*fromItem, error) {
 	cols := append([]plan.Column(nil), rel.Cols...)
 	switch rel.Kind {
 	case Table, MaterializedView:
-		node = &plan.Scan{Relation: rel.Name, Cols: cols, AppendOnly: rel.AppendOnly}
+		node = &plan.Scan{Relation: rel.Name, Cols: cols, AppendOnly: rel.AppendOnly, Unique: rel.Unique}
 	case View:
 		var err error
 		if node, err = st.expandView(rel, rv.Location); err != nil {
@@ -152,7 +175,24 @@ func (st *bindState) rangeVar(rv *pg.RangeVar, env *cteEnv) (*fromItem, error) {
 	default:
 		return nil, posErr(errs.Newf(errs.WrongObjectType, "%q cannot be read", name), rv.Location)
 	}
-	return leafItem(node, cols, rv.Alias, rv.Relname)
+	it, err := leafItem(node, cols, rv.Alias, rv.Relname)
+	if err == nil && rel.SystemCols > 0 {
+		markSystemCols(it, rel.SystemCols)
+	}
+	return it, err
+}
+
+// markSystemCols marks the last n columns of a relation's FROM item as
+// system columns.
+func markSystemCols(it *fromItem, n int) {
+	for _, ns := range it.ns {
+		for i := max(len(ns.cols)-n, 0); i < len(ns.cols); i++ {
+			ns.cols[i].system = true
+		}
+	}
+	for i := max(len(it.cols)-n, 0); i < len(it.cols); i++ {
+		it.cols[i].system = true
+	}
 }
 
 // leafItem makes the FROM item of a planned relation with output columns
@@ -214,6 +254,11 @@ func (st *bindState) expandView(rel *Relation, loc int32) (plan.Node, error) {
 	// subquery it is read in.
 	outer := st.outer
 	st.outer = nil
+	if rel.Cat != nil {
+		cat := st.b.Cat
+		st.b.Cat = rel.Cat
+		defer func() { st.b.Cat = cat }()
+	}
 	node, err := st.query(sel, queryOpts{resolveUnknowns: true}, nil)
 	st.outer = outer
 	st.views = st.views[:len(st.views)-1]
@@ -240,9 +285,9 @@ func (st *bindState) expandView(rel *Relation, loc int32) (plan.Node, error) {
 
 // subselect binds a subquery in FROM.
 func (st *bindState) subselect(rs *pg.RangeSubselect, env *cteEnv) (*fromItem, error) {
-	if rs.Lateral {
-		return nil, notSupported(-1, "LATERAL is not supported")
-	}
+	// A LATERAL subquery that has no FROM items before it to read (or
+	// reads none of them, across a RIGHT or FULL join) is an ordinary
+	// subquery; the others are joined by lateralJoin.
 	sel := rs.Subquery.GetSelectStmt()
 	if sel == nil {
 		return nil, notSupported(-1, "this subquery in FROM is not supported")
@@ -263,8 +308,57 @@ func (st *bindState) joinExpr(j *pg.JoinExpr, env *cteEnv) (*fromItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return st.joinOnto(l, j, env)
+}
+
+// joinAfterComma binds a JOIN that follows a comma and whose leftmost
+// item is a LATERAL subquery, which may read the items before the comma:
+// acc, (LATERAL s JOIN t ON c) is (acc CROSS JOIN LATERAL s) JOIN t ON c,
+// the same rows for an inner or left join, since c reads only s and t.
+// ok is false when j has another shape (NATURAL, USING or an alias, whose
+// columns would then take in acc's, or a RIGHT or FULL join).
+func (st *bindState) joinAfterComma(acc *fromItem, j *pg.JoinExpr, env *cteEnv) (*fromItem, bool, error) {
+	if j.Alias != nil || j.IsNatural || len(j.UsingClause) > 0 ||
+		(j.Jointype != pg.JoinType_JOIN_INNER && j.Jointype != pg.JoinType_JOIN_LEFT) {
+		return nil, false, nil
+	}
+	// The ON conditions may not read the items before the comma (they
+	// would here): PostgreSQL's 42P01 for a qualified reference; an
+	// unqualified name that an item before the comma has is left to the
+	// ordinary binding, which refuses the query.
+	if ok, err := onReadsOnlyJoin(acc, j.Quals); !ok || err != nil {
+		return nil, err != nil, err
+	}
+	var l *fromItem
+	var err error
+	switch lj := j.Larg.GetJoinExpr(); {
+	case lateralSubselect(j.Larg) != nil:
+		l, err = st.lateralJoin(acc, lateralSubselect(j.Larg), plan.InnerJoin, nil, env)
+	case lj != nil:
+		var ok bool
+		if l, ok, err = st.joinAfterComma(acc, lj, env); !ok {
+			return nil, false, nil
+		}
+	default:
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	it, err := st.joinOnto(l, j, env)
+	return it, true, err
+}
+
+// joinOnto binds the explicit JOIN j with l, bound already, as its left
+// side.
+func (st *bindState) joinOnto(l *fromItem, j *pg.JoinExpr, env *cteEnv) (*fromItem, error) {
 	if rf, fc := unnestFunction(j.Rarg); rf != nil {
 		return st.joinUnnest(l, j, rf, fc)
+	}
+	if rs := lateralSubselect(j.Rarg); rs != nil {
+		if it, done, err := st.lateralJoinExpr(l, j, rs, env); done {
+			return it, err
+		}
 	}
 	r, err := st.fromItem(j.Rarg, env)
 	if err != nil {
@@ -385,7 +479,7 @@ func usingNames(j *pg.JoinExpr, lcols, rcols []nsCol) ([]string, error) {
 	if j.IsNatural {
 		for _, lc := range lcols {
 			for _, rc := range rcols {
-				if lc.name == rc.name {
+				if lc.name == rc.name && !lc.system && !rc.system {
 					names = append(names, lc.name)
 					break
 				}
@@ -545,4 +639,49 @@ func (st *bindState) cteQuery(e *cteEnv) (plan.Node, []plan.Column, error) {
 		}
 	}
 	return node, cols, nil
+}
+
+// onReadsOnlyJoin reports whether the ON condition quals names no column
+// of acc's items; a reference qualified by one of their names is
+// PostgreSQL's 42P01.
+func onReadsOnlyJoin(acc *fromItem, quals *pg.Node) (bool, error) {
+	if quals == nil {
+		return true, nil
+	}
+	names := map[string]bool{}
+	for _, it := range acc.ns {
+		if it.name != "" {
+			names[it.name] = true
+		}
+	}
+	cols := map[string]bool{}
+	for _, c := range acc.cols {
+		cols[c.name] = true
+	}
+	ok := true
+	var err error
+	var walk func(m proto.Message)
+	walk = func(m proto.Message) {
+		if !ok || err != nil || absent(m) {
+			return
+		}
+		if cr, isRef := m.(*pg.ColumnRef); isRef {
+			var fields []string
+			for _, f := range cr.Fields {
+				if sv := f.GetString_(); sv != nil {
+					fields = append(fields, sv.Sval)
+				}
+			}
+			switch {
+			case len(fields) >= 2 && names[fields[len(fields)-2]]:
+				err = errs.Newf(errs.UndefinedTable, "invalid reference to FROM-clause entry for table %q", fields[len(fields)-2])
+			case len(fields) == 1 && cols[fields[0]]:
+				ok = false
+			}
+			return
+		}
+		walkChildren(m, walk)
+	}
+	walk(unwrapNode(quals))
+	return ok, err
 }

@@ -57,7 +57,7 @@ var volatileFunctions = map[string]bool{
 var knownFunctions = map[string]bool{
 	"to_number": true, "unnest": true,
 	"array_length": true, "cardinality": true,
-	"json_build_object": true, "jsonb_build_object": true, "to_json": true, "to_jsonb": true,
+	"jsonb_build_object": true, "to_jsonb": true,
 	"tumble": true, "hop": true,
 }
 
@@ -102,8 +102,18 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 		case otherAggregates[name]:
 			return nil, notSupported(f.Location, "%s", aggRejection(name))
 		case volatileFunctions[name]:
+			if e, ok, err := ec.clockFunction(f, name); ok {
+				return e, err
+			}
+			if e, ok, err := ec.randomFunction(f, name); ok {
+				return e, err
+			}
 			return nil, nonDeterministic(f.Location, name+"()")
 		}
+	}
+	if (schema == "" || schema == "pg_catalog") && name == "row_to_json" && f.Over == nil && !f.AggStar &&
+		!f.AggDistinct && f.AggFilter == nil && len(f.AggOrder) == 0 && !f.AggWithinGroup {
+		return ec.rowToJSON(f)
 	}
 	for _, c := range []struct {
 		set  bool
@@ -150,6 +160,9 @@ func (ec *exprCtx) funcCall(f *pg.FuncCall) (plan.Expr, error) {
 			return nil, notSupported(f.Location, "function %s() is not supported yet", name)
 		}
 	}
+	if e, ok, err := ec.userFunction(schema, name, args, f.Location); ok || err != nil {
+		return e, err
+	}
 	return nil, undefinedFunction(display, args, f.Location)
 }
 
@@ -184,9 +197,10 @@ func extremeFn(greatest bool) func([]types.Value) (types.Value, error) {
 }
 
 // nonDeterministic refuses a function whose result depends on when or how
-// often it runs (now(), random(), current_date, ...). A view must equal its
-// query whenever it is read, and an ad-hoc query is answered by the same
-// circuit, so neither may use one.
+// often it runs (random(), nextval(), clock_timestamp(), ...). A view must
+// equal its query whenever it is read, and an ad-hoc query is answered by
+// the same circuit; the functions of the transaction's time are the
+// exception, bound as constants of the statement (clock.go).
 func nonDeterministic(loc int32, what string) error {
-	return notSupported(loc, "%s is not supported: its result depends on when it is evaluated, and views and queries use only deterministic functions", what)
+	return notSupported(loc, "%s is not supported: its result depends on when or how often it is evaluated", what)
 }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -25,18 +26,18 @@ func (ec *exprCtx) jsonbFunc(display, name string, args []plan.Expr, loc int32) 
 		if args[0].Type().ID == types.Unknown {
 			return nil, posErr(errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown"), loc)
 		}
-		return &plan.Func{Name: name, Args: args, Typ: jsonb, Fn: types.ToJSONBFunc}, nil
+		return &plan.Func{Name: name, Args: args, Typ: jsonb, Fn: types.ToJSONBFuncZone(ec.st.b.Zone)}, nil
 	case "jsonb_build_object", "jsonb_build_array", jsonbObjectAggPair:
 		out := make([]plan.Expr, len(args))
 		for i, a := range args {
 			out[i] = ec.resolveUnknown(a)
 		}
-		fn := types.JSONBBuildArray
+		fn := types.JSONBBuildArrayZone(ec.st.b.Zone)
 		switch name {
 		case "jsonb_build_object":
-			fn = types.JSONBBuildObject
+			fn = types.JSONBBuildObjectZone(ec.st.b.Zone)
 		case jsonbObjectAggPair:
-			fn = types.JSONBObjectAggPair
+			fn = types.JSONBObjectAggPairZone(ec.st.b.Zone)
 		}
 		return &plan.Func{Name: name, Args: out, Typ: jsonb, NonStrict: true, Fn: fn}, nil
 	}
@@ -73,6 +74,9 @@ var jsonbSetFuncs = map[string]string{
 	"jsonb_array_elements":      types.JSONBArrayElementsArray,
 	"jsonb_array_elements_text": types.JSONBArrayElementsTextArray,
 	"jsonb_object_keys":         types.JSONBObjectKeysArray,
+	"json_array_elements":       types.JSONArrayElementsArray,
+	"json_array_elements_text":  types.JSONArrayElementsTextArray,
+	"json_object_keys":          types.JSONObjectKeysArray,
 }
 
 // isJSONBSetFunc reports whether name is one of jsonb's set-returning
@@ -83,7 +87,7 @@ func isJSONBSetFunc(name string) bool { _, ok := jsonbSetFuncs[name]; return ok 
 // FROM when its OUT parameter names it ("value"), or "" when the function's
 // column takes the alias, as a scalar function's does.
 func jsonbSetColumn(name string) string {
-	if name == "jsonb_object_keys" {
+	if name == "jsonb_object_keys" || name == "json_object_keys" {
 		return ""
 	}
 	return "value"
@@ -95,14 +99,18 @@ func (ec *exprCtx) jsonbSetArray(name string, args []plan.Expr, loc int32) (plan
 	if len(args) != 1 {
 		return nil, undefinedFunction(name, args, loc)
 	}
-	a, err := ec.coerce(args[0], types.Of(types.Jsonb), implicitCoercion)
+	argType := types.Of(types.Jsonb)
+	if strings.HasPrefix(name, "json_") {
+		argType = types.Of(types.Json)
+	}
+	a, err := ec.coerce(args[0], argType, implicitCoercion)
 	if errors.Is(err, errNoCast) {
 		return nil, undefinedFunction(name, args, loc)
 	}
 	if err != nil {
 		return nil, err
 	}
-	f, err := types.ResolveFunction(name, jsonbSetFuncs[name], []types.Type{types.Of(types.Jsonb)})
+	f, err := types.ResolveFunction(name, jsonbSetFuncs[name], []types.Type{argType})
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
@@ -122,9 +130,8 @@ func init() {
 	for _, fn := range []string{"jsonb_each", "jsonb_each_text",
 		"jsonb_to_record", "jsonb_to_recordset", "jsonb_populate_record", "jsonb_populate_recordset",
 		"jsonb_object", "jsonb_path_query", "jsonb_path_exists", "jsonb_path_match", "jsonb_path_query_array",
-		"jsonb_path_query_first", "jsonb_set_lax", "json_build_array", "json_agg", "json_object_agg",
-		"row_to_json", "array_to_json", "json_typeof", "json_array_length", "json_each", "json_array_elements",
-		"json_object_keys", "json_extract_path", "json_extract_path_text", "json_strip_nulls"} {
+		"jsonb_path_query_first", "jsonb_set_lax",
+		"array_to_json", "json_strip_nulls", "json_each", "json_each_text"} {
 		knownFunctions[fn] = true
 	}
 }
@@ -202,16 +209,22 @@ const jsonbObjectAggPair = "jsonb_object_agg\x00pair"
 // result. DISTINCT is not supported (array_agg would compare the jsonb
 // conversions, whose order is not the argument type's).
 func (ec *exprCtx) jsonbAgg(f *pg.FuncCall, name string) (plan.Expr, error) {
+	if name == "jsonb_object_agg" {
+		return ec.viaArrayAgg(f, name, 2, jsonbObjectAggPair, false, types.Of(types.Jsonb), types.JSONBMergeObjects)
+	}
+	return ec.viaArrayAgg(f, name, 1, "to_jsonb", false, types.Of(types.Jsonb), types.ToJSONBFunc)
+}
+
+// viaArrayAgg binds aggregate name, of want arguments, as fn of
+// array_agg(inner(arguments)) (of that call's text when asText), with the
+// call's ORDER BY and FILTER: the array aggregate is maintained, and fn
+// makes the result, of type typ, from its array.
+func (ec *exprCtx) viaArrayAgg(f *pg.FuncCall, name string, want int, inner string, asText bool, typ types.Type, fn func([]types.Value) (types.Value, error)) (plan.Expr, error) {
 	if f.AggDistinct {
 		return nil, notSupported(f.Location, "DISTINCT is not supported in %s()", name)
 	}
 	if f.AggStar {
 		return nil, posErr(errs.Newf(errs.UndefinedFunction, "function %s(*) does not exist", name), f.Location)
-	}
-	want := 1
-	inner := "to_jsonb"
-	if name == "jsonb_object_agg" {
-		want, inner = 2, jsonbObjectAggPair
 	}
 	if len(f.Args) != want {
 		args := make([]plan.Expr, 0, len(f.Args))
@@ -225,15 +238,45 @@ func (ec *exprCtx) jsonbAgg(f *pg.FuncCall, name string) (plan.Expr, error) {
 		return nil, undefinedFunction(name, args, f.Location)
 	}
 	arg := pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode(inner)}, f.Args, f.Location)
+	if asText {
+		arg = &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: arg,
+			TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("text")}, Typemod: -1}, Location: -1}}}
+	}
 	g := &pg.FuncCall{Funcname: []*pg.Node{pg.MakeStrNode("array_agg")}, Args: []*pg.Node{arg},
 		AggOrder: f.AggOrder, AggFilter: f.AggFilter, Funcformat: f.Funcformat, Location: f.Location}
 	ref, err := ec.aggregate(g, "array_agg")
 	if err != nil {
 		return nil, err
 	}
-	fn := types.ToJSONBFunc
-	if name == "jsonb_object_agg" {
-		fn = types.JSONBMergeObjects
+	return &plan.Func{Name: name, Args: []plan.Expr{ref}, Typ: typ, Fn: fn}, nil
+}
+
+// jsonFunc binds json's builders: to_json(anyelement),
+// json_build_object(VARIADIC "any") and json_build_array(VARIADIC "any").
+// The functions are told which arguments are json, whose text they embed
+// as it is.
+func (ec *exprCtx) jsonFunc(display, name string, args []plan.Expr, loc int32) (plan.Expr, error) {
+	if name == "json_extract_path" || name == "json_extract_path_text" {
+		return ec.jsonExtractPath(display, name, args, loc)
 	}
-	return &plan.Func{Name: name, Args: []plan.Expr{ref}, Typ: types.Of(types.Jsonb), Fn: fn}, nil
+	out := make([]plan.Expr, len(args))
+	raw := make([]bool, len(args))
+	for i, a := range args {
+		if name == "to_json" && a.Type().ID == types.Unknown {
+			return nil, posErr(errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown"), loc)
+		}
+		out[i] = ec.resolveUnknown(a)
+		raw[i] = out[i].Type().ID == types.Json
+	}
+	json := types.Of(types.Json)
+	switch name {
+	case "to_json":
+		if len(args) != 1 {
+			return nil, undefinedFunction(display, args, loc)
+		}
+		return &plan.Func{Name: name, Args: out, Typ: json, Fn: types.ToJSONFunc(raw[0], ec.st.b.Zone)}, nil
+	case "json_build_object":
+		return &plan.Func{Name: name, Args: out, Typ: json, NonStrict: true, Fn: types.JSONBuildObjectFunc(raw, ec.st.b.Zone)}, nil
+	}
+	return &plan.Func{Name: name, Args: out, Typ: json, NonStrict: true, Fn: types.JSONBuildArrayFunc(raw, ec.st.b.Zone)}, nil
 }

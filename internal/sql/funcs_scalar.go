@@ -45,7 +45,7 @@ func (ec *exprCtx) funcArgs(f *pg.FuncCall, name string) ([]plan.Expr, error) {
 	var names []string
 	for _, a := range f.Args {
 		if na := a.GetNamedArgExpr(); na != nil {
-			if !named {
+			if !named && !ec.hasNamedSQLFunction(name) {
 				return nil, notSupported(f.Location, "named function arguments are not supported for %s()", name)
 			}
 			e, err := ec.bind(na.Arg)
@@ -62,6 +62,9 @@ func (ec *exprCtx) funcArgs(f *pg.FuncCall, name string) ([]plan.Expr, error) {
 		}
 		args = append(args, e)
 		names = append(names, "")
+	}
+	if !named && hasName(names) {
+		return ec.placeSQLFunctionArgs(f, name, args, names)
 	}
 	if !named || len(args) == len(params) && !hasName(names) {
 		return args, nil
@@ -153,6 +156,11 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	case "to_jsonb", "jsonb_build_object", "jsonb_build_array", "jsonb_extract_path", "jsonb_extract_path_text", jsonbObjectAggPair:
 		e, err := ec.jsonbFunc(display, name, args, loc)
 		return e, true, err
+	case "to_json", "json_build_object", "json_build_array", "json_extract_path", "json_extract_path_text":
+		e, err := ec.jsonFunc(display, name, args, loc)
+		return e, true, err
+	case jsonObjectAggPair:
+		return ec.jsonObjectAggMember(args), true, nil
 	}
 	if !types.IsFunction(name) {
 		return nil, false, nil
@@ -165,16 +173,7 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 	if err != nil {
 		return nil, true, posErr(err, loc)
 	}
-	switch {
-	case name == "timezone":
-		if err := ec.checkZone(args[0], loc); err != nil {
-			return nil, true, err
-		}
-	case name == "date_trunc" && len(args) == 3:
-		if err := ec.checkZone(args[2], loc); err != nil {
-			return nil, true, err
-		}
-	}
+	f = f.InZone(ec.st.b.Zone)
 	out := make([]plan.Expr, len(args))
 	for i, a := range args {
 		c, err := ec.coerce(a, f.Args[i], implicitCoercion)
@@ -226,24 +225,6 @@ func foldConstant(f *plan.Func) plan.Expr {
 	return &plan.Const{Val: v, Typ: f.Typ}
 }
 
-// checkZone accepts the zone of AT TIME ZONE (or date_trunc's) only when
-// it is a constant
-// that RockStream reads as PostgreSQL does (types.ZoneSupported), so that
-// a view never meets a zone it cannot convert.
-func (ec *exprCtx) checkZone(zone plan.Expr, loc int32) error {
-	k, ok := zone.(*plan.Const)
-	if !ok {
-		return notSupported(loc, "a time zone that is not a constant is not supported yet")
-	}
-	if k.Val.IsNull() {
-		return nil
-	}
-	if z := k.Val.Str(); !types.ZoneSupported(z) {
-		return notSupported(loc, "time zone %q is not supported yet: use UTC or a region name such as Europe/Paris", z)
-	}
-	return nil
-}
-
 // format binds format(formatstr, args...), whose arguments after the
 // format string may have any type: %s shows each as its type's output
 // function writes it. Like PostgreSQL's, it is stable, so it is not
@@ -268,7 +249,7 @@ func (ec *exprCtx) format(display string, args []plan.Expr, loc int32) (plan.Exp
 		}
 		ts[i] = out[i].Type()
 	}
-	return &plan.Func{Name: "format", Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: types.TextFormat(ts)}, nil
+	return &plan.Func{Name: "format", Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: types.TextFormatZone(ts, ec.st.b.Zone)}, nil
 }
 
 // variadicFormat binds format(formatstr, VARIADIC array): the array's
@@ -289,6 +270,7 @@ func (ec *exprCtx) variadicFormat(display string, args []plan.Expr, loc int32) (
 		return nil, err
 	}
 	elem := arr.Type().Elem()
+	zone := ec.st.b.Zone
 	return &plan.Func{Name: "format", Args: []plan.Expr{f, arr}, Typ: types.Of(types.Text), NonStrict: true,
 		Fn: func(a []types.Value) (types.Value, error) {
 			vals := []types.Value{a[0]}
@@ -299,7 +281,7 @@ func (ec *exprCtx) variadicFormat(display string, args []plan.Expr, loc int32) (
 					ts = append(ts, elem)
 				}
 			}
-			return types.TextFormat(ts)(vals)
+			return types.TextFormatZone(ts, zone)(vals)
 		}}, nil
 }
 
@@ -318,7 +300,7 @@ func (ec *exprCtx) concat(display, name string, args []plan.Expr, loc int32) (pl
 	for i, a := range args {
 		out[i] = ec.resolveUnknown(a)
 	}
-	fn := types.Concat
+	fn := types.ConcatZone(ec.st.b.Zone)
 	if name == "concat_ws" {
 		sep, err := ec.coerce(args[0], types.Of(types.Text), implicitCoercion)
 		if errors.Is(err, errNoCast) {
@@ -328,7 +310,7 @@ func (ec *exprCtx) concat(display, name string, args []plan.Expr, loc int32) (pl
 			return nil, err
 		}
 		out[0] = sep
-		fn = types.ConcatWS
+		fn = types.ConcatWSZone(ec.st.b.Zone)
 	}
 	return &plan.Func{Name: name, Args: out, Typ: types.Of(types.Text), NonStrict: true, Fn: fn}, nil
 }

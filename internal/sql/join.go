@@ -155,10 +155,15 @@ func equiKey(c plan.Expr, lw int) (l, r plan.Expr, nullSafe, ok bool) {
 		if err != nil || !castAllowed(a.Type().ID, t.ID, implicitCoercion) || !castAllowed(b.Type().ID, t.ID, implicitCoercion) {
 			return nil, nil, false, false
 		}
-		if a, err = coerceExpr(a, t, implicitCoercion, nil); err != nil {
+		if t.ID == types.TimestampTZ {
+			// A timestamp or date meets a timestamptz in the session
+			// time zone, which the operator holds and a key would not.
 			return nil, nil, false, false
 		}
-		if b, err = coerceExpr(b, t, implicitCoercion, nil); err != nil {
+		if a, err = coerceExpr(a, t, implicitCoercion, nil, types.UTCZone); err != nil {
+			return nil, nil, false, false
+		}
+		if b, err = coerceExpr(b, t, implicitCoercion, nil, types.UTCZone); err != nil {
 			return nil, nil, false, false
 		}
 	}
@@ -326,7 +331,7 @@ func (st *bindState) planInner(t *joinTree, conj []plan.Expr) (plan.Node, []int)
 	for _, li := range order[1:] {
 		in[li] = true
 		place(li, width)
-		j := newJoin(plan.InnerJoin, cur, nodes[li])
+		var conds []plan.Expr
 		for k, c := range multi {
 			if applied[k] {
 				continue
@@ -337,8 +342,19 @@ func (st *bindState) planInner(t *joinTree, conj []plan.Expr) (plan.Node, []int)
 			}
 			if ready {
 				applied[k] = true
-				addJoinCond(j, remapExpr(c.e, pos), width)
+				conds = append(conds, remapExpr(c.e, pos))
 			}
+		}
+		if isUnitRow(nodes[li]) {
+			// A cross join with one empty row changes nothing.
+			if len(conds) > 0 {
+				cur = &plan.Filter{Input: cur, Pred: andOf(conds)}
+			}
+			continue
+		}
+		j := newJoin(plan.InnerJoin, cur, nodes[li])
+		for _, c := range conds {
+			addJoinCond(j, c, width)
 		}
 		cur = j
 		width += leaves[li].width

@@ -39,7 +39,7 @@ func TestAssignLiteral(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
-			got, ok, gotErr := AssignLiteral(node, to)
+			got, ok, gotErr := AssignLiteral(node, to, types.UTCZone)
 			if !ok {
 				continue
 			}

@@ -36,6 +36,9 @@ type nsItem struct {
 type nsCol struct {
 	name string
 	expr plan.Expr
+	// system marks a system column (tableoid): * and NATURAL leave it
+	// out.
+	system bool
 }
 
 // emptyScope has no columns (VALUES, SELECT without FROM, DEFAULT).
@@ -92,7 +95,7 @@ func (it *nsItem) shifted(delta int) *nsItem {
 func shiftCols(cols []nsCol, delta int) []nsCol {
 	out := make([]nsCol, len(cols))
 	for i, col := range cols {
-		out[i] = nsCol{name: col.name, expr: shiftExpr(col.expr, delta)}
+		out[i] = nsCol{name: col.name, expr: shiftExpr(col.expr, delta), system: col.system}
 	}
 	return out
 }
@@ -179,7 +182,11 @@ func (s *Scope) star() []nsCol {
 	var out []nsCol
 	for _, it := range s.items {
 		if it.colsVisible {
-			out = append(out, it.cols...)
+			for _, c := range it.cols {
+				if !c.system {
+					out = append(out, c)
+				}
+			}
 		}
 	}
 	return out

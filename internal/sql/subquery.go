@@ -106,6 +106,7 @@ func (l *subLink) Eval(zset.Row) (types.Value, error) {
 type subquery struct {
 	node   plan.Node
 	values []plan.Expr // the select list; may hold outerRefs
+	names  []string    // the select list's column names
 	// conds are the correlation conditions, over node's row and outerRefs.
 	conds []plan.Expr
 	// implicitGroup is set for a correlated subquery with aggregates and
@@ -192,7 +193,7 @@ func (ec *exprCtx) subLink(sl *pg.SubLink) (plan.Expr, error) {
 		}
 		sl, kind = rewritten, linkScalar
 	case pg.SubLinkType_ROWCOMPARE_SUBLINK:
-		return nil, notSupported(loc, "row comparisons with a subquery are not supported yet")
+		return ec.rowCompareSubLink(sl)
 	default:
 		return nil, notSupported(loc, "this kind of subquery is not supported")
 	}
@@ -318,9 +319,10 @@ func (ec *exprCtx) subquery(n *pg.Node, exists bool) (*subquery, error) {
 // VALUES) a subquery.
 func fillSubquery(sub *subquery, node plan.Node) {
 	sub.node = node
-	sub.values = nil
+	sub.values, sub.names = nil, nil
 	for i, c := range node.Columns() {
 		sub.values = append(sub.values, &plan.ColRef{Index: i, Name: c.Name, Typ: c.Type})
+		sub.names = append(sub.names, c.Name)
 	}
 }
 

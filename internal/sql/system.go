@@ -85,6 +85,7 @@ func (ec *exprCtx) systemFunc(f *pg.FuncCall, display, name string) (plan.Expr, 
 // category for it), else the first that every argument converts to
 // implicitly. A call over constants is computed once.
 func (ec *exprCtx) callSystem(display, name string, overloads []SystemFunc, args []plan.Expr, loc int32) (plan.Expr, error) {
+	ec.st.b.UsedSession = true
 	exact := func(o SystemFunc) bool {
 		for i, a := range args {
 			id := a.Type().ID
@@ -181,6 +182,7 @@ func (ec *exprCtx) regCoerce(e plan.Expr, to types.Type, c coercion) (plan.Expr,
 		return nil, true, errNoCast
 	}
 	explicit := c == explicitCoercion
+	ec.st.b.UsedSession = true
 	if k, ok := e.(*plan.Const); ok {
 		v, err := types.CastReg(k.Val, to, explicit, sc)
 		if err != nil {
@@ -207,6 +209,7 @@ func (ec *exprCtx) regArrayCoerce(e plan.Expr, to types.Type, c coercion, sc Sys
 		return nil, true, errNoCast
 	}
 	explicit := c == explicitCoercion
+	ec.st.b.UsedSession = true
 	elem := to.Elem()
 	textArray := types.ArrayType(types.Of(types.Text))
 	conv := func(v types.Value) (types.Value, error) {

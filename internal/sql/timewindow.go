@@ -83,9 +83,6 @@ func rangeFuncCall(rf *pg.RangeFunction) *pg.FuncCall {
 
 // rangeFunction binds a function in FROM: TUMBLE or HOP.
 func (st *bindState) rangeFunction(rf *pg.RangeFunction, env *cteEnv) (*fromItem, error) {
-	if rf.Lateral {
-		return nil, notSupported(-1, "LATERAL is not supported")
-	}
 	fc := rangeFuncCall(rf)
 	var name string
 	if fc != nil {
@@ -100,6 +97,9 @@ func (st *bindState) rangeFunction(rf *pg.RangeFunction, env *cteEnv) (*fromItem
 		return nil, notSupported(-1, "functions in FROM are not supported yet")
 	}
 	upper := strings.ToUpper(name)
+	if rf.Lateral {
+		return nil, notSupported(fc.Location, "LATERAL %s is not supported: %s reads a relation, not the FROM items before it", upper, upper)
+	}
 	if rf.Ordinality {
 		return nil, notSupported(fc.Location, "WITH ORDINALITY is not supported for %s", upper)
 	}

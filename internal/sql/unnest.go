@@ -50,6 +50,12 @@ type unnestTree struct {
 	// left tree's row) whose keys array unnests: the value column is
 	// computed from it and the key after the Unnest.
 	each *jsonbEach
+	// record, for jsonb_to_record(set), lists the columns computed from
+	// each object after the Unnest.
+	record *jsonbRecord
+	// jsonEach, for json_each and json_each_text, splits each unnested
+	// pair into key and value after the Unnest.
+	jsonEach *jsonEach
 }
 
 // unnestFunction returns the unnest call of a function in FROM, or nil.
@@ -62,7 +68,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" && !isJSONBRecordFunc(name) && name != "json_each" && name != "json_each_text" || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -72,7 +78,8 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 // it (nil when it comes first).
 func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.FuncCall) (*fromItem, error) {
 	loc := fc.Location
-	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	_, fname := funcName(fc.Funcname)
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 && !isJSONBRecordFunc(fname) {
 		return nil, notSupported(loc, "ROWS FROM and column definition lists are not supported")
 	}
 	if items := rf.Functions[0].GetList().GetItems(); len(items) > 1 && items[1].GetNode() != nil {
@@ -95,9 +102,24 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 			return nil, err
 		}
 	}
+	var jeach *jsonEach
+	if fn == "json_each" || fn == "json_each_text" {
+		if jeach, args, err = ec.jsonEachArgs(fn, args, loc); err != nil {
+			return nil, err
+		}
+	}
+	var record *jsonbRecord
+	if isJSONBRecordFunc(fn) {
+		if record, args, err = ec.jsonbRecordArgs(fn, rf, args, loc); err != nil {
+			return nil, err
+		}
+	}
 	elem, err := unnestElement(args, loc)
 	if err != nil {
 		return nil, err
+	}
+	if fn == "json_array_elements" {
+		elem = types.Of(types.Json) // json texts, in a text[]
 	}
 	rowText := fn == "regexp_matches"
 	if rowText {
@@ -110,6 +132,10 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	cols := []plan.Column{{Name: name, Type: elem}}
 	if each != nil {
 		cols = []plan.Column{{Name: "key", Type: elem}, {Name: "value", Type: each.valueType()}}
+	} else if jeach != nil {
+		cols = []plan.Column{{Name: "key", Type: types.Of(types.Text)}, {Name: "value", Type: jeach.valueTyp}}
+	} else if record != nil {
+		cols = append([]plan.Column(nil), record.fields...)
 	} else if c := jsonbSetColumn(name); isJSONBSetFunc(name) && c != "" {
 		cols[0].Name = c // the function's OUT parameter names its column
 	} else if rf.Alias != nil {
@@ -128,7 +154,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
-			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText, each: each}},
+			unnest: &unnestTree{array: args[0], ordinality: rf.Ordinality, cols: cols, rowText: rowText, each: each, record: record, jsonEach: jeach}},
 		ns:   append(append([]*nsItem(nil), left.ns...), shiftItems(item.ns, lw)...),
 		cols: append(append([]nsCol(nil), left.cols...), shiftCols(item.cols, lw)...),
 	}, nil
@@ -152,7 +178,7 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.subscriptsArray(args, fc.Location)
 	case "regexp_matches", "regexp_split_to_table":
 		series, err = ec.regexpRows(fn, fn, args, fc.Location)
-	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys":
+	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "json_array_elements", "json_array_elements_text", "json_object_keys":
 		series, err = ec.jsonbSetArray(fn, args, fc.Location)
 	default:
 		return fn, args, nil
@@ -225,6 +251,10 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 	case t.unnest.each != nil:
 		e := t.unnest.each
 		node = e.plan(un, remapExpr(e.object, lperm), inCols, t.unnest.cols)
+	case t.unnest.record != nil:
+		node = t.unnest.record.plan(un, inCols, t.unnest.cols)
+	case t.unnest.jsonEach != nil:
+		node = t.unnest.jsonEach.plan(un, inCols, t.unnest.cols)
 	}
 	perm := append([]int(nil), lperm...)
 	for i := range t.unnest.cols {
@@ -321,6 +351,12 @@ func (st *bindState) joinUnnest(l *fromItem, j *pg.JoinExpr, rf *pg.RangeFunctio
 	if it.tree.unnest.outer && it.tree.unnest.each != nil {
 		return nil, notSupported(fc.Location, "LEFT JOIN with jsonb_each is not supported")
 	}
+	if it.tree.unnest.outer && it.tree.unnest.jsonEach != nil {
+		return nil, notSupported(fc.Location, "LEFT JOIN with json_each is not supported")
+	}
+	if it.tree.unnest.outer && it.tree.unnest.record != nil {
+		return nil, notSupported(fc.Location, "LEFT JOIN with jsonb_to_record is not supported")
+	}
 	if j.Quals != nil {
 		ec := &exprCtx{st: st, sc: &Scope{items: it.ns}, kind: kindJoinOn}
 		on, err := ec.bindBool(j.Quals, "JOIN/ON")
@@ -374,6 +410,7 @@ func (ec *exprCtx) seriesArray(args []plan.Expr, loc int32) (plan.Expr, error) {
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
+	f = f.InZone(ec.st.b.Zone)
 	out := make([]plan.Expr, len(args))
 	for i, a := range args {
 		if out[i], err = ec.coerce(a, f.Args[i], implicitCoercion); err != nil {

@@ -47,6 +47,9 @@ func (ec *exprCtx) srfCall(name string, args []plan.Expr, loc int32) (plan.Expr,
 	if err != nil {
 		return nil, err
 	}
+	if name == "json_array_elements" {
+		elem = types.Of(types.Json) // json texts, in a text[]
+	}
 	return &plan.Func{Name: unnestName, Args: args, Typ: elem, NonStrict: true,
 		Fn: func([]types.Value) (types.Value, error) {
 			return types.Null, errs.New(errs.Internal, "unnest evaluated outside its Unnest")

@@ -399,8 +399,9 @@ func (o *Overlay) commitIntoOverlay(p *Overlay) {
 
 // memoryHolder is implemented by a Memory and, through embedding, by any
 // Store that embeds a *Memory; Commit writes into such a store's Memory
-// directly. A type embedding *Memory must therefore not give Set or
-// Delete another meaning.
+// directly, and a hinted read (GetHinted) reads that Memory's tree. A
+// type embedding *Memory must therefore not give Get, Set or Delete
+// another meaning.
 type memoryHolder interface{ memory() *Memory }
 
 func (m *Memory) memory() *Memory { return m }

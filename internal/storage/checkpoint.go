@@ -540,6 +540,12 @@ const partialSuffix = ".partial"
 // checkpoint's data. While it runs, dir holds a marker that makes Open
 // refuse it. progress may be nil.
 func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) (err error) {
+	return RestoreCheckpointID(ctx, url, "", dir, progress)
+}
+
+// RestoreCheckpointID is RestoreCheckpoint of the checkpoint id at url
+// (one ListCheckpoints lists); "" is the latest.
+func RestoreCheckpointID(ctx context.Context, url, id, dir string, progress Progress) (err error) {
 	if progress == nil {
 		progress = NoProgress{}
 	}
@@ -548,12 +554,9 @@ func RestoreCheckpoint(ctx context.Context, url, dir string, progress Progress) 
 		return err
 	}
 	defer bucket.Close()
-	m, err := readLatest(ctx, bucket)
+	m, err := readCheckpoint(ctx, bucket, url, id)
 	if err != nil {
-		if isNotFound(err) {
-			return errs.Newf(errs.UndefinedObject, "storage: there is no checkpoint at %s", url)
-		}
-		return withURL(err, url)
+		return err
 	}
 	created, err := mkdirAllTop(dir)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -126,8 +125,26 @@ type DB struct {
 	bgErrors logLimiter
 
 	closed atomic.Bool
-	// failed is the error that stopped the DB, set once.
+	// failed is the error that stopped the DB; Recover clears it.
 	failed atomic.Pointer[codedError]
+	// cache is the block cache, shared by the Pebble instances Recover
+	// opens.
+	cache *pebble.Cache
+	// lock is the directory lock, held across the Pebble instances; nil
+	// when read-only.
+	lock *pebble.Lock
+	// inst is the current Pebble instance (db's); nil when read-only.
+	inst atomic.Pointer[pebbleInstance]
+	// inflight counts the calls using db (see enter); swapping is set
+	// while Recover replaces it.
+	inflight atomic.Int64
+	swapping atomic.Bool
+	recov    recovery
+	// recoveries counts the recoveries without a restart.
+	recoveries atomic.Int64
+	// lastBgError is when Pebble last reported a failed background job
+	// (Unix nanoseconds); its retries are slowed down for a while after.
+	lastBgError atomic.Int64
 	// lastCorrupt is the path of the last file Pebble found corrupted,
 	// named in read errors.
 	lastCorrupt atomic.Pointer[string]
@@ -192,10 +209,16 @@ func Open(opts Options) (*DB, error) {
 		cacheBytes = DefaultCacheBytes
 	}
 	cache := pebble.NewCache(cacheBytes)
-	defer cache.Unref()
+	opened := false
+	defer func() {
+		if !opened {
+			cache.Unref()
+		}
+	}()
 
-	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync, readOnly: opts.ReadOnly}
+	d := &DB{dir: opts.Dir, fs: fs, log: log, writeOpts: pebble.Sync, readOnly: opts.ReadOnly, cache: cache}
 	d.bgErrors.every = 30 * time.Second
+	d.recov.log.every = 30 * time.Second
 	if opts.EpochKey != nil {
 		d.epochKey = append([]byte(nil), opts.EpochKey...)
 	}
@@ -207,9 +230,10 @@ func Open(opts Options) (*DB, error) {
 		Cache:              cache,
 		FormatMajorVersion: FormatMajorVersion,
 		Merger:             weightMerger,
-		Logger:             pebbleLogger{log},
+		Logger:             pebbleLogger{l: log},
 		EventListener: &pebble.EventListener{
 			BackgroundError: func(err error) {
+				d.lastBgError.Store(time.Now().UnixNano())
 				if isNoSpace(err) && d.space != nil {
 					d.space.noteENOSPC()
 				}
@@ -255,6 +279,7 @@ func Open(opts Options) (*DB, error) {
 				d.identity = *id
 			}
 			log.Debug("storage opened read-only", "tables", obs.tables, "seq", obs.claim.Seq, "epoch", obs.claim.Epoch)
+			opened = true
 			return d, nil
 		}
 		if err := closeQuietly(pdb); err != nil {
@@ -266,15 +291,25 @@ func Open(opts Options) (*DB, error) {
 	if err := ratchetFormat(opts.Dir, fs, popts); err != nil {
 		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
 	}
-	pdb, err := openPebble(opts.Dir, popts)
+	lock, err := pebble.LockDirectory(opts.Dir, fs)
 	if err != nil {
-		return nil, openError(opts.Dir, withWALNames(fs, opts.Dir, err))
+		return nil, openError(opts.Dir, err)
+	}
+	d.lock = lock
+	pdb, inst, err := d.openInstance()
+	if err != nil {
+		if inst != nil {
+			_ = lock.Close() // the stuck open's reference
+		}
+		return nil, errors.Join(err, lock.Close())
 	}
 	d.db = pdb
+	d.inst.Store(inst)
 	d.space = &spaceGuard{fs: fs, dir: opts.Dir, reserve: opts.ReserveBytes, log: log}
 	if err := d.openIdentity(id, isNew); err != nil {
-		return nil, errors.Join(err, d.closePebble())
+		return nil, errors.Join(err, d.closePebble(), lock.Close())
 	}
+	opened = true
 	d.removeCheckpointScratch()
 	log.Debug("storage opened", "durability", opts.Durability.String(), "cache_bytes", cacheBytes,
 		"store", d.identity.ID.String(), "epoch", d.identity.Claim.Epoch, "tables", d.opened.tables)
@@ -435,65 +470,15 @@ func openPebble(dir string, opts *pebble.Options) (db *pebble.DB, err error) {
 	return pebble.Open(dir, opts)
 }
 
-// openError classifies an error from pebble.Open.
-func openError(dir string, err error) error {
-	if isDamage(err) {
-		return corrupted(err, "storage: cannot open %s: its files failed Pebble's checks", dir)
-	}
-	if errors.Is(err, syscall.EAGAIN) {
-		// Pebble's LOCK file is held: another process has the directory
-		// open.
-		return wrapf(errs.IOError, err, "storage: cannot open %s: another process is using it (a running server?)", dir)
-	}
-	return wrapf(errs.IOError, err, "storage: cannot open %s", dir)
-}
-
-// withWALNames adds the names of the write-ahead log files to an error
-// from replaying them, which Pebble does not name.
-func withWALNames(fs vfs.FS, dir string, err error) error {
-	if !strings.Contains(err.Error(), "replaying WAL") {
-		return err
-	}
-	names, lerr := fs.List(dir)
-	if lerr != nil {
-		return err
-	}
-	var logs []string
-	for _, n := range names {
-		if strings.HasSuffix(n, ".log") {
-			logs = append(logs, n)
-		}
-	}
-	slices.Sort(logs)
-	return fmt.Errorf("write-ahead log (%s): %w", strings.Join(logs, ", "), err)
-}
-
-// isDamage reports whether an error from opening or reading a database
-// says that its files are damaged (as opposed to, say, a permission
-// problem or a lock held by another process).
-func isDamage(err error) bool {
-	if pebble.IsCorruptionError(err) {
-		return true
-	}
-	msg := err.Error()
-	// Pebble's consistency check on open reports tables the MANIFEST names
-	// that are missing or have the wrong size without a corruption marker.
-	for _, s := range []string{"object size mismatch", "no such file or directory", "file does not exist"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Verify reads every block of every live table and checks its checksum,
 // and checks that the keys of every level are in order: the full check
 // `rockstream doctor` runs (Open does the first part). It returns
 // errs.DataCorrupted naming the damaged file.
 func (d *DB) Verify() error {
-	if err := d.readable(); err != nil {
+	if err := d.enter(); err != nil {
 		return err
 	}
+	defer d.exit()
 	tables, err := liveTables(d.db)
 	if err != nil {
 		return d.damaged("listing the tables", err)
@@ -523,8 +508,13 @@ func (d *DB) damaged(op string, err error) error {
 
 // Health returns nil when the DB accepts reads and writes, or the error
 // that says why it does not: the disk is full (writes refused, reads
-// served), or a failed commit stopped it.
+// served), or a failed write stopped it. A stopped DB tries to recover
+// first, at most once per interval, so that health checks recover an
+// idle server.
 func (d *DB) Health() error {
+	if d.failed.Load() != nil && !d.closed.Load() {
+		d.maybeRecover()
+	}
 	if f := d.failed.Load(); f != nil {
 		return f
 	}
@@ -553,40 +543,32 @@ func (d *DB) Err() error {
 	return nil
 }
 
-// readable returns the error a read must fail with, or nil.
-func (d *DB) readable() error {
-	if d.closed.Load() {
-		return ErrClosed
-	}
-	if f := d.failed.Load(); f != nil {
-		return f
-	}
-	return nil
-}
-
 // Get implements state.Reader. The returned value is a copy and stays
 // valid.
 func (d *DB) Get(key []byte) ([]byte, bool, error) {
-	if err := d.readable(); err != nil {
+	if err := d.enter(); err != nil {
 		return nil, false, err
 	}
+	defer d.exit()
 	return d.get(d.db, key)
 }
 
 // Scan implements state.Reader. One Scan reads one point in time: a commit
 // that lands during it is not seen.
 func (d *DB) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
-	if err := d.readable(); err != nil {
+	if err := d.enter(); err != nil {
 		return err
 	}
+	defer d.exit()
 	return d.scan(d.db, lo, hi, false, fn)
 }
 
 // ScanReverse implements state.Reader.
 func (d *DB) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
-	if err := d.readable(); err != nil {
+	if err := d.enter(); err != nil {
 		return err
 	}
+	defer d.exit()
 	return d.scan(d.db, lo, hi, true, fn)
 }
 
@@ -677,12 +659,13 @@ func (d *DB) step(it *pebble.Iterator, reverse bool) bool {
 // with.
 var errReadOnly = errs.New(errs.ReadOnlyTransaction, "storage: the database is open read-only")
 
-// writable returns the error a write must fail with, or nil.
+// writable starts a write (see enter), or returns the error it must fail
+// with.
 func (d *DB) writable() error {
 	if d.readOnly {
 		return errReadOnly
 	}
-	return d.readable()
+	return d.enter()
 }
 
 // batchLocked returns the pending batch, creating it. d.mu must be held.
@@ -698,6 +681,7 @@ func (d *DB) write(op func(b *pebble.Batch) error) error {
 	if err := d.writable(); err != nil {
 		return err
 	}
+	defer d.exit()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := op(d.batchLocked()); err != nil {
@@ -758,12 +742,14 @@ func (d *DB) Pending() int {
 // makes it durable before returning. An empty batch is a no-op. On error
 // the batch is dropped; if the error came from Pebble's commit pipeline
 // (a failed write-ahead-log write or fsync) the DB is stopped: every later
-// call but Close returns the same error, which wraps ErrFailed, and only a
-// restart recovers, from the last durable state.
+// call but Close returns the same error, which wraps ErrFailed, until the
+// DB recovers (see Recover) or restarts, from the last durable state.
 func (d *DB) Commit() error {
 	if err := d.writable(); err != nil {
+		d.Abort()
 		return err
 	}
+	defer d.exit()
 	d.mu.Lock()
 	b := d.mu.pending
 	d.mu.pending = nil
@@ -835,15 +821,22 @@ func (d *DB) stop(op string, cause error) error {
 	}
 	e := &codedError{
 		err: errs.Newf(code,
-			"%sstorage: %s to %s failed: %s; the database accepts no more reads or writes: restart rockstream to recover the last durable epoch",
+			"%sstorage: %s to %s failed: %s; the database accepts no reads or writes until it reopens itself, which it tries until the condition clears (space is freed, the device works again); if it cannot, restart rockstream to recover the last durable epoch",
 			prefix, op, d.dir, causeText(cause)).(*errs.Error),
 		cause: cause,
 		extra: ErrFailed,
 	}
+	if inst := d.inst.Load(); inst != nil {
+		// Nothing the broken instance still does may change the files.
+		inst.fenced.Store(true)
+	}
 	if d.failed.CompareAndSwap(nil, e) {
 		d.log.Error("storage failed; database stopped", "op", op, "err", cause)
 	}
-	return d.failed.Load()
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
+	return e
 }
 
 // syncLog makes everything committed so far durable, which with Relaxed
@@ -894,6 +887,7 @@ func (d *DB) Flush() error {
 	if err := d.writable(); err != nil {
 		return err
 	}
+	defer d.exit()
 	if err := d.space.check(0); err != nil {
 		// Syncing writes a record to the log, and writing tables could
 		// fail halfway; neither is safe on a full disk. With Sync
@@ -910,7 +904,17 @@ func (d *DB) Flush() error {
 	if err := d.syncLog(); err != nil {
 		return err
 	}
-	fatal, err := d.guard(d.db.Flush)
+	inst := d.inst.Load()
+	fatal, err := d.guard(func() error {
+		done, err := d.db.AsyncFlush()
+		if err != nil {
+			return err
+		}
+		return waitFlushed(done, inst)
+	})
+	if f := d.failed.Load(); f != nil {
+		return f
+	}
 	if fatal {
 		return d.stop("flushing", err)
 	}
@@ -921,8 +925,8 @@ func (d *DB) Flush() error {
 }
 
 // Close drops the pending batch, closes open snapshots and closes the
-// database. Committed data is already durable (with Sync durability).
-// Closing twice is a no-op.
+// database, after any checkpoint under way has finished. Committed data is
+// already durable (with Sync durability). Closing twice is a no-op.
 func (d *DB) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
 		return nil
@@ -944,7 +948,15 @@ func (d *DB) Close() error {
 	claim := d.mu.committed
 	d.mu.Unlock()
 	failed := d.failed.Load() != nil
+	// A checkpoint under way (an online one, taken while the server
+	// serves) finishes before Pebble closes under it.
+	d.checkpointMu.Lock()
+	defer d.checkpointMu.Unlock()
 	errList = append(errList, d.closePebble())
+	if d.lock != nil {
+		errList = append(errList, d.lock.Close())
+	}
+	d.cache.Unref()
 	if d.ident != nil {
 		// Closing Pebble synced its write-ahead log: with Relaxed
 		// durability the last commits are durable only now.
@@ -962,6 +974,17 @@ func (d *DB) Close() error {
 // commit pipeline is broken and Close may report the same failure again,
 // or hit Pebble's fatal path; the files hold what was durable either way.
 func (d *DB) closePebble() (err error) {
+	if d.db == nil {
+		return nil
+	}
+	if inst := d.inst.Load(); inst != nil && inst.wedged.Load() {
+		// A background goroutine stopped inside it: closing would wait for
+		// it forever. The files hold what was durable; the directory lock
+		// is released with the DB's.
+		d.log.Warn("storage closed without closing its stopped instance")
+		_ = d.lock.Close()
+		return nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(fatalError)
@@ -979,42 +1002,6 @@ func (d *DB) closePebble() (err error) {
 		return wrapf(errs.IOError, err, "storage: closing %s", d.dir)
 	}
 	return nil
-}
-
-// Metrics is a summary of a DB's size and cache behaviour.
-type Metrics struct {
-	// DiskBytes is the space the database's files take, obsolete files
-	// not yet deleted included.
-	DiskBytes uint64
-	// Tables is the number of live tables (SST files).
-	Tables int64
-	// CacheBytes is the memory the block cache holds; CacheHits and
-	// CacheMisses count block lookups since Open.
-	CacheBytes  int64
-	CacheHits   int64
-	CacheMisses int64
-	// MemTableBytes is the memory of committed data not yet flushed.
-	MemTableBytes uint64
-}
-
-// Metrics returns the DB's current metrics.
-func (d *DB) Metrics() Metrics {
-	if d.closed.Load() {
-		return Metrics{}
-	}
-	m := d.db.Metrics()
-	var tables int64
-	for _, l := range m.Levels {
-		tables += l.TablesCount
-	}
-	return Metrics{
-		DiskBytes:     m.DiskSpaceUsage(),
-		Tables:        tables,
-		CacheBytes:    m.BlockCache.Size,
-		CacheHits:     m.BlockCache.Hits,
-		CacheMisses:   m.BlockCache.Misses,
-		MemTableBytes: m.MemTable.Size,
-	}
 }
 
 // String describes the DB for logs.

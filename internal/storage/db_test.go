@@ -425,7 +425,7 @@ func TestPebbleLogsGoToSlog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pebbleLogger{log}.Infof("hello %d", 7)
+	pebbleLogger{l: log}.Infof("hello %d", 7)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

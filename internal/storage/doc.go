@@ -13,12 +13,19 @@
 //     log before returning); Abort drops it. After a crash the database
 //     holds every batch whose Commit returned nil (with Sync durability)
 //     and never part of a batch.
-//   - A failed commit stops the database. When Commit returns an error the
-//     pending batch is gone, and every later call except Close fails with
-//     an error wrapping ErrFailed: Pebble's commit pipeline cannot continue
-//     after a write-ahead-log failure, and the failed batch may be visible
-//     in memory though not durable. Restarting (Close, then Open) recovers
-//     the last durable state.
+//   - A failed write stops the database until it reopens. When Commit
+//     returns an error the pending batch is gone; after a write-ahead-log
+//     failure in a commit, or a MANIFEST failure in a background flush or
+//     compaction, every later call except Close, Recover and TryRecover
+//     fails with an error wrapping ErrFailed: Pebble cannot continue, and
+//     the failed batch may be visible in memory though not durable. The
+//     broken Pebble instance is fenced at once (it writes no more files)
+//     and Pebble's fatal path never ends the process. Recover (or any
+//     call, at most once per interval) reopens the directory in the
+//     process once it takes writes again, and resumes only if the files
+//     hold exactly the acknowledged commits; otherwise the DB stays
+//     stopped with an error saying to restart, which recovers the last
+//     durable state (Close, then Open).
 //   - Fail closed. Open checks a directory read-only before Pebble may
 //     change anything in it, and refuses, leaving it unchanged, a directory
 //     whose files fail Pebble's checks (MANIFEST and WAL checksums, missing
@@ -35,6 +42,12 @@
 //   - The identity file never claims more than is durable. It is updated
 //     only after the commit it describes is durable, so after any crash the
 //     files hold at least what it claims; Open accepts more.
+//   - A checkpoint holds one commit point. CreateCheckpoint of a DB that
+//     keeps committing copies whole batches only (Pebble's checkpoint is
+//     atomic with respect to them), so the copy's epoch is exactly the
+//     last epoch in it. PruneCheckpoints deletes a checkpoint's manifest
+//     before its files, and a shared table only when no kept manifest
+//     lists it; Close waits for a checkpoint under way.
 //   - Names fixed on disk never change: the merge operator is MergerName and
 //     the Pebble format major version is FormatMajorVersion.
 //

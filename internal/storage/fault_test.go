@@ -88,20 +88,27 @@ func closeWithin(t *testing.T, db *DB) error {
 }
 
 // TestCommitFaults makes the write-ahead log's writes or fsyncs fail in
-// the middle of a run of epochs. The failing Commit returns an IOError,
-// the DB refuses further use, and after a crash (only synced data kept)
-// the reopened DB holds exactly the epochs whose Commit returned nil.
+// the middle of a run of epochs. The failing Commit returns an IOError and
+// the DB refuses further use while the fault lasts (it cannot even open a
+// new log); after a crash (only synced data kept) the reopened DB holds
+// exactly the epochs whose Commit returned nil. Once the fault clears, a
+// failed write (nothing of the batch in the log) recovers in the process:
+// the DB reopens itself with every acknowledged epoch and takes new
+// commits. A failed fsync leaves the batch in the log, where a reopen
+// would find a commit reported as failed: that DB does not recover in the
+// process, and says to restart.
 func TestCommitFaults(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		kinds []errorfs.OpKind
+		name     string
+		kinds    []errorfs.OpKind
+		recovers bool
 	}{
-		{"fsync", []errorfs.OpKind{errorfs.OpFileSync, errorfs.OpFileSyncData}},
-		{"write", []errorfs.OpKind{errorfs.OpFileWrite}},
+		{"fsync", []errorfs.OpKind{errorfs.OpFileSync, errorfs.OpFileSyncData}, false},
+		{"write", []errorfs.OpKind{errorfs.OpFileWrite}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem := vfs.NewCrashableMem()
-			fault := walFault(c.kinds...)
+			fault := walFault(append(c.kinds, errorfs.OpCreate, errorfs.OpReuseForWrite)...)
 			db := openAt(t, errorfs.Wrap(mem, fault), "db", Sync)
 			for e := 1; e <= 5; e++ {
 				writeEpoch(t, db, e)
@@ -113,6 +120,7 @@ func TestCommitFaults(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Commit succeeded though the log's %s failed", c.name)
 			}
+			crashed := mem.CrashClone(vfs.CrashCloneCfg{})
 			if errs.CodeOf(err) != errs.IOError || errs.SQLState(err) != "58030" || !errors.Is(err, ErrFailed) {
 				t.Fatalf("Commit error %q: code %q, ErrFailed %v", err, errs.CodeOf(err), errors.Is(err, ErrFailed))
 			}
@@ -123,8 +131,8 @@ func TestCommitFaults(t *testing.T) {
 			if db.Err() == nil {
 				t.Fatal("Err() = nil after a failed commit")
 			}
-			// Stopped: no reads (the failed batch may be in memory) and no
-			// writes.
+			// Stopped while the fault lasts: no reads (the failed batch may
+			// be in memory) and no writes.
 			if _, _, err := db.Get([]byte("frontier")); !errors.Is(err, ErrFailed) {
 				t.Fatalf("Get after failure = %v", err)
 			}
@@ -137,22 +145,50 @@ func TestCommitFaults(t *testing.T) {
 			if _, err := db.Snapshot(); !errors.Is(err, ErrFailed) {
 				t.Fatalf("Snapshot after failure = %v", err)
 			}
-
-			crashed := mem.CrashClone(vfs.CrashCloneCfg{})
-			fault.Off()
-			if err := closeWithin(t, db); err != nil {
-				t.Logf("Close after failure: %v", err)
+			if err := db.Recover(); !errors.Is(err, ErrFailed) {
+				t.Fatalf("Recover while the fault lasts = %v", err)
 			}
 			checkEpochs(t, openAt(t, crashed, "db", Sync), 5)
-			// Restarting on the same files (no crash) also works; the
-			// failed epoch is then whole or absent.
-			re := openAt(t, mem, "db", Sync)
-			f, _ := get(t, re, "frontier")
-			n, _ := strconv.Atoi(f)
-			if n != 5 && n != 6 {
-				t.Fatalf("frontier after restart = %q", f)
+
+			fault.Off()
+			err = db.Recover()
+			if !c.recovers {
+				if err == nil || !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "restart") {
+					t.Fatalf("Recover after a failed fsync = %v", err)
+				}
+				t.Log(err)
+				if err := closeWithin(t, db); err != nil {
+					t.Logf("Close after failure: %v", err)
+				}
+				// Restarting on the same files (no crash) works; the failed
+				// epoch is then whole or absent.
+				re := openAt(t, mem, "db", Sync)
+				f, _ := get(t, re, "frontier")
+				n, _ := strconv.Atoi(f)
+				if n != 5 && n != 6 {
+					t.Fatalf("frontier after restart = %q", f)
+				}
+				checkEpochs(t, re, n)
+				return
 			}
-			checkEpochs(t, re, n)
+			if err != nil {
+				t.Fatalf("Recover after the fault cleared: %v", err)
+			}
+			if db.Err() != nil || db.Health() != nil || db.Recoveries() != 1 {
+				t.Fatalf("after Recover: Err %v, Health %v, %d recoveries", db.Err(), db.Health(), db.Recoveries())
+			}
+			checkEpochs(t, db, 5)
+			for e := 6; e <= 8; e++ {
+				writeEpoch(t, db, e)
+				commit(t, db)
+			}
+			checkEpochs(t, db, 8)
+			crashed = mem.CrashClone(vfs.CrashCloneCfg{})
+			if err := closeWithin(t, db); err != nil {
+				t.Fatalf("Close after recovery: %v", err)
+			}
+			checkEpochs(t, openAt(t, crashed, "db", Sync), 8)
+			checkEpochs(t, openAt(t, mem, "db", Sync), 8)
 		})
 	}
 }

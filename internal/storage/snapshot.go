@@ -23,9 +23,10 @@ var _ state.Reader = (*Snapshot)(nil)
 
 // Snapshot returns a Snapshot of the committed data.
 func (d *DB) Snapshot() (*Snapshot, error) {
-	if err := d.readable(); err != nil {
+	if err := d.enter(); err != nil {
 		return nil, err
 	}
+	defer d.exit()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.mu.snapshots == nil {
@@ -36,8 +37,13 @@ func (d *DB) Snapshot() (*Snapshot, error) {
 	return s, nil
 }
 
+// readable starts a read of the snapshot, which then must call
+// s.db.exit; a snapshot closed by Close, by its DB's Close or by its DB's
+// recovery from a failure fails with ErrClosed.
 func (s *Snapshot) readable() error {
+	s.db.inflight.Add(1)
 	if s.closed.Load() || s.db.closed.Load() {
+		s.db.inflight.Add(-1)
 		return ErrClosed
 	}
 	return nil
@@ -48,6 +54,7 @@ func (s *Snapshot) Get(key []byte) ([]byte, bool, error) {
 	if err := s.readable(); err != nil {
 		return nil, false, err
 	}
+	defer s.db.exit()
 	return s.db.get(s.snap, key)
 }
 
@@ -56,6 +63,7 @@ func (s *Snapshot) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 	if err := s.readable(); err != nil {
 		return err
 	}
+	defer s.db.exit()
 	return s.db.scan(s.snap, lo, hi, false, fn)
 }
 
@@ -64,6 +72,7 @@ func (s *Snapshot) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) e
 	if err := s.readable(); err != nil {
 		return err
 	}
+	defer s.db.exit()
 	return s.db.scan(s.snap, lo, hi, true, fn)
 }
 

@@ -153,14 +153,18 @@ func TestDiskFull(t *testing.T) {
 
 // When the disk fills between the guard's measurement and the write (the
 // free space reported is stale), Pebble's log write fails inside its
-// commit pipeline, which cannot go on: the DB stops with 53100, and a
-// restart recovers every acknowledged epoch.
+// commit pipeline, which cannot go on: the DB stops with 53100. While the
+// disk stays full it does not reopen; once space is freed it reopens
+// itself without a restart, holding exactly the acknowledged epochs, and
+// takes new commits. A crash at the failure, and a restart at the end,
+// keep every acknowledged epoch.
 func TestDiskFullInsideCommit(t *testing.T) {
 	disk, fs := newFullDisk()
 	db, err := Open(Options{FS: fs, Dir: "db", Logger: quietLogger(), ReserveBytes: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	for e := 1; e <= 5; e++ {
 		writeEpoch(t, db, e)
 		commit(t, db)
@@ -184,13 +188,35 @@ func TestDiskFullInsideCommit(t *testing.T) {
 		t.Fatal("no commit failed on a full disk")
 	}
 	crashed := disk.mem.CrashClone(vfs.CrashCloneCfg{})
-	disk.full.Store(false)
-	_ = closeWithin(t, db)
+	if err := db.Recover(); errs.CodeOf(err) != errs.DiskFull || !errors.Is(err, ErrFailed) {
+		t.Fatalf("Recover on a full disk = %v", err)
+	}
+	if h := db.Health(); errs.CodeOf(h) != errs.DiskFull {
+		t.Fatalf("Health on a full disk = %v", h)
+	}
+
+	disk.set(false)
+	if err := db.Recover(); err != nil {
+		t.Fatalf("Recover once space was freed: %v", err)
+	}
+	if h := db.Health(); h != nil {
+		t.Fatalf("Health after recovery = %v", h)
+	}
+	checkEpochs(t, db, acked)
+	for e := acked + 1; e <= acked+3; e++ {
+		writeEpoch(t, db, e)
+		commit(t, db)
+	}
+	if err := closeWithin(t, db); err != nil {
+		t.Fatal(err)
+	}
+	checkEpochs(t, openAt(t, disk.mem, "db", Sync), acked+3)
+
 	re := openAt(t, crashed, "db", Sync)
 	f, _ := get(t, re, "frontier")
 	n, _ := strconv.Atoi(f)
 	if n != acked && n != acked+1 {
-		t.Fatalf("frontier after restart = %q, %d epochs were acknowledged", f, acked)
+		t.Fatalf("frontier after a crash = %q, %d epochs were acknowledged", f, acked)
 	}
 	checkEpochs(t, re, n)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -55,7 +56,7 @@ func (fs readOnlyFS) Unwrap() vfs.FS { return fs.FS }
 // checkOptions are the Pebble options for checking a directory that no
 // DB has open.
 func checkOptions(fs vfs.FS, log *slog.Logger) *pebble.Options {
-	return &pebble.Options{FS: fs, FormatMajorVersion: FormatMajorVersion, Merger: weightMerger, Logger: pebbleLogger{log}}
+	return &pebble.Options{FS: fs, FormatMajorVersion: FormatMajorVersion, Merger: weightMerger, Logger: pebbleLogger{l: log}}
 }
 
 // isPebbleFile reports whether a directory entry is one of the files a
@@ -315,4 +316,55 @@ func damagedIn(dir, file, op string, err error) error {
 		where = file
 	}
 	return corrupted(err, "storage: damaged data in %s (found while %s)", where, op)
+}
+
+// openError classifies an error from pebble.Open.
+func openError(dir string, err error) error {
+	if isDamage(err) {
+		return corrupted(err, "storage: cannot open %s: its files failed Pebble's checks", dir)
+	}
+	if errors.Is(err, syscall.EAGAIN) {
+		// Pebble's LOCK file is held: another process has the directory
+		// open.
+		return wrapf(errs.IOError, err, "storage: cannot open %s: another process is using it (a running server?)", dir)
+	}
+	return wrapf(errs.IOError, err, "storage: cannot open %s", dir)
+}
+
+// withWALNames adds the names of the write-ahead log files to an error
+// from replaying them, which Pebble does not name.
+func withWALNames(fs vfs.FS, dir string, err error) error {
+	if !strings.Contains(err.Error(), "replaying WAL") {
+		return err
+	}
+	names, lerr := fs.List(dir)
+	if lerr != nil {
+		return err
+	}
+	var logs []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".log") {
+			logs = append(logs, n)
+		}
+	}
+	slices.Sort(logs)
+	return fmt.Errorf("write-ahead log (%s): %w", strings.Join(logs, ", "), err)
+}
+
+// isDamage reports whether an error from opening or reading a database
+// says that its files are damaged (as opposed to, say, a permission
+// problem or a lock held by another process).
+func isDamage(err error) bool {
+	if pebble.IsCorruptionError(err) {
+		return true
+	}
+	msg := err.Error()
+	// Pebble's consistency check on open reports tables the MANIFEST names
+	// that are missing or have the wrong size without a corruption marker.
+	for _, s := range []string{"object size mismatch", "no such file or directory", "file does not exist"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

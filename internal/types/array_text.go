@@ -33,7 +33,7 @@ func isArraySpace(c byte) bool {
 }
 
 // appendArrayText appends array_out's text of the array v of type t.
-func appendArrayText(dst []byte, v Value, t Type) []byte {
+func appendArrayText(dst []byte, v Value, t Type, z Zone) []byte {
 	et := t.Elem()
 	if !t.ID.IsArray() {
 		et = Of(v.kind.Elem())
@@ -48,7 +48,7 @@ func appendArrayText(dst []byte, v Value, t Type) []byte {
 			dst = append(dst, "NULL"...)
 			continue
 		}
-		scratch = AppendFormat(scratch[:0], e, et)
+		scratch = AppendFormatZone(scratch[:0], e, et, z)
 		dst = appendArrayElement(dst, scratch)
 	}
 	return append(dst, '}')
@@ -90,7 +90,7 @@ func malformedArray(s string) error {
 // parseArray is array_in for the array type t: the structure is checked
 // first (as PostgreSQL's ArrayCount does), then each element is read and
 // passed to the element type's input function.
-func parseArray(t Type, s string) (Value, error) {
+func parseArray(t Type, s string, z Zone) (Value, error) {
 	p := 0
 	ndim, lower, upper, err := parseArrayDims(s, &p)
 	if err != nil {
@@ -130,7 +130,7 @@ func parseArray(t Type, s string) (Value, error) {
 				elems = append(elems, Null)
 				return nil
 			}
-			v, err := Parse(et, text)
+			v, err := ParseZone(et, text, z)
 			elems = append(elems, v)
 			return err
 		})

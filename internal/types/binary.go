@@ -87,7 +87,7 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 		if v.kind == Numeric {
 			return appendNumericBinary(dst, v.dec()), nil
 		}
-	case Unknown, Text, Varchar:
+	case Unknown, Text, Varchar, Json:
 		if v.kind == Text {
 			return append(dst, v.s...), nil
 		}
@@ -102,6 +102,10 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 				days -= pgEpochDays
 			}
 			return binary.BigEndian.AppendUint32(dst, uint32(days)), nil
+		}
+	case Time:
+		if v.kind == Time {
+			return binary.BigEndian.AppendUint64(dst, uint64(v.n)), nil
 		}
 	case Timestamp, TimestampTZ:
 		if v.kind == Timestamp || v.kind == TimestampTZ {
@@ -192,8 +196,15 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 		return parseDateBinary(src)
 	case Timestamp, TimestampTZ:
 		return parseTimestampBinary(src, t)
+	case Time:
+		return parseTimeBinary(src, t)
 	case Jsonb:
 		return parseJSONBBinary(src)
+	case Json:
+		if err := CheckUTF8(src); err != nil {
+			return Null, err
+		}
+		return parseJSON(string(src))
 	case Interval:
 		if len(src) < 16 {
 			return Null, errInsufficientData

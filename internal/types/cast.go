@@ -180,7 +180,12 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 			return Null, err
 		}
 		return Value{kind: t.ID, n: ts}, nil
+	case Time:
+		return castToTime(v, t)
 	case Interval:
+		if from == Time {
+			return MakeInterval(IntervalValue{Micros: v.n}), nil
+		}
 		if from == Interval {
 			if t.Precision >= 0 || t.Fields != 0 {
 				return MakeInterval(applyIntervalTypmod(v.Interval(), t)), nil

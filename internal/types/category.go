@@ -29,9 +29,9 @@ func (id TypeID) category() category {
 		return catNumeric
 	case Text, Varchar:
 		return catString
-	case Bytea, Jsonb:
+	case Bytea, Jsonb, Json:
 		return catUser
-	case Date, Timestamp, TimestampTZ:
+	case Date, Timestamp, TimestampTZ, Time:
 		return catDatetime
 	case Interval:
 		return catTimespan
@@ -95,10 +95,13 @@ func CastContext(from, to TypeID) CastKind {
 	if k, ok := catalogCastContext(from, to); ok {
 		return k
 	}
+	if from == Json || to == Json {
+		return jsonCastContext(from, to)
+	}
 	if from == Jsonb || to == Jsonb {
 		return jsonbCastContext(from, to)
 	}
-	if to == Unknown || from > Interval || to > Interval {
+	if to == Unknown || from > Interval && from != Time || to > Interval && to != Time {
 		return NoCast
 	}
 	switch from {
@@ -160,12 +163,23 @@ func CastContext(from, to TypeID) CastKind {
 		switch to {
 		case TimestampTZ:
 			return ImplicitCast
-		case Date:
+		case Date, Time:
 			return AssignmentCast
 		}
 	case TimestampTZ:
 		switch to {
-		case Date, Timestamp:
+		case Date, Timestamp, Time:
+			return AssignmentCast
+		}
+	case Time:
+		switch to {
+		case Interval:
+			return ImplicitCast
+		case Time:
+			return ImplicitCast
+		}
+	case Interval:
+		if to == Time {
 			return AssignmentCast
 		}
 	}

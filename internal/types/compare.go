@@ -41,7 +41,7 @@ func Compare(a, b Value) int {
 		return compareMixed(a, b)
 	}
 	switch a.kind {
-	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ,
+	case Bool, Int2, Int4, Int8, Date, Timestamp, TimestampTZ, Time,
 		Oid, RegClass, RegType, RegProc, RegNamespace, RegRole:
 		// Booleans are 0/1 and dates are sign-extended days, so the word
 		// orders them all.

@@ -370,7 +370,11 @@ func ParseTimestamp(s string) (int64, error) { return parseTimestamp(Timestamp, 
 // without a zone is in the session time zone, UTC.
 func ParseTimestampTZ(s string) (int64, error) { return parseTimestamp(TimestampTZ, s) }
 
-func parseTimestamp(t TypeID, s string) (int64, error) {
+func parseTimestamp(t TypeID, s string) (int64, error) { return parseTimestampZone(t, s, UTCZone) }
+
+// parseTimestampZone parses timestamp text; timestamptz text without an
+// offset is a wall-clock time of z.
+func parseTimestampZone(t TypeID, s string, z Zone) (int64, error) {
 	p, err := parseDateTimeText(t, s)
 	if err != nil {
 		return 0, err
@@ -399,6 +403,10 @@ func parseTimestamp(t TypeID, s string) (int64, error) {
 			off = zoneOffset(p, p.tzLoc)
 		}
 		if micros, ok = addInt64(micros, -off*microsPerSecond); !ok {
+			return 0, outOfRange
+		}
+	} else if t == TimestampTZ && validTimestamp(micros) {
+		if micros, err = z.fromLocal(micros); err != nil {
 			return 0, outOfRange
 		}
 	}

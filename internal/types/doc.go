@@ -30,8 +30,12 @@
 //     are -infinity and infinity.
 //   - TIMESTAMP and TIMESTAMPTZ: microseconds since 1970-01-01 00:00:00
 //     (UTC for TIMESTAMPTZ); math.MinInt64 and math.MaxInt64 are -infinity
-//     and infinity. The session time zone is UTC, so a TIMESTAMPTZ prints
-//     with "+00" and converts to TIMESTAMP unchanged.
+//     and infinity. A TIMESTAMPTZ is an instant; how it reads as a
+//     wall-clock time (text, casts, fields, calendar arithmetic) depends
+//     on the session time zone, a Zone (zone_session.go) that callers
+//     pass to the ...Zone variants of Format, Parse and Cast and bind
+//     into zone-dependent functions and operators (InZone). The zero Zone
+//     is UTC, in which a TIMESTAMPTZ prints with "+00".
 //   - INTERVAL: months, days and microseconds kept apart, as PostgreSQL
 //     keeps them; comparison treats a month as 30 days and a day as 24
 //     hours.

@@ -7,7 +7,7 @@ import (
 // Format returns v in PostgreSQL's text output format for type t
 // (booleans t/f; floats shortest round-trip; numeric with its scale;
 // dates ISO; timestamps "2026-11-30 01:02:03[.ffffff]"; timestamptz in UTC
-// with "+00"; intervals in the postgres IntervalStyle; bytea as \x hex).
+// with "+00" (FormatZone shows it in a session time zone); intervals in the postgres IntervalStyle; bytea as \x hex).
 // NULL formats as "" and the caller decides how to show it.
 //
 // The text depends only on v's representation; t is accepted so that
@@ -30,9 +30,23 @@ func Format(v Value, t Type) string {
 	return string(AppendFormat(buf[:0], v, t))
 }
 
+// FormatZone is Format with timestamptz values, alone or in arrays,
+// shown in the session time zone z.
+func FormatZone(v Value, t Type, z Zone) string {
+	if z.IsUTC() || !hasTimestampTZ(v.kind) {
+		return Format(v, t)
+	}
+	return string(AppendFormatZone(nil, v, t, z))
+}
+
 // AppendFormat appends Format(v, t) to dst. It does not allocate for
 // scalar values when dst has room.
-func AppendFormat(dst []byte, v Value, t Type) []byte {
+func AppendFormat(dst []byte, v Value, t Type) []byte { return AppendFormatZone(dst, v, t, UTCZone) }
+
+func hasTimestampTZ(k TypeID) bool { return k == TimestampTZ || k == ArrayOf(TimestampTZ) }
+
+// AppendFormatZone appends FormatZone(v, t, z) to dst.
+func AppendFormatZone(dst []byte, v Value, t Type, z Zone) []byte {
 	switch v.kind {
 	case KindNull:
 		return dst
@@ -57,8 +71,10 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 		return AppendDate(dst, v.Days())
 	case Timestamp:
 		return AppendTimestamp(dst, v.n, false)
+	case Time:
+		return AppendTime(dst, v.n)
 	case TimestampTZ:
-		return AppendTimestamp(dst, v.n, true)
+		return AppendTimestampTZ(dst, v.n, z)
 	case Interval:
 		return AppendInterval(dst, v.Interval())
 	case Jsonb:
@@ -67,7 +83,10 @@ func AppendFormat(dst []byte, v Value, t Type) []byte {
 		return appendCatalogFormat(dst, v)
 	}
 	if v.kind.IsArray() {
-		return appendArrayText(dst, v, t)
+		if t.Vector {
+			return appendVectorText(dst, v)
+		}
+		return appendArrayText(dst, v, t, z)
 	}
 	return dst
 }
@@ -86,12 +105,15 @@ func appendByteaHex(dst []byte, b string) []byte {
 
 // castText returns v's text as a cast to text or varchar produces it: the
 // output function's text, except that booleans become "true" and "false".
-func castText(v Value, t Type) string {
+func castText(v Value, t Type) string { return castTextZone(v, t, UTCZone) }
+
+// castTextZone is castText in the session time zone z.
+func castTextZone(v Value, t Type, z Zone) string {
 	if v.kind == Bool {
 		if v.n != 0 {
 			return "true"
 		}
 		return "false"
 	}
-	return Format(v, t)
+	return FormatZone(v, t, z)
 }

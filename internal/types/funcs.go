@@ -30,6 +30,9 @@ type Function struct {
 	NonStrict bool
 	// Eval computes the result from arguments of types Args.
 	Eval func(args []Value) (Value, error)
+	// zoned, for a function of the session time zone, builds Eval for
+	// a zone (InZone); Eval is its UTC evaluation.
+	zoned func(Zone) func(args []Value) (Value, error)
 	// Immutable is PostgreSQL's volatility class 'i': the result depends
 	// on the arguments alone, so a call over constants may be computed
 	// once. (Stable functions, such as to_char, also depend on session
@@ -50,6 +53,27 @@ type funcDef struct {
 	// stable marks PostgreSQL's volatility class 's' (the others here are
 	// immutable).
 	stable bool
+	// zoned builds eval for a session time zone (addZoned).
+	zoned func(Zone) func(args []Value) (Value, error)
+}
+
+// addZoned registers an overload whose result depends on the session
+// time zone: zoned builds its evaluation for a zone. It is stable.
+func addZoned(name string, result TypeID, zoned func(Zone) func([]Value) (Value, error), args ...TypeID) *funcDef {
+	d := addFunc(name, result, zoned(UTCZone), args...)
+	d.zoned, d.stable = zoned, true
+	return d
+}
+
+// InZone returns f evaluated in the session time zone z: f itself unless
+// its result depends on the zone.
+func (f *Function) InZone(z Zone) *Function {
+	if f.zoned == nil || z.IsUTC() {
+		return f
+	}
+	c := *f
+	c.Eval = f.zoned(z)
+	return &c
 }
 
 // functions maps a function name to its overloads.
@@ -156,7 +180,7 @@ func ResolveFunction(display, name string, args []Type) (*Function, error) {
 	if d.eval == nil {
 		return nil, errs.Newf(errs.FeatureNotSupported, "function %s(%s) is not supported: its argument types are not supported", display, idList(d.args))
 	}
-	f := &Function{Name: name, Result: Of(d.result), NonStrict: d.nonStrict, Eval: d.eval, Immutable: !d.stable}
+	f := &Function{Name: name, Result: Of(d.result), NonStrict: d.nonStrict, Eval: d.eval, Immutable: !d.stable, zoned: d.zoned}
 	f.Args = make([]Type, len(d.args))
 	for i, t := range d.args {
 		if args[i].ID == t {

@@ -143,8 +143,6 @@ func init() {
 	addFunc("make_date", Date, makeDate, Int4, Int4, Int4)
 	addFunc("make_timestamp", Timestamp, makeTimestamp(Timestamp), Int4, Int4, Int4, Int4, Int4, Float8)
 	addFunc("make_timestamptz", TimestampTZ, makeTimestamp(TimestampTZ), Int4, Int4, Int4, Int4, Int4, Float8)
-	addUnsupported("make_timestamptz", "time zones other than UTC are not supported", TimestampTZ,
-		Int4, Int4, Int4, Int4, Int4, Float8, Text)
 	addFunc("make_interval", Interval, makeInterval, Int4, Int4, Int4, Int4, Int4, Int4, Float8)
 
 	addFunc("age", Interval, timestampAge(Timestamp), Timestamp, Timestamp)

@@ -271,21 +271,53 @@ var (
 
 func init() {
 	addFunc("to_char", Text, timestampToChar(false), Timestamp, Text)
-	addFunc("to_char", Text, timestampToChar(true), TimestampTZ, Text)
+	addZoned("to_char", Text, timestampTZToChar, TimestampTZ, Text)
 }
 
 func timestampToChar(withZone bool) func([]Value) (Value, error) {
+	if withZone {
+		return timestampTZToChar(UTCZone)
+	}
 	return func(a []Value) (Value, error) {
 		ts, f := a[0].n, a[1].s
 		if !isFiniteTimestamp(ts) || f == "" {
 			return Null, nil
 		}
-		s, err := formatDCH(parseDCH(f), fieldsOf(ts), ts, withZone)
+		s, err := formatDCH(parseDCH(f), fieldsOf(ts), ts, nil)
 		if err != nil {
 			return Null, err
 		}
 		return MakeText(s), nil
 	}
+}
+
+// timestampTZToChar is to_char(timestamptz, text) in the session time
+// zone z: the fields of the wall-clock time, TZ its abbreviation and
+// OF, TZH, TZM its offset.
+func timestampTZToChar(z Zone) func([]Value) (Value, error) {
+	return func(a []Value) (Value, error) {
+		ts, f := a[0].n, a[1].s
+		if !isFiniteTimestamp(ts) || f == "" {
+			return Null, nil
+		}
+		local, err := z.toLocal(ts)
+		if err != nil {
+			return Null, err
+		}
+		zi := &charZone{abbrev: z.abbrevAt(ts), off: z.offsetAt(ts)}
+		s, err := formatDCH(parseDCH(f), fieldsOf(local), local, zi)
+		if err != nil {
+			return Null, err
+		}
+		return MakeText(s), nil
+	}
+}
+
+// charZone is the zone of a timestamptz to_char formats: its
+// abbreviation and offset east of UTC in seconds.
+type charZone struct {
+	abbrev string
+	off    int64
 }
 
 // padInt formats n zero-padded to width (a negative n gets one more).
@@ -364,7 +396,7 @@ func adjustYear(y int64) int64 {
 }
 
 // formatDCH applies a parsed template to a timestamp's fields.
-func formatDCH(nodes []fmtNode, f dtFields, ts int64, withZone bool) (string, error) {
+func formatDCH(nodes []fmtNode, f dtFields, ts int64, zi *charZone) (string, error) {
 	var b strings.Builder
 	days, _ := splitTimestamp(ts)
 	for _, n := range nodes {
@@ -406,20 +438,39 @@ func formatDCH(nodes []fmtNode, f dtFields, ts int64, withZone bool) (string, er
 			s = strconv.FormatInt(f.hour*3600+f.minute*60+f.second, 10)
 		case dchtz, dchTZ:
 			num = false
-			if withZone {
-				s = "UTC"
+			if zi != nil {
+				s = zi.abbrev
 				if n.kw.key == dchtz {
-					s = "utc"
+					s = strings.ToLower(s)
 				}
 			}
 		case dchTZH:
 			num = false
-			s = "+00"
+			off := int64(0)
+			if zi != nil {
+				off = zi.off
+			}
+			s = offsetSign(off) + padInt(absInt(off)/3600, 2, false)
 		case dchTZM:
-			s = "00"
+			off := int64(0)
+			if zi != nil {
+				off = zi.off
+			}
+			s = padInt(absInt(off)%3600/60, 2, false)
 		case dchOF:
 			num = false
-			s = "+00"
+			off := int64(0)
+			if zi != nil {
+				off = zi.off
+			}
+			width := 2
+			if n.fm {
+				width = 0
+			}
+			s = offsetSign(off) + padInt(absInt(off)/3600, width, false)
+			if absInt(off)%3600 != 0 {
+				s += ":" + padInt(absInt(off)%3600/60, 2, false)
+			}
 		case dchAD, dchBC, dchAD_, dchBC_, dchad, dchbc, dchad_, dchbc_:
 			num = false
 			bc := f.year <= 0
@@ -560,4 +611,11 @@ func meridiem(key dchKey, pm bool) string {
 		return forms[1]
 	}
 	return forms[0]
+}
+
+func offsetSign(off int64) string {
+	if off >= 0 {
+		return "+"
+	}
+	return "-"
 }

@@ -121,8 +121,11 @@ func numericSeries(v []Value) (Value, error) {
 	return MakeArray(Numeric, elems), nil
 }
 
-func timestampSeries(k TypeID) func([]Value) (Value, error) {
-	add := tsAddInterval(k)
+func timestampSeries(k TypeID) func([]Value) (Value, error) { return seriesWith(k, tsAddInterval(k)) }
+
+// seriesWith is generate_series over timestamps of kind k, stepping with
+// add.
+func seriesWith(k TypeID, add func(a, b Value) (Value, error)) func([]Value) (Value, error) {
 	return func(v []Value) (Value, error) {
 		start, stop, step := v[0], v[1], v[2]
 		sign := Compare(step, MakeInterval(IntervalValue{}))

@@ -523,19 +523,31 @@ func toHex(bits int) func([]Value) (Value, error) {
 
 // Concat is concat(...): the text of every non-NULL argument, as its
 // type's output function writes it, joined.
-func Concat(a []Value) (Value, error) {
-	var b strings.Builder
-	for _, v := range a {
-		if !v.IsNull() {
-			b.WriteString(Format(v, Type{}))
+func Concat(a []Value) (Value, error) { return ConcatZone(UTCZone)(a) }
+
+// ConcatZone is concat in the session time zone z.
+func ConcatZone(z Zone) func([]Value) (Value, error) {
+	return func(a []Value) (Value, error) {
+		var b strings.Builder
+		for _, v := range a {
+			if !v.IsNull() {
+				b.WriteString(FormatZone(v, Type{}, z))
+			}
 		}
+		return MakeText(b.String()), nil
 	}
-	return MakeText(b.String()), nil
 }
 
 // ConcatWS is concat_ws(sep, ...): the text of every non-NULL argument
 // after the first, joined by sep; NULL when sep is NULL.
-func ConcatWS(a []Value) (Value, error) {
+func ConcatWS(a []Value) (Value, error) { return ConcatWSZone(UTCZone)(a) }
+
+// ConcatWSZone is concat_ws in the session time zone z.
+func ConcatWSZone(z Zone) func([]Value) (Value, error) {
+	return func(a []Value) (Value, error) { return concatWS(a, z) }
+}
+
+func concatWS(a []Value, z Zone) (Value, error) {
 	if a[0].IsNull() {
 		return Null, nil
 	}
@@ -549,7 +561,7 @@ func ConcatWS(a []Value) (Value, error) {
 			b.WriteString(a[0].s)
 		}
 		first = false
-		b.WriteString(Format(v, Type{}))
+		b.WriteString(FormatZone(v, Type{}, z))
 	}
 	return MakeText(b.String()), nil
 }

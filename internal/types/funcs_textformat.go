@@ -102,15 +102,20 @@ const maxFormatLength = 1<<30 - 1
 // TextFormat returns the evaluator of format over arguments of the given
 // types (the format string first, as text). It must see NULL arguments.
 func TextFormat(argTypes []Type) func([]Value) (Value, error) {
+	return TextFormatZone(argTypes, UTCZone)
+}
+
+// TextFormatZone is TextFormat in the session time zone z.
+func TextFormatZone(argTypes []Type, z Zone) func([]Value) (Value, error) {
 	return func(a []Value) (Value, error) {
 		if a[0].IsNull() {
 			return Null, nil
 		}
-		return textFormat(a, argTypes)
+		return textFormat(a, argTypes, z)
 	}
 }
 
-func textFormat(a []Value, argTypes []Type) (Value, error) {
+func textFormat(a []Value, argTypes []Type, z Zone) (Value, error) {
 	f := a[0].s
 	var b strings.Builder
 	next := 1
@@ -169,7 +174,7 @@ func textFormat(a []Value, argTypes []Type) (Value, error) {
 		case v.IsNull():
 			return Null, errs.New(errs.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 		default:
-			s = Format(v, argTypes[arg])
+			s = FormatZone(v, argTypes[arg], z)
 			if c == 'I' {
 				s = QuoteIdent(s)
 			} else if c == 'L' {

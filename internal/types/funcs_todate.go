@@ -648,7 +648,11 @@ func toDate(a []Value) (Value, error) {
 	return MakeDate(int32(days)), nil
 }
 
-func toTimestamp(a []Value) (Value, error) {
+func toTimestamp(a []Value) (Value, error) { return toTimestampIn(a, UTCZone) }
+
+// toTimestampIn is to_timestamp(text, text) in the session time zone z:
+// a wall-clock time without TZH/TZM in the input is z's.
+func toTimestampIn(a []Value, z Zone) (Value, error) {
 	f, fc, err := parseWithTemplate(a[0].s, a[1].s)
 	if err != nil {
 		return Null, err
@@ -664,6 +668,8 @@ func toTimestamp(a []Value) (Value, error) {
 		if ts, ok = subInt64(ts, off); !ok || !validTimestamp(ts) {
 			return Null, errTimestampRange
 		}
+	} else if ts, err = z.fromLocal(ts); err != nil {
+		return Null, err
 	}
 	return MakeTimestampTZ(ts), nil
 }

@@ -1,7 +1,6 @@
 package types
 
 import (
-	"strings"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -9,54 +8,19 @@ import (
 
 // AT TIME ZONE, which PostgreSQL's parser writes as timezone(zone, x):
 // a timestamptz shown as the wall-clock time of a zone, or a wall-clock
-// timestamp of a zone taken as a timestamptz. Zones are region names of
-// the time zone database (Europe/Paris, America/New_York) and UTC; a
+// timestamp of a zone taken as a timestamptz. A zone is an abbreviation
+// (EST, CET: a fixed offset), a region name of the time zone database
+// (Europe/Paris, America/New_York), a POSIX zone (UTC+3, three hours
+// west of UTC as POSIX counts) or an interval (east of UTC); a
 // wall-clock time that a daylight-saving transition skips or repeats
 // resolves as PostgreSQL resolves it.
-//
-// Abbreviations (EST, CET), POSIX-style zones (UTC+3) and interval
-// offsets are rejected: PostgreSQL reads them through its own table of
-// abbreviations and sign conventions, which RockStream does not
-// reproduce.
 
 func init() {
 	addFunc("timezone", TimestampTZ, timestampAtZone, Text, Timestamp)
 	addFunc("timezone", Timestamp, timestampTZAtZone, Text, TimestampTZ)
-	addUnsupported("timezone", "interval time zones are not supported", TimestampTZ, Interval, Timestamp)
-	addUnsupported("timezone", "interval time zones are not supported", Timestamp, Interval, TimestampTZ)
+	addFunc("timezone", TimestampTZ, timestampAtInterval, Interval, Timestamp)
+	addFunc("timezone", Timestamp, timestampTZAtInterval, Interval, TimestampTZ)
 	addPhantom("timezone", []TypeID{Text, phantomTime}, []TypeID{Interval, phantomTime})
-}
-
-// ZoneSupported reports whether AT TIME ZONE accepts zone: UTC, GMT, Z,
-// or a name of the time zone database with a slash (Europe/Paris,
-// Etc/GMT+3), which PostgreSQL reads from the same database.
-func ZoneSupported(zone string) bool {
-	switch strings.ToLower(zone) {
-	case "utc", "gmt", "z":
-		return true
-	}
-	return strings.Contains(zone, "/")
-}
-
-// atZone resolves a zone name, failing as PostgreSQL does for an unknown
-// one.
-func atZone(name string) (*time.Location, error) {
-	if !ZoneSupported(name) {
-		return nil, errs.Newf(errs.FeatureNotSupported,
-			"time zone %q is not supported yet: use UTC or a region name such as Europe/Paris", name)
-	}
-	if strings.Contains(name, "/") {
-		// The database's file names are case-sensitive; try the name as
-		// written before the spellings loadZone derives from lower case.
-		if loc, err := time.LoadLocation(name); err == nil {
-			return loc, nil
-		}
-	}
-	loc, ok := loadZone(lowerUnits(name))
-	if !ok {
-		return nil, errs.Newf(errs.InvalidParameterValue, "time zone %q not recognized", name)
-	}
-	return loc, nil
 }
 
 // timestampTZAtZone shows an instant as the wall-clock time of a zone.
@@ -65,7 +29,7 @@ func timestampTZAtZone(a []Value) (Value, error) {
 	if !isFiniteTimestamp(ts) {
 		return MakeTimestamp(ts), nil
 	}
-	loc, err := atZone(a[0].s)
+	loc, err := evalZone(a[0].s)
 	if err != nil {
 		return Null, err
 	}
@@ -84,12 +48,11 @@ func timestampAtZone(a []Value) (Value, error) {
 	if !isFiniteTimestamp(ts) {
 		return MakeTimestampTZ(ts), nil
 	}
-	loc, err := atZone(a[0].s)
+	loc, err := evalZone(a[0].s)
 	if err != nil {
 		return Null, err
 	}
-	f := fieldsOf(ts)
-	off := zoneOffset(dtParsed{year: f.year, mon: f.month, day: f.day, hour: f.hour, min: f.minute, sec: f.second}, loc)
+	off := localOffset(loc, floorDiv(ts, microsPerSecond))
 	r, ok := subInt64(ts, off*microsPerSecond)
 	if !ok || !validTimestamp(r) {
 		return Null, errTimestampRange
@@ -97,36 +60,88 @@ func timestampAtZone(a []Value) (Value, error) {
 	return MakeTimestampTZ(r), nil
 }
 
-// dateTruncZone is date_trunc(unit, timestamptz, zone): the instant is
-// truncated as a wall-clock time of the zone. For days and longer units
-// the truncated wall-clock time takes the zone's offset at that time, as
-// PostgreSQL redetermines it; shorter units keep the instant's offset.
+// dateTruncZone is date_trunc(unit, timestamptz, zone).
 func dateTruncZone(a []Value) (Value, error) {
-	ts := a[1].n
-	if !isFiniteTimestamp(ts) {
+	if !isFiniteTimestamp(a[1].n) {
 		return a[1], nil
 	}
-	loc, err := atZone(a[2].s)
+	loc, err := evalZone(a[2].s)
 	if err != nil {
 		return Null, err
+	}
+	return dateTruncIn(a[0], a[1], loc)
+}
+
+// dateTruncIn truncates the instant ts as a wall-clock time of loc. For
+// days and longer units the truncated wall-clock time takes the zone's
+// offset at that time, as PostgreSQL redetermines it; shorter units keep
+// the instant's offset.
+func dateTruncIn(unit, tsv Value, loc *time.Location) (Value, error) {
+	ts := tsv.n
+	if !isFiniteTimestamp(ts) {
+		return tsv, nil
 	}
 	_, off := time.Unix(floorDiv(ts, microsPerSecond), 0).In(loc).Zone()
 	local, ok := addInt64(ts, int64(off)*microsPerSecond)
 	if !ok || !validTimestamp(local) {
 		return Null, errTimestampRange
 	}
-	v, err := dateTrunc(TimestampTZ)([]Value{a[0], MakeTimestampTZ(local)})
+	v, err := dateTrunc(TimestampTZ)([]Value{unit, MakeTimestampTZ(local)})
 	if err != nil || v.IsNull() {
 		return v, err
 	}
 	offset := int64(off)
-	switch decodeUnit(lowerUnits(a[0].s), false) {
+	switch decodeUnit(lowerUnits(unit.s), false) {
 	case unitHour, unitMinute, unitSecond, unitMillisecond, unitMicrosecond:
 	default:
-		f := fieldsOf(v.n)
-		offset = zoneOffset(dtParsed{year: f.year, mon: f.month, day: f.day, hour: f.hour, min: f.minute, sec: f.second}, loc)
+		offset = localOffset(loc, floorDiv(v.n, microsPerSecond))
 	}
 	r, ok := subInt64(v.n, offset*microsPerSecond)
+	if !ok || !validTimestamp(r) {
+		return Null, errTimestampRange
+	}
+	return MakeTimestampTZ(r), nil
+}
+
+// intervalZoneOffset is the offset east of UTC, in microseconds, of an
+// interval time zone, which may have no months or days.
+func intervalZoneOffset(v Value) (int64, error) {
+	iv := v.Interval()
+	if iv.Months != 0 || iv.Days != 0 {
+		return 0, errs.Newf(errs.InvalidParameterValue, "interval time zone \"%s\" must not include months or days", AppendInterval(nil, iv))
+	}
+	// Whole seconds, as PostgreSQL takes them.
+	return iv.Micros / microsPerSecond * microsPerSecond, nil
+}
+
+// timestampTZAtInterval is timestamptz AT TIME ZONE interval.
+func timestampTZAtInterval(a []Value) (Value, error) {
+	off, err := intervalZoneOffset(a[0])
+	if err != nil {
+		return Null, err
+	}
+	ts := a[1].n
+	if !isFiniteTimestamp(ts) {
+		return MakeTimestamp(ts), nil
+	}
+	r, ok := addInt64(ts, off)
+	if !ok || !validTimestamp(r) {
+		return Null, errTimestampRange
+	}
+	return MakeTimestamp(r), nil
+}
+
+// timestampAtInterval is timestamp AT TIME ZONE interval.
+func timestampAtInterval(a []Value) (Value, error) {
+	off, err := intervalZoneOffset(a[0])
+	if err != nil {
+		return Null, err
+	}
+	ts := a[1].n
+	if !isFiniteTimestamp(ts) {
+		return MakeTimestampTZ(ts), nil
+	}
+	r, ok := subInt64(ts, off)
 	if !ok || !validTimestamp(r) {
 		return Null, errTimestampRange
 	}

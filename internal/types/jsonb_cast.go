@@ -49,6 +49,8 @@ func castJSONB(v Value, t Type) (Value, error) {
 	switch t.ID {
 	case Jsonb:
 		return v, nil
+	case Json:
+		return MakeText(string(AppendJSONB(nil, j))), nil
 	case Bool:
 		if j.Kind == JSONBool {
 			return MakeBool(j.Bool), nil

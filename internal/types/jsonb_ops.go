@@ -72,15 +72,8 @@ func init() {
 	})
 	addBinary("-", Jsonb, Int4, Jsonb, jsonDeleteIndex)
 	addBinary("#-", Jsonb, textArr, Jsonb, jsonDeletePath)
-	// json's extraction operators, as phantom candidates (json is a
-	// type RockStream does not have): an untyped operand then finds
-	// them as ambiguous as PostgreSQL does ('{}' -> 'a').
-	for _, r := range []TypeID{Text, Int4} {
-		addBinary("->", phantomUser, r, phantomUser, nil)
-		addBinary("->>", phantomUser, r, Text, nil)
-	}
-	addBinary("#>", phantomUser, textArr, phantomUser, nil)
-	addBinary("#>>", phantomUser, textArr, Text, nil)
+	// json's extraction operators are json.go's: an untyped operand
+	// finds both as ambiguous as PostgreSQL does ('{}' -> 'a').
 
 	addFunc("jsonb_typeof", Text, func(a []Value) (Value, error) {
 		return MakeText(jsonTypeName(a[0].JSONB().Kind)), nil

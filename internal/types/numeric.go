@@ -198,7 +198,11 @@ func ParseNumeric(s string) (*apd.Decimal, error) {
 		return nil, errNumericOverflow
 	}
 	if scale < 0 {
-		coeff.Mul(coeff, pow10(-scale))
+		// Zero stays zero however large its exponent ('0e999999999' is
+		// 0, as in PostgreSQL): only a nonzero coefficient is scaled up.
+		if coeff.Sign() != 0 {
+			coeff.Mul(coeff, pow10(-scale))
+		}
 		scale = 0
 	}
 	if scale > numericMaxDScale {

@@ -19,6 +19,21 @@ type Operator struct {
 	// NonStrict is set for the array operators that see NULL operands
 	// (array || element appends a NULL).
 	NonStrict bool
+	// zoned, for an operator of the session time zone, builds Eval for a
+	// zone (InZone).
+	zoned func(Zone) func(a, b Value) (Value, error)
+}
+
+// InZone returns o evaluated in the session time zone z: o itself unless
+// its result depends on the zone (timestamptz + interval, timestamp <
+// timestamptz, timestamptz || text).
+func (o *Operator) InZone(z Zone) *Operator {
+	if o.zoned == nil || z.IsUTC() {
+		return o
+	}
+	c := *o
+	c.Eval = o.zoned(z)
+	return &c
 }
 
 // opDef is one entry of the operator catalog, like a pg_operator row.
@@ -28,6 +43,20 @@ type opDef struct {
 	eval   func(a, b Value) (Value, error)
 	// op is shared by every resolution of a non-polymorphic operator.
 	op *Operator
+	// zoned builds eval for a session time zone (addZonedBinary).
+	zoned func(Zone) func(a, b Value) (Value, error)
+}
+
+// addZonedBinary registers a binary operator whose result depends on
+// the session time zone: zoned builds its evaluation for a zone.
+func addZonedBinary(name string, l, r, result TypeID, zoned func(Zone) func(a, b Value) (Value, error)) {
+	addBinary(name, l, r, result, zoned(UTCZone))
+	ops := binaryOps[name]
+	d := ops[len(ops)-1]
+	d.zoned = zoned
+	if d.op != nil {
+		d.op.zoned = zoned
+	}
 }
 
 // The catalog: binary and prefix operators by name.
@@ -210,7 +239,7 @@ func ResolveBinary(op string, l, r Type) (*Operator, error) {
 	}
 	// text || anynonarray and anynonarray || text: the polymorphic side
 	// keeps the operand's own type.
-	o := &Operator{Name: op, Result: Of(d.result), Eval: d.eval}
+	o := &Operator{Name: op, Result: Of(d.result), Eval: d.eval, zoned: d.zoned}
 	o.Left, o.Right = opArg(d.args[0], l), opArg(d.args[1], r)
 	if o.Left.ID == Unknown || o.Right.ID == Unknown {
 		return nil, errs.New(errs.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
@@ -258,10 +287,10 @@ func selectOperator(cands []*opDef, in []TypeID) (*opDef, error) {
 		// coercing an untyped literal, which the category rules rank
 		// below the string operators. Registered per element type here,
 		// they would count as exact matches, so they are left out. The
-		// jsonb operators over text[] (#>, ?|, -, ...) are not
+		// json and jsonb operators over text[] (#>, ?|, -, ...) are not
 		// polymorphic and stay.
 		cands = slices.DeleteFunc(slices.Clone(cands), func(c *opDef) bool {
-			return (c.args[0].IsArray() || c.args[1].IsArray()) && c.args[0] != Jsonb && c.args[0] != phantomUser
+			return (c.args[0].IsArray() || c.args[1].IsArray()) && c.args[0] != Jsonb && c.args[0] != Json && c.args[0] != phantomUser
 		})
 	}
 	// An exact match, with an unknown operand taken as the other's type.

@@ -17,9 +17,13 @@ import (
 // spaces (22001), as INSERT of a literal does. An explicit cast of a
 // literal ('abcd'::varchar(3)) truncates instead: parse it as Of(Varchar)
 // and Cast the result explicitly. Unknown and Text give the text itself.
-func Parse(t Type, s string) (Value, error) {
+func Parse(t Type, s string) (Value, error) { return ParseZone(t, s, UTCZone) }
+
+// ParseZone is Parse with timestamptz text that has no offset read as a
+// wall-clock time of the session time zone z.
+func ParseZone(t Type, s string, z Zone) (Value, error) {
 	if t.ID.IsArray() {
-		return parseArray(t, s)
+		return parseArray(t, s, z)
 	}
 	if _, ok := oidTypeInfo[t.ID]; ok {
 		return parseCatalog(t, s)
@@ -74,8 +78,14 @@ func Parse(t Type, s string) (Value, error) {
 			return Null, err
 		}
 		return MakeDate(d), nil
+	case Time:
+		tod, err := ParseTime(s)
+		if err != nil {
+			return Null, err
+		}
+		return MakeTime(roundTimePrecision(tod, t.Precision)), nil
 	case Timestamp, TimestampTZ:
-		ts, err := parseTimestamp(t.ID, s)
+		ts, err := parseTimestampZone(t.ID, s, z)
 		if err != nil {
 			return Null, err
 		}
@@ -83,6 +93,8 @@ func Parse(t Type, s string) (Value, error) {
 			return Null, err
 		}
 		return Value{kind: t.ID, n: ts}, nil
+	case Json:
+		return parseJSON(s)
 	case Jsonb:
 		j, err := ParseJSONB(s)
 		if err != nil {

@@ -26,6 +26,8 @@ const (
 	Interval
 	// Jsonb is PostgreSQL's jsonb (jsonb.go).
 	Jsonb
+	// Time is time without time zone (time.go).
+	Time
 )
 
 // Type is a SQL type with its modifiers.
@@ -34,7 +36,7 @@ type Type struct {
 	// Precision and Scale are NUMERIC's typmod; Precision is -1 when
 	// unconstrained. When Precision is set, Scale is the scale, which may be
 	// negative (NUMERIC(3,-1) rounds to tens, as in PostgreSQL 15). For
-	// TIMESTAMP, TIMESTAMPTZ and INTERVAL, Precision is the number of
+	// TIMESTAMP, TIMESTAMPTZ, TIME and INTERVAL, Precision is the number of
 	// fractional-second digits kept (0..6), or -1 for all six.
 	Precision, Scale int32
 	// Length is VARCHAR's maximum length in characters; -1 when unbounded.
@@ -42,6 +44,9 @@ type Type struct {
 	// Fields is INTERVAL's field restriction (INTERVAL DAY, ...); 0 when
 	// there is none.
 	Fields IntervalFields
+	// Vector marks the array types int2[] and oid[] as PostgreSQL's
+	// int2vector and oidvector (vector.go).
+	Vector bool
 }
 
 // Of returns the unconstrained type with the given ID.

@@ -45,12 +45,16 @@ func (id TypeID) baseName() string {
 		return "date"
 	case Timestamp:
 		return "timestamp without time zone"
+	case Time:
+		return "time without time zone"
 	case TimestampTZ:
 		return "timestamp with time zone"
 	case Interval:
 		return "interval"
 	case Jsonb:
 		return "jsonb"
+	case Json:
+		return "json"
 	}
 	if id.IsArray() {
 		return id.Elem().baseName() + "[]"
@@ -69,6 +73,9 @@ func (id TypeID) String() string { return id.baseName() }
 // "bigint", "numeric(10,2)", "character varying(5)", "text",
 // "timestamp without time zone", "double precision", ...
 func (t Type) String() string {
+	if t.Vector {
+		return vectorName(t)
+	}
 	if t.ID.IsArray() {
 		return t.Elem().String() + "[]"
 	}
@@ -89,6 +96,10 @@ func (t Type) String() string {
 		if t.Precision >= 0 {
 			return "timestamp(" + strconv.Itoa(int(t.Precision)) + ") with time zone"
 		}
+	case Time:
+		if t.Precision >= 0 {
+			return "time(" + strconv.Itoa(int(t.Precision)) + ") without time zone"
+		}
 	case Interval:
 		name := "interval"
 		if t.Fields != 0 {
@@ -103,7 +114,12 @@ func (t Type) String() string {
 }
 
 // OID returns the PostgreSQL type OID of t (int4 = 23, text = 25, ...).
-func (t Type) OID() uint32 { return t.ID.OID() }
+func (t Type) OID() uint32 {
+	if t.Vector {
+		return vectorOID(t)
+	}
+	return t.ID.OID()
+}
 
 // OID returns the PostgreSQL type OID of the type ID.
 func (id TypeID) OID() uint32 {
@@ -134,12 +150,16 @@ func (id TypeID) OID() uint32 {
 		return 1082
 	case Timestamp:
 		return 1114
+	case Time:
+		return 1083
 	case TimestampTZ:
 		return 1184
 	case Interval:
 		return 1186
 	case Jsonb:
 		return 3802
+	case Json:
+		return 114
 	}
 	if id.IsArray() {
 		return arrayOID[id.Elem()]
@@ -149,7 +169,13 @@ func (id TypeID) OID() uint32 {
 
 // TypeByOID returns the unconstrained type with the given PostgreSQL OID.
 func TypeByOID(oid uint32) (Type, bool) {
-	for id := Unknown; id <= Jsonb; id++ {
+	if t, ok := vectorByOID(oid); ok {
+		return t, true
+	}
+	if oid == Json.OID() {
+		return Of(Json), true
+	}
+	for id := Unknown; id <= Time; id++ {
 		if id.OID() == oid {
 			return Of(id), true
 		}
@@ -200,8 +226,10 @@ var typeAliases = map[string]TypeID{
 	"date":      Date,
 	"timestamp": Timestamp, "timestamp without time zone": Timestamp,
 	"timestamptz": TimestampTZ, "timestamp with time zone": TimestampTZ,
+	"time": Time, "time without time zone": Time,
 	"interval": Interval,
 	"jsonb":    Jsonb,
+	"json":     Json,
 	"unknown":  Unknown,
 }
 
@@ -209,8 +237,8 @@ var typeAliases = map[string]TypeID{
 // not implement; naming one fails with 0A000 rather than 42704.
 var unsupportedTypes = map[string]bool{
 	"bpchar": true, "character": true,
-	"json": true, "uuid": true, "xml": true,
-	"time": true, "timetz": true, "time without time zone": true, "time with time zone": true,
+	"uuid": true, "xml": true,
+	"timetz": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
@@ -317,17 +345,20 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 			return Type{}, errs.Newf(errs.InvalidParameterValue, "length for type varchar cannot exceed %d", maxVarcharLength)
 		}
 		return VarcharType(n), nil
-	case Timestamp, TimestampTZ:
+	case Timestamp, TimestampTZ, Time:
 		if len(typmods) > 1 {
 			return Type{}, errs.New(errs.InvalidParameterValue, "invalid type modifier")
 		}
 		p := typmods[0]
 		if p < 0 {
-			suffix := ""
+			name, suffix := "TIMESTAMP", ""
 			if id == TimestampTZ {
 				suffix = " WITH TIME ZONE"
 			}
-			return Type{}, errs.Newf(errs.InvalidParameterValue, "TIMESTAMP(%d)%s precision must not be negative", p, suffix)
+			if id == Time {
+				name = "TIME"
+			}
+			return Type{}, errs.Newf(errs.InvalidParameterValue, "%s(%d)%s precision must not be negative", name, p, suffix)
 		}
 		if p > maxTimePrecision {
 			p = maxTimePrecision // PostgreSQL warns and reduces it
@@ -387,12 +418,16 @@ func pgTypName(id TypeID) string {
 		return "date"
 	case Timestamp:
 		return "timestamp"
+	case Time:
+		return "time"
 	case TimestampTZ:
 		return "timestamptz"
 	case Interval:
 		return "interval"
 	case Jsonb:
 		return "jsonb"
+	case Json:
+		return "json"
 	}
 	if id.IsArray() {
 		return "_" + pgTypName(id.Elem())
@@ -405,4 +440,9 @@ func pgTypName(id TypeID) string {
 
 // TypName returns the pg_type.typname of t ("int4", "varchar", ...), as
 // pg_catalog shows it.
-func (t Type) TypName() string { return pgTypName(t.ID) }
+func (t Type) TypName() string {
+	if t.Vector {
+		return vectorName(t)
+	}
+	return pgTypName(t.ID)
+}

@@ -140,28 +140,9 @@ func zoneNameCandidates(name string) []string {
 }
 
 // zoneOffset returns loc's offset from UTC in seconds (east positive) for
-// the wall-clock time in p. A time skipped by a forward transition takes
-// the offset before it, and a time repeated by a backward transition the
-// offset after it, as PostgreSQL resolves them.
+// the wall-clock time in p, resolving skipped and repeated times as
+// PostgreSQL does (localOffset).
 func zoneOffset(p dtParsed, loc *time.Location) int64 {
-	local := time.Date(int(p.year), time.Month(p.mon), int(p.day), int(p.hour), int(p.min), int(p.sec), 0, time.UTC).Unix()
-	offsetAt := func(unix int64) int64 {
-		_, off := time.Unix(unix, 0).In(loc).Zone()
-		return int64(off)
-	}
-	before, after := offsetAt(local-86400), offsetAt(local+86400)
-	if before == after {
-		return before
-	}
-	validBefore := offsetAt(local-before) == before
-	validAfter := offsetAt(local-after) == after
-	switch {
-	case validBefore && !validAfter:
-		return before
-	case validAfter && !validBefore:
-		return after
-	case validBefore && validAfter:
-		return after
-	}
-	return before
+	local := daysFromCivil(p.year, p.mon, p.day)*86400 + (p.hour*60+p.min)*60 + p.sec
+	return localOffset(loc, local)
 }

@@ -61,8 +61,12 @@ type Workload struct {
 	SkipVerify bool
 	// Workers is how many workers step the views (0: the number of
 	// cores, with the default threshold for splitting a step). With more
-	// than one, every step of the workload is split between them.
+	// than one, every step of the workload is split between them, unless
+	// DefaultMinRows is set.
 	Workers int
+	// DefaultMinRows keeps the engine's default threshold for splitting
+	// a step (and stepping views concurrently) on more than one worker.
+	DefaultMinRows bool
 }
 
 // Run opens an in-memory instance, sets up the workload and measures b.N
@@ -70,7 +74,7 @@ type Workload struct {
 func Run(b *testing.B, w Workload) {
 	ctx := context.Background()
 	opts := rockstream.Options{Workers: w.Workers}
-	if w.Workers > 1 {
+	if w.Workers > 1 && !w.DefaultMinRows {
 		opts.ParallelMinRows = 1
 	}
 	db, err := rockstream.Open(opts)

@@ -20,7 +20,7 @@ var allKinds = []types.Kind{
 	types.Timestamp, types.TimestampTZ, types.Interval,
 	types.ArrayOf(types.Int4), types.ArrayOf(types.Text), types.ArrayOf(types.Numeric),
 	types.ArrayOf(types.Float8), types.ArrayOf(types.Interval), types.ArrayOf(types.Bool),
-	types.Jsonb, types.ArrayOf(types.Jsonb),
+	types.Jsonb, types.ArrayOf(types.Jsonb), types.Time, types.ArrayOf(types.Time),
 }
 
 // genKind draws one of allKinds.
@@ -86,6 +86,8 @@ func genNonNull(k types.Kind) *rapid.Generator[types.Value] {
 		}
 		return rapid.Map(edgy(rapid.Int64(), math.MinInt64, math.MaxInt64, -1, 0, 1, -86_400_000_000),
 			make)
+	case types.Time:
+		return rapid.Map(edgy(rapid.Int64Range(0, 86_400_000_000), 0, 86_400_000_000, 1, 43_200_000_000), types.MakeTime)
 	case types.Interval:
 		return rapid.Map(genInterval(), types.MakeInterval)
 	case types.Jsonb:

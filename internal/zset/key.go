@@ -31,6 +31,7 @@ const (
 	keyTagText        byte = 0x20
 	keyTagBytea       byte = 0x22
 	keyTagDate        byte = 0x28
+	keyTagTime        byte = 0x29
 	keyTagTimestamp   byte = 0x2a
 	keyTagTimestampTZ byte = 0x2b
 	keyTagInterval    byte = 0x2c
@@ -204,10 +205,13 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.Null, key, err
 		}
 		return types.MakeDate(int32(uint32(u) ^ 1<<31)), rest, nil
-	case keyTagTimestamp, keyTagTimestampTZ:
+	case keyTagTimestamp, keyTagTimestampTZ, keyTagTime:
 		u, rest, err := readFixed(body, 8, mask)
 		if err != nil {
 			return types.Null, key, err
+		}
+		if tag == keyTagTime {
+			return types.MakeTime(int64(u ^ 1<<63)), rest, nil
 		}
 		if tag == keyTagTimestamp {
 			return types.MakeTimestamp(int64(u ^ 1<<63)), rest, nil
@@ -329,6 +333,8 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		return appendEscaped(append(dst, keyTagBytea), v.Str())
 	case types.Date:
 		return binary.BigEndian.AppendUint32(append(dst, keyTagDate), uint32(v.Days())^1<<31)
+	case types.Time:
+		return binary.BigEndian.AppendUint64(append(dst, keyTagTime), uint64(v.Micros())^1<<63)
 	case types.Timestamp:
 		return binary.BigEndian.AppendUint64(append(dst, keyTagTimestamp), uint64(v.Micros())^1<<63)
 	case types.TimestampTZ:

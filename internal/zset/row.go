@@ -34,6 +34,7 @@ const (
 	rowTagOID
 	rowTagReg   // then the alias type's offset from RegClass, the OID and the name
 	rowTagJsonb // then the length and jsonb_out's text
+	rowTagTime  // then the microseconds since midnight, a varint
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -96,6 +97,8 @@ func appendRowValue(dst []byte, v types.Value) []byte {
 		return append(binary.AppendUvarint(append(dst, rowTagBytea), uint64(len(s))), s...)
 	case types.Date:
 		return binary.AppendVarint(append(dst, rowTagDate), int64(v.Days()))
+	case types.Time:
+		return binary.AppendVarint(append(dst, rowTagTime), v.Micros())
 	case types.Timestamp:
 		return binary.AppendVarint(append(dst, rowTagTimestamp), v.Micros())
 	case types.TimestampTZ:
@@ -337,6 +340,8 @@ func (d *rowDecoder) valueAt(depth int) types.Value {
 		return types.MakeDate(int32(d.varintRange(math.MinInt32, math.MaxInt32)))
 	case rowTagTimestamp:
 		return types.MakeTimestamp(d.varint())
+	case rowTagTime:
+		return types.MakeTime(d.varintRange(0, 86_400_000_000))
 	case rowTagTimestampTZ:
 		return types.MakeTimestampTZ(d.varint())
 	case rowTagInterval:
@@ -459,7 +464,7 @@ func identicalValues(x, y types.Value) bool {
 		return x.Str() == y.Str()
 	case types.Date:
 		return x.Days() == y.Days()
-	case types.Timestamp, types.TimestampTZ:
+	case types.Timestamp, types.TimestampTZ, types.Time:
 		return x.Micros() == y.Micros()
 	case types.Interval:
 		return x.Interval() == y.Interval()

@@ -3,3 +3,9 @@ CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL, amount numer
 CREATE VIEW big_orders AS SELECT id, amount FROM orders WHERE amount > 100;
 CREATE MATERIALIZED VIEW totals AS SELECT customer, sum(amount) AS total, count(*) AS n FROM orders GROUP BY customer;
 CREATE MATERIALIZED VIEW regions AS SELECT c.region, count(*) AS orders FROM orders o JOIN customers c ON c.name = o.customer GROUP BY c.region;
+COMMENT ON TABLE orders IS 'orders as placed';
+COMMENT ON COLUMN orders.amount IS 'in euros';
+COMMENT ON MATERIALIZED VIEW totals IS 'per customer';
+COMMENT ON COLUMN totals.n IS 'orders per customer';
+CREATE INDEX ON orders (customer, placed);
+CREATE INDEX totals_n ON totals (n);

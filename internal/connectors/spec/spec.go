@@ -6,9 +6,11 @@
 // definitions, and the connectors, which run them, both depend on it
 // without depending on each other.
 //
-// Invariant: a secret option's value (Kind.Secrets) is never shown back:
-// Redacted lists replace it, and RedactText removes it from any message
-// before the message is stored or shown.
+// Invariant: a secret option's value (Kind.Secrets, or an option whose
+// name says it is one), and a secret inside any option's value (a URL's
+// password, a conninfo's password=, a PEM private key: RedactValue), is
+// never shown back: Redacted lists replace it, and RedactText removes it
+// from any message before the message is stored or shown.
 package spec
 
 import (
@@ -160,7 +162,7 @@ func (s *Spec) secret(key string) bool {
 			}
 		}
 	}
-	for _, w := range []string{"password", "secret", "token", "credential"} {
+	for _, w := range secretWords {
 		if strings.Contains(key, w) {
 			return true
 		}
@@ -176,23 +178,29 @@ func (s *Spec) Redacted() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		v := o.Value
+		v := RedactValue(o.Value)
 		if s.secret(o.Key) {
-			v = "********"
+			v = redacted
 		}
 		fmt.Fprintf(&b, "%s = '%s'", o.Key, strings.ReplaceAll(v, "'", "''"))
 	}
 	return b.String()
 }
 
-// RedactText removes every secret option's value from msg.
+// RedactText removes from msg every secret option's value and every
+// secret inside another option's value (RedactValue), and whatever
+// RedactValue finds in msg itself.
 func (s *Spec) RedactText(msg string) string {
 	for _, o := range s.Options {
 		if o.Value != "" && s.secret(o.Key) {
-			msg = strings.ReplaceAll(msg, o.Value, "********")
+			msg = strings.ReplaceAll(msg, o.Value, redacted)
+			continue
+		}
+		for _, e := range embeddedSecrets(o.Value) {
+			msg = strings.ReplaceAll(msg, e, redacted)
 		}
 	}
-	return msg
+	return RedactValue(msg)
 }
 
 // CheckOptions fails when an option is not among allowed or a required

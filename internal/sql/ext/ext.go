@@ -4,6 +4,7 @@
 //
 //	EXPLAIN INCREMENTAL name
 //	EXPLAIN INCREMENTAL query
+//	EXPLAIN INCREMENTAL ESTIMATE name | query
 //	query AS OF EPOCH n [ORDER BY ...] [LIMIT ...] [OFFSET ...] [FETCH ...]
 //	SUBSCRIBE [TO] name [WITH (option [, ...])] [AS OF EPOCH n]
 //	    option: SNAPSHOT [[=] boolean] | PROGRESS [[=] boolean]
@@ -12,6 +13,7 @@
 //	FETCH ... | MOVE ... WITH (TIMEOUT [=] 'interval')
 //	CREATE SOURCE | CREATE SINK | ALTER SOURCE | ALTER SINK | DROP SOURCE |
 //	DROP SINK | SHOW SOURCES | SHOW SINKS (connector.go, docs/connectors.md)
+//	CHECKPOINT TO 'url' [KEEP n] (checkpoint.go)
 //
 // Anything else is not an extension statement and is passed through
 // unchanged.
@@ -32,7 +34,7 @@ const (
 	// None: not an extension statement.
 	None Kind = iota
 	// ExplainIncremental: EXPLAIN INCREMENTAL of a view (Name) or a query
-	// (Query).
+	// (Query); with Estimate, EXPLAIN INCREMENTAL ESTIMATE.
 	ExplainIncremental
 	// AsOfEpoch: a SELECT (Query) read as of epoch Epoch.
 	AsOfEpoch
@@ -56,6 +58,9 @@ const (
 	DropConnector
 	// ShowConnectors: SHOW SOURCES or SHOW SINKS (Connector.Sink).
 	ShowConnectors
+	// Checkpoint: CHECKPOINT TO the location Query, keeping the Keep
+	// newest checkpoints there when Keep > 0.
+	Checkpoint
 )
 
 // Statement is a recognized extension statement.
@@ -81,6 +86,10 @@ type Statement struct {
 	Inner *Statement
 	// Timeout is FETCH's timeout, as written.
 	Timeout string
+	// Estimate is EXPLAIN INCREMENTAL ESTIMATE.
+	Estimate bool
+	// Keep is CHECKPOINT's KEEP count; 0 keeps every checkpoint.
+	Keep int
 	// Connector is a connector statement (connector.go).
 	Connector *ConnectorStmt
 	// Err is set when the text is an extension statement with a syntax
@@ -89,13 +98,14 @@ type Statement struct {
 }
 
 var (
-	explainRe = regexp.MustCompile(`(?is)^(\s*EXPLAIN\s+INCREMENTAL\s+)(.*?)\s*;?\s*$`)
-	identRe   = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
+	explainRe  = regexp.MustCompile(`(?is)^(\s*EXPLAIN\s+INCREMENTAL\s+)(.*?)\s*;?\s*$`)
+	estimateRe = regexp.MustCompile(`(?is)^ESTIMATE\s+(\S.*)$`)
+	identRe    = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\.(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+"))?$`)
 )
 
 // Parse recognizes an extension statement in text.
 func Parse(text string) Statement {
-	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch, parseConnector} {
+	for _, p := range []func(string) Statement{parseSubscribe, parseCopyTo, parseDeclare, parseFetch, parseConnector, parseCheckpoint} {
 		if st := p(text); st.Kind != None {
 			return st
 		}
@@ -104,11 +114,16 @@ func Parse(text string) Statement {
 	if m == nil {
 		return parseAsOf(text)
 	}
-	rest := text[m[4]:m[5]]
-	if identRe.MatchString(rest) {
-		return Statement{Kind: ExplainIncremental, Name: identName(rest)}
+	rest, off, estimate := text[m[4]:m[5]], m[4], false
+	if e := estimateRe.FindStringSubmatchIndex(rest); e != nil {
+		// ESTIMATE is a keyword only with something after it: a view may
+		// be called estimate.
+		rest, off, estimate = rest[e[2]:], off+e[2], true
 	}
-	return Statement{Kind: ExplainIncremental, Query: rest, QueryOffset: m[4]}
+	if identRe.MatchString(rest) {
+		return Statement{Kind: ExplainIncremental, Name: identName(rest), Estimate: estimate}
+	}
+	return Statement{Kind: ExplainIncremental, Query: rest, QueryOffset: off, Estimate: estimate}
 }
 
 // identName folds an identifier as PostgreSQL does: unquoted parts are

@@ -25,7 +25,7 @@ var kindNames = map[Kind]string{
 	None: "none", ExplainIncremental: "explain-incremental", AsOfEpoch: "as-of-epoch",
 	Subscribe: "subscribe", CopyTo: "copy-to", DeclareCursor: "declare-cursor", Fetch: "fetch",
 	CreateConnector: "create-connector", AlterConnector: "alter-connector", DropConnector: "drop-connector",
-	ShowConnectors: "show-connectors",
+	ShowConnectors: "show-connectors", Checkpoint: "checkpoint",
 }
 
 func describe(st Statement) string {
@@ -44,6 +44,12 @@ func describe(st Statement) string {
 	}
 	if st.HasEpoch || st.Kind == AsOfEpoch {
 		parts = append(parts, fmt.Sprintf("epoch=%d", st.Epoch))
+	}
+	if st.Estimate {
+		parts = append(parts, "estimate")
+	}
+	if st.Keep != 0 {
+		parts = append(parts, fmt.Sprintf("keep=%d", st.Keep))
 	}
 	if st.Timeout != "" {
 		parts = append(parts, fmt.Sprintf("timeout=%q", st.Timeout))

@@ -74,6 +74,67 @@ func Parse(text string) (*pg.ParseResult, bool) {
 type parser struct {
 	s string
 	i int
+	// Slabs the tree's most frequent nodes are carved from: a statement
+	// of a thousand rows allocates a few blocks, not five objects per
+	// value (the nodes stay in use as long as the tree).
+	ints     []intConst
+	lists    []rowList
+	items    []*pg.Node // every row's values, back to back
+	intSlab  int        // the length of the last slab of ints
+	listSlab int        // and of lists
+}
+
+// intConst is the tree of one integer constant, allocated together.
+type intConst struct {
+	node pg.Node
+	wrap pg.Node_AConst
+	c    pg.A_Const
+	ival pg.A_Const_Ival
+	i    pg.Integer
+}
+
+// rowList is the tree of one VALUES row, allocated together.
+type rowList struct {
+	node pg.Node
+	wrap pg.Node_List
+	list pg.List
+}
+
+// maxSlab is the most nodes of one kind a slab holds; slabs start small
+// and double, so that a one-row INSERT allocates little.
+const maxSlab = 512
+
+// slabLen returns the length of the next slab after one of length n.
+func slabLen(n int) int { return min(max(8, 2*n), maxSlab) }
+
+// intNode returns the node of the integer constant v at location at.
+func (p *parser) intNode(v int32, at int) *pg.Node {
+	if len(p.ints) == 0 {
+		p.intSlab = slabLen(p.intSlab)
+		p.ints = make([]intConst, p.intSlab)
+	}
+	x := &p.ints[0]
+	p.ints = p.ints[1:]
+	x.i.Ival = v
+	x.ival.Ival = &x.i
+	x.c.Val, x.c.Location = &x.ival, int32(at)
+	x.wrap.AConst = &x.c
+	x.node.Node = &x.wrap
+	return &x.node
+}
+
+// listNode returns the node of a VALUES row of items.
+func (p *parser) listNode(items []*pg.Node) *pg.Node {
+	if len(p.lists) == 0 {
+		p.listSlab = slabLen(p.listSlab)
+		p.lists = make([]rowList, p.listSlab)
+	}
+	x := &p.lists[0]
+	p.lists = p.lists[1:]
+	x.list.Items = items
+	x.wrap.List = &x.list
+	x.node.Node = &x.wrap
+	return &x.node
 }
 
 func (p *parser) peek() byte {
@@ -212,13 +273,13 @@ func (p *parser) insert() (*pg.InsertStmt, bool) {
 		if !p.punct('(') {
 			return nil, false
 		}
-		var items []*pg.Node
+		start := len(p.items)
 		for {
 			v, ok := p.value()
 			if !ok {
 				return nil, false
 			}
-			items = append(items, v)
+			p.items = append(p.items, v)
 			if p.punct(')') {
 				break
 			}
@@ -226,7 +287,8 @@ func (p *parser) insert() (*pg.InsertStmt, bool) {
 				return nil, false
 			}
 		}
-		sel.ValuesLists = append(sel.ValuesLists, &pg.Node{Node: &pg.Node_List{List: &pg.List{Items: items}}})
+		items := p.items[start:len(p.items):len(p.items)]
+		sel.ValuesLists = append(sel.ValuesLists, p.listNode(items))
 		if !p.punct(',') {
 			break
 		}
@@ -509,7 +571,7 @@ func (p *parser) number() (*pg.Node, bool) {
 			if neg {
 				v = -v
 			}
-			return aConst(&pg.A_Const{Val: &pg.A_Const_Ival{Ival: &pg.Integer{Ival: int32(v)}}}, start), true
+			return p.intNode(int32(v), start), true
 		}
 	}
 	if neg {

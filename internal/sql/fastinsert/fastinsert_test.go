@@ -1,6 +1,8 @@
 package fastinsert
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -130,4 +132,56 @@ func BenchmarkParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// manyRows returns an INSERT of n rows of three values, most of them
+// integers (the slabs' nodes) with strings, NULLs, big and negative
+// numbers and DEFAULT among them.
+func manyRows(n int) string {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO t VALUES ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		switch i % 7 {
+		case 3:
+			fmt.Fprintf(&sb, "(%d, NULL, 'r%d')", i, i)
+		case 5:
+			fmt.Fprintf(&sb, "(%d, -%d, 9999999999%d, DEFAULT)", i, i, i)
+		default:
+			fmt.Fprintf(&sb, "(%d, %d, %d)", i, i%100, -i*7)
+		}
+	}
+	return sb.String()
+}
+
+// TestParseManyRows checks statements of many rows, which take the
+// nodes of several slabs, against PostgreSQL's parser.
+func TestParseManyRows(t *testing.T) {
+	for _, n := range []int{1, 2, 9, 100, 1000, 3000} {
+		if !check(t, manyRows(n)) {
+			t.Fatalf("Parse declined the INSERT of %d rows", n)
+		}
+	}
+}
+
+// BenchmarkParseRows measures an INSERT of 1,000 rows of three integers,
+// the gateway benchmarks' statement.
+func BenchmarkParseRows(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO t VALUES ")
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d, %d, %d)", 1_000_000+i, i%10_000, i%997)
+	}
+	text := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := Parse(text); !ok {
+			b.Fatal("declined")
+		}
+	}
 }

@@ -21,14 +21,19 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 )
 
 // MaxDepth is the deepest nesting Parse accepts.
 const MaxDepth = 1000
 
 // Parse parses text with PostgreSQL's parser, or fails with 54001 when
-// the statement nests deeper than MaxDepth.
+// the statement nests deeper than MaxDepth, or with 53200 when parsing it
+// would take the process past its memory limit (memgov.AdmitParse).
 func Parse(text string) (*pg.ParseResult, error) {
+	if err := memgov.Process().AdmitParse(int64(len(text))); err != nil {
+		return nil, err
+	}
 	if err := Check(text); err != nil {
 		return nil, err
 	}

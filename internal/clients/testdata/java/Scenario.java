@@ -74,6 +74,24 @@ public class Scenario {
             copy.copyOut("COPY (SELECT customer, total, n FROM " + p + "_totals ORDER BY customer) TO STDOUT WITH (FORMAT csv)", out);
             expect(out.toString(), "alice,12.00,3\nbob,4.25,1\ncarol,7.00,1\nerin,2.50,1\n", "COPY TO STDOUT");
 
+            // A fetch size reads a result a few rows per round trip: pgJDBC
+            // fetches a named portal in a transaction block, two rows per
+            // Execute.
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.setFetchSize(2);
+                List<String> fetched = new ArrayList<>();
+                try (ResultSet rs = st.executeQuery("SELECT id, customer FROM " + p + "_orders WHERE id <= 7")) {
+                    while (rs.next()) {
+                        fetched.add(rs.getInt(1) + " " + rs.getString(2));
+                    }
+                }
+                Collections.sort(fetched);
+                expect(fetched, List.of("1 alice", "2 bob", "3 alice", "4 carol", "6 erin", "7 alice"), "rows fetched two at a time");
+            }
+            c.commit();
+            c.setAutoCommit(true);
+
             // SUBSCRIBE through a cursor sees a change committed by another connection.
             if (rockstream) {
                 try (Connection sub = DriverManager.getConnection(url, user, "")) {

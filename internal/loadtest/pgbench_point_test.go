@@ -1,0 +1,86 @@
+package loadtest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rockstream/rockstream/internal/proccpu"
+)
+
+var pgbenchRows = flag.Int("pgbench.rows", 1_000_000, "rows of the large view (and table) TestPgbenchPointReads reads by key")
+
+// TestPgbenchPointReads runs pgbench point reads by key side by side: in
+// RockStream, of a materialized view grouped by its key (one row per
+// key), at 1,000 rows and at -pgbench.rows; in PostgreSQL, of a table of
+// the same rows with a primary key index (the read a PostgreSQL user
+// would index). It prints transactions/s, latency percentiles and
+// RockStream's CPU per read. It runs only with -pgbench:
+//
+//	go test ./internal/loadtest -run PgbenchPointReads -pgbench -pgbench.time 10s -v
+func TestPgbenchPointReads(t *testing.T) {
+	if !*pgbenchRun {
+		t.Skip("run with -pgbench")
+	}
+	pgbench, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("pgbench is not installed (Debian: postgresql-contrib)")
+	}
+	ctx := context.Background()
+	rsPort := startPgbenchServer(t)
+	pg, pgDB := pgbenchDatabase(t, "pgbench_point")
+
+	sizes := []int{1_000, *pgbenchRows}
+	exec := func(port int, db string, stmts ...string) {
+		t.Helper()
+		c, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", port, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		for _, s := range stmts {
+			start := time.Now()
+			if _, err := c.Exec(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+			t.Logf("%.1fs  %s", time.Since(start).Seconds(), s)
+		}
+	}
+	for _, n := range sizes {
+		load := fmt.Sprintf("INSERT INTO t%d SELECT g, g %% 100 FROM generate_series(1, %d) g", n, n)
+		exec(rsPort, "rockstream",
+			fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, x int)", n),
+			fmt.Sprintf("CREATE MATERIALIZED VIEW v%d AS SELECT id, count(*) AS n, sum(x) AS s FROM t%d GROUP BY id", n, n),
+			load)
+		exec(pg.Port(), pgDB,
+			fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, x int)", n), load, fmt.Sprintf("VACUUM ANALYZE t%d", n))
+	}
+
+	type run struct {
+		r   pgbenchResult
+		cpu time.Duration // RockStream's, per transaction
+	}
+	results := map[string]run{}
+	for _, n := range sizes {
+		script := fmt.Sprintf("\\set id random(1, %d)\nSELECT n, s FROM v%d WHERE id = :id;\n", n, n)
+		before := proccpu.Used()
+		r := runPgbench(t, pgbench, rsPort, "rockstream", script)
+		used := proccpu.Used() - before
+		results[fmt.Sprint("RockStream", n)] = run{r, time.Duration(float64(used) / (r.tps * pgbenchTime.Seconds()))}
+		script = fmt.Sprintf("\\set id random(1, %d)\nSELECT x, 1 FROM t%d WHERE id = :id;\n", n, n)
+		results[fmt.Sprint("PostgreSQL", n)] = run{r: runPgbench(t, pgbench, pg.Port(), pgDB, script)}
+	}
+
+	fmt.Printf("\npgbench -M prepared -c %d -j 2 -T %s: point reads by key\n", *pgbenchClients, pgbenchTime.String())
+	fmt.Printf("%-10s | %-40s | %-30s\n", "rows", "RockStream view: tps, p50, p99, CPU/read", "PostgreSQL indexed table: tps, p50, p99")
+	for _, n := range sizes {
+		rs, pq := results[fmt.Sprint("RockStream", n)], results[fmt.Sprint("PostgreSQL", n)]
+		fmt.Printf("%-10d | %8.0f %7.3fms %7.3fms %8.1fµs | %8.0f %7.3fms %7.3fms\n", n,
+			rs.r.tps, rs.r.p50, rs.r.p99, float64(rs.cpu.Nanoseconds())/1e3, pq.r.tps, pq.r.p50, pq.r.p99)
+	}
+}

@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// BenchmarkPreparedPointSelect is a prepared point read by key of a
+// 1,000-row view, executed again and again with a new parameter value, as
+// a driver's prepared statement (pgbench -M prepared) runs it:
+//
+//	go test -run XXX -bench BenchmarkPreparedPointSelect -benchtime 20000x ./internal/runtime
+func BenchmarkPreparedPointSelect(b *testing.B) {
+	ctx := context.Background()
+	const rows = 1000
+	eng := pointReadEngine(b, rows)
+	s := eng.NewSession()
+	p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
+		res, err := s.ExecPrepared(ctx, p, []types.Value{id})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Rows) != 1 {
+			b.Fatalf("id %v: %d rows", id, len(res.Rows))
+		}
+	}
+}
+
+// BenchmarkPreparedPointSelectStreamed is BenchmarkPreparedPointSelect as
+// the extended protocol's Execute runs it: the result is a stream, read
+// to its end.
+func BenchmarkPreparedPointSelectStreamed(b *testing.B) {
+	ctx := context.Background()
+	const rows = 1000
+	eng := pointReadEngine(b, rows)
+	s := eng.NewSession()
+	p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
+		res, err := s.ExecPreparedStreaming(ctx, p, []types.Value{id})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Stream == nil {
+			b.Fatal("the result is not a stream")
+		}
+		n := 0
+		for res.Stream.More() {
+			got, err := res.Stream.Next(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(got)
+		}
+		if n != 1 {
+			b.Fatalf("id %v: %d rows", id, n)
+		}
+	}
+}
+
+var pointRead10M = flag.Bool("pointread.10m", false, "BenchmarkPreparedPointSelectSizes also reads a 10,000,000-row view (minutes to load, several GB)")
+
+// BenchmarkPreparedPointSelectSizes is BenchmarkPreparedPointSelect on
+// views of 1,000 and 1,000,000 rows, and of 10,000,000 with
+// -pointread.10m:
+//
+//	go test ./internal/runtime -run XXX -bench BenchmarkPreparedPointSelectSizes -benchtime 100000x -pointread.10m
+func BenchmarkPreparedPointSelectSizes(b *testing.B) {
+	ctx := context.Background()
+	sizes := []int{1000, 1000000}
+	if *pointRead10M {
+		sizes = append(sizes, 10000000)
+	}
+	for _, rows := range sizes {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			eng := pointReadEngine(b, rows)
+			s := eng.NewSession()
+			p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
+				res, err := s.ExecPrepared(ctx, p, []types.Value{id})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Rows) != 1 {
+					b.Fatalf("id %v: %d rows", id, len(res.Rows))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/sql/ext"
+	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
+	"github.com/rockstream/rockstream/internal/zset"
+)
+
+// RowStream is the result of an ad-hoc query that is sent as it is
+// produced (Session.ExecStreaming): a scan with filters and projections,
+// perhaps under a LIMIT. The relation is read, within its key ranges,
+// when the statement runs, as for any query; its rows are then filtered
+// and projected a chunk at a time, as the caller asks for them, so that
+// the result is never held whole and a LIMIT stops the work when it is
+// reached.
+type RowStream struct {
+	// next returns the next chunk's rows, io.EOF after the last.
+	next func(ctx context.Context) ([]zset.Row, error)
+	// more reports whether next may return rows yet.
+	more func() bool
+	// close, when not nil, releases what the stream holds (a spilled
+	// sort's runs, spillsort.go).
+	close func() error
+	sess  *Session
+	rows  int64
+}
+
+// Close releases what the stream holds once it is no longer read: at its
+// end, after an error, or when its reader gives up. Closing twice does
+// nothing.
+func (r *RowStream) Close() error {
+	if r == nil || r.close == nil {
+		return nil
+	}
+	c := r.close
+	r.close = nil
+	return c()
+}
+
+// A RowStream filters and projects at most streamChunk input rows at a
+// time, fewer when its rows are wide: it aims at streamChunkBytes of
+// output per chunk.
+const (
+	streamChunk      = 4096
+	streamChunkBytes = 4 << 20
+)
+
+// rowsBytes estimates the memory of rows.
+func rowsBytes(rows []zset.Row) int64 {
+	var n int64
+	for _, r := range rows {
+		n += entryBytes + int64(len(r))*valueBytes
+		for _, v := range r {
+			n += int64(len(v.Str()))
+		}
+	}
+	return n
+}
+
+// Next returns the next rows of the result, at least one, and io.EOF
+// after the last. When ctx ends it stops with the cancellation's error
+// (57014, or the *errs.Error given as ctx's cause); its memory is the
+// governor's as a statement's is. A failure inside a transaction block
+// fails the block.
+func (r *RowStream) Next(ctx context.Context) (rows []zset.Row, err error) {
+	ctx, acct := r.sess.openAccount(ctx)
+	defer acct.Close()
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, errs.Newf(errs.Internal, "internal error: %v", p)
+		}
+		if err != nil && err != io.EOF {
+			err = statementError(ctx, err)
+			r.sess.FailTransaction()
+		}
+	}()
+	for {
+		rows, err := r.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 {
+			r.rows += int64(len(rows))
+			return rows, nil
+		}
+	}
+}
+
+// More reports whether Next may return more rows; false means that it
+// returns io.EOF. A stream that cannot tell (no more func) says true,
+// and its Next then answers.
+func (r *RowStream) More() bool { return r.more == nil || r.more() }
+
+// Tag returns the statement's command tag for the rows Next returned.
+func (r *RowStream) Tag() string { return fmt.Sprintf("SELECT %d", r.rows) }
+
+// linearScan returns the single relation p reads when p is a chain of
+// filters and projections over a scan, with at most a LIMIT on top (no
+// ORDER BY): a plan whose result can be made a chunk of input at a time.
+func linearScan(p plan.Node) (limit *plan.Limit, ok bool) {
+	if l, isLimit := p.(*plan.Limit); isLimit {
+		limit, p = l, l.Input
+	}
+	for {
+		switch n := p.(type) {
+		case *plan.Scan:
+			return limit, true
+		case *plan.Filter:
+			p = n.Input
+		case *plan.Project:
+			p = n.Input
+		default:
+			return nil, false
+		}
+	}
+}
+
+// streamQuery returns the RowStream of query plan p when it can be made
+// one (linearScan) over a stored relation, reading the relation's rows
+// now from r; ok is false when it cannot.
+func (s *Session) streamQuery(ctx context.Context, r state.Reader, cat *catalog, p plan.Node) (rs *RowStream, ok bool, err error) {
+	limit, ok := linearScan(p)
+	if !ok || limit != nil && limit.Count == 0 {
+		return nil, false, nil
+	}
+	c, err := queryCircuit(ctx, p)
+	if err != nil {
+		return nil, false, err
+	}
+	rels := c.Relations()
+	if len(rels) != 1 {
+		return nil, false, nil
+	}
+	o := cat.lookup(rels[0])
+	if o == nil || o.system != nil {
+		return nil, false, nil
+	}
+	var input zset.Batch
+	par := cat.parallelism()
+	if ranges, ranged := scanRanges(o, scanUses(p)[o.name]); ranged {
+		input, err = relationRangesAt(ctx, r, o, asOfNow, ranges, par)
+	} else {
+		input, err = readContentsOn(ctx, r, o, par)
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	skip, left := int64(0), int64(-1)
+	if limit != nil {
+		skip, left = limit.Offset, limit.Count
+	}
+	rs = &RowStream{sess: s, more: func() bool { return len(input) > 0 && left != 0 }}
+	size := 256 // the first chunk's rows, before their width is known
+	rs.next = func(ctx context.Context) ([]zset.Row, error) {
+		if len(input) == 0 || left == 0 {
+			input = nil
+			return nil, io.EOF
+		}
+		chunk := input[:min(size, len(input))]
+		input = input[len(chunk):]
+		if err := memgov.From(ctx).Grow(batchBytes(chunk)); err != nil {
+			return nil, err
+		}
+		out, err := c.Step(ctx, queryState(ctx), map[string]zset.Batch{o.name: chunk})
+		if err != nil {
+			return nil, err
+		}
+		var rows []zset.Row
+		for _, e := range out {
+			if e.Weight < 0 {
+				return nil, errs.New(errs.Internal, "internal error: query result has a negative weight")
+			}
+			for i := int64(0); i < e.Weight && left != 0; i++ {
+				if skip > 0 {
+					skip--
+					continue
+				}
+				rows = append(rows, e.Row)
+				if left > 0 {
+					left--
+				}
+			}
+		}
+		if b := rowsBytes(rows); b > 0 {
+			size = int(min(streamChunk, max(16, int64(len(chunk))*streamChunkBytes/b)))
+		} else {
+			size = streamChunk
+		}
+		return rows, nil
+	}
+	return rs, true, nil
+}
+
+type streamingKey struct{}
+
+// streamingWanted reports whether the statement running under ctx may
+// return a RowStream.
+func streamingWanted(ctx context.Context) bool { return ctx.Value(streamingKey{}) != nil }
+
+// ExecStreaming is ExecStatement for a caller that sends a query's rows
+// as they are produced: when st is a SELECT whose plan allows it (see
+// RowStream), the Result holds a Stream instead of Rows, and its Tag is
+// the stream's once the stream has ended. The caller reads the stream
+// under a context that it cancels as it would the statement's, and
+// drops it when done. Any other statement runs as ExecStatement runs it.
+func (s *Session) ExecStreaming(ctx context.Context, st *Statement) (*Result, error) {
+	if st.ext.Kind == ext.None && st.err == nil && st.tree != nil && len(st.tree.Stmts) == 1 {
+		if sel := st.tree.Stmts[0].Stmt.GetSelectStmt(); sel != nil && sel.IntoClause == nil {
+			ctx = context.WithValue(ctx, streamingKey{}, true)
+		}
+	}
+	return s.ExecStatement(ctx, st, nil)
+}
+
+// ExecPreparedStreaming is ExecPrepared for a caller that sends a query's
+// rows as they are produced, as ExecStreaming is ExecStatement's: a
+// prepared SELECT whose plan allows it returns a Result holding a Stream.
+func (s *Session) ExecPreparedStreaming(ctx context.Context, p *Prepared, params []types.Value) (*Result, error) {
+	return s.ExecPrepared(context.WithValue(ctx, streamingKey{}, true), p, params)
+}

@@ -1,0 +1,200 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
+)
+
+// TestPreparedSelectKeepsPlan runs prepared SELECTs many times: the plan
+// is kept while nothing binding reads changes (rows written included), is
+// bound again after DDL and after SET TimeZone, SET ROLE and SET
+// search_path, and every execution returns what the same query run
+// without preparing returns. Privileges are checked on every execution.
+func TestPreparedSelectKeepsPlan(t *testing.T) {
+	ctx := context.Background()
+	e := OpenMemory()
+	defer e.Close()
+	s := e.NewSession()
+	defer s.Close()
+	mustExec := func(q string) {
+		t.Helper()
+		if _, err := s.Exec(ctx, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustExec("CREATE TABLE t (id bigint PRIMARY KEY, x int, ts timestamptz)")
+	mustExec("INSERT INTO t SELECT g, g % 7, '2026-01-01 00:00:00+00'::timestamptz + g * interval '1 hour' FROM generate_series(1, 50) g")
+	mustExec("CREATE MATERIALIZED VIEW v AS SELECT x, count(*) AS n, sum(id) AS s FROM t GROUP BY x")
+	const q = "SELECT id, x, ts::text FROM t WHERE id = $1 OR x = $2"
+	p, err := s.Prepare(q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// check runs p with (id, x) and compares with the query with the
+	// values written as literals.
+	check := func(id, x int64) {
+		t.Helper()
+		res, err := s.ExecPrepared(ctx, p, []types.Value{types.MakeInt(types.Int8, id), types.MakeInt(types.Int4, x)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lit, err := s.Exec(ctx, fmt.Sprintf("SELECT id, x, ts::text FROM t WHERE id = %d OR x = %d", id, x), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sortedResult(res), sortedResult(lit); got != want {
+			t.Fatalf("(%d, %d):\n%swant:\n%s", id, x, got, want)
+		}
+	}
+	check(3, 100)
+	if p.sel == nil || p.sel.p == nil {
+		t.Fatal("the SELECT keeps no plan")
+	}
+	kept := p.sel.p
+	check(4, 2)
+	check(60, 5)
+	mustExec("INSERT INTO t VALUES (60, 1, '2026-06-01 12:00:00+00')")
+	check(60, 5)
+	if p.sel.p != kept {
+		t.Fatal("the SELECT was bound again without DDL or a setting changing")
+	}
+
+	mustExec("SET TimeZone = 'America/New_York'")
+	check(60, 5)
+	if p.sel.p == kept {
+		t.Fatal("the SELECT kept its plan across SET TimeZone")
+	}
+	kept = p.sel.p
+	mustExec("CREATE INDEX t_x ON t (x)")
+	check(60, 5)
+	if p.sel.p == kept {
+		t.Fatal("the SELECT kept its plan across CREATE INDEX")
+	}
+
+	// A table dropped and created again with other columns: the new
+	// table's rows, in its new column order and types.
+	mustExec("DROP MATERIALIZED VIEW v")
+	mustExec("DROP TABLE t")
+	mustExec("CREATE TABLE t (x int, ts text, id bigint PRIMARY KEY)")
+	mustExec("INSERT INTO t VALUES (5, 'five', 1), (6, 'six', 2)")
+	check(2, 5)
+
+	// Privileges: a role that may read t, then may not.
+	mustExec("CREATE ROLE reader")
+	mustExec("GRANT SELECT ON t TO reader")
+	mustExec("SET ROLE reader")
+	check(1, 6)
+	mustExec("RESET ROLE")
+	mustExec("REVOKE SELECT ON t FROM reader")
+	mustExec("SET ROLE reader")
+	_, err = s.ExecPrepared(ctx, p, []types.Value{types.MakeInt(types.Int8, 1), types.MakeInt(types.Int4, 6)})
+	if errs.SQLState(err) != "42501" {
+		t.Fatalf("after REVOKE: %v", err)
+	}
+	mustExec("RESET ROLE")
+	check(1, 6)
+
+	// In a transaction block the kept plan reads the block's rows, and
+	// DDL in the block binds again, also after ROLLBACK.
+	mustExec("BEGIN")
+	mustExec("INSERT INTO t VALUES (7, 'seven', 3)")
+	check(3, 7)
+	mustExec("CREATE INDEX t_ts ON t (ts)")
+	check(3, 7)
+	mustExec("ROLLBACK")
+	check(3, 7)
+	check(7, 5)
+
+	// SQL PREPARE and EXECUTE keep the plan too.
+	mustExec("PREPARE byid (bigint) AS SELECT x, ts FROM t WHERE id = $1")
+	for _, id := range []string{"1", "2", "1"} {
+		res, err := s.Exec(ctx, "EXECUTE byid ("+id+")", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := formatRows(res), map[string]string{"1": "5|five\n", "2": "6|six\n"}[id]; got != want {
+			t.Fatalf("EXECUTE byid (%s): %q, want %q", id, got, want)
+		}
+	}
+	sp, err := s.sqlPrepared.Get("byid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.sel == nil || sp.sel.p == nil {
+		t.Fatal("EXECUTE keeps no plan")
+	}
+}
+
+// TestPreparedSelectNotKept checks the statements whose plan is not
+// kept, because binding read a parameter's value or the plan reads the
+// clock or the session: each execution gives its own answer.
+func TestPreparedSelectNotKept(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	e, err := Open(NewMemoryStore(), Options{Clock: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := e.NewSession()
+	defer s.Close()
+	for _, q := range []string{
+		"CREATE TABLE t (id bigint PRIMARY KEY, ts timestamptz)",
+		"INSERT INTO t VALUES (1, '2026-03-01 10:00:00+00'), (2, '2026-03-01 13:00:00+00'), (3, '2026-03-01 15:00:00+00')",
+	} {
+		if _, err := s.Exec(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		query  string
+		params [][]types.Value
+		want   []string
+	}{
+		{"SELECT id FROM t ORDER BY id LIMIT $1",
+			[][]types.Value{{types.MakeInt(types.Int8, 1)}, {types.MakeInt(types.Int8, 2)}},
+			[]string{"1\n", "1\n2\n"}},
+		{"SELECT id FROM t ORDER BY id OFFSET $1",
+			[][]types.Value{{types.MakeInt(types.Int8, 2)}, {types.MakeInt(types.Int8, 1)}},
+			[]string{"3\n", "2\n3\n"}},
+		{"SELECT id FROM t WHERE ts < now() AND id >= $1 ORDER BY id",
+			[][]types.Value{{types.MakeInt(types.Int8, 1)}, {types.MakeInt(types.Int8, 1)}},
+			[]string{"1\n", "1\n2\n"}},
+		{"SELECT id, current_user = $1 FROM t WHERE id = 1",
+			[][]types.Value{{types.MakeText("nobody")}, {types.MakeText("nobody")}},
+			[]string{"1|f\n", "1|f\n"}},
+	} {
+		p, err := s.Prepare(tc.query, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		for i, params := range tc.params {
+			res, err := s.ExecPrepared(ctx, p, params)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.query, err)
+			}
+			if got := formatRows(res); got != tc.want[i] {
+				t.Fatalf("%s, execution %d:\n%swant:\n%s", tc.query, i+1, got, tc.want[i])
+			}
+			if p.sel != nil && p.sel.p != nil {
+				t.Fatalf("%s: the plan is kept", tc.query)
+			}
+			clock = clock.Add(2 * time.Hour)
+		}
+	}
+}
+
+// sortedResult is formatRows of res with its rows sorted.
+func sortedResult(res *Result) string {
+	lines := strings.Split(formatRows(res), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
