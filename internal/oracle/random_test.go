@@ -183,7 +183,7 @@ func TestWorkloadsAreValid(t *testing.T) {
 	setRapidFlags(max(1, *casesFlag/4))
 	rapid.Check(t, func(rt *rapid.T) {
 		w := WorkloadGen(*stepsFlag).Draw(rt, "workload")
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		ref, done, err := postgresInSchema(ctx, dsn, "postgres")
 		if err != nil {
