@@ -257,6 +257,9 @@ type Session struct {
 	onNotice func(Notice)
 	// act is the session's entry in the engine's registry (sessions.go).
 	act *activity
+	// roles is the session's memo of its role's privileges as committed
+	// (privmemo.go); nil until a check read them.
+	roles *roleMemo
 }
 
 // txn is an open transaction block (or the implicit transaction of one
