@@ -221,7 +221,10 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 			// Only running the statement tells its rows (a FETCH's are
 			// its cursor's); the result waits in the portal for Execute.
 			if !p.ran {
-				if err := c.startPortal(p); err != nil {
+				ctx, done := c.statementContext()
+				err := c.startPortal(ctx, p)
+				done()
+				if err != nil {
 					return c.extendedError(err)
 				}
 			}
@@ -310,15 +313,22 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
+	// One statement context covers running the portal and streaming its
+	// rows (as PostgreSQL's statement_timeout covers the Execute); COPY
+	// and SUBSCRIBE move their data under one of their own (stream).
+	ctx, done := c.statementContext()
 	if !p.ran {
-		if err := c.startPortal(p); err != nil {
+		if err := c.startPortal(ctx, p); err != nil {
+			done()
 			return c.extendedError(err)
 		}
 	}
 	res := p.res
 	if !p.done && res.Stream != nil {
-		return c.executeStream(p, m.MaxRows)
+		defer done()
+		return c.executeStream(ctx, p, m.MaxRows)
 	}
+	done()
 	if !p.done && (res.CopyIn != nil || res.CopyOut != nil || res.Subscription != nil) {
 		p.done = true
 		if err := c.stream(res, p.formats, false); err != nil {
@@ -365,10 +375,8 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 // startPortal runs the portal's statement; its result waits in the
 // portal for Execute. Streams (COPY, SUBSCRIBE, a query's rows sent as
 // they are produced) have started but move no data yet.
-func (c *conn) startPortal(p *portal) error {
+func (c *conn) startPortal(ctx context.Context, p *portal) error {
 	c.beginPipeline()
-	ctx, done := c.statementContext()
-	defer done()
 	c.srv.queries.Add(1)
 	res, err := c.run(ctx, func(ctx context.Context) (*runtime.Result, error) {
 		return c.sess.ExecPreparedStreaming(ctx, p.stmt.prep, p.params)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"io"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -15,9 +16,7 @@ import (
 // an Execute that sent as many rows as asked suspends the portal, even
 // when no row remains; the last one's CommandComplete counts the rows it
 // sent.
-func (c *conn) executeStream(p *portal, maxRows uint32) error {
-	ctx, done := c.statementContext()
-	defer done()
+func (c *conn) executeStream(ctx context.Context, p *portal, maxRows uint32) error {
 	res := p.res
 	enc := newRowEncoder(res.Columns, p.formats, c.sess.Zone())
 	sent := 0

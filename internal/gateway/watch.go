@@ -71,6 +71,7 @@ type clientWatch struct {
 	c      *conn
 	mode   watchMode
 	cancel context.CancelCauseFunc
+	own    bool // cancel is of a context the watch derived
 	timer  *time.Timer
 
 	mu struct {
@@ -87,12 +88,21 @@ type clientWatch struct {
 }
 
 // watchClient reads from the client while a statement runs or a result
-// streams, so that a disconnect cancels ctx's statement. stop ends the
-// watch and puts the messages read meanwhile in c.pending; it returns
-// errClose when the client is gone.
+// streams, so that a disconnect cancels ctx's statement. ctx is the
+// statement's (statementContext): the watch cancels the statement through
+// its cancel function, the one a cancel request uses, rather than
+// through a context of its own. stop ends the watch and puts the messages
+// read meanwhile in c.pending; it returns errClose when the client is
+// gone.
 func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context, func() error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	w := &clientWatch{c: c, mode: mode, cancel: cancel, done: make(chan struct{})}
+	w := &clientWatch{c: c, mode: mode, done: make(chan struct{})}
+	c.mu.Lock()
+	w.cancel = c.mu.cancel
+	c.mu.Unlock()
+	if w.cancel == nil {
+		ctx, w.cancel = context.WithCancelCause(ctx)
+		w.own = true
+	}
 	if mode.after > 0 {
 		w.timer = time.AfterFunc(mode.after, w.start)
 	} else {
@@ -172,7 +182,9 @@ func (w *clientWatch) stop() error {
 	w.mu.stopped = true
 	started := w.mu.started
 	w.mu.Unlock()
-	w.cancel(nil)
+	if w.own {
+		w.cancel(nil)
+	}
 	if !started {
 		return nil
 	}

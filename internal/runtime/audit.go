@@ -255,8 +255,11 @@ func (e *Engine) AuditCheckpoint(role, url string, r *CheckpointResult, err erro
 
 // auditStatement records a statement that ended, when it is audited.
 func (s *Session) auditStatement(query string, err error) {
+	if s.eng.audit.Load() == nil {
+		return
+	}
 	kind, ok := auditKind(query)
-	if !ok || s.eng.audit.Load() == nil {
+	if !ok {
 		return
 	}
 	ev := AuditEvent{Role: s.auditRole(), Kind: kind, Statement: strings.TrimSpace(query), Outcome: "ok"}

@@ -257,6 +257,11 @@ type Session struct {
 	onNotice func(Notice)
 	// act is the session's entry in the engine's registry (sessions.go).
 	act *activity
+	// roles is the session's memo of its role's privileges as committed
+	// (privmemo.go); nil until a check read them.
+	roles *roleMemo
+	// pid is backendPID's number with bit 30 set, 0 until it is computed.
+	pid int32
 }
 
 // txn is an open transaction block (or the implicit transaction of one

@@ -317,11 +317,22 @@ func (s *Session) checkStatement(n *pg.Node) error {
 }
 
 // withAccess runs check with the access of the session's current role;
-// not at all for a superuser, so that its statements pay one lookup.
+// not at all for a superuser, so that its statements pay one lookup of
+// the role, none while nothing commits (privmemo.go).
 func (s *Session) withAccess(check func(a *access) error) error {
 	r, cat, release := s.privView()
 	defer release()
-	a, err := s.accessOf(r, cat, s.currentRole())
+	var a *access
+	var err error
+	if role := s.currentRole(); s.readsOwnWrites() {
+		a, err = s.accessOf(r, cat, role)
+	} else {
+		var rec *Role
+		var m *roleMemo
+		if rec, m, err = s.committedRole(role); err == nil {
+			a, err = s.accessWith(r, cat, role, rec, m)
+		}
+	}
 	if err != nil || a == nil {
 		return err
 	}

@@ -230,12 +230,16 @@ func (s *Session) authenticatedUser() string {
 // read: its transaction block's writes when it has any, else the
 // committed state; release when done.
 func (s *Session) privView() (state.Reader, *catalog, func()) {
-	if s.txn != nil && s.txn.w != nil {
+	if s.readsOwnWrites() {
 		return s.txn.w.ov, s.txn.w.cat, func() {}
 	}
 	s.eng.mu.RLock()
 	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock
 }
+
+// readsOwnWrites reports whether privView is the session's transaction
+// block's writes rather than the committed state.
+func (s *Session) readsOwnWrites() bool { return s.txn != nil && s.txn.w != nil }
 
 // access is what privilege checks of one statement read.
 type access struct {
@@ -254,10 +258,16 @@ func (s *Session) accessOf(r state.Reader, cat *catalog, role string) (*access, 
 	if err != nil {
 		return nil, err
 	}
+	return s.accessWith(r, cat, role, rec, nil)
+}
+
+// accessWith is accessOf for role's record rec read from r; m, when not
+// nil, is the committed state's memo r is the store of.
+func (s *Session) accessWith(r state.Reader, cat *catalog, role string, rec *Role, m *roleMemo) (*access, error) {
 	if rec == nil && role == s.sessionUser() || rec != nil && rec.Superuser {
 		return nil, nil
 	}
-	g, err := loadGraph(r)
+	g, err := m.graphOf(r)
 	if err != nil {
 		return nil, err
 	}

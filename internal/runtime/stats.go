@@ -107,12 +107,12 @@ func (o *observer) copyDone(tag string, err error) {
 // rowsAffected reads the row count of an INSERT, UPDATE, DELETE or COPY
 // command tag ("INSERT 0 3", "UPDATE 2", "COPY 5").
 func rowsAffected(tag string) (string, uint64, bool) {
-	f := strings.Fields(tag)
-	if len(f) < 2 {
+	word, rest, ok := strings.Cut(tag, " ")
+	if !ok {
 		return "", 0, false
 	}
 	var op string
-	switch f[0] {
+	switch word {
 	case "INSERT":
 		op = "insert"
 	case "UPDATE":
@@ -124,7 +124,7 @@ func rowsAffected(tag string) (string, uint64, bool) {
 	default:
 		return "", 0, false
 	}
-	n, err := strconv.ParseUint(f[len(f)-1], 10, 64)
+	n, err := strconv.ParseUint(rest[strings.LastIndexByte(rest, ' ')+1:], 10, 64)
 	if err != nil {
 		return "", 0, false
 	}

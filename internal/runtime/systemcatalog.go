@@ -33,11 +33,15 @@ func (s *Session) sessionInfo() *pgcatalog.Session {
 	}
 }
 
-// backendPID gives a session a stable number for pg_backend_pid().
+// backendPID gives a session a stable number for pg_backend_pid(),
+// computed once per session.
 func backendPID(s *Session) int32 {
-	h := fnv.New32a()
-	fmt.Fprintf(h, "%p", s)
-	return int32(h.Sum32() & 0x3fffffff)
+	if s.pid == 0 {
+		h := fnv.New32a()
+		fmt.Fprintf(h, "%p", s)
+		s.pid = int32(h.Sum32()&0x3fffffff) | 1<<30
+	}
+	return s.pid &^ (1 << 30)
 }
 
 // withSession returns a copy of c that answers catalog queries for
