@@ -164,6 +164,10 @@ type DB struct {
 		// committed is the claim of the last commit applied; with Relaxed
 		// durability it is recorded in the identity file at the next sync.
 		committed Claim
+		// uncertain is the claim the files reach if the batch of a Commit
+		// whose log fsync failed is there (uncertain.go); zero when there
+		// is none.
+		uncertain Claim
 		// snapshots are the open snapshots, closed by Close.
 		snapshots map[*Snapshot]struct{}
 		// digests caches the SHA-256 of immutable files (tables), by name,
@@ -794,6 +798,9 @@ func (d *DB) Commit() error {
 	}
 	// The batch stays with Pebble's broken commit pipeline; it is not
 	// closed or reused.
+	if inst := d.inst.Load(); inst != nil && inst.logSyncFailed.Load() {
+		return d.failUncertain(n, uint64(b.SeqNum())+uint64(n), epoch, hasEpoch, err)
+	}
 	return d.stop(fmt.Sprintf("commit of %d writes", n), err)
 }
 

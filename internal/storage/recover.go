@@ -25,10 +25,11 @@ import (
 // closed (or, when one of its background goroutines stopped inside it,
 // abandoned), and a new instance is opened on the same directory, under
 // the same directory lock. The new instance is used only if it holds
-// exactly the commits acknowledged before the failure: the failed batch
-// absent and nothing acknowledged missing. Otherwise the DB stays stopped
-// and a restart is needed (which then serves what the files hold, as
-// before).
+// exactly the commits acknowledged before the failure, nothing
+// acknowledged missing: the failed batch absent, or, when its log fsync
+// failed and its outcome was reported unknown, absent or whole
+// (uncertain.go). Otherwise the DB stays stopped and a restart is needed
+// (which then serves what the files hold, as before).
 
 // pebbleInstance is one open Pebble database of a DB.
 type pebbleInstance struct {
@@ -39,6 +40,9 @@ type pebbleInstance struct {
 	// inside Pebble (see pebbleLogger.Fatalf): closing it would wait for
 	// that goroutine forever.
 	wedged atomic.Bool
+	// logSyncFailed says that a sync of one of its write-ahead-log files
+	// failed (uncertain.go).
+	logSyncFailed atomic.Bool
 }
 
 // errFenced is what a write through a fenced instance fails with.
@@ -46,7 +50,7 @@ var errFenced = errors.New("storage: this instance of the database was stopped a
 
 // fs returns fs seen through the instance's fence.
 func (p *pebbleInstance) fs(fs vfs.FS) vfs.FS {
-	return errorfs.Wrap(fs, errorfs.InjectorFunc(func(op errorfs.Op) error {
+	return errorfs.Wrap(logSyncWatch{FS: fs, inst: p}, errorfs.InjectorFunc(func(op errorfs.Op) error {
 		if op.Kind == errorfs.OpFileClose || op.Kind.ReadOrWrite() != errorfs.OpIsWrite {
 			return nil
 		}
@@ -264,7 +268,7 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		}
 		delete(d.mu.snapshots, s)
 	}
-	committed := d.mu.committed
+	committed, uncertain := d.mu.committed, d.mu.uncertain
 	d.mu.Unlock()
 	if !d.drain(wait) {
 		return errors.New("calls are still using the stopped database")
@@ -283,12 +287,13 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 	}
 	// What the files hold is checked read-only first: a read-write open
 	// would make durable a failed batch that reached the log, where a
-	// restart after a crash might not have found it.
+	// restart after a crash might not have found it. A batch of unknown
+	// outcome may be there or not.
 	seq, err := d.filesSeq()
 	if err != nil {
 		return err
 	}
-	if seq != committed.Seq {
+	if _, ok := acceptable(seq, committed, uncertain); !ok {
 		d.recov.stuck = d.stuckError(f, seqMismatch(seq, committed.Seq))
 		return d.recov.stuck
 	}
@@ -307,24 +312,36 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		return err
 	}
 	seq = visibleSeq(pdb)
-	if seq != committed.Seq || inst.wedged.Load() {
+	found, ok := acceptable(seq, committed, uncertain)
+	if !ok || inst.wedged.Load() {
 		why := seqMismatch(seq, committed.Seq)
 		if inst.wedged.Load() {
 			why = "the reopened instance failed too"
 		}
-		if !d.retire(pdb, inst) || seq != committed.Seq {
+		if !d.retire(pdb, inst) || !ok {
 			d.recov.stuck = d.stuckError(f, why)
 			return d.recov.stuck
 		}
 		return errors.New(why)
 	}
+	d.mu.Lock()
+	d.mu.committed, d.mu.uncertain = found, Claim{}
+	d.mu.Unlock()
 	d.db = pdb
 	d.inst.Store(inst)
 	d.failed.Store(nil)
 	d.recoveries.Add(1)
+	outcome := "none"
+	if uncertain.Seq != 0 {
+		outcome = "absent"
+		if found == uncertain {
+			outcome = "applied"
+		}
+	}
 	d.log.Info("storage recovered after a failure without a restart; accepting reads and writes",
-		"epoch", committed.Epoch, "failure", causeText(f))
-	return nil
+		"epoch", found.Epoch, "failure", causeText(f), "uncertain_commit", outcome)
+	// The reopen flushed what it replayed: the claim is durable.
+	return d.recordClaim(found)
 }
 
 // seqMismatch says why files holding commits up to seq cannot replace a
