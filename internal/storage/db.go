@@ -300,7 +300,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, openError(opts.Dir, err)
 	}
 	d.lock = lock
-	pdb, inst, err := d.openInstance()
+	pdb, inst, err := d.openInstance(true)
 	if err != nil {
 		if inst != nil {
 			_ = lock.Close() // the stuck open's reference

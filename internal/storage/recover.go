@@ -297,32 +297,22 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		d.recov.stuck = d.stuckError(f, seqMismatch(seq, committed.Seq))
 		return d.recov.stuck
 	}
-	pdb, inst, err := d.openInstance()
-	if inst != nil && inst.wedged.Load() && pdb == nil {
-		// The open itself is stuck in Pebble, holding a reference to the
-		// directory lock it will never drop: drop it for it.
-		if d.recov.abandoned >= maxAbandoned {
-			d.recov.stuck = d.stuckError(f, "reopening failed too often")
-			return d.recov.stuck
-		}
-		d.recov.abandoned++
-		_ = d.lock.Close()
-	}
+	// Opening replays the log and flushes what it replayed, and Pebble
+	// then collects the new tables' statistics in a goroutine, which a
+	// failure later in the same open would leave reading a closed file
+	// cache (a panic of the process). So the open that replays runs
+	// without statistics and is closed again; a second open, with nothing
+	// left to replay, collects them.
+	found, pdb, inst, err := d.openFound(f, committed, uncertain, false)
 	if err != nil {
 		return err
 	}
-	seq = visibleSeq(pdb)
-	found, ok := acceptable(seq, committed, uncertain)
-	if !ok || inst.wedged.Load() {
-		why := seqMismatch(seq, committed.Seq)
-		if inst.wedged.Load() {
-			why = "the reopened instance failed too"
-		}
-		if !d.retire(pdb, inst) || !ok {
-			d.recov.stuck = d.stuckError(f, why)
-			return d.recov.stuck
-		}
-		return errors.New(why)
+	if !d.retire(pdb, inst) {
+		d.recov.stuck = d.stuckError(f, "the reopened instance did not close")
+		return d.recov.stuck
+	}
+	if _, pdb, inst, err = d.openFound(f, found, Claim{}, true); err != nil {
+		return err
 	}
 	d.mu.Lock()
 	d.mu.committed, d.mu.uncertain = found, Claim{}
@@ -342,6 +332,40 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		"epoch", found.Epoch, "failure", causeText(f), "uncertain_commit", outcome)
 	// The reopen flushed what it replayed: the claim is durable.
 	return d.recordClaim(found)
+}
+
+// openFound opens an instance (collecting table statistics when stats)
+// and returns it with the claim it holds, which must be committed or
+// uncertain (see acceptable). f is the error that stopped the DB.
+func (d *DB) openFound(f *codedError, committed, uncertain Claim, stats bool) (Claim, *pebble.DB, *pebbleInstance, error) {
+	pdb, inst, err := d.openInstance(stats)
+	if inst != nil && inst.wedged.Load() && pdb == nil {
+		// The open itself is stuck in Pebble, holding a reference to the
+		// directory lock it will never drop: drop it for it.
+		if d.recov.abandoned >= maxAbandoned {
+			d.recov.stuck = d.stuckError(f, "reopening failed too often")
+			return Claim{}, nil, nil, d.recov.stuck
+		}
+		d.recov.abandoned++
+		_ = d.lock.Close()
+	}
+	if err != nil {
+		return Claim{}, nil, nil, err
+	}
+	seq := visibleSeq(pdb)
+	found, ok := acceptable(seq, committed, uncertain)
+	if !ok || inst.wedged.Load() {
+		why := seqMismatch(seq, committed.Seq)
+		if inst.wedged.Load() {
+			why = "the reopened instance failed too"
+		}
+		if !d.retire(pdb, inst) || !ok {
+			d.recov.stuck = d.stuckError(f, why)
+			return Claim{}, nil, nil, d.recov.stuck
+		}
+		return Claim{}, nil, nil, errors.New(why)
+	}
+	return found, pdb, inst, nil
 }
 
 // seqMismatch says why files holding commits up to seq cannot replace a
@@ -390,9 +414,10 @@ func (d *DB) stuckError(f *codedError, why string) error {
 // MANIFEST write the goroutine ends (see pebbleLogger.Fatalf) and the open
 // would wait forever, so openInstance returns then with an error and the
 // wedged instance, leaving the open behind, fenced.
-func (d *DB) openInstance() (*pebble.DB, *pebbleInstance, error) {
+func (d *DB) openInstance(stats bool) (*pebble.DB, *pebbleInstance, error) {
 	inst := &pebbleInstance{owner: d}
 	o := d.popts.Clone()
+	o.DisableTableStats = o.DisableTableStats || !stats
 	o.FS = inst.fs(d.fs)
 	o.Logger = pebbleLogger{l: d.log, inst: inst}
 	o.Lock = d.lock
