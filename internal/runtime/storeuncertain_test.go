@@ -2,11 +2,8 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/storage"
+	"github.com/rockstream/rockstream/internal/storage/lossyfs"
 )
 
 // lineCounter counts log records.
@@ -30,44 +28,6 @@ func (c *lineCounter) Handle(context.Context, slog.Record) error {
 }
 func (c *lineCounter) WithAttrs([]slog.Attr) slog.Handler { return c }
 func (c *lineCounter) WithGroup(string) slog.Handler      { return c }
-
-// dropUnsynced cuts the directory's newest write-ahead log back to size
-// bytes: what a device that lost the writes it never synced holds.
-func dropUnsynced(t *testing.T, fs vfs.FS, log string, size int64) {
-	t.Helper()
-	f, err := fs.Open(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, size)
-	_, err = io.ReadFull(f, data)
-	_ = f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := fs.Create(log, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = w.Write(data)
-	if err := errors.Join(err, w.Sync(), w.Close()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func newestLogFile(t *testing.T, fs vfs.FS, dir string) string {
-	t.Helper()
-	names, err := fs.List(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".log") })
-	if len(names) == 0 {
-		t.Fatal("no write-ahead log")
-	}
-	slices.Sort(names)
-	return fs.PathJoin(dir, names[len(names)-1])
-}
 
 // TestUncertainCommitRecoversInProcess fails the fsync of the write-ahead
 // log under an epoch of two rows (and the making of a new log, for a
@@ -147,7 +107,10 @@ func testUncertainCommit(t *testing.T, lost bool) {
 	defer subscription.Close()
 	subState := &subscriptionState{rows: map[string]int64{}}
 	before := e.Epoch()
-	log := newestLogFile(t, mem, "db")
+	log, err := lossyfs.NewestLog(mem, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
 	fi, err := mem.Stat(log)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +124,9 @@ func testUncertainCommit(t *testing.T, lost bool) {
 	}
 	t.Log(err)
 	if lost {
-		dropUnsynced(t, mem, log, synced)
+		if err := lossyfs.DropTail(mem, log, synced); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// While the fault lasts, reads and writes are refused (the reader's
 	// too), with a few log lines, not one per statement.

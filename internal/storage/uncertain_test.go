@@ -2,9 +2,7 @@ package storage
 
 import (
 	"errors"
-	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,52 +12,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/storage/lossyfs"
 )
-
-// newestLog returns the path of the directory's newest write-ahead log.
-func newestLog(t *testing.T, fs vfs.FS, dir string) string {
-	t.Helper()
-	names, err := fs.List(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var logs []string
-	for _, n := range names {
-		if strings.HasSuffix(n, ".log") {
-			logs = append(logs, n)
-		}
-	}
-	if len(logs) == 0 {
-		t.Fatal("no write-ahead log")
-	}
-	slices.Sort(logs)
-	return fs.PathJoin(dir, logs[len(logs)-1])
-}
-
-// truncateFile cuts the file at path to size bytes, as a device that
-// dropped the writes it never synced leaves it.
-func truncateFile(t *testing.T, fs vfs.FS, path string, size int64) {
-	t.Helper()
-	f, err := fs.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(f, data); err != nil {
-		t.Fatal(err)
-	}
-	_ = f.Close()
-	w, err := fs.Create(path, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := errors.Join(w.Sync(), w.Close()); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestUncertainCommitAbsent fails the log's fsync in a commit and keeps
 // failing it (and the making of a new log) for a while, during which the
@@ -81,7 +35,10 @@ func TestUncertainCommitAbsent(t *testing.T) {
 		writeEpoch(t, db, e)
 		commit(t, db)
 	}
-	log := newestLog(t, mem, "db")
+	log, err := lossyfs.NewestLog(mem, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
 	fi, err := mem.Stat(log)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +54,9 @@ func TestUncertainCommitAbsent(t *testing.T) {
 	if fi, _ := mem.Stat(log); fi.Size() <= synced {
 		t.Fatalf("the failed batch did not reach the log (%d bytes, %d before)", fi.Size(), synced)
 	}
-	truncateFile(t, mem, log, synced)
+	if err := lossyfs.DropTail(mem, log, synced); err != nil {
+		t.Fatal(err)
+	}
 
 	before := logs.total()
 	deadline := time.Now().Add(1500 * time.Millisecond)
