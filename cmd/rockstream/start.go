@@ -69,7 +69,10 @@ when the server stops (a warning says so).
 
 Both addresses are bound before recovery starts, so that a port in use
 fails at once; clients are served once recovery has finished, when /ready
-turns 200 and the "ready" log line is written. Port 0 picks a free port;
+turns 200 and the "ready" log line is written. /ready answers 503 again, with
+the reason, while the storage refuses writes (disk full) or has stopped after
+an I/O error, until it has reopened itself; /ready/reads stays 200 while
+reads are served. Port 0 picks a free port;
 the "ready" line names the addresses actually bound.
 
 Authentication (--auth): trust accepts any user name, and by default only

@@ -3,14 +3,14 @@
 // metrics. docs/operations.md documents every endpoint and metric.
 //
 // /health and /metrics may require a bearer token or a verified client
-// certificate (Config.Token, Config.RequireClientCert); the probes /live
-// and /ready never do, so that orchestrators need no credentials.
+// certificate (Config.Token, Config.RequireClientCert); the probes /live,
+// /ready and /ready/reads never do, so that orchestrators need no credentials.
 //
 // The endpoints answer from the moment the process listens, before the
 // engine has recovered: /live is always 200, /ready is 503 until the
-// server says it is ready (the engine recovered and the gateway listens)
-// and again once it starts shutting down, and /health and /metrics report
-// what is known so far. Nothing here changes the engine's data; every
+// server says it is ready (the engine recovered and the gateway listens),
+// while the storage refuses writes (ready.go), and again once it starts
+// shutting down, and /health and /metrics report what is known so far. Nothing here changes the engine's data; every
 // answer is read from it when asked. The operator endpoints under /admin/
 // (ops.go) read more of it; the one action, POST /admin/checkpoint
 // (checkpoint.go), copies the store to object storage.
@@ -128,13 +128,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusOK, "live\n")
 	})
-	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, r *http.Request) {
-		if s.ready.Load() {
-			writeText(w, http.StatusOK, "ready\n")
-			return
-		}
-		writeText(w, http.StatusServiceUnavailable, s.status()+"\n")
-	})
+	mux.HandleFunc("GET /ready", s.serveReady(false))
+	mux.HandleFunc("GET /ready/reads", s.serveReady(true))
 	// Everything else is behind the guard.
 	guarded := http.NewServeMux()
 	guarded.HandleFunc("GET /health", s.serveHealth)

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -18,8 +19,12 @@ import (
 // TestHealthWhileStorageFails serves an engine whose storage first runs
 // out of space and then has its log writes fail: /health answers 503
 // "degraded" with the problem and rockstream_storage_degraded is 1 while
-// it lasts, /ready stays 200; once the condition clears, writes succeed
-// without a restart, /health is ok again and
+// it lasts; /ready answers 503 with a JSON body naming the reason, when
+// it began and whether reads are served, and /ready/reads stays 200 while
+// the disk is full (reads served) but not while the storage is stopped;
+// once the condition clears, writes succeed without a restart, /health
+// and /ready are 200 again (the disk's space is measured again by the
+// probe itself, with no write needed) and
 // rockstream_storage_recoveries_total counts the recovery.
 func TestHealthWhileStorageFails(t *testing.T) {
 	mem := vfs.NewMem()
@@ -62,14 +67,32 @@ func TestHealthWhileStorageFails(t *testing.T) {
 	if err := exec("CREATE TABLE t (k int)"); err != nil {
 		t.Fatal(err)
 	}
-	expect := func(when string, degraded bool, problem string, recoveries float64) {
+	expect := func(when string, degraded bool, problem string, recoveries float64, reads string) {
 		t.Helper()
 		code, h := health(t, hs.URL)
 		fams := scrape(t, hs.URL)
 		d, _ := value(fams, "rockstream_storage_degraded")
 		r, _ := value(fams, "rockstream_storage_recoveries_total")
-		if rc, _ := get(t, hs.URL+"/ready"); rc != 200 {
-			t.Errorf("%s: /ready %d", when, rc)
+		rc, body := get(t, hs.URL+"/ready")
+		rrc, _ := get(t, hs.URL+"/ready/reads")
+		if !degraded {
+			if rc != 200 || body != "ready\n" || rrc != 200 {
+				t.Fatalf("%s: /ready %d %q, /ready/reads %d", when, rc, body, rrc)
+			}
+		} else {
+			var nr map[string]string
+			if err := json.Unmarshal([]byte(body), &nr); err != nil || rc != 503 {
+				t.Fatalf("%s: /ready %d %q (%v)", when, rc, body, err)
+			}
+			if nr["status"] != "degraded" || nr["reads"] != reads || nr["since"] == "" ||
+				!strings.HasPrefix(nr["reason"], "storage degraded: ") || !strings.Contains(nr["reason"], " since "+nr["since"]) ||
+				!strings.Contains(nr["reason"], problem) {
+				t.Fatalf("%s: /ready body %q", when, body)
+			}
+			if want := map[string]int{"served": 200, "refused": 503}[reads]; rrc != want {
+				t.Fatalf("%s: /ready/reads %d, want %d", when, rrc, want)
+			}
+			t.Logf("%s: /ready: %s", when, nr["reason"])
 		}
 		if !degraded {
 			if code != 200 || h["status"] != "ok" || d != 0 || r != recoveries {
@@ -83,24 +106,27 @@ func TestHealthWhileStorageFails(t *testing.T) {
 		}
 		t.Logf("%s: %s", when, p)
 	}
-	expect("at first", false, "", 0)
+	expect("at first", false, "", 0, "")
 
 	setAvail(10 << 20)
 	if err := exec("INSERT INTO t VALUES (1)"); err == nil {
 		t.Fatal("insert on a full disk succeeded")
 	}
-	expect("disk full", true, "no space left on device", 0)
+	expect("disk full", true, "no space left on device", 0, "served")
+	if _, err := s.Exec(context.Background(), "SELECT count(*) FROM t", nil); err != nil {
+		t.Fatalf("read on a full disk: %v", err)
+	}
 	setAvail(2 << 30)
+	expect("space freed, no write yet", false, "", 0, "")
 	if err := exec("INSERT INTO t VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
-	expect("space freed", false, "", 0)
 
 	fault.On()
 	if err := exec("INSERT INTO t VALUES (2)"); err == nil {
 		t.Fatal("insert on a failing log succeeded")
 	}
-	expect("log failing", true, "injected error", 0)
+	expect("log failing", true, "injected error", 0, "refused")
 	fault.Off()
 	deadline := time.Now().Add(20 * time.Second)
 	for exec("INSERT INTO t VALUES (3)") != nil {
@@ -109,7 +135,7 @@ func TestHealthWhileStorageFails(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	expect("recovered", false, "", 1)
+	expect("recovered", false, "", 1, "")
 	res, err := s.Exec(context.Background(), "SELECT k FROM t ORDER BY k", nil)
 	if err != nil {
 		t.Fatal(err)

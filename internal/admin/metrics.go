@@ -19,7 +19,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 
 var (
 	buildInfoDesc = desc("build_info", "The running binary: always 1, labelled with its version and Go release.", "version", "goversion")
-	readyDesc     = desc("ready", "1 when the server accepts clients (recovered and listening), else 0.")
+	readyDesc     = desc("ready", "1 when /ready answers 200 (recovered, listening, the storage taking writes), else 0.")
 
 	committedEpochDesc = desc("committed_epoch", "The last committed epoch.")
 	durableEpochDesc   = desc("durable_epoch", "The last epoch known to survive a machine crash (durable storage only).")
@@ -79,7 +79,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(buildInfoDesc, 1, c.s.cfg.Version, goVersion)
 	ready := 0.0
-	if c.s.ready.Load() {
+	if c.s.ready.Load() && c.s.degradation() == nil {
 		ready = 1
 	}
 	gauge(readyDesc, ready)

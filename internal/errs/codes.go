@@ -76,6 +76,7 @@ const (
 	InvalidPassword          Code = "RS28P01" // 28P01
 	TooManyConnections       Code = "RS53300" // 53300
 	DiskFull                 Code = "RS53100" // 53100
+	CommitOutcomeUnknown     Code = "RS08007" // 08007: a commit whose log fsync failed
 	OutOfMemory              Code = "RS53200" // 53200
 	TempFileLimit            Code = "RS53400" // 53400
 	IdleInTxnTimeout         Code = "RS25P03" // 25P03
@@ -169,6 +170,7 @@ var sqlstates = map[Code]string{
 	InvalidPassword:          "28P01",
 	TooManyConnections:       "53300",
 	DiskFull:                 "53100",
+	CommitOutcomeUnknown:     "08007",
 	OutOfMemory:              "53200",
 	TempFileLimit:            "53400",
 	IdleInTxnTimeout:         "25P03",

@@ -169,6 +169,15 @@ func (c *changeIndex) committed(epoch uint64, logged map[uint64][]int, trimmed m
 	}
 }
 
+// reset forgets every entry, for an engine whose committed state was
+// reloaded from the store (storerecover.go); readers rebuild them from
+// the store. The caller holds the engine's write lock.
+func (c *changeIndex) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.views = map[uint64]*bucketEpochs{}
+}
+
 // loggedBuckets returns, for each view whose change log ov writes
 // entries of epoch into, the buckets it writes them into, in order. It
 // seeks from one bucket's entries of epoch to the next bucket's, stepping

@@ -176,7 +176,9 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 // failCommit reports a failed commit. The store dropped the epoch's
 // writes, but after a failed sync the durable state is unknown until the
 // store is reopened, so the engine refuses further writes until the store
-// has recovered (recoverStore).
+// has recovered (recoverStore). When the store says the commit's outcome
+// is unknown (its log's fsync failed), so does the error: the epoch is
+// then wholly there or not at all once the store has reopened.
 func (e *Engine) failCommit(err error) error {
 	if errs.CodeOf(err) == errs.DiskFull && !errors.Is(err, storage.ErrFailed) {
 		// The store refused the epoch before writing any of it (the disk
@@ -185,6 +187,9 @@ func (e *Engine) failCommit(err error) error {
 		return err
 	}
 	e.mu.failed = errs.Newf(errs.IOError, "the storage failed to commit epoch %d and the engine accepts no writes until the storage has reopened itself (once the condition clears), or a restart recovers from the last durable epoch: %v", e.mu.epoch+1, err)
+	if errors.Is(err, storage.ErrOutcomeUnknown) {
+		return fmt.Errorf("commit of epoch %d failed: %w", e.mu.epoch+1, err)
+	}
 	return fmt.Errorf("commit failed, nothing of the transaction was applied: %w", err)
 }
 

@@ -152,6 +152,17 @@ func (c *relationCache) changed(ids []uint64, epoch uint64) {
 	}
 }
 
+// reset forgets every entry, for an engine whose committed state was
+// reloaded from the store (storerecover.go). The caller holds the
+// engine's write lock.
+func (c *relationCache) reset() {
+	c.changedAt = map[uint64]uint64{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mu.entries = map[uint64]cachedRelation{}
+	c.mu.rows = 0
+}
+
 // writtenRelations returns the ids of the tables and materialized views
 // whose rows ov writes, skipping from one relation's keys to the next.
 func writtenRelations(ov *state.Overlay) []uint64 {

@@ -30,9 +30,9 @@ type observer struct {
 	// store in memory.
 	durability   storage.Durability
 	durableStore bool
-	// storageHealth is the store's Health, when it has one: why it does
-	// not accept writes, or nil.
-	storageHealth func() error
+	// storageHealth is the store's Degraded, when it has one: why it
+	// does not accept writes, since when, and whether it serves reads.
+	storageHealth func() storage.Degradation
 
 	mu struct {
 		sync.Mutex
@@ -53,8 +53,8 @@ func (o *observer) init(store Store, epoch uint64) {
 		o.durableStore = true
 		o.durability = d.Durability()
 	}
-	if h, ok := store.(interface{ Health() error }); ok {
-		o.storageHealth = h.Health
+	if h, ok := store.(interface{ Degraded() storage.Degradation }); ok {
+		o.storageHealth = h.Degraded
 	}
 	o.mu.commitSeconds = newHistogram(commitBuckets)
 	o.mu.statements = map[string]uint64{}
@@ -206,7 +206,12 @@ type Stats struct {
 	Sessions int
 	// StorageProblem says why the storage does not accept writes (the
 	// disk is full, a failed commit stopped it); empty when it does.
-	StorageProblem string
+	// StorageProblemSince is when that began, and StorageReadsServed
+	// whether reads are served meanwhile (while the disk is full) or
+	// refused too (a failed write stopped the storage).
+	StorageProblem      string
+	StorageProblemSince time.Time
+	StorageReadsServed  bool
 }
 
 // Stats returns a snapshot of the engine's counters.
@@ -225,8 +230,9 @@ func (e *Engine) Stats() Stats {
 		}
 	}
 	if o.storageHealth != nil {
-		if err := o.storageHealth(); err != nil {
-			s.StorageProblem = err.Error()
+		if g := o.storageHealth(); g.Problem != nil {
+			s.StorageProblem = g.Problem.Error()
+			s.StorageProblemSince, s.StorageReadsServed = g.Since, g.ReadsServed
 		}
 	}
 	o.mu.Lock()

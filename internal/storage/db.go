@@ -126,7 +126,9 @@ type DB struct {
 
 	closed atomic.Bool
 	// failed is the error that stopped the DB; Recover clears it.
-	failed atomic.Pointer[codedError]
+	// failedAt is when it was set (Unix nanoseconds).
+	failed   atomic.Pointer[codedError]
+	failedAt atomic.Int64
 	// cache is the block cache, shared by the Pebble instances Recover
 	// opens.
 	cache *pebble.Cache
@@ -164,6 +166,10 @@ type DB struct {
 		// committed is the claim of the last commit applied; with Relaxed
 		// durability it is recorded in the identity file at the next sync.
 		committed Claim
+		// uncertain is the claim the files reach if the batch of a Commit
+		// whose log fsync failed is there (uncertain.go); zero when there
+		// is none.
+		uncertain Claim
 		// snapshots are the open snapshots, closed by Close.
 		snapshots map[*Snapshot]struct{}
 		// digests caches the SHA-256 of immutable files (tables), by name,
@@ -296,7 +302,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, openError(opts.Dir, err)
 	}
 	d.lock = lock
-	pdb, inst, err := d.openInstance()
+	pdb, inst, err := d.openInstance(true)
 	if err != nil {
 		if inst != nil {
 			_ = lock.Close() // the stuck open's reference
@@ -518,10 +524,40 @@ func (d *DB) Health() error {
 	if f := d.failed.Load(); f != nil {
 		return f
 	}
-	if d.space != nil && d.space.Full() {
+	if d.space != nil && d.space.Full() && d.space.check(0) != nil {
+		// Measured again: an idle server (one that a load balancer took
+		// out of service while the disk was full) sees the space freed.
 		return diskFull(nil, "storage: %s is below its free-space reserve; writes are refused until space is freed", d.dir)
 	}
 	return nil
+}
+
+// Degradation says how a DB that does not accept writes is degraded.
+type Degradation struct {
+	// Problem is Health's error; nil when the DB accepts reads and writes.
+	Problem error
+	// Since is when the condition began.
+	Since time.Time
+	// ReadsServed is true while the disk is full (only writes are
+	// refused), false when a failed write stopped the DB.
+	ReadsServed bool
+}
+
+// Degraded returns Health's answer with when the condition began and
+// whether reads are still served.
+func (d *DB) Degraded() Degradation {
+	err := d.Health()
+	if err == nil {
+		return Degradation{}
+	}
+	if d.failed.Load() != nil {
+		return Degradation{Problem: err, Since: time.Unix(0, d.failedAt.Load())}
+	}
+	g := Degradation{Problem: err, ReadsServed: true}
+	if d.space != nil {
+		g.Since, _ = d.space.FullSince()
+	}
+	return g
 }
 
 // Dir returns the database directory.
@@ -794,6 +830,9 @@ func (d *DB) Commit() error {
 	}
 	// The batch stays with Pebble's broken commit pipeline; it is not
 	// closed or reused.
+	if inst := d.inst.Load(); inst != nil && inst.logSyncFailed.Load() {
+		return d.failUncertain(n, uint64(b.SeqNum())+uint64(n), epoch, hasEpoch, err)
+	}
 	return d.stop(fmt.Sprintf("commit of %d writes", n), err)
 }
 
@@ -831,6 +870,7 @@ func (d *DB) stop(op string, cause error) error {
 		inst.fenced.Store(true)
 	}
 	if d.failed.CompareAndSwap(nil, e) {
+		d.failedAt.Store(time.Now().UnixNano())
 		d.log.Error("storage failed; database stopped", "op", op, "err", cause)
 	}
 	if f := d.failed.Load(); f != nil {

@@ -23,9 +23,11 @@
 //     and Pebble's fatal path never ends the process. Recover (or any
 //     call, at most once per interval) reopens the directory in the
 //     process once it takes writes again, and resumes only if the files
-//     hold exactly the acknowledged commits; otherwise the DB stays
-//     stopped with an error saying to restart, which recovers the last
-//     durable state (Close, then Open).
+//     hold exactly the acknowledged commits, and, when the failure was
+//     the log's fsync in a Commit (whose error then wraps
+//     ErrOutcomeUnknown, SQLSTATE 08007), possibly that batch too, whole;
+//     otherwise the DB stays stopped with an error saying to restart,
+//     which recovers the last durable state (Close, then Open).
 //   - Fail closed. Open checks a directory read-only before Pebble may
 //     change anything in it, and refuses, leaving it unchanged, a directory
 //     whose files fail Pebble's checks (MANIFEST and WAL checksums, missing

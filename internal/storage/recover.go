@@ -25,10 +25,11 @@ import (
 // closed (or, when one of its background goroutines stopped inside it,
 // abandoned), and a new instance is opened on the same directory, under
 // the same directory lock. The new instance is used only if it holds
-// exactly the commits acknowledged before the failure: the failed batch
-// absent and nothing acknowledged missing. Otherwise the DB stays stopped
-// and a restart is needed (which then serves what the files hold, as
-// before).
+// exactly the commits acknowledged before the failure, nothing
+// acknowledged missing: the failed batch absent, or, when its log fsync
+// failed and its outcome was reported unknown, absent or whole
+// (uncertain.go). Otherwise the DB stays stopped and a restart is needed
+// (which then serves what the files hold, as before).
 
 // pebbleInstance is one open Pebble database of a DB.
 type pebbleInstance struct {
@@ -39,6 +40,9 @@ type pebbleInstance struct {
 	// inside Pebble (see pebbleLogger.Fatalf): closing it would wait for
 	// that goroutine forever.
 	wedged atomic.Bool
+	// logSyncFailed says that a sync of one of its write-ahead-log files
+	// failed (uncertain.go).
+	logSyncFailed atomic.Bool
 }
 
 // errFenced is what a write through a fenced instance fails with.
@@ -46,7 +50,7 @@ var errFenced = errors.New("storage: this instance of the database was stopped a
 
 // fs returns fs seen through the instance's fence.
 func (p *pebbleInstance) fs(fs vfs.FS) vfs.FS {
-	return errorfs.Wrap(fs, errorfs.InjectorFunc(func(op errorfs.Op) error {
+	return errorfs.Wrap(logSyncWatch{FS: fs, inst: p}, errorfs.InjectorFunc(func(op errorfs.Op) error {
 		if op.Kind == errorfs.OpFileClose || op.Kind.ReadOrWrite() != errorfs.OpIsWrite {
 			return nil
 		}
@@ -264,7 +268,7 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		}
 		delete(d.mu.snapshots, s)
 	}
-	committed := d.mu.committed
+	committed, uncertain := d.mu.committed, d.mu.uncertain
 	d.mu.Unlock()
 	if !d.drain(wait) {
 		return errors.New("calls are still using the stopped database")
@@ -283,48 +287,85 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 	}
 	// What the files hold is checked read-only first: a read-write open
 	// would make durable a failed batch that reached the log, where a
-	// restart after a crash might not have found it.
+	// restart after a crash might not have found it. A batch of unknown
+	// outcome may be there or not.
 	seq, err := d.filesSeq()
 	if err != nil {
 		return err
 	}
-	if seq != committed.Seq {
+	if _, ok := acceptable(seq, committed, uncertain); !ok {
 		d.recov.stuck = d.stuckError(f, seqMismatch(seq, committed.Seq))
 		return d.recov.stuck
 	}
-	pdb, inst, err := d.openInstance()
+	// Opening replays the log and flushes what it replayed, and Pebble
+	// then collects the new tables' statistics in a goroutine, which a
+	// failure later in the same open would leave reading a closed file
+	// cache (a panic of the process). So the open that replays runs
+	// without statistics and is closed again; a second open, with nothing
+	// left to replay, collects them.
+	found, pdb, inst, err := d.openFound(f, committed, uncertain, false)
+	if err != nil {
+		return err
+	}
+	if !d.retire(pdb, inst) {
+		d.recov.stuck = d.stuckError(f, "the reopened instance did not close")
+		return d.recov.stuck
+	}
+	if _, pdb, inst, err = d.openFound(f, found, Claim{}, true); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.mu.committed, d.mu.uncertain = found, Claim{}
+	d.mu.Unlock()
+	d.db = pdb
+	d.inst.Store(inst)
+	d.failed.Store(nil)
+	d.recoveries.Add(1)
+	outcome := "none"
+	if uncertain.Seq != 0 {
+		outcome = "absent"
+		if found == uncertain {
+			outcome = "applied"
+		}
+	}
+	d.log.Info("storage recovered after a failure without a restart; accepting reads and writes",
+		"epoch", found.Epoch, "failure", causeText(f), "uncertain_commit", outcome)
+	// The reopen flushed what it replayed: the claim is durable.
+	return d.recordClaim(found)
+}
+
+// openFound opens an instance (collecting table statistics when stats)
+// and returns it with the claim it holds, which must be committed or
+// uncertain (see acceptable). f is the error that stopped the DB.
+func (d *DB) openFound(f *codedError, committed, uncertain Claim, stats bool) (Claim, *pebble.DB, *pebbleInstance, error) {
+	pdb, inst, err := d.openInstance(stats)
 	if inst != nil && inst.wedged.Load() && pdb == nil {
 		// The open itself is stuck in Pebble, holding a reference to the
 		// directory lock it will never drop: drop it for it.
 		if d.recov.abandoned >= maxAbandoned {
 			d.recov.stuck = d.stuckError(f, "reopening failed too often")
-			return d.recov.stuck
+			return Claim{}, nil, nil, d.recov.stuck
 		}
 		d.recov.abandoned++
 		_ = d.lock.Close()
 	}
 	if err != nil {
-		return err
+		return Claim{}, nil, nil, err
 	}
-	seq = visibleSeq(pdb)
-	if seq != committed.Seq || inst.wedged.Load() {
+	seq := visibleSeq(pdb)
+	found, ok := acceptable(seq, committed, uncertain)
+	if !ok || inst.wedged.Load() {
 		why := seqMismatch(seq, committed.Seq)
 		if inst.wedged.Load() {
 			why = "the reopened instance failed too"
 		}
-		if !d.retire(pdb, inst) || seq != committed.Seq {
+		if !d.retire(pdb, inst) || !ok {
 			d.recov.stuck = d.stuckError(f, why)
-			return d.recov.stuck
+			return Claim{}, nil, nil, d.recov.stuck
 		}
-		return errors.New(why)
+		return Claim{}, nil, nil, errors.New(why)
 	}
-	d.db = pdb
-	d.inst.Store(inst)
-	d.failed.Store(nil)
-	d.recoveries.Add(1)
-	d.log.Info("storage recovered after a failure without a restart; accepting reads and writes",
-		"epoch", committed.Epoch, "failure", causeText(f))
-	return nil
+	return found, pdb, inst, nil
 }
 
 // seqMismatch says why files holding commits up to seq cannot replace a
@@ -373,9 +414,10 @@ func (d *DB) stuckError(f *codedError, why string) error {
 // MANIFEST write the goroutine ends (see pebbleLogger.Fatalf) and the open
 // would wait forever, so openInstance returns then with an error and the
 // wedged instance, leaving the open behind, fenced.
-func (d *DB) openInstance() (*pebble.DB, *pebbleInstance, error) {
+func (d *DB) openInstance(stats bool) (*pebble.DB, *pebbleInstance, error) {
 	inst := &pebbleInstance{owner: d}
 	o := d.popts.Clone()
+	o.DisableTableStats = o.DisableTableStats || !stats
 	o.FS = inst.fs(d.fs)
 	o.Logger = pebbleLogger{l: d.log, inst: inst}
 	o.Lock = d.lock

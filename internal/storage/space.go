@@ -45,6 +45,8 @@ type spaceGuard struct {
 		checked time.Time
 		avail   uint64
 		full    bool
+		// fullSince is when the disk was first found full, while it is.
+		fullSince time.Time
 	}
 }
 
@@ -71,6 +73,7 @@ func (g *spaceGuard) check(need int64) error {
 	full := u.AvailBytes < reserve+uint64(need)
 	switch {
 	case full && !g.mu.full:
+		g.mu.fullSince = now
 		g.log.Warn("storage disk is full: refusing writes until space is freed; reads go on",
 			"avail_bytes", u.AvailBytes, "reserve_bytes", reserve)
 	case !full && g.mu.full:
@@ -89,6 +92,14 @@ func (g *spaceGuard) Full() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.mu.full
+}
+
+// FullSince returns when the disk was found full, while the last check
+// found it so.
+func (g *spaceGuard) FullSince() (time.Time, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.mu.fullSince, g.mu.full
 }
 
 // noteENOSPC records that a write failed for lack of space, so that the
