@@ -287,24 +287,45 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 // logChanges appends a view's delta to its change log at the epoch being
 // built. Each entry goes to the bucket of its row; seq numbers the view's
 // entries of the epoch across all buckets, in the order of the deltas.
+//
+// The entries are written in key order (by bucket, then seq: a stable
+// counting sort of the delta's positions by bucket), each through the
+// path the previous one took, so that a write lands beside the last one
+// instead of descending the tree from its root. The keys and values are
+// those of writing them in the delta's order.
 func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	id := o.id
 	prefix := relPrefix(nsChangeLog, id)
-	var k, v, scratch []byte
-	seq := w.logSeq[id]
-	for _, e := range delta {
+	base := w.logSeq[id]
+	var scratch []byte
+	buckets := make([]byte, len(delta))
+	var starts [257]int32 // starts[b+1]: entries in buckets <= b, once summed
+	for i, e := range delta {
 		var b int
 		b, scratch = o.viewRowBucket(e.Row, scratch)
-		k = append(append(k[:0], prefix...), byte(b))
+		buckets[i] = byte(b)
+		starts[b+1]++
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	order := make([]int32, len(delta))
+	for i, b := range buckets {
+		order[starts[b]] = int32(i)
+		starts[b]++
+	}
+	var k, v []byte
+	var hint state.Hint
+	for _, i := range order {
+		k = append(append(k[:0], prefix...), buckets[i])
 		k = binary.BigEndian.AppendUint64(k, w.epoch)
-		k = binary.BigEndian.AppendUint64(k, seq)
-		seq++
-		v = encodeStored(v, e.Weight, e.Row)
-		if err := st.Set(k, v); err != nil {
+		k = binary.BigEndian.AppendUint64(k, base+uint64(i))
+		v = encodeStored(v, delta[i].Weight, delta[i].Row)
+		if err := state.SetHinted(st, k, v, &hint); err != nil {
 			return err
 		}
 	}
-	w.logSeq[id] = seq
+	w.logSeq[id] = base + uint64(len(delta))
 	return nil
 }
 

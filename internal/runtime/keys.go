@@ -189,15 +189,22 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 // prefix. keyOf returns each row's storage key. Retractions are applied
 // before insertions so that a keyed row replaced within one delta is
 // removed before its successor is written.
+//
+// Each row's write goes through the path its read just found (a hint
+// reset per row: the rows come in no key order, so the previous row's
+// path would only cost a comparison more), which saves the write's
+// descent of the overlay's tree.
 func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte) error {
 	var kbuf, vbuf []byte
+	var hint state.Hint
 	for pass := 0; pass < 2; pass++ {
 		for _, e := range delta {
 			if (pass == 0) != (e.Weight < 0) {
 				continue
 			}
 			kbuf = keyOf(kbuf, prefix, e.Row)
-			old, ok, err := st.Get(kbuf)
+			hint = state.Hint{}
+			old, ok, err := state.GetHinted(st, kbuf, &hint)
 			if err != nil {
 				return err
 			}
@@ -217,10 +224,10 @@ func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst,
 			case w < 0:
 				return errs.Newf(errs.Internal, "internal error: negative weight %d for a stored row", w)
 			case w == 0:
-				err = st.Delete(kbuf)
+				err = state.DeleteHinted(st, kbuf, &hint)
 			default:
 				vbuf = encodeStored(vbuf, w, e.Row)
-				err = st.Set(kbuf, vbuf)
+				err = state.SetHinted(st, kbuf, vbuf, &hint)
 			}
 			if err != nil {
 				return err

@@ -31,7 +31,7 @@ func getHinted(r Reader, key []byte, h *Hint, depth int) ([]byte, bool, error) {
 	switch s := r.(type) {
 	case *Overlay:
 		if e, ok := s.writes.GetHint(probe(key), &h.paths[depth]); ok {
-			if e.deleted {
+			if e.deleted() {
 				return nil, false, nil
 			}
 			return e.value(), true, nil
@@ -73,8 +73,7 @@ func DeleteHinted(w Writer, key []byte, h *Hint) error {
 		if s.scanning.Load() > 0 {
 			return errWriteInScan
 		}
-		e := owned(key, nil)
-		e.deleted = true
+		e := owned(key, nil).asDeletion()
 		s.writes.SetHint(e, &h.paths[0])
 		return nil
 	case *Memory:

@@ -117,7 +117,7 @@ func (o *Overlay) Len() int { return o.writes.Len() }
 // Get implements Reader.
 func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
 	if e, ok := o.writes.Get(probe(key)); ok {
-		if e.deleted {
+		if e.deleted() {
 			return nil, false, nil
 		}
 		return e.value(), true, nil
@@ -140,8 +140,7 @@ func (o *Overlay) Delete(key []byte) error {
 	if o.scanning.Load() > 0 {
 		return errWriteInScan
 	}
-	e := owned(key, nil)
-	e.deleted = true
+	e := owned(key, nil).asDeletion()
 	o.writes.Set(e)
 	return nil
 }
@@ -186,7 +185,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			if c > 0 {
 				return false
 			}
-			if !e.deleted && !fn(e.key(), e.value()) {
+			if !e.deleted() && !fn(e.key(), e.value()) {
 				ok = false
 				return false
 			}
@@ -197,7 +196,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 		if emitBefore(k) {
 			e := it.Item()
 			own = it.Next()
-			if e.deleted {
+			if e.deleted() {
 				return true
 			}
 			ok = fn(e.key(), e.value())
@@ -263,7 +262,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			if c < 0 {
 				return false
 			}
-			if !e.deleted && !fn(e.key(), e.value()) {
+			if !e.deleted() && !fn(e.key(), e.value()) {
 				ok = false
 				return false
 			}
@@ -274,7 +273,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 		if emitAbove(k) {
 			e := it.Item()
 			own = it.Prev()
-			if e.deleted {
+			if e.deleted() {
 				return true
 			}
 			ok = fn(e.key(), e.value())
@@ -343,7 +342,7 @@ func (o *Overlay) Commit() error {
 	}
 	var err error
 	o.writes.Scan(func(e entry) bool {
-		if e.deleted {
+		if e.deleted() {
 			err = o.parent.Delete(e.key())
 		} else {
 			err = o.parent.Set(e.key(), e.value())
@@ -363,7 +362,7 @@ func (o *Overlay) Commit() error {
 func (o *Overlay) commitIntoMemory(m *Memory) {
 	var hint btree.PathHint
 	o.writes.Scan(func(e entry) bool {
-		if e.deleted {
+		if e.deleted() {
 			m.tree.DeleteHint(e, &hint)
 		} else {
 			m.tree.SetHint(e, &hint)

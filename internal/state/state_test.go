@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/rockstream/rockstream/internal/proccpu"
 )
@@ -240,5 +241,13 @@ func TestOverlayNextWrite(t *testing.T) {
 		if string(got) != c.want || ok != c.ok {
 			t.Errorf("NextWrite(%q) = %q, %v; want %q, %v", c.from, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestEntryIs32Bytes keeps a tree item at 32 bytes (entry's comment says
+// why); a field added to entry must make room elsewhere.
+func TestEntryIs32Bytes(t *testing.T) {
+	if n := unsafe.Sizeof(entry{}); n != 32 {
+		t.Fatalf("entry is %d bytes, want 32", n)
 	}
 }
