@@ -40,7 +40,7 @@ var besideMinRows = 64
 // fails the statement after an error of the write, before one of the
 // views.
 func writeBesideViews(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch, write func(st state.Store) error, check func(st state.Reader) error) error {
-	if w.cat.parallelism().Workers <= 1 || w.deferViews || len(delta) < besideMinRows || !w.cat.readByView(o.name) {
+	if w.cat.parallelism().Workers <= 1 || w.deferViews || len(delta) < besideMinRows || !w.cat.readByView(o.name) || w.cat.lookedUpByView(o.name) {
 		if err := write(st); err != nil {
 			return err
 		}
