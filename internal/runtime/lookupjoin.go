@@ -9,14 +9,17 @@ import (
 )
 
 // Lookup joins inside circuits. A materialized view's inner join whose
-// input is a table joined on its whole primary key reads that table's
-// stored rows by key instead of keeping an arrangement of them
-// (diff/lookup.go, ops/lookupjoin.go): one Get per join key of the other
-// input's delta, in the bucket of the key, which is the bucket the table
-// stores the row in. This relies on the table's rows being written
-// before its views step in every epoch (in line, never beside the views:
-// lookedUpByView), so that the join reads the table's new version. A
-// backfill feeds such a table no delta (backfill.go).
+// input is a table joined on its whole primary key, or a materialized
+// view joined on the group key its rows are routed by (its first
+// columns, docs/format/storage.md), reads that relation's stored rows by
+// key instead of keeping an arrangement of them (diff/lookup.go,
+// ops/lookupjoin.go): one Get of the table's row, or one prefix scan of
+// the view's rows of the key, in the bucket of the key, which is the
+// bucket the relation stores them in. This relies on the relation's rows
+// being written before its readers step in every epoch (a table's in
+// line, never beside the views: lookedUpByView; a view's before the
+// views after it step, viewgroups.go), so that the join reads the new
+// version. A backfill feeds such a relation no delta (backfill.go).
 
 // disableCircuitLookups, set by benchmarks and tests, builds every view
 // with arrangements on both sides of its joins, as before lookups.
@@ -31,11 +34,22 @@ func viewLookups(cat *catalog) diff.Lookups {
 	}
 	return func(scan string) (diff.StoredRelation, bool) {
 		o, pos := cat.input(scan)
-		if o == nil || o.kind != sql.Table || len(o.pk) == 0 || o.unstored || o.system != nil {
+		if o == nil || o.system != nil {
 			return diff.StoredRelation{}, false
 		}
-		keyCols := make([]int, len(o.pk))
-		for k, c := range o.pk {
+		key := o.pk
+		switch {
+		case o.kind == sql.Table && len(o.pk) > 0 && !o.unstored:
+		case o.kind == sql.MaterializedView && o.route > 0 && o.route < len(o.cols):
+			key = make([]int, o.route)
+			for i := range key {
+				key[i] = i
+			}
+		default:
+			return diff.StoredRelation{}, false
+		}
+		keyCols := make([]int, len(key))
+		for k, c := range key {
 			keyCols[k] = c
 			if pos != nil {
 				keyCols[k] = -1
@@ -51,25 +65,46 @@ func viewLookups(cat *catalog) diff.Lookups {
 			}
 		}
 		return diff.StoredRelation{Base: o.name, KeyCols: keyCols,
-			Rows: &tableByKey{prefix: o.rowsPrefix(), pos: pos}}, true
+			Rows: &storedByKey{prefix: o.rowsPrefix(), pos: pos, scan: o.kind != sql.Table}}, true
 	}
 }
 
-// tableByKey reads a keyed table's stored row by its primary key
-// (ops.StoredRows).
-type tableByKey struct {
+// storedByKey reads a relation's stored rows by the key they are stored
+// under (ops.StoredRows): a keyed table's row by its primary key, or a
+// routed view's rows by its leading columns.
+type storedByKey struct {
 	prefix []byte
 	pos    []int // the scan's columns (nil: all)
-	key    []byte
+	// scan says the key is a prefix of the rows' keys (a view's), not the
+	// whole key (a table's primary key).
+	scan     bool
+	key, end []byte
+	err      error
 }
 
 // Rows implements ops.StoredRows. It is called by one worker's instance
 // of the circuit only (each instance builds its own).
-func (t *tableByKey) Rows(st state.Reader, key []types.Value, fn func(row zset.Row, weight int64) error) error {
+func (t *storedByKey) Rows(st state.Reader, key []types.Value, fn func(row zset.Row, weight int64) error) error {
 	k := append(append(t.key[:0], t.prefix...), 0)
 	k = zset.EncodeKey(k, key...)
 	k[len(t.prefix)] = byte(zset.Bucket(k[len(t.prefix)+1:]))
 	t.key = k
+	if t.scan {
+		t.end = zset.KeyPrefixEnd(t.end[:0], k)
+		t.err = nil
+		err := st.Scan(k, t.end, func(_, v []byte) bool {
+			e, err := decodeStored(v)
+			if err == nil {
+				err = fn(projectRow(e.Row, t.pos), e.Weight)
+			}
+			t.err = err
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+		return t.err
+	}
 	v, ok, err := st.Get(k)
 	if err != nil || !ok {
 		return err
