@@ -10,8 +10,9 @@ import (
 // Lookup joins: an inner join one of whose inputs is a stored relation
 // read by its key.
 //
-// When one input of a Join is a relation whose stored rows are ordered by
-// the join key (a table whose primary key is the join key), the join
+// When one input of a Join is a relation whose stored rows are keyed by
+// the join key (a table whose primary key is the join key, a view routed
+// by its group key), the join
 // keeps no arrangement of it: it reads the relation's stored rows by key
 // instead (StoredRows). That relation's rows are in the store that Step
 // reads, and at each Step they are its new version, b' = b + Δb: the
@@ -34,7 +35,7 @@ type StoredRows interface {
 	// Rows calls fn with each row (in the scan's shape) and weight that
 	// st holds for the relation under key, the values of the relation's
 	// key columns in its key order, until fn returns an error, which
-	// Rows returns. The row is valid during the call only.
+	// Rows returns. fn may keep the row's values.
 	Rows(st state.Reader, key []types.Value, fn func(row zset.Row, weight int64) error) error
 }
 
