@@ -20,6 +20,13 @@ type builder struct {
 	nodes     []node
 	relations []string
 	nows      []*plan.Now // read by the temporal filters (temporal.go)
+
+	// lookups, when set, says which relations inner joins may read by
+	// key (lookup.go); uses counts the scans of each stored relation, and
+	// lookedUp holds the scans read by key.
+	lookups  Lookups
+	uses     map[string]int
+	lookedUp map[string]bool
 }
 
 // stripOrdering removes the Sort and Limit nodes at the top of an ad-hoc
@@ -255,7 +262,16 @@ func (b *builder) join(n *plan.Join) (int, error) {
 		j := ops.NewJoin(prefix, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw)
 		j.SetInputs(setRows(n.Left), setRows(n.Right))
 		op = j
-		fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", lkeys, rkeys)
+		lookup := b.lookupJoin(n, j)
+		_, lookupLeft := j.LooksUp()
+		switch {
+		case lookup == "":
+			fmt.Fprintf(&sb, "  state=arrangements(left by %s, right by %s)", lkeys, rkeys)
+		case lookupLeft:
+			fmt.Fprintf(&sb, "  state=arrangement(right by %s)  %s", rkeys, lookup)
+		default:
+			fmt.Fprintf(&sb, "  state=arrangement(left by %s)  %s", lkeys, lookup)
+		}
 	case plan.LeftJoin, plan.RightJoin, plan.FullJoin:
 		op = ops.NewOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw, n.SingleMatch)
 		lm, rm := "", ""

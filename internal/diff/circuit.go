@@ -45,6 +45,10 @@ type Circuit struct {
 	profile []int64
 	// nows are the now() calls its temporal filters read (temporal.go).
 	nows []*plan.Now
+	// lookups is what BuildView was given, and lookedUp the relations
+	// the circuit reads by key only (lookup.go).
+	lookups  Lookups
+	lookedUp map[string]bool
 }
 
 // node is one operator of a circuit.
@@ -88,16 +92,25 @@ func Build(p plan.Node, prefix []byte, forQuery bool) (*Circuit, error) {
 // build is Build; a serial circuit (the body of a recursive query, which
 // its Fixpoint runs on one worker) has no exchanges.
 func build(p plan.Node, prefix ops.Prefix, forQuery, serial bool) (*Circuit, error) {
+	return buildWith(p, prefix, forQuery, serial, nil)
+}
+
+// buildWith is build with the lookups of BuildView (nil: none).
+func buildWith(p plan.Node, prefix ops.Prefix, forQuery, serial bool, lookups Lookups) (*Circuit, error) {
 	if forQuery {
 		p = stripOrdering(p)
 	}
-	b := &builder{prefix: prefix, forQuery: forQuery, serial: serial}
+	b := &builder{prefix: prefix, forQuery: forQuery, serial: serial, lookups: lookups}
+	if lookups != nil {
+		b.uses = scanUses(p, lookups)
+	}
 	root, err := b.build(p)
 	if err != nil {
 		return nil, err
 	}
 	c := &Circuit{nodes: b.nodes, root: root, relations: b.relations,
-		plan: p, prefix: b.prefix, forQuery: forQuery, nows: b.nows}
+		plan: p, prefix: b.prefix, forQuery: forQuery, nows: b.nows,
+		lookups: lookups, lookedUp: b.lookedUp}
 	c.markLoose()
 	return c, nil
 }

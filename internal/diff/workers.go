@@ -184,7 +184,7 @@ func inputRows(c *Circuit, deltas map[string]zset.Batch) int {
 // the same plan, for workers 1 to n-1.
 func (c *Circuit) instances(n int) error {
 	for len(c.workers) < n-1 {
-		w, err := build(c.plan, c.prefix, c.forQuery, false)
+		w, err := buildWith(c.plan, c.prefix, c.forQuery, false, c.lookups)
 		if err != nil {
 			return fmt.Errorf("building a worker's circuit: %w", err)
 		}

@@ -48,6 +48,9 @@ type Join struct {
 	rightWidth          int
 	leftPrefix          *bucketed
 	rightPrefix         *bucketed
+	// lookup, when set, is the input read by key from its stored rows
+	// instead of an arrangement (lookupjoin.go).
+	lookup *lookupSide
 
 	// Scratch, reused across steps.
 	keyBuf    []byte // arrangement key or probe prefix
@@ -127,6 +130,15 @@ func (j *Join) Step(ctx context.Context, st state.Store, in []zset.Batch) (zset.
 	rp, err := j.index(w, dr, j.rightKeys, j.rightPrefix)
 	if err != nil {
 		return nil, err
+	}
+	if j.lookup != nil {
+		if out, err = j.stepLookup(w, st, lp, rp); err != nil {
+			return nil, err
+		}
+		if j.Loose {
+			return out, nil
+		}
+		return zset.Consolidate(out)
 	}
 	// b' = b + Δb.
 	if err := j.arrangeSide(w, st, rp, j.rightSet); err != nil {
@@ -225,7 +237,6 @@ const rowSep = 0x01
 // the same key on the other side and appends the pairs to out. deltaLeft
 // says which side the probes are on, to order the concatenated row.
 func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, other *bucketed, deltaLeft bool) (zset.Batch, error) {
-	width := j.leftWidth + j.rightWidth
 	for i := 0; i < len(ps); {
 		n := i + 1
 		for n < len(ps) && bytes.Equal(ps[n].key, ps[i].key) {
@@ -247,36 +258,47 @@ func (j *Join) probe(w *work, st state.Store, out zset.Batch, ps []probe, own, o
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range run {
-			for _, m := range j.matches {
-				if err := w.tick(); err != nil {
-					return nil, err
-				}
-				mrow := j.matchVals[m.off:m.end]
-				row := j.rows.alloc(width)
-				if deltaLeft {
-					copy(row, p.row)
-					copy(row[j.leftWidth:], mrow)
-				} else {
-					copy(row, mrow)
-					copy(row[j.leftWidth:], p.row)
-				}
-				if j.residual != nil {
-					ok, err := isTrue(j.residual, row)
-					if err != nil {
-						return nil, err
-					}
-					if !ok {
-						j.rows.unalloc(width)
-						continue
-					}
-				}
-				w, err := zset.MulWeight(p.weight, m.weight)
+		if out, err = j.pairUp(w, out, run, deltaLeft); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pairUp appends to out each probe of run paired with each of j.matches
+// that passes the residual predicate. deltaLeft says which side the
+// probes are on, to order the concatenated row.
+func (j *Join) pairUp(w *work, out zset.Batch, run []probe, deltaLeft bool) (zset.Batch, error) {
+	width := j.leftWidth + j.rightWidth
+	for _, p := range run {
+		for _, m := range j.matches {
+			if err := w.tick(); err != nil {
+				return nil, err
+			}
+			mrow := j.matchVals[m.off:m.end]
+			row := j.rows.alloc(width)
+			if deltaLeft {
+				copy(row, p.row)
+				copy(row[j.leftWidth:], mrow)
+			} else {
+				copy(row, mrow)
+				copy(row[j.leftWidth:], p.row)
+			}
+			if j.residual != nil {
+				ok, err := isTrue(j.residual, row)
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, zset.Entry{Row: row, Weight: w})
+				if !ok {
+					j.rows.unalloc(width)
+					continue
+				}
 			}
+			w, err := zset.MulWeight(p.weight, m.weight)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, zset.Entry{Row: row, Weight: w})
 		}
 	}
 	return out, nil

@@ -428,7 +428,7 @@ func refreshViews(ctx context.Context, st state.Store, w *epochWrite, old, nc *c
 			return viewError(v, err)
 		}
 		limitRecursion(p, v.maxIterations)
-		if nv.circuit, err = diff.Build(p, relPrefix(nsOpState, v.id), false); err != nil {
+		if nv.circuit, err = diff.BuildView(p, relPrefix(nsOpState, v.id), viewLookups(nc)); err != nil {
 			return err
 		}
 		nc.byName[v.name] = &nv

@@ -122,6 +122,10 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 	deltas := make(map[string]zset.Batch, len(rels))
 	var total int
 	for _, r := range rels {
+		if o.circuit.LookedUp(r) {
+			// Read by key from its stored rows, which hold all of it.
+			continue
+		}
 		src, pos := cat.input(r)
 		if src == nil {
 			return nil, errs.Newf(errs.Internal, "internal error: circuit reads unknown relation %q", r)

@@ -349,7 +349,7 @@ func createMatViewWith(ctx context.Context, st state.Store, w *epochWrite, text 
 		query: cs.Query, deps: relationNames(cs.Query), funcDeps: b.UsedFunctions, maxIterations: recursionLimit, created: w.epoch, inputs: bc.images, zone: zone}
 	nc.nextID++
 	o.route = groupRoute(p, len(cols))
-	o.circuit, err = diff.Build(p, relPrefix(nsOpState, o.id), false)
+	o.circuit, err = diff.BuildView(p, relPrefix(nsOpState, o.id), viewLookups(cat))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -177,6 +177,10 @@ func (s *Session) explainEstimate(ctx context.Context, st ext.Statement) (*Resul
 // state under prefix: each sample runs on its own, over a store in memory.
 func estimateCircuit(ctx context.Context, r state.Reader, cat *catalog, c *diff.Circuit, build func() (*diff.Circuit, error), prefix []byte) (*circuitEstimate, error) {
 	rels := map[string]zset.Batch{}
+	// stored are the whole rows of the tables c reads by key, which a
+	// sample writes where the table keeps them, instead of feeding them
+	// as a delta (as a backfill does).
+	stored := map[string]zset.Batch{}
 	est := &circuitEstimate{fraction: 1, rows: map[string]float64{}}
 	largest := 0.0
 	for _, name := range c.Relations() {
@@ -187,6 +191,9 @@ func estimateCircuit(ctx context.Context, r state.Reader, cat *catalog, c *diff.
 		b, err := readRelation(ctx, r, src)
 		if err != nil {
 			return nil, err
+		}
+		if c.LookedUp(name) {
+			stored[name] = b
 		}
 		b = projectRows(b, pos)
 		rels[name] = b
@@ -207,10 +214,17 @@ func estimateCircuit(ctx context.Context, r state.Reader, cat *catalog, c *diff.
 			return nil, err
 		}
 		deltas := make(map[string]zset.Batch, len(rels))
+		mem := state.NewMemory()
 		for name, b := range rels {
+			if rows, ok := stored[name]; ok {
+				src, _ := cat.input(name)
+				if err := applyDelta(mem, src.rowsPrefix(), sample(rows, frac), src.keyOf()); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			deltas[name] = sample(b, frac)
 		}
-		mem := state.NewMemory()
 		_, rows, err := ci.StepProfiled(ctx, mem, deltas)
 		if err != nil {
 			return nil, err

@@ -68,17 +68,18 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 }
 
 func explainQuery(cat *catalog, q *pg.Node, offset, recursionLimit int, zone types.Zone) (*diff.Circuit, error) {
-	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone, TemporalFilters: true}, q, offset, recursionLimit, []byte{nsQuery})
+	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone, TemporalFilters: true}, q, offset, recursionLimit, []byte{nsQuery}, viewLookups(cat))
 }
 
 // buildQueryAt builds the circuit of a view defined by q, its state under
 // prefix.
 func buildQueryAt(cat *catalog, q *pg.Node, offset, recursionLimit int, prefix []byte, zone types.Zone) (*diff.Circuit, error) {
-	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone}, q, offset, recursionLimit, prefix)
+	return buildQueryWith(sql.Binder{Cat: cat, Zone: zone}, q, offset, recursionLimit, prefix, viewLookups(cat))
 }
 
-// buildQueryWith is buildQueryAt binding with b.
-func buildQueryWith(b sql.Binder, q *pg.Node, offset, recursionLimit int, prefix []byte) (*diff.Circuit, error) {
+// buildQueryWith is buildQueryAt binding with b, reading by key the
+// relations lookups allows (as a view's circuit does).
+func buildQueryWith(b sql.Binder, q *pg.Node, offset, recursionLimit int, prefix []byte, lookups diff.Lookups) (*diff.Circuit, error) {
 	p, err := b.Query(q)
 	if err == nil {
 		limitRecursion(p, recursionLimit)
@@ -90,7 +91,7 @@ func buildQueryWith(b sql.Binder, q *pg.Node, offset, recursionLimit int, prefix
 		}
 		return nil, err
 	}
-	return diff.Build(p, prefix, false)
+	return diff.BuildView(p, prefix, lookups)
 }
 
 // explainPlain answers plain EXPLAIN of a SELECT with the scans the query

@@ -151,27 +151,28 @@ type oracleColumn struct {
 	domain    []string // SQL literals; NULL is added
 }
 
-func runOracle(t *testing.T, c oracleCase) {
+// oracleConn connects to a new PostgreSQL database named name, closed
+// at the end of the test.
+func oracleConn(t *testing.T, name string) *pgconn.PgConn {
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, "joins"))
+	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pgc.Close(ctx)
+	t.Cleanup(func() { pgc.Close(ctx) })
 	// Small tables: keep PostgreSQL from planning parallel or JIT work.
 	if _, err := pgc.Exec(ctx, "SET jit = off; SET max_parallel_workers_per_gather = 0").ReadAll(); err != nil {
 		t.Fatal(err)
 	}
-	s := OpenMemory().NewSession()
-	for _, tb := range c.tables {
-		var cols []string
-		for _, col := range tb.cols {
-			cols = append(cols, col.name+" "+col.typ)
-		}
-		mustBoth(t, s, pgc, "CREATE TABLE "+tb.name+" ("+strings.Join(cols, ", ")+")")
-	}
+	return pgc
+}
+
+// createViewsBoth creates each query as materialized view v<i> here and
+// as view v<i> in PostgreSQL, and returns the names.
+func createViewsBoth(t *testing.T, s *Session, pgc *pgconn.PgConn, queries []string) []string {
+	ctx := context.Background()
 	var names []string
-	for i, q := range c.views {
+	for i, q := range queries {
 		name := fmt.Sprintf("v%d", i)
 		if _, err := s.Exec(ctx, "CREATE MATERIALIZED VIEW "+name+" AS "+q, nil); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -181,6 +182,20 @@ func runOracle(t *testing.T, c oracleCase) {
 		}
 		names = append(names, name)
 	}
+	return names
+}
+
+func runOracle(t *testing.T, c oracleCase) {
+	pgc := oracleConn(t, "joins")
+	s := OpenMemory().NewSession()
+	for _, tb := range c.tables {
+		var cols []string
+		for _, col := range tb.cols {
+			cols = append(cols, col.name+" "+col.typ)
+		}
+		mustBoth(t, s, pgc, "CREATE TABLE "+tb.name+" ("+strings.Join(cols, ", ")+")")
+	}
+	names := createViewsBoth(t, s, pgc, c.views)
 	o := &joinOracle{t: t, s: s, pg: pgc, views: names, queries: c.views, failing: c.failing}
 	for _, step := range c.steps {
 		o.step(step)

@@ -16,7 +16,8 @@ import (
 // over its delta. For a table with a key (a primary key, or rows stored
 // by their value) the write reads the store for every row: the key check
 // of an INSERT, the stored weight of a row. The views never read the table's stored rows (they keep
-// their own state, fed by the delta), and the table write touches none of
+// their own state, fed by the delta) unless one reads the table by key
+// (lookupjoin.go), which keeps the write in line; and the table write touches none of
 // the views' keys, nor the table's watermark and lateness, which the
 // views' side reads and advances. So on more than one worker the two run
 // at once, the rows on another goroutine, each in an overlay of its own
@@ -40,7 +41,7 @@ var besideMinRows = 64
 // fails the statement after an error of the write, before one of the
 // views.
 func writeBesideViews(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch, write func(st state.Store) error, check func(st state.Reader) error) error {
-	if w.cat.parallelism().Workers <= 1 || w.deferViews || len(delta) < besideMinRows || !w.cat.readByView(o.name) {
+	if w.cat.parallelism().Workers <= 1 || w.deferViews || len(delta) < besideMinRows || !w.cat.readByView(o.name) || w.cat.lookedUpByView(o.name) {
 		if err := write(st); err != nil {
 			return err
 		}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/rockstream/rockstream/internal/proccpu"
 )
 
 // BenchmarkConcurrentViews measures a small INSERT into a table (with a
@@ -49,14 +47,7 @@ func BenchmarkConcurrentViews(b *testing.B) {
 					}
 					stmts[i] = "INSERT INTO t VALUES " + strings.Join(vals, ", ")
 				}
-				b.ResetTimer()
-				cpu := proccpu.Used()
-				for _, q := range stmts {
-					if _, err := s.Exec(ctx, q, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64((proccpu.Used()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				execTimed(b, s, stmts)
 			})
 		}
 	}
