@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/pgcatalog"
@@ -129,13 +130,32 @@ func (s catalogSource) Relations() []pgcatalog.Relation {
 		}
 		rel := pgcatalog.Relation{ID: o.id, Schema: sch, Name: name, Kind: o.kind, Cols: o.cols,
 			NotNull: o.notNull, Defaults: o.defaults, PK: o.pk, Options: relOptions(o),
-			SQLText: o.sqlText, Query: s.c.displayQuery(o), Attnums: o.attnums, Dropped: o.dropped, Indexes: s.c.pgIndexes(o)}
+			SQLText: o.sqlText, Query: s.c.displayQuery(o), Attnums: o.attnums, Dropped: o.dropped, Indexes: s.c.pgIndexes(o), Reads: s.c.readIDs(o)}
 		if s.c.reader != nil {
 			rel.Owner, rel.ACL = s.relationACL(o)
 		}
 		out = append(out, rel)
 	}
 	return out
+}
+
+// readIDs returns the ids of the relations view o's definition names
+// directly, in increasing order; nil for a table.
+func (c *catalog) readIDs(o *object) []uint64 {
+	var ids []uint64
+	if o.inputs != nil {
+		for _, img := range o.inputs {
+			ids = append(ids, img.ID)
+		}
+	} else {
+		for _, d := range o.deps {
+			if t := c.byName[d]; t != nil {
+				ids = append(ids, t.id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // Roles implements pgcatalog.Source: the roles stored in the reader of

@@ -71,6 +71,9 @@ func (ec *exprCtx) privateUnnest(rf *pg.RangeFunction, fc *pg.FuncCall) (args []
 	if err != nil {
 		return nil, nil, nil, posErr(err, fc.Location)
 	}
+	if fn == optionsTableName {
+		splitOptions(item)
+	}
 	// The private row follows the row around the subquery in the scope, so
 	// that a reference to the latter is recognised (and refused) rather
 	// than reported as an unknown name.

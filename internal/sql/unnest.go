@@ -68,7 +68,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" && !isJSONBRecordFunc(name) && name != "json_each" && name != "json_each_text" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" && !isJSONBRecordFunc(name) && name != "json_each" && name != "json_each_text" && name != optionsTableName || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -151,6 +151,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	for i := range cols {
 		cols[i].Name = item.cols[i].name // as the alias's column list renames them
 	}
+	if fn == optionsTableName {
+		splitOptions(item)
+	}
 	lw := left.tree.width
 	return &fromItem{
 		tree: &joinTree{left: left.tree, width: lw + len(cols),
@@ -180,6 +183,9 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.regexpRows(fn, fn, args, fc.Location)
 	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "json_array_elements", "json_array_elements_text", "json_object_keys":
 		series, err = ec.jsonbSetArray(fn, args, fc.Location)
+	case optionsTableName:
+		args, err = ec.optionsTableArgs(args, fc.Location)
+		return fn, args, err
 	default:
 		return fn, args, nil
 	}
