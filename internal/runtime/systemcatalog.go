@@ -174,6 +174,24 @@ func (s catalogSource) Roles() []pgcatalog.Role {
 	return out
 }
 
+// RoleSettings implements pgcatalog.RoleSettingsSource: the setting
+// defaults stored in the reader of a session's query (role_settings.go);
+// none outside one.
+func (s catalogSource) RoleSettings() []pgcatalog.RoleSetting {
+	if s.c.reader == nil {
+		return nil
+	}
+	all, err := scanRoleSettings(s.c.reader)
+	if err != nil {
+		return nil
+	}
+	out := make([]pgcatalog.RoleSetting, len(all))
+	for i, rs := range all {
+		out[i] = pgcatalog.RoleSetting{Database: rs.Database, Role: rs.Role, Config: rs.Config}
+	}
+	return out
+}
+
 // Settings implements pgcatalog.Source: the session settings
 // (internal/session).
 func (catalogSource) Settings() []pgcatalog.Setting {
