@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/types"
 )
@@ -32,10 +35,20 @@ func (ec *exprCtx) optionsTableArgs(args []plan.Expr, loc int32) ([]plan.Expr, e
 	return []plan.Expr{a}, err
 }
 
+// optionsAlias is the alias unnest's one column is bound under: for
+// pg_options_to_table, alias without its column names, which
+// splitOptions gives the split columns.
+func optionsAlias(fn string, alias *pg.Alias) *pg.Alias {
+	if fn != optionsTableName || alias == nil || len(alias.Colnames) == 0 {
+		return alias
+	}
+	return &pg.Alias{Aliasname: alias.Aliasname}
+}
+
 // splitOptions makes the scope item of an unnest of an option array show
 // option_name and option_value instead of the element (ordinality, when
-// present, stays).
-func splitOptions(item *fromItem) {
+// present, stays), named by alias's column names when it has them.
+func splitOptions(item *fromItem, alias *pg.Alias) error {
 	ns := item.ns[0]
 	elem := ns.cols[0].expr
 	text := types.Of(types.Text)
@@ -43,8 +56,19 @@ func splitOptions(item *fromItem) {
 		{name: "option_name", expr: &plan.Func{Name: "option_name", Args: []plan.Expr{elem}, Typ: text, Fn: optionName}},
 		{name: "option_value", expr: &plan.Func{Name: "option_value", Args: []plan.Expr{elem}, Typ: text, Fn: optionValue}},
 	}
-	ns.cols = append(cols, ns.cols[1:]...)
-	item.cols = ns.cols
+	cols = append(cols, ns.cols[1:]...)
+	if alias != nil {
+		if len(alias.Colnames) > len(cols) {
+			return errs.Newf(errs.InvalidColumnRef, "table %q has %d columns available but %d columns specified",
+				alias.Aliasname, len(cols), len(alias.Colnames))
+		}
+		for i, n := range alias.Colnames {
+			cols[i].name = n.GetString_().GetSval()
+		}
+	}
+	ns.cols = cols
+	item.cols = cols
+	return nil
 }
 
 // optionName is the part of "name=value" before the first '='.

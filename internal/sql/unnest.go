@@ -144,7 +144,7 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if rf.Ordinality {
 		cols = append(cols, plan.Column{Name: "ordinality", Type: types.Of(types.Int8)})
 	}
-	item, err := leafItem(nil, cols, rf.Alias, name)
+	item, err := leafItem(nil, cols, optionsAlias(fn, rf.Alias), name)
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
@@ -152,7 +152,9 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 		cols[i].Name = item.cols[i].name // as the alias's column list renames them
 	}
 	if fn == optionsTableName {
-		splitOptions(item)
+		if err := splitOptions(item, rf.Alias); err != nil {
+			return nil, posErr(err, loc)
+		}
 	}
 	lw := left.tree.width
 	return &fromItem{
