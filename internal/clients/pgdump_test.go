@@ -117,8 +117,7 @@ func TestPgDumpLoadsIntoPostgres(t *testing.T) {
 	// RockStream's objects belong to its bootstrap superuser, rockstream;
 	// pg_dump does not dump roles (pg_dumpall does), so they are made
 	// first, as on any restore into another cluster.
-	runCombined(t, ref, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
-		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
+	createBootstrapRole(t, ref, psql)
 	ref.user = "rockstream"
 	refSchema := strings.Replace(dumpSchema, "CREATE ROLE pd_reader;", `DO $$BEGIN CREATE ROLE pd_reader; EXCEPTION WHEN duplicate_object THEN NULL; END$$;`, 1) +
 		// PostgreSQL's materialized views hold their rows as of a REFRESH.

@@ -49,15 +49,7 @@ var roleSettingsDenied = []struct{ user, sql string }{
 // PostgreSQL does, with the same privilege errors.
 func TestRoleSettingsMatchPostgres(t *testing.T) {
 	psql := requireTool(t, "psql")
-	rs := serverFor(t)
-	pg := serverFor(t)
-	if !pg.postgres {
-		pg = postgresEndpoint(t)
-	}
-	// RockStream's bootstrap superuser is rockstream; the reference
-	// cluster gets a superuser of that name too.
-	runCombined(t, pg, ".", psql, "-X", "-q", "-c",
-		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
+	rs, pg := bootstrapRolePair(t, psql)
 	// Roles are the cluster's, shared by the reference's databases.
 	cleanup := func() {
 		runCombined(t, pg, ".", psql, "-X", "-q", "-c", "DROP ROLE IF EXISTS rs_ann", "-c", "DROP ROLE IF EXISTS rs_bob", "-c", "DROP ROLE IF EXISTS rs_admin",
@@ -65,7 +57,6 @@ func TestRoleSettingsMatchPostgres(t *testing.T) {
 	}
 	cleanup()
 	t.Cleanup(cleanup)
-	rs.user, pg.user = "rockstream", "rockstream"
 	// RockStream's one database answers to any name: the same as the
 	// reference's, so that \drds prints alike.
 	rs.database = pg.database
