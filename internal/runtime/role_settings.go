@@ -227,22 +227,18 @@ func (s *Session) checkRoleSetting(st state.Store, cat *catalog, tag, database, 
 	})
 }
 
-// applyRoleSettings sets the stored defaults for the session's user in
-// database, in order of precedence (the package comment above).
-func (s *Session) applyRoleSettings(r state.Reader, user, database string) error {
+// loginSettings returns the stored defaults for user in database, in
+// order of precedence (the package comment above), the last winning.
+func loginSettings(r state.Reader, user, database string) ([]string, error) {
+	var out []string
 	for _, key := range [][2]string{{"", ""}, {database, ""}, {"", user}, {database, user}} {
 		config, err := readRoleSetting(r, key[0], key[1])
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, c := range config {
-			name, value, _ := strings.Cut(c, "=")
-			if err := s.Set(name, value); err != nil {
-				s.notice("WARNING", errs.InvalidParameterValue, fmt.Sprintf("invalid setting %s ignored: %v", c, err))
-			}
-		}
+		out = append(out, config...)
 	}
-	return nil
+	return out, nil
 }
 
 // ApplyRoleSettings sets the session settings ALTER ROLE and ALTER
@@ -250,8 +246,18 @@ func (s *Session) applyRoleSettings(r state.Reader, user, database string) error
 // before its startup parameters.
 func (s *Session) ApplyRoleSettings(user, database string) error {
 	s.eng.mu.RLock()
-	defer s.eng.mu.RUnlock()
-	return s.applyRoleSettings(s.eng.mu.store, user, database)
+	config, err := loginSettings(s.eng.mu.store, user, database)
+	s.eng.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	for _, c := range config {
+		name, value, _ := strings.Cut(c, "=")
+		if err := s.Set(name, value); err != nil {
+			s.notice("WARNING", errs.InvalidParameterValue, fmt.Sprintf("invalid setting %s ignored: %v", c, err))
+		}
+	}
+	return nil
 }
 
 // RoleSettings returns the stored setting defaults, by database and
