@@ -35,16 +35,9 @@ CREATE MATERIALIZED VIEW ps_totals AS SELECT customer, sum(amount) AS total, cou
 // same for RockStream as for PostgreSQL over the same schema.
 func TestPsqlDescribeMatchesPostgres(t *testing.T) {
 	psql := requireTool(t, "psql")
-	rs := serverFor(t)
-	pg := serverFor(t)
-	if !pg.postgres {
-		pg = postgresEndpoint(t)
-	}
 	// The objects of both are owned by a role named rockstream, RockStream's
 	// bootstrap superuser.
-	runCombined(t, pg, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
-		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
-	rs.user, pg.user = "rockstream", "rockstream"
+	rs, pg := bootstrapRolePair(t, psql)
 	for _, e := range []endpoint{rs, pg} {
 		runCombined(t, e, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", describeSchema)
 	}
@@ -56,6 +49,29 @@ func TestPsqlDescribeMatchesPostgres(t *testing.T) {
 			t.Errorf("psql %s differs from PostgreSQL's\nRockStream:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}
+}
+
+// bootstrapRolePair returns a RockStream endpoint and a reference
+// PostgreSQL one, both connecting as rockstream: RockStream's bootstrap
+// superuser, which the reference cluster gets too.
+func bootstrapRolePair(t *testing.T, psql string) (rs, pg endpoint) {
+	t.Helper()
+	rs = serverFor(t)
+	pg = serverFor(t)
+	if !pg.postgres {
+		pg = postgresEndpoint(t)
+	}
+	createBootstrapRole(t, pg, psql)
+	rs.user, pg.user = "rockstream", "rockstream"
+	return rs, pg
+}
+
+// createBootstrapRole creates the superuser rockstream in the reference
+// cluster e, unless it exists.
+func createBootstrapRole(t *testing.T, e endpoint, psql string) {
+	t.Helper()
+	runCombined(t, e, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
 }
 
 // runCombined runs psql with its standard output and error in one stream,
@@ -114,14 +130,7 @@ GRANT USAGE, CREATE ON SCHEMA public TO pp_writer;
 // attributes for RockStream as for PostgreSQL after the same statements.
 func TestPsqlPrivilegesMatchPostgres(t *testing.T) {
 	psql := requireTool(t, "psql")
-	rs := serverFor(t)
-	pg := serverFor(t)
-	if !pg.postgres {
-		pg = postgresEndpoint(t)
-	}
-	runCombined(t, pg, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
-		`DO $$BEGIN CREATE ROLE rockstream SUPERUSER LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END$$`)
-	rs.user, pg.user = "rockstream", "rockstream"
+	rs, pg := bootstrapRolePair(t, psql)
 	for _, e := range []endpoint{rs, pg} {
 		runCombined(t, e, ".", psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", privilegeSchema)
 	}

@@ -94,6 +94,7 @@ const (
 	InvalidTableDefinition   Code = "RS42P16" // 42P16
 	DuplicateSchema          Code = "RS42P06" // 42P06
 	ReservedName             Code = "RS42939" // 42939
+	InvalidCatalogName       Code = "RS3D000" // 3D000
 )
 
 var sqlstates = map[Code]string{
@@ -188,6 +189,7 @@ var sqlstates = map[Code]string{
 	InvalidTableDefinition:   "42P16",
 	DuplicateSchema:          "42P06",
 	ReservedName:             "42939",
+	InvalidCatalogName:       "3D000",
 }
 
 func sqlstateOf(c Code) string {

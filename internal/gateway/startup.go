@@ -164,15 +164,20 @@ func (c *conn) start(m *pgproto3.StartupMessage) error {
 	if d := c.srv.cfg.IdleInTransactionTimeout; d > 0 {
 		_ = c.sess.Set("idle_in_transaction_session_timeout", d.String())
 	}
-	if err := c.applyStartupParameters(params); err != nil {
-		return err
-	}
 	// The system catalog reports who and where the session is
 	// (current_user, current_database()); PostgreSQL's default database
 	// is the user's name.
 	database := params["database"]
 	if database == "" {
 		database = c.user
+	}
+	// The defaults ALTER ROLE and ALTER DATABASE stored come before the
+	// startup parameters, which override them.
+	if err := c.sess.ApplyRoleSettings(c.user, database); err != nil {
+		return err
+	}
+	if err := c.applyStartupParameters(params); err != nil {
+		return err
 	}
 	if err := c.sess.Set("session_authorization", c.user); err != nil {
 		return err

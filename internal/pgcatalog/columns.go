@@ -11,7 +11,8 @@ package pgcatalog
 // type xid, are oid (both unsigned 32-bit numbers, printed in decimal;
 // always 0: RockStream has no transaction ids). Other columns of the xid,
 // pg_lsn, inet and anyarray types are left out; each relation's "omitted"
-// lists them.
+// lists them. pg_attribute's attmissingval (anyarray) is text[], always
+// NULL: RockStream keeps no missing values (atthasmissing is false).
 
 // pgRelationSpec is one system relation's PostgreSQL facts.
 type pgRelationSpec struct {
@@ -108,8 +109,7 @@ var pgRelationSpecs = []pgRelationSpec{
 		cols: `oid oid, adrelid oid, adnum smallint, adbin text`,
 	},
 	{name: "pg_catalog.pg_attribute", oid: 1249, relkind: 'r',
-		cols:    `attrelid oid, attname name, atttypid oid, attstattarget integer, attlen smallint, attnum smallint, attndims integer, attcacheoff integer, atttypmod integer, attbyval boolean, attalign "char", attstorage "char", attcompression "char", attnotnull boolean, atthasdef boolean, atthasmissing boolean, attidentity "char", attgenerated "char", attisdropped boolean, attislocal boolean, attinhcount integer, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[]`,
-		omitted: `attmissingval anyarray`,
+		cols: `attrelid oid, attname name, atttypid oid, attstattarget integer, attlen smallint, attnum smallint, attndims integer, attcacheoff integer, atttypmod integer, attbyval boolean, attalign "char", attstorage "char", attcompression "char", attnotnull boolean, atthasdef boolean, atthasmissing boolean, attidentity "char", attgenerated "char", attisdropped boolean, attislocal boolean, attinhcount integer, attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text[]`,
 	},
 	{name: "pg_catalog.pg_auth_members", oid: 1261, relkind: 'r',
 		cols: `roleid oid, member oid, grantor oid, admin_option boolean`,
@@ -135,6 +135,9 @@ var pgRelationSpecs = []pgRelationSpec{
 	{name: "pg_catalog.pg_database", oid: 1262, relkind: 'r',
 		cols:    `oid oid, datname name, datdba oid, encoding integer, datlocprovider "char", datistemplate boolean, datallowconn boolean, datconnlimit integer, dattablespace oid, datcollate text, datctype text, daticulocale text, datcollversion text, datacl text[]`,
 		omitted: `datfrozenxid xid, datminmxid xid`,
+	},
+	{name: "pg_catalog.pg_db_role_setting", oid: 2964, relkind: 'r',
+		cols: `setdatabase oid, setrole oid, setconfig text[]`,
 	},
 	{name: "pg_catalog.pg_default_acl", oid: 826, relkind: 'r',
 		cols: `oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype "char", defaclacl text[]`,
@@ -223,6 +226,12 @@ var pgRelationSpecs = []pgRelationSpec{
 	{name: "pg_catalog.pg_roles", oid: 12000, relkind: 'v',
 		cols: `rolname name, rolsuper boolean, rolinherit boolean, rolcreaterole boolean, rolcreatedb boolean, rolcanlogin boolean, rolreplication boolean, rolconnlimit integer, rolpassword text, rolvaliduntil timestamp with time zone, rolbypassrls boolean, rolconfig text[], oid oid`,
 	},
+	{name: "pg_catalog.pg_seclabel", oid: 3596, relkind: 'r',
+		cols: `objoid oid, classoid oid, objsubid integer, provider text, label text`,
+	},
+	{name: "pg_catalog.pg_seclabels", oid: 12099, relkind: 'v',
+		cols: `objoid oid, classoid oid, objsubid integer, objtype text, objnamespace oid, objname text, provider text, label text`,
+	},
 	{name: "pg_catalog.pg_sequence", oid: 2224, relkind: 'r',
 		cols: `seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, seqcache bigint, seqcycle boolean`,
 	},
@@ -237,6 +246,9 @@ var pgRelationSpecs = []pgRelationSpec{
 	},
 	{name: "pg_catalog.pg_shdescription", oid: 2396, relkind: 'r',
 		cols: `objoid oid, classoid oid, description text`,
+	},
+	{name: "pg_catalog.pg_shseclabel", oid: 3592, relkind: 'r',
+		cols: `objoid oid, classoid oid, provider text, label text`,
 	},
 	{name: "pg_catalog.pg_stat_activity", oid: 12222, relkind: 'v',
 		cols:    `datid oid, datname name, pid integer, leader_pid integer, usesysid oid, usename name, application_name text, client_hostname text, client_port integer, backend_start timestamp with time zone, xact_start timestamp with time zone, query_start timestamp with time zone, state_change timestamp with time zone, wait_event_type text, wait_event text, state text, query_id bigint, query text, backend_type text`,

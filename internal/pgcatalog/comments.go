@@ -22,7 +22,7 @@ const pgClassOID = 1259
 func init() { pgRowBuilders["pg_catalog.pg_description"] = pgDescriptionRows }
 
 // pgDescriptionRows lists the comments of the user relations and their
-// columns, and of the schemas made with CREATE SCHEMA.
+// columns, and of the schemas: public's and those COMMENT ON gave one.
 func pgDescriptionRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_description")
 	for _, r := range c.snapshot().rels {
@@ -43,8 +43,10 @@ func pgDescriptionRows(c *Catalog) ([]zset.Row, error) {
 		}
 	}
 	for _, n := range c.allNamespaces() {
-		if n.user != nil && n.user.Comment != "" {
-			b.row().set("objoid", n.oid).set("classoid", uint32(pgNamespaceOID)).set("objsubid", 0).set("description", n.user.Comment)
+		// Schema public keeps PostgreSQL's description, which pg_dump
+		// leaves out of a dump only when it finds it here.
+		if d := c.schemaDescription(n.oid); !d.IsNull() {
+			b.row().set("objoid", n.oid).set("classoid", uint32(pgNamespaceOID)).set("objsubid", 0).set("description", d.Str())
 		}
 	}
 	return b.rows, nil

@@ -65,6 +65,7 @@ const (
 const (
 	pkIndexOffset      = 1  // the primary key's index (pg_class, pg_index)
 	pkConstraintOffset = 2  // the primary key's pg_constraint row
+	ruleOffset         = 3  // a view's _RETURN rule (pg_rewrite)
 	attrDefOffset      = 16 // + column number - 1: the column's pg_attrdef row
 )
 
@@ -99,6 +100,9 @@ type Relation struct {
 	// Views and materialized views.
 	SQLText string   // the defining SELECT, as written
 	Query   *pg.Node // the defining SELECT, parsed; nil when not kept
+	// Reads are the catalog ids of the user relations the definition
+	// names directly, which pg_depend lists as its rule's dependencies.
+	Reads []uint64
 
 	// Owner is the relation's owner ("": the bootstrap superuser); ACL
 	// its ACL items as pg_class.relacl shows them, nil for the default.
@@ -277,6 +281,7 @@ type pgRelation struct {
 	defaults  []string // pg_get_expr text of column defaults; "" when none
 	pk        []int
 	viewQuery string
+	reads     []uint64 // a view's Relation.Reads
 	owner     string   // "": the bootstrap superuser
 	acl       []string // nil: the default
 	// attnums are the columns' numbers (nil: 1..n), dropped the numbers
@@ -353,10 +358,10 @@ func (p *pgSnapshot) build(src Source) {
 			}
 		case sql.MaterializedView:
 			r.relkind = 'm'
-			r.viewQuery = viewQueryText(o)
+			r.viewQuery, r.reads = viewQueryText(o), o.Reads
 		default:
 			r.relkind = 'v'
-			r.viewQuery = viewQueryText(o)
+			r.viewQuery, r.reads = viewQueryText(o), o.Reads
 		}
 		if len(o.PK) > 0 {
 			r.indexes = append(r.indexes, &pgIndex{oid: r.oid + pkIndexOffset, name: o.Name + "_pkey", rel: r, cols: o.PK, primary: true})

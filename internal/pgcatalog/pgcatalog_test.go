@@ -209,12 +209,12 @@ func TestSizePretty(t *testing.T) {
 }
 
 // TestComments: pg_description lists the Source's comments of user
-// relations and their columns, and obj_description and col_description
+// relations and their columns and schema public's description, and obj_description and col_description
 // return them (NULL where there is none).
 func TestComments(t *testing.T) {
 	c := New(ordersSource(), &Session{User: "bob", Database: "shop", Setting: func(string) string { return "" }})
 	got := rowsOf(t, c, "pg_catalog.pg_description", "objoid", "classoid", "objsubid", "description")
-	if strings.Join(got, ",") != "20480|1259|0|every order,20480|1259|2|free text" {
+	if strings.Join(got, ",") != "20480|1259|0|every order,20480|1259|2|free text,2200|2615|0|standard public schema" {
 		t.Errorf("pg_description = %q", got)
 	}
 	call := func(name string, args ...types.Value) string {

@@ -284,7 +284,7 @@ func pgRolesRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_roles")
 	for _, r := range c.roles() {
 		setRole(b.row(), r)
-		b.set("rolpassword", "********")
+		b.set("rolpassword", "********").set("rolconfig", c.roleConfig(r.name))
 	}
 	return b.rows, nil
 }
@@ -303,7 +303,7 @@ func pgUserRows(c *Catalog) ([]zset.Row, error) {
 	for _, r := range c.roles() {
 		b.row().set("usename", r.name).set("usesysid", r.oid).set("usecreatedb", r.super).
 			set("usesuper", r.super).set("userepl", r.super).set("usebypassrls", r.super).
-			set("passwd", "********").set("valuntil", nil)
+			set("passwd", "********").set("valuntil", nil).set("useconfig", c.roleConfig(r.name))
 	}
 	return b.rows, nil
 }

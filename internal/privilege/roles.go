@@ -169,6 +169,26 @@ func (g *Graph) CheckAlterRole(current string, target Role, a AlterRole) error {
 	return nil
 }
 
+// CheckAlterRoleSettings says whether current may change the setting
+// defaults of target (ALTER ROLE ... SET); target nil is ALTER ROLE ALL,
+// for superusers only. As in PostgreSQL 15, a superuser's take a
+// superuser; another role's CREATEROLE or being that role.
+func (g *Graph) CheckAlterRoleSettings(current string, target *Role) error {
+	switch {
+	case target == nil:
+		if !g.IsSuperuser(current) {
+			return denied("must be superuser to alter settings globally")
+		}
+	case target.Superuser:
+		if !g.IsSuperuser(current) {
+			return denied("must be superuser to alter superusers")
+		}
+	case !g.canCreateRole(current) && target.Name != current:
+		return denied("permission denied")
+	}
+	return nil
+}
+
 // CheckDropRoles says whether current may drop roles at all, before
 // the roles named are looked at.
 func (g *Graph) CheckDropRoles(current string) error {

@@ -214,8 +214,10 @@ func writeStmtName(n *pg.Node) string {
 		return "DROP " + strings.ReplaceAll(strings.TrimPrefix(n.GetDropStmt().RemoveType.String(), "OBJECT_"), "MATVIEW", "MATERIALIZED VIEW")
 	case n.GetCreateRoleStmt() != nil:
 		return "CREATE ROLE"
-	case n.GetAlterRoleStmt() != nil:
+	case n.GetAlterRoleStmt() != nil, n.GetAlterRoleSetStmt() != nil:
 		return "ALTER ROLE"
+	case n.GetAlterDatabaseSetStmt() != nil:
+		return "ALTER DATABASE"
 	case n.GetDropRoleStmt() != nil:
 		return "DROP ROLE"
 	}

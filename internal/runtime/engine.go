@@ -747,6 +747,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.explainPlain(ctx, n.GetExplainStmt(), paramText)
 	case n.GetCreateRoleStmt() != nil, n.GetAlterRoleStmt() != nil, n.GetDropRoleStmt() != nil:
 		return s.execRole(ctx, n)
+	case n.GetAlterRoleSetStmt() != nil, n.GetAlterDatabaseSetStmt() != nil:
+		return s.execRoleSetting(ctx, n)
 	}
 	return nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", stmtName(n))
 }

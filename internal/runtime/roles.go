@@ -201,6 +201,9 @@ func (s *Session) execRole(ctx context.Context, n *pg.Node) (*Result, error) {
 				if err := dropRoleRecords(st, cat, name); err != nil {
 					return err
 				}
+				if err := dropRoleSettings(st, name); err != nil {
+					return err
+				}
 				if err := st.Delete(roleKey(name)); err != nil {
 					return err
 				}

@@ -86,11 +86,33 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 	if name == "timezone" && len(v.Args) == 1 && v.Args[0].GetTypeCast() != nil {
 		return s.setZoneInterval(v.Args[0].GetTypeCast())
 	}
+	val, err := setValueText(name, v.Args, s.rawSetting)
+	if err != nil {
+		return nil, err
+	}
+	if name == "transaction_read_only" {
+		if err := s.setTransactionReadOnly(val == "on"); err != nil {
+			return nil, err
+		}
+		return &Result{Tag: "SET"}, nil
+	}
+	if err := session.Check(v.Name, val); err != nil {
+		return nil, err
+	}
+	s.settings.Put(name, session.Canonical(name, val))
+	return &Result{Tag: "SET"}, nil
+}
+
+// setValueText flattens the value list of SET name (lower case) into the
+// setting's text: the constants joined by ", ", each identifier of
+// search_path quoted where it needs it (unless raw, as set_config takes
+// its value), and a boolean setting's value as on or off.
+func setValueText(name string, args []*pg.Node, raw bool) (string, error) {
 	var parts []string
-	for _, a := range v.Args {
+	for _, a := range args {
 		c := a.GetAConst()
 		if c == nil {
-			return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", v.Name)
+			return "", errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", name)
 		}
 		switch {
 		case c.GetSval() != nil:
@@ -102,10 +124,10 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 		case c.GetBoolval() != nil:
 			parts = append(parts, strconv.FormatBool(c.GetBoolval().Boolval))
 		default:
-			return nil, errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", v.Name)
+			return "", errs.Newf(errs.InvalidParameterValue, "invalid value for parameter %q", name)
 		}
 	}
-	if name == "search_path" && !s.rawSetting {
+	if name == "search_path" && !raw {
 		// A list of identifiers, each kept quoted where it needs it,
 		// as PostgreSQL's GUC_LIST_QUOTE settings are.
 		for i, p := range parts {
@@ -116,21 +138,11 @@ func (s *Session) applySet(v *pg.VariableSetStmt) (*Result, error) {
 	if session.IsBool(name) {
 		b, ok := session.ParseBool(val)
 		if !ok || len(parts) != 1 {
-			return nil, errs.Newf(errs.InvalidParameterValue, "parameter %q requires a Boolean value", name)
-		}
-		if name == "transaction_read_only" {
-			if err := s.setTransactionReadOnly(b); err != nil {
-				return nil, err
-			}
-			return &Result{Tag: "SET"}, nil
+			return "", errs.Newf(errs.InvalidParameterValue, "parameter %q requires a Boolean value", name)
 		}
 		val = session.BoolText(b)
 	}
-	if err := session.Check(v.Name, val); err != nil {
-		return nil, err
-	}
-	s.settings.Put(name, session.Canonical(name, val))
-	return &Result{Tag: "SET"}, nil
+	return val, nil
 }
 
 // Setting returns the session's value of a setting.

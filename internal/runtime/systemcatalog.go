@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/pgcatalog"
@@ -133,13 +134,32 @@ func (s catalogSource) Relations() []pgcatalog.Relation {
 		}
 		rel := pgcatalog.Relation{ID: o.id, Schema: sch, Name: name, Kind: o.kind, Cols: o.cols,
 			NotNull: o.notNull, Defaults: o.defaults, PK: o.pk, Options: relOptions(o),
-			SQLText: o.sqlText, Query: s.c.displayQuery(o), Attnums: o.attnums, Dropped: o.dropped, Indexes: s.c.pgIndexes(o)}
+			SQLText: o.sqlText, Query: s.c.displayQuery(o), Attnums: o.attnums, Dropped: o.dropped, Indexes: s.c.pgIndexes(o), Reads: s.c.readIDs(o)}
 		if s.c.reader != nil {
 			rel.Owner, rel.ACL = s.relationACL(o)
 		}
 		out = append(out, rel)
 	}
 	return out
+}
+
+// readIDs returns the ids of the relations view o's definition names
+// directly, in increasing order; nil for a table.
+func (c *catalog) readIDs(o *object) []uint64 {
+	var ids []uint64
+	if o.inputs != nil {
+		for _, img := range o.inputs {
+			ids = append(ids, img.ID)
+		}
+	} else {
+		for _, d := range o.deps {
+			if t := c.byName[d]; t != nil {
+				ids = append(ids, t.id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // Roles implements pgcatalog.Source: the roles stored in the reader of
@@ -155,6 +175,24 @@ func (s catalogSource) Roles() []pgcatalog.Role {
 			CreateRole: role.CreateRole, CreateDB: role.CreateDB, NoInherit: role.NoInherit})
 		return nil
 	})
+	return out
+}
+
+// RoleSettings implements pgcatalog.RoleSettingsSource: the setting
+// defaults stored in the reader of a session's query (role_settings.go);
+// none outside one.
+func (s catalogSource) RoleSettings() []pgcatalog.RoleSetting {
+	if s.c.reader == nil {
+		return nil
+	}
+	all, err := scanRoleSettings(s.c.reader)
+	if err != nil {
+		return nil
+	}
+	out := make([]pgcatalog.RoleSetting, len(all))
+	for i, rs := range all {
+		out[i] = pgcatalog.RoleSetting{Database: rs.Database, Role: rs.Role, Config: rs.Config}
+	}
 	return out
 }
 

@@ -67,9 +67,14 @@ func (ec *exprCtx) privateUnnest(rf *pg.RangeFunction, fc *pg.FuncCall) (args []
 	if rf.Ordinality {
 		cols = append(cols, plan.Column{Name: "ordinality", Type: types.Of(types.Int8)})
 	}
-	item, err := leafItem(nil, cols, rf.Alias, fn)
+	item, err := leafItem(nil, cols, optionsAlias(fn, rf.Alias), fn)
 	if err != nil {
 		return nil, nil, nil, posErr(err, fc.Location)
+	}
+	if fn == optionsTableName {
+		if err := splitOptions(item, rf.Alias); err != nil {
+			return nil, nil, nil, posErr(err, fc.Location)
+		}
 	}
 	// The private row follows the row around the subquery in the scope, so
 	// that a reference to the latter is recognised (and refused) rather

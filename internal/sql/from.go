@@ -120,6 +120,10 @@ func (st *bindState) fromItem(n *pg.Node, env *cteEnv) (*fromItem, error) {
 	case *pg.Node_JoinExpr:
 		return st.joinExpr(x.JoinExpr, env)
 	case *pg.Node_RangeFunction:
+		if rf, fc := unnestFunction(n); rf != nil {
+			// The left side of a JOIN: nothing before it to read.
+			return st.unnestItem(nil, rf, fc)
+		}
 		return st.rangeFunction(x.RangeFunction, env)
 	case *pg.Node_RangeTableSample:
 		return nil, notSupported(x.RangeTableSample.Location, "TABLESAMPLE is not supported")

@@ -68,7 +68,7 @@ func unnestFunction(n *pg.Node) (*pg.RangeFunction, *pg.FuncCall) {
 	if fc == nil {
 		return nil, nil
 	}
-	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" && !isJSONBRecordFunc(name) && name != "json_each" && name != "json_each_text" || (schema != "" && schema != "pg_catalog") {
+	if schema, name := funcName(fc.Funcname); name != "unnest" && name != "generate_series" && name != "generate_subscripts" && regexpRowsName(name) == "" && !isJSONBSetFunc(name) && name != "jsonb_each" && name != "jsonb_each_text" && !isJSONBRecordFunc(name) && name != "json_each" && name != "json_each_text" && name != optionsTableName || (schema != "" && schema != "pg_catalog") {
 		return nil, nil
 	}
 	return rf, fc
@@ -144,12 +144,17 @@ func (st *bindState) unnestItem(left *fromItem, rf *pg.RangeFunction, fc *pg.Fun
 	if rf.Ordinality {
 		cols = append(cols, plan.Column{Name: "ordinality", Type: types.Of(types.Int8)})
 	}
-	item, err := leafItem(nil, cols, rf.Alias, name)
+	item, err := leafItem(nil, cols, optionsAlias(fn, rf.Alias), name)
 	if err != nil {
 		return nil, posErr(err, loc)
 	}
 	for i := range cols {
 		cols[i].Name = item.cols[i].name // as the alias's column list renames them
+	}
+	if fn == optionsTableName {
+		if err := splitOptions(item, rf.Alias); err != nil {
+			return nil, posErr(err, loc)
+		}
 	}
 	lw := left.tree.width
 	return &fromItem{
@@ -180,6 +185,9 @@ func (ec *exprCtx) unnestArgs(fc *pg.FuncCall) (string, []plan.Expr, error) {
 		series, err = ec.regexpRows(fn, fn, args, fc.Location)
 	case "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys", "json_array_elements", "json_array_elements_text", "json_object_keys":
 		series, err = ec.jsonbSetArray(fn, args, fc.Location)
+	case optionsTableName:
+		args, err = ec.optionsTableArgs(args, fc.Location)
+		return fn, args, err
 	default:
 		return fn, args, nil
 	}
