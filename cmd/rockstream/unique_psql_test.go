@@ -38,11 +38,15 @@ ALTER TABLE t DROP CONSTRAINT nope;
 ALTER TABLE t DROP CONSTRAINT IF EXISTS nope;
 INSERT INTO n VALUES (3, 'z');
 ALTER TABLE n ADD CONSTRAINT n_k_again UNIQUE (k);
+CREATE TABLE gone (g int UNIQUE, h int);
+ALTER TABLE gone DROP CONSTRAINT gone_g_key;
+INSERT INTO gone VALUES (1, 1), (1, 2);
 `
 
 // uniqueCheck shows the tables as psql's \d does and their rows.
 const uniqueCheck = `\d t
 \d n
+\d gone
 SELECT * FROM t ORDER BY id;
 SELECT * FROM n ORDER BY k;
 INSERT INTO t VALUES (9, 9, 9, 1);

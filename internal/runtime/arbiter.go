@@ -134,106 +134,128 @@ func sameColumnSet(a, b []int) bool {
 // arbitration is the state of one INSERT ... ON CONFLICT over its
 // proposed rows. Rows are known by their identity (identityKey).
 type arbitration struct {
-	st       state.Reader
-	o        *object
-	arbiters []arbiter
+	st state.Reader
+	o  *object
+	// keys are every unique key of o, in PostgreSQL's order of checking
+	// them (creation order); arbiter marks those that are arbiters.
+	keys    []arbiter
+	arbiter []bool
 	// written holds the current version of each row the statement
 	// inserted or updated; touched every identity it wrote (an updated
 	// row's old one too); replaced the stored rows it updated, whose
 	// stored versions it no longer sees.
 	written           map[string]zset.Row
 	touched, replaced map[string]bool
-	// held maps, per arbiter, the keys of the written rows to their
+	// held maps, per key, the keys of the written rows to their
 	// identities.
 	held []map[string]string
 	key  []byte
 }
 
-func newArbitration(st state.Reader, o *object, arbiters []arbiter) *arbitration {
-	a := &arbitration{st: st, o: o, arbiters: arbiters, written: map[string]zset.Row{},
-		touched: map[string]bool{}, replaced: map[string]bool{}, held: make([]map[string]string, len(arbiters))}
-	for i := range a.held {
+func newArbitration(st state.Reader, o *object, c *onConflict) *arbitration {
+	a := &arbitration{st: st, o: o, keys: c.keys, arbiter: make([]bool, len(c.keys)), written: map[string]zset.Row{},
+		touched: map[string]bool{}, replaced: map[string]bool{}, held: make([]map[string]string, len(c.keys))}
+	for i, k := range c.keys {
 		a.held[i] = map[string]string{}
+		a.arbiter[i] = slices.ContainsFunc(c.arbiters, func(arb arbiter) bool { return arb.ix == k.ix })
 	}
 	return a
 }
 
-// keyOf is row's key in arbiter i (a stored row's key for the primary
-// key, an index key prefix for a unique index), nil when its NULLs
-// exempt it; valid until the next call.
+// keyOf is row's key in key i (a stored row's key for the primary key,
+// an index key prefix for a unique index), nil when its NULLs exempt it;
+// valid until the next call.
 func (a *arbitration) keyOf(i int, row zset.Row) []byte {
-	arb := a.arbiters[i]
-	if arb.ix == nil {
+	k := a.keys[i]
+	if k.ix == nil {
 		a.key = a.o.keyOf()(a.key[:0], a.o.rowsPrefix(), row)
 		return a.key
 	}
-	if !arb.ix.nullsNotDistinct && slices.ContainsFunc(arb.cols, func(c int) bool { return row[c].IsNull() }) {
+	if !k.ix.nullsNotDistinct && slices.ContainsFunc(k.cols, func(c int) bool { return row[c].IsNull() }) {
 		return nil
 	}
-	a.key = arb.ix.lookupKey(a.key[:0], row)
+	a.key = k.ix.lookupKey(a.key[:0], row)
 	return a.key
+}
+
+// holder returns the row that holds row's value of key i, other than
+// the row identified by except (none when ""), and its identity; ok is
+// false when there is none.
+func (a *arbitration) holder(i int, row zset.Row, except string) (zset.Row, string, bool, error) {
+	k := a.keyOf(i, row)
+	if k == nil {
+		return nil, "", false, nil
+	}
+	if id, ok := a.held[i][string(k)]; ok && id != except {
+		return a.written[id], id, true, nil
+	}
+	var found zset.Row
+	var foundID string
+	var bad error
+	visit := func(_, v []byte) bool {
+		e, err := decodeStored(v)
+		if err != nil {
+			bad = err
+			return false
+		}
+		id := string(identityKey(nil, a.o.pk, e.Row))
+		if e.Weight > 0 && !a.replaced[id] && id != except {
+			found, foundID = e.Row, id
+			return false
+		}
+		return true
+	}
+	var err error
+	if a.keys[i].ix == nil {
+		var v []byte
+		var ok bool
+		if v, ok, err = a.st.Get(k); err == nil && ok {
+			visit(nil, v)
+		}
+	} else {
+		err = a.st.Scan(k, state.PrefixEnd(k), visit)
+	}
+	if err == nil {
+		err = bad
+	}
+	if err != nil || found == nil {
+		return nil, "", false, err
+	}
+	return found, foundID, true, nil
 }
 
 // conflicting returns the row that row conflicts with on an arbiter and
 // its identity; ok is false when there is none.
 func (a *arbitration) conflicting(row zset.Row) (zset.Row, string, bool, error) {
-	for i, arb := range a.arbiters {
-		k := a.keyOf(i, row)
-		if k == nil {
+	for i := range a.keys {
+		if !a.arbiter[i] {
 			continue
 		}
-		if id, ok := a.held[i][string(k)]; ok {
-			return a.written[id], id, true, nil
-		}
-		var found zset.Row
-		var bad error
-		visit := func(_, v []byte) bool {
-			e, err := decodeStored(v)
-			if err != nil {
-				bad = err
-				return false
-			}
-			if e.Weight > 0 && !a.replaced[string(identityKey(nil, a.o.pk, e.Row))] {
-				found = e.Row
-				return false
-			}
-			return true
-		}
-		var err error
-		if arb.ix == nil {
-			var v []byte
-			var ok bool
-			if v, ok, err = a.st.Get(k); err == nil && ok {
-				visit(nil, v)
-			}
-		} else {
-			err = a.st.Scan(k, state.PrefixEnd(k), visit)
-		}
-		if err == nil {
-			err = bad
-		}
-		if err != nil {
-			return nil, "", false, err
-		}
-		if found != nil {
-			return found, string(identityKey(nil, a.o.pk, found)), true, nil
+		if r, id, ok, err := a.holder(i, row, ""); ok || err != nil {
+			return r, id, ok, err
 		}
 	}
 	return nil, "", false, nil
 }
 
-// keyTaken reports whether row's primary key is held, for a primary key
-// that is not an arbiter.
-func (a *arbitration) keyTaken(row zset.Row) (bool, error) {
-	id := string(identityKey(nil, a.o.pk, row))
-	if _, ok := a.written[id]; ok {
-		return true, nil
+// checkKeys fails with 23505 when another row holds one of row's unique
+// keys, checked as PostgreSQL checks a row it writes: key by key, at
+// once. old is the identity of the row that row replaces ("" for an
+// insertion).
+func (a *arbitration) checkKeys(row zset.Row, old string) error {
+	for i, k := range a.keys {
+		_, _, ok, err := a.holder(i, row, old)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if k.ix == nil {
+				return a.o.uniqueViolation(row)
+			}
+			return k.ix.violation(a.o, row)
+		}
 	}
-	if a.replaced[id] {
-		return false, nil
-	}
-	_, ok, err := a.st.Get(a.o.keyOf()(nil, a.o.rowsPrefix(), row))
-	return ok, err
+	return nil
 }
 
 // write records row as written by the statement; old is the identity of
@@ -244,7 +266,7 @@ func (a *arbitration) write(row zset.Row, old string) {
 		a.replaced[old], a.touched[old] = true, true
 	}
 	a.written[id], a.touched[id] = row, true
-	for i := range a.arbiters {
+	for i := range a.keys {
 		if k := a.keyOf(i, row); k != nil {
 			a.held[i][string(k)] = id
 		}
@@ -255,8 +277,7 @@ func (a *arbitration) write(row zset.Row, old string) {
 // its arbiters. It returns the table delta and the rows inserted or
 // updated (for RETURNING and the row count).
 func insertArbitrated(st state.Store, o *object, rows []zset.Row, c *onConflict, b *sql.Binder, nUser int) (zset.Batch, []zset.Row, error) {
-	a := newArbitration(st, o, c.arbiters)
-	pkArbiter := slices.ContainsFunc(c.arbiters, func(arb arbiter) bool { return arb.ix == nil })
+	a := newArbitration(st, o, c)
 	var delta zset.Batch
 	var affected []zset.Row
 	for _, r := range rows {
@@ -265,14 +286,8 @@ func insertArbitrated(st state.Store, o *object, rows []zset.Row, c *onConflict,
 			return nil, nil, err
 		}
 		if !found {
-			if len(o.pk) > 0 && !pkArbiter {
-				taken, err := a.keyTaken(r)
-				if err != nil {
-					return nil, nil, err
-				}
-				if taken {
-					return nil, nil, o.uniqueViolation(r)
-				}
+			if err := a.checkKeys(r, ""); err != nil {
+				return nil, nil, err
 			}
 			a.write(r, "")
 			delta = append(delta, zset.Entry{Row: r, Weight: 1})
@@ -305,6 +320,9 @@ func insertArbitrated(st state.Store, o *object, rows []zset.Row, c *onConflict,
 		}
 		if len(o.pk) > 0 && string(identityKey(nil, o.pk, updated)) != id {
 			return nil, nil, errs.New(errs.FeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key")
+		}
+		if err := a.checkKeys(updated, id); err != nil {
+			return nil, nil, err
 		}
 		a.write(updated, id)
 		delta = append(delta, zset.Entry{Row: existing, Weight: -1}, zset.Entry{Row: updated, Weight: 1})

@@ -487,10 +487,12 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 
 // onConflict is a bound ON CONFLICT clause.
 type onConflict struct {
-	arbiters []arbiter // arbiter.go
-	doUpdate bool
-	sets     setList   // new values, over the existing row
-	where    plan.Expr // nil when none
+	// arbiters are the unique keys whose conflicts the clause resolves,
+	// keys every unique key of the table (arbiter.go).
+	arbiters, keys []arbiter
+	doUpdate       bool
+	sets           setList   // new values, over the existing row
+	where          plan.Expr // nil when none
 }
 
 func bindOnConflict(cat *catalog, b *sql.Binder, o *object, alias string, oc *pg.OnConflictClause, nUser int) (*onConflict, error) {
@@ -503,7 +505,7 @@ func bindOnConflict(cat *catalog, b *sql.Binder, o *object, alias string, oc *pg
 	if err != nil {
 		return nil, err
 	}
-	c := &onConflict{arbiters: arbiters}
+	c := &onConflict{arbiters: arbiters, keys: uniqueKeys(cat, o)}
 	if oc.Action != pg.OnConflictAction_ONCONFLICT_UPDATE {
 		return c, nil
 	}

@@ -54,6 +54,12 @@ func checkUnique(st state.Reader, o *object, ix *index, delta zset.Batch) error 
 	if err != nil || row == nil {
 		return err
 	}
+	return ix.violation(o, row)
+}
+
+// violation is PostgreSQL's 23505 for row, whose key in ix another row
+// of o holds.
+func (ix *index) violation(o *object, row zset.Row) error {
 	e := errs.Newf(errs.UniqueViolation, "duplicate key value violates unique constraint %q", ix.name).(*errs.Error)
 	e.Detail = fmt.Sprintf("Key %s already exists.", ix.keyText(o, row))
 	return e
