@@ -241,9 +241,13 @@ func (a *arbitration) conflicting(row zset.Row) (zset.Row, string, bool, error) 
 // checkKeys fails with 23505 when another row holds one of row's unique
 // keys, checked as PostgreSQL checks a row it writes: key by key, at
 // once. old is the identity of the row that row replaces ("" for an
-// insertion).
+// insertion). The arbiters of an insertion were just checked, and an
+// update keeps the primary key: those keys are not read again.
 func (a *arbitration) checkKeys(row zset.Row, old string) error {
 	for i, k := range a.keys {
+		if old == "" && a.arbiter[i] || old != "" && k.ix == nil {
+			continue
+		}
 		_, _, ok, err := a.holder(i, row, old)
 		if err != nil {
 			return err

@@ -147,3 +147,31 @@ SELECT conname FROM pg_constraint WHERE conrelid = 'n'::regclass ORDER BY connam
 INSERT INTO n VALUES (60, 'v99', 99);
 DROP TABLE n;
 SELECT count(*) FROM pg_constraint WHERE conname LIKE 'n\_%';
+
+-- Constraints follow ALTER TABLE: a retyped or renamed column keeps its
+-- constraint, a dropped one drops it; a schema's tables have their own.
+CREATE TABLE r (id int PRIMARY KEY, a int UNIQUE, b int, CONSTRAINT r_ab UNIQUE (a, b));
+INSERT INTO r VALUES (1, 1, 1), (2, 2, 1);
+ALTER TABLE r ALTER COLUMN a TYPE bigint;
+ALTER TABLE r RENAME COLUMN b TO bb;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'r'::regclass ORDER BY conname;
+--! error 23505
+INSERT INTO r VALUES (3, 1, 5);
+INSERT INTO r VALUES (3, 3, 5) ON CONFLICT (a, bb) DO NOTHING;
+INSERT INTO r VALUES (4, 3, 5) ON CONFLICT (a) DO UPDATE SET bb = 6 RETURNING *;
+ALTER TABLE r DROP COLUMN bb;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'r'::regclass ORDER BY conname;
+CREATE SCHEMA s;
+CREATE TABLE s.r (a int UNIQUE, b int);
+SELECT n.nspname, c.conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE c.conrelid IN ('r'::regclass, 's.r'::regclass) ORDER BY 1, 2;
+INSERT INTO s.r VALUES (1, 1);
+INSERT INTO s.r VALUES (1, 2) ON CONFLICT ON CONSTRAINT r_a_key DO UPDATE SET b = excluded.b;
+SELECT * FROM s.r;
+-- CREATE TABLE in a transaction block, rolled back with it.
+BEGIN;
+CREATE TABLE tb (a int UNIQUE);
+INSERT INTO tb VALUES (1);
+INSERT INTO tb VALUES (1) ON CONFLICT DO NOTHING;
+SELECT * FROM tb;
+ROLLBACK;
+SELECT count(*) FROM pg_constraint WHERE conname = 'tb_a_key';
