@@ -370,8 +370,16 @@ func pkColumns(r *pgRelation) string {
 	return strings.Join(names, ", ")
 }
 
-// constraintDef is pg_get_constraintdef of a primary key.
+// constraintDef is pg_get_constraintdef of a primary key or a UNIQUE
+// constraint.
 func (c *Catalog) constraintDef(oid uint32) types.Value {
+	if ix := c.snapshot().indexes[oid-uniqueConstraintOffset]; ix != nil && ix.constraint {
+		nulls := ""
+		if ix.nullsNotDistinct {
+			nulls = "NULLS NOT DISTINCT "
+		}
+		return types.MakeText("UNIQUE " + nulls + "(" + columnList(ix.rel, ix.cols) + ")")
+	}
 	r := c.snapshot().byOID[oid-pkConstraintOffset]
 	if r == nil || len(r.pk) == 0 {
 		return types.Null

@@ -153,27 +153,42 @@ func setInfoType(b *rowBuilder, t types.Type) {
 
 func infoTableConstraintsRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("information_schema.table_constraints")
+	db := c.currentDatabase()
 	for _, r := range c.snapshot().rels {
-		if len(r.pk) == 0 {
-			continue
+		for _, ix := range r.indexes {
+			if !ix.primary && !ix.constraint {
+				continue
+			}
+			// nulls_distinct is NULL for a primary key.
+			kind, distinct := "PRIMARY KEY", any(nil)
+			if !ix.primary {
+				kind, distinct = "UNIQUE", "YES"
+				if ix.nullsNotDistinct {
+					distinct = "NO"
+				}
+			}
+			b.row().set("constraint_catalog", db).set("constraint_schema", r.schema).set("constraint_name", ix.name).
+				set("table_catalog", db).set("table_schema", r.schema).set("table_name", r.name).
+				set("constraint_type", kind).set("is_deferrable", "NO").set("initially_deferred", "NO").
+				set("enforced", "YES").set("nulls_distinct", distinct)
 		}
-		db := c.currentDatabase()
-		b.row().set("constraint_catalog", db).set("constraint_schema", r.schema).set("constraint_name", pkName(r)).
-			set("table_catalog", db).set("table_schema", r.schema).set("table_name", r.name).
-			set("constraint_type", "PRIMARY KEY").set("is_deferrable", "NO").set("initially_deferred", "NO").
-			set("enforced", "YES").set("nulls_distinct", "YES")
 	}
 	return b.rows, nil
 }
 
 func infoKeyColumnUsageRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("information_schema.key_column_usage")
+	db := c.currentDatabase()
 	for _, r := range c.snapshot().rels {
-		db := c.currentDatabase()
-		for k, i := range r.pk {
-			b.row().set("constraint_catalog", db).set("constraint_schema", r.schema).set("constraint_name", pkName(r)).
-				set("table_catalog", db).set("table_schema", r.schema).set("table_name", r.name).
-				set("column_name", r.cols[i].Name).set("ordinal_position", k+1)
+		for _, ix := range r.indexes {
+			if !ix.primary && !ix.constraint {
+				continue
+			}
+			for k, i := range ix.cols {
+				b.row().set("constraint_catalog", db).set("constraint_schema", r.schema).set("constraint_name", ix.name).
+					set("table_catalog", db).set("table_schema", r.schema).set("table_name", r.name).
+					set("column_name", r.cols[i].Name).set("ordinal_position", k+1)
+			}
 		}
 	}
 	return b.rows, nil

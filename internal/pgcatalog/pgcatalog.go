@@ -67,6 +67,9 @@ const (
 	pkConstraintOffset = 2  // the primary key's pg_constraint row
 	ruleOffset         = 3  // a view's _RETURN rule (pg_rewrite)
 	attrDefOffset      = 16 // + column number - 1: the column's pg_attrdef row
+	// uniqueConstraintOffset is, from a UNIQUE constraint's index OID,
+	// the OID of the constraint's pg_constraint row.
+	uniqueConstraintOffset = 1
 )
 
 // userOID is the OID of the user relation with catalog id id: each object
@@ -122,6 +125,9 @@ type Index struct {
 	// Unique is set for a UNIQUE index, NullsNotDistinct when its NULLs
 	// are equal to each other.
 	Unique, NullsNotDistinct bool
+	// Constraint is set for the index of a UNIQUE constraint, which
+	// pg_constraint shows too.
+	Constraint bool
 }
 
 // Role is a role created with CREATE ROLE.
@@ -307,8 +313,9 @@ type pgIndex struct {
 	rel     *pgRelation
 	cols    []int
 	primary bool // a primary key's index (unique)
-	// unique and nullsNotDistinct are those of a UNIQUE index.
-	unique, nullsNotDistinct bool
+	// unique and nullsNotDistinct are those of a UNIQUE index,
+	// constraint set when a UNIQUE constraint owns it.
+	unique, nullsNotDistinct, constraint bool
 }
 
 // pgSnapshot is the catalog's relations indexed for one query, computed
@@ -370,7 +377,7 @@ func (p *pgSnapshot) build(src Source) {
 		slices.SortFunc(ixs, func(a, b Index) int { return strings.Compare(a.Name, b.Name) })
 		for _, ix := range ixs {
 			r.indexes = append(r.indexes, &pgIndex{oid: userOID(ix.ID), name: ix.Name, rel: r, cols: ix.Cols,
-				unique: ix.Unique, nullsNotDistinct: ix.NullsNotDistinct})
+				unique: ix.Unique, nullsNotDistinct: ix.NullsNotDistinct, constraint: ix.Constraint})
 		}
 		p.rels = append(p.rels, r)
 	}

@@ -209,19 +209,25 @@ func pgIndexRows(c *Catalog) ([]zset.Row, error) {
 func pgConstraintRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_constraint")
 	for _, r := range c.snapshot().rels {
-		if len(r.pk) == 0 {
-			continue
+		for _, ix := range r.indexes {
+			if !ix.primary && !ix.constraint {
+				continue
+			}
+			keys := make([]types.Value, len(ix.cols))
+			for k, i := range ix.cols {
+				keys[k] = types.MakeInt(types.Int2, int64(r.attnum(i)))
+			}
+			oid, contype := ix.oid+uniqueConstraintOffset, "u"
+			if ix.primary {
+				oid, contype = r.oid+pkConstraintOffset, "p"
+			}
+			b.row().set("conkey", types.MakeArray(types.Int2, keys))
+			b.set("oid", oid).set("conname", ix.name).
+				set("connamespace", c.namespaceOID(r.schema)).set("contype", contype).set("convalidated", true).
+				set("conrelid", r.oid).set("conindid", ix.oid).set("confupdtype", " ").
+				set("confdeltype", " ").set("confmatchtype", " ").set("conislocal", true).set("connoinherit", true).
+				set("conbin", nil)
 		}
-		keys := make([]types.Value, len(r.pk))
-		for k, i := range r.pk {
-			keys[k] = types.MakeInt(types.Int2, int64(r.attnum(i)))
-		}
-		b.row().set("conkey", types.MakeArray(types.Int2, keys))
-		b.set("oid", r.oid+pkConstraintOffset).set("conname", pkName(r)).
-			set("connamespace", c.namespaceOID(r.schema)).set("contype", "p").set("convalidated", true).
-			set("conrelid", r.oid).set("conindid", r.oid+pkIndexOffset).set("confupdtype", " ").
-			set("confdeltype", " ").set("confmatchtype", " ").set("conislocal", true).set("connoinherit", true).
-			set("conbin", nil)
 	}
 	return b.rows, nil
 }

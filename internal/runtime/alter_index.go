@@ -39,7 +39,8 @@ func reindexChanged(ctx context.Context, st state.Store, old, next *catalog) err
 			}
 			continue
 		}
-		nix := &index{id: ix.id, name: ix.name, rel: now.id, relName: now.name, cols: cols}
+		nix := &index{id: ix.id, name: ix.name, rel: now.id, relName: now.name, cols: cols,
+			unique: ix.unique, nullsNotDistinct: ix.nullsNotDistinct, constraint: ix.constraint}
 		nix.sqlText = next.indexSQL(nix, now)
 		if err := deletePrefix(st, ix.prefix()); err != nil {
 			return err

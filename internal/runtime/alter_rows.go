@@ -68,6 +68,13 @@ func alterTable(ctx context.Context, st state.Store, w *epochWrite, text string,
 		e.Detail = fmt.Sprintf("This operation is not supported for %ss.", o.kindName())
 		return nil, nil, e
 	}
+	if ok, err := isConstraintAlter(at); ok || err != nil {
+		if err != nil {
+			return nil, nil, err
+		}
+		nc, err := alterConstraints(ctx, st, cat, o, at, notes)
+		return nc, res, err
+	}
 	ch, err := alterDefinition(cat, o, at)
 	if err != nil {
 		return nil, nil, err

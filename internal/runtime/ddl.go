@@ -101,6 +101,8 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 					return nil, nil, errs.Newf(errs.InvalidColumnRef, "multiple primary keys for table %q are not allowed", name)
 				}
 				pkNames = []string{cd.Colname}
+			case pg.ConstrType_CONSTR_UNIQUE:
+				// Its index is made once the table is (uniqueconstraint.go).
 			default:
 				return nil, nil, errs.Newf(errs.FeatureNotSupported, "column constraint %s is not supported", constraintName(c.Contype))
 			}
@@ -144,6 +146,10 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 // tableConstraint returns the primary-key column names of a table
 // constraint, or an error for constraints that are not supported.
 func tableConstraint(c *pg.Constraint) ([]string, error) {
+	if c.Contype == pg.ConstrType_CONSTR_UNIQUE {
+		// Its index is made once the table is (uniqueconstraint.go).
+		return nil, nil
+	}
 	if c.Contype != pg.ConstrType_CONSTR_PRIMARY {
 		return nil, errs.Newf(errs.FeatureNotSupported, "table constraint %s is not supported", constraintName(c.Contype))
 	}

@@ -274,11 +274,8 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 	b := newBinder(cat, paramText, declared.withSlots(insertParamRefs(ins)))
 	bi := &boundInsert{b: b, nUser: len(b.ParamTypes), targets: targets}
 	if oc := ins.OnConflictClause; oc != nil {
-		if err := checkConflictArbiter(cat, o, oc); err != nil {
-			return nil, err
-		}
 		var err error
-		if bi.conflict, err = bindOnConflict(b, o, aliasOf(ins.Relation), oc, bi.nUser); err != nil {
+		if bi.conflict, err = bindOnConflict(cat, b, o, aliasOf(ins.Relation), oc, bi.nUser); err != nil {
 			return nil, err
 		}
 	}
@@ -471,16 +468,13 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 	if len(o.pk) > 0 && conflict == nil {
 		return rows, insertNewKeys(ctx, st, w, o, rows)
 	}
-	if len(o.pk) == 0 {
-		if conflict != nil {
-			return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
-		}
+	if conflict == nil {
 		for _, r := range rows {
 			delta = append(delta, zset.Entry{Row: r, Weight: 1})
 		}
 		affected = rows
 	} else {
-		delta, affected, err = insertKeyed(st, o, rows, conflict, b, nUser)
+		delta, affected, err = insertArbitrated(st, o, rows, conflict, b, nUser)
 		if err != nil {
 			return nil, err
 		}
@@ -493,43 +487,27 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 
 // onConflict is a bound ON CONFLICT clause.
 type onConflict struct {
-	doUpdate bool
-	sets     setList   // new values, over the existing row
-	where    plan.Expr // nil when none
+	// arbiters are the unique keys whose conflicts the clause resolves,
+	// keys every unique key of the table (arbiter.go).
+	arbiters, keys []arbiter
+	doUpdate       bool
+	sets           setList   // new values, over the existing row
+	where          plan.Expr // nil when none
 }
 
-func bindOnConflict(b *sql.Binder, o *object, alias string, oc *pg.OnConflictClause, nUser int) (*onConflict, error) {
-	if len(o.pk) == 0 {
-		return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+func bindOnConflict(cat *catalog, b *sql.Binder, o *object, alias string, oc *pg.OnConflictClause, nUser int) (*onConflict, error) {
+	if oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE && oc.Infer == nil {
+		e := errs.New(errs.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").(*errs.Error)
+		e.Hint = "For example, ON CONFLICT (column_name)."
+		return nil, e
 	}
-	if inf := oc.Infer; inf != nil {
-		if inf.Conname != "" && inf.Conname != o.name+"_pkey" {
-			return nil, errs.Newf(errs.UndefinedObject, "constraint %q for table %q does not exist", inf.Conname, o.name)
-		}
-		if len(inf.IndexElems) > 0 {
-			match := len(inf.IndexElems) == len(o.pk)
-			for _, ie := range inf.IndexElems {
-				i, err := o.columnIndex(ie.GetIndexElem().Name)
-				if err != nil {
-					return nil, err
-				}
-				found := false
-				for _, k := range o.pk {
-					found = found || k == i
-				}
-				match = match && found
-			}
-			if !match {
-				return nil, errs.New(errs.InvalidColumnRef, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
-			}
-		}
+	arbiters, err := inferArbiters(cat, b, o, alias, oc.Infer)
+	if err != nil {
+		return nil, err
 	}
-	c := &onConflict{}
+	c := &onConflict{arbiters: arbiters, keys: uniqueKeys(cat, o)}
 	if oc.Action != pg.OnConflictAction_ONCONFLICT_UPDATE {
 		return c, nil
-	}
-	if oc.Infer == nil {
-		return nil, errs.New(errs.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
 	}
 	if o.appendOnly {
 		return nil, appendOnlyError(o, "update rows of")
@@ -580,77 +558,6 @@ func rewriteExcluded(oc *pg.OnConflictClause, o *object, nUser int) {
 			}
 		}
 	})
-}
-
-// insertKeyed checks primary keys for rows inserted into a keyed table and
-// resolves ON CONFLICT. It returns the table delta and the rows inserted
-// or updated (for RETURNING and the row count).
-func insertKeyed(st state.Store, o *object, rows []zset.Row, c *onConflict, b *sql.Binder, nUser int) (zset.Batch, []zset.Row, error) {
-	keyOf := o.keyOf()
-	prefix := o.rowsPrefix()
-	// current holds the rows this statement has written, by key, so that a
-	// later row of the same statement sees an earlier one.
-	current := map[string]zset.Row{}
-	touched := map[string]bool{}
-	var delta zset.Batch
-	var affected []zset.Row
-	for _, r := range rows {
-		k := string(keyOf(nil, prefix, r))
-		existing, ok := current[k]
-		if !ok {
-			v, found, err := st.Get([]byte(k))
-			if err != nil {
-				return nil, nil, err
-			}
-			if found {
-				e, err := decodeStored(v)
-				if err != nil {
-					return nil, nil, err
-				}
-				existing, ok = e.Row, true
-			}
-		}
-		if !ok {
-			current[k] = r
-			touched[k] = true
-			delta = append(delta, zset.Entry{Row: r, Weight: 1})
-			affected = append(affected, r)
-			continue
-		}
-		switch {
-		case c == nil:
-			return nil, nil, o.uniqueViolation(r)
-		case !c.doUpdate:
-			continue
-		}
-		if touched[k] {
-			return nil, nil, errs.New(errs.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time")
-		}
-		for j, v := range r {
-			(*b.Params)[nUser+j] = v
-		}
-		if c.where != nil {
-			ok, err := c.where.Eval(existing)
-			if err != nil {
-				return nil, nil, err
-			}
-			if ok.IsNull() || !ok.Bool() {
-				continue
-			}
-		}
-		updated, err := applySets(o, c.sets, existing)
-		if err != nil {
-			return nil, nil, err
-		}
-		if string(keyOf(nil, prefix, updated)) != k {
-			return nil, nil, errs.New(errs.FeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key")
-		}
-		touched[k] = true
-		current[k] = updated
-		delta = append(delta, zset.Entry{Row: existing, Weight: -1}, zset.Entry{Row: updated, Weight: 1})
-		affected = append(affected, updated)
-	}
-	return delta, affected, nil
 }
 
 // setList is UPDATE's bound SET list: for each assigned column, in the

@@ -58,6 +58,9 @@ type catalogRecord struct {
 	// Alters are the ALTER statements applied to a table since its
 	// CREATE TABLE, in order (alter.go).
 	Alters []string `json:"alters,omitempty"`
+	// Constraint marks an index record as that of a UNIQUE constraint
+	// (uniqueconstraint.go).
+	Constraint bool `json:"constraint,omitempty"`
 	// Inputs are a view's inputs as its definition saw them (inputs.go);
 	// absent in records written before they were kept.
 	Inputs map[string]*inputImage `json:"inputs,omitempty"`
@@ -278,6 +281,9 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 		}
 	case n.GetIndexStmt() != nil:
 		next, _, err = createIndex(context.Background(), st, cat, n.GetIndexStmt(), true)
+		if err == nil && rec.Constraint {
+			next.indexes[rec.Name].constraint = true
+		}
 	default:
 		return nil, errs.Newf(errs.DataCorrupted, "definition is a %s", stmtName(n))
 	}

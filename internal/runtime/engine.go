@@ -703,7 +703,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 			return nil, sql.TooManyTableColumns()
 		}
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
-			return createTable(st, w.cat, text, n.GetCreateStmt())
+			return createTableConstrained(st, w.cat, text, n.GetCreateStmt())
 		})
 	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_TABLE:
 		return s.execCreateTableAs(ctx, n.GetCreateTableAsStmt())

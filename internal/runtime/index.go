@@ -63,6 +63,9 @@ type index struct {
 	// equal index keys, NULLs apart unless nullsNotDistinct
 	// (uniqueindex.go).
 	unique, nullsNotDistinct bool
+	// constraint is set for the index of a UNIQUE constraint
+	// (uniqueconstraint.go), which only dropping the constraint drops.
+	constraint bool
 }
 
 // prefix is where the index's entries are stored.
@@ -127,11 +130,18 @@ const maxIdentifierLength = 63
 // one: table_col1_col2_idx, shortened to 63 bytes, with a number after
 // idx when the name is taken.
 func chooseIndexName(cat interface{ relationNameTaken(string) bool }, table string, cols []string) string {
+	return chooseRelationName(cat, table, cols, "idx")
+}
+
+// chooseRelationName is PostgreSQL's ChooseRelationName: table_cols_label
+// (label "idx" for an index, "key" for a UNIQUE constraint), with a
+// number after label while the name is taken.
+func chooseRelationName(cat interface{ relationNameTaken(string) bool }, table string, cols []string, base string) string {
 	name2 := strings.Join(cols, "_")
 	for n := 0; ; n++ {
-		label := "idx"
+		label := base
 		if n > 0 {
-			label = fmt.Sprintf("idx%d", n)
+			label = fmt.Sprintf("%s%d", base, n)
 		}
 		name := makeObjectName(table, name2, label)
 		if !cat.relationNameTaken(name) {
@@ -227,24 +237,53 @@ func createIndex(ctx context.Context, st state.Store, cat *catalog, is *pg.Index
 		if err != nil {
 			return nil, nil, errs.Newf(errs.UndefinedColumn, "column %q does not exist", el.Name)
 		}
-		if t := o.cols[c].Type; !ordered(t.ID) {
-			return nil, nil, errs.Newf(errs.FeatureNotSupported, "indexes on columns of type %s are not supported", t.TypName())
+		if err := indexableColumn(o, c); err != nil {
+			return nil, nil, err
 		}
 		ix.cols = append(ix.cols, c)
 	}
+	if key := indexKey(cat, o, is.Idxname); is.IfNotExists && is.Idxname != "" && cat.relationNameTaken(key) {
+		return nil, &Result{Tag: "CREATE INDEX", skipped: existsSkipping(key)}, nil
+	}
+	nc, err := addIndex(ctx, st, cat, o, ix, is.Idxname, "idx", recovering)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nc, &Result{Tag: "CREATE INDEX"}, nil
+}
+
+// indexableColumn refuses column c of o as an index column when its
+// type has no order.
+func indexableColumn(o *object, c int) error {
+	if t := o.cols[c].Type; !ordered(t.ID) {
+		return errs.Newf(errs.FeatureNotSupported, "indexes on columns of type %s are not supported", t.TypName())
+	}
+	return nil
+}
+
+// indexKey is the catalog key of an index called name on o: an index is
+// in its relation's schema.
+func indexKey(cat *catalog, o *object, name string) string {
+	sch, _ := cat.splitKey(o.name)
+	return normalizeName(sch, name)
+}
+
+// addIndex names ix (name, or when empty the name PostgreSQL chooses with
+// label: "idx" for an index, "key" for a UNIQUE constraint), gives it the
+// next id and builds it from o's rows in st unless recovering. It
+// returns the catalog holding it.
+func addIndex(ctx context.Context, st state.Store, cat *catalog, o *object, ix *index, name, label string, recovering bool) (*catalog, error) {
 	if len(ix.cols) > 32 {
-		return nil, nil, errs.New(errs.TooManyColumns, "cannot use more than 32 columns in an index")
+		return nil, errs.New(errs.TooManyColumns, "cannot use more than 32 columns in an index")
 	}
 	sch, bare := cat.splitKey(o.name)
-	ix.name = normalizeName(sch, is.Idxname)
-	if is.Idxname == "" {
-		ix.name = normalizeName(sch, chooseIndexName(cat.inSchemaNamed(sch), bare, ix.columnNames(o)))
+	ix.name = normalizeName(sch, name)
+	if name == "" {
+		ix.name = normalizeName(sch, chooseRelationName(cat.inSchemaNamed(sch), bare, ix.columnNames(o), label))
 	}
 	if cat.relationNameTaken(ix.name) {
-		if is.IfNotExists {
-			return nil, &Result{Tag: "CREATE INDEX", skipped: existsSkipping(ix.name)}, nil
-		}
-		return nil, nil, errs.Newf(errs.DuplicateTable, "relation %q already exists", is.Idxname)
+		_, bareName := cat.splitKey(ix.name)
+		return nil, errs.Newf(errs.DuplicateTable, "relation %q already exists", bareName)
 	}
 	ix.sqlText = cat.indexSQL(ix, o)
 	nc := cat.clone()
@@ -253,10 +292,10 @@ func createIndex(ctx context.Context, st state.Store, cat *catalog, is *pg.Index
 	nc.indexes[ix.name] = ix
 	if !recovering {
 		if err := buildIndex(ctx, st, nc, o, ix); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return nc, &Result{Tag: "CREATE INDEX"}, nil
+	return nc, nil
 }
 
 // buildIndex writes ix's entries for o's rows in st, in chunks of
@@ -336,6 +375,9 @@ func dropIndexStmt(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Re
 			}
 			return nil, nil, errs.Newf(errs.UndefinedObject, "index %q does not exist", name)
 		}
+		if ix.constraint {
+			return nil, nil, constraintIndexDrop(cat, ix)
+		}
 		if err := dropIndex(st, nc, ix); err != nil {
 			return nil, nil, err
 		}
@@ -369,7 +411,7 @@ func persistIndexes(st state.Store, old, next *catalog) error {
 		if old.indexes[name] == ix {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: ix.id, Kind: indexRecordKind, Name: ix.name, SQL: ix.sqlText})
+		payload, err := json.Marshal(catalogRecord{ID: ix.id, Kind: indexRecordKind, Name: ix.name, SQL: ix.sqlText, Constraint: ix.constraint})
 		if err != nil {
 			return err
 		}
@@ -417,7 +459,7 @@ func (c *catalog) pgIndexes(o *object) []pgcatalog.Index {
 	var out []pgcatalog.Index
 	for _, ix := range c.indexesOf(o) {
 		_, name := c.splitKey(ix.name)
-		out = append(out, pgcatalog.Index{ID: ix.id, Name: name, Cols: ix.cols, Unique: ix.unique, NullsNotDistinct: ix.nullsNotDistinct})
+		out = append(out, pgcatalog.Index{ID: ix.id, Name: name, Cols: ix.cols, Unique: ix.unique, NullsNotDistinct: ix.nullsNotDistinct, Constraint: ix.constraint})
 	}
 	return out
 }

@@ -3,10 +3,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strings"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -57,6 +54,12 @@ func checkUnique(st state.Reader, o *object, ix *index, delta zset.Batch) error 
 	if err != nil || row == nil {
 		return err
 	}
+	return ix.violation(o, row)
+}
+
+// violation is PostgreSQL's 23505 for row, whose key in ix another row
+// of o holds.
+func (ix *index) violation(o *object, row zset.Row) error {
 	e := errs.Newf(errs.UniqueViolation, "duplicate key value violates unique constraint %q", ix.name).(*errs.Error)
 	e.Detail = fmt.Sprintf("Key %s already exists.", ix.keyText(o, row))
 	return e
@@ -80,7 +83,6 @@ func duplicateKey(st state.Reader, o *object, ix *index, delta zset.Batch) (zset
 	if !ix.unique {
 		return nil, nil
 	}
-	prefix := ix.prefix()
 	var seen map[string]bool
 	if len(delta) > 1 {
 		seen = make(map[string]bool, len(delta))
@@ -98,11 +100,7 @@ rows:
 				}
 			}
 		}
-		key = append(append(key[:0], prefix...), 0)
-		for _, c := range ix.cols {
-			key = zset.EncodeKey(key, e.Row[c])
-		}
-		key[len(prefix)] = byte(zset.Bucket(key[len(prefix)+1:]))
+		key = ix.lookupKey(key[:0], e.Row)
 		if seen != nil {
 			if seen[string(key)] {
 				continue
@@ -133,6 +131,18 @@ rows:
 	return nil, nil
 }
 
+// lookupKey appends to dst the prefix of the entries of ix whose key
+// is row's: ix's prefix, the key's bucket, the key.
+func (ix *index) lookupKey(dst []byte, row zset.Row) []byte {
+	dst = append(append(dst, ix.prefix()...), 0)
+	n := len(dst)
+	for _, c := range ix.cols {
+		dst = zset.EncodeKey(dst, row[c])
+	}
+	dst[n-1] = byte(zset.Bucket(dst[n:]))
+	return dst
+}
+
 // keyText is row's key in ix as PostgreSQL's errors show it: (a, b)=(1, x).
 func (ix *index) keyText(o *object, row zset.Row) string {
 	names, vals := make([]string, len(ix.cols)), make([]string, len(ix.cols))
@@ -145,58 +155,4 @@ func (ix *index) keyText(o *object, row zset.Row) string {
 		}
 	}
 	return "(" + strings.Join(names, ", ") + ")=(" + strings.Join(vals, ", ") + ")"
-}
-
-// checkConflictArbiter refuses an ON CONFLICT clause whose arbiters
-// would include one of o's unique indexes: ON CONFLICT without a target
-// (PostgreSQL's arbiters are then every unique index, where RockStream
-// resolves conflicts of the primary key alone), and a target naming a
-// unique index or its columns. ON CONFLICT on the primary key of a table
-// with unique indexes is as in PostgreSQL: a row that conflicts on a
-// unique index fails with 23505.
-func checkConflictArbiter(cat *catalog, o *object, oc *pg.OnConflictClause) error {
-	var unique []*index
-	for _, ix := range cat.indexesOf(o) {
-		if ix.unique {
-			unique = append(unique, ix)
-		}
-	}
-	if len(unique) == 0 {
-		return nil
-	}
-	inf := oc.Infer
-	if inf == nil {
-		return errs.Newf(errs.FeatureNotSupported,
-			"ON CONFLICT without a conflict target is not supported on table %q, which has unique indexes; name its primary key's columns: ON CONFLICT (...)", o.name)
-	}
-	for _, ix := range unique {
-		if inf.Conname == ix.name {
-			return errs.Newf(errs.FeatureNotSupported, "ON CONFLICT ON CONSTRAINT of unique index %q is not supported; only a primary key is an arbiter", ix.name)
-		}
-		if len(inf.IndexElems) != len(ix.cols) {
-			continue
-		}
-		same := true
-		for _, ie := range inf.IndexElems {
-			i, err := o.columnIndex(ie.GetIndexElem().GetName())
-			same = same && err == nil && slices.Contains(ix.cols, i)
-		}
-		if same && !sameColumnSet(ix.cols, o.pk) {
-			return errs.Newf(errs.FeatureNotSupported, "ON CONFLICT on the columns of unique index %q is not supported; only a primary key is an arbiter", ix.name)
-		}
-	}
-	return nil
-}
-
-// sameColumnSet reports whether a and b hold the same columns.
-func sameColumnSet(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, c := range a {
-		if !slices.Contains(b, c) {
-			return false
-		}
-	}
-	return true
 }

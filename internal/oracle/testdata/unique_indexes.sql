@@ -34,18 +34,18 @@ SELECT * FROM u WHERE email = 'a@x';
 SELECT * FROM u WHERE a = 2 AND b IS NULL;
 
 -- ON CONFLICT on the primary key: a row that takes another row's
--- unique key still fails. ON CONFLICT with a unique index as arbiter is
--- not supported (PostgreSQL would skip or update the row).
+-- unique key still fails. A unique index is an arbiter too: without a
+-- target every unique key is one, and a target naming its columns
+-- infers it (unique_constraints.sql has more).
 INSERT INTO u VALUES (1, 'q@x', 0, 0) ON CONFLICT (id) DO NOTHING;
 INSERT INTO u VALUES (1, 'q@x', 0, 0) ON CONFLICT (id) DO UPDATE SET email = excluded.email;
 --! error 23505
 INSERT INTO u VALUES (1, 'b@x', 0, 0) ON CONFLICT (id) DO UPDATE SET email = excluded.email;
 --! error 23505
 INSERT INTO u VALUES (20, 'b@x', 0, 0) ON CONFLICT (id) DO NOTHING;
---! rockstream-error 0A000
 INSERT INTO u VALUES (20, 'b@x', 0, 0) ON CONFLICT DO NOTHING;
---! rockstream-error 0A000
 INSERT INTO u VALUES (20, 'b@x', 0, 0) ON CONFLICT (email) DO NOTHING;
+INSERT INTO u VALUES (20, 'b@x', 0, 0) ON CONFLICT (email) DO UPDATE SET a = excluded.a + 100 RETURNING *;
 SELECT * FROM u;
 
 -- In a transaction block: the block's own earlier rows count, and a
