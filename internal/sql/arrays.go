@@ -26,11 +26,19 @@ import (
 func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.Expr, error) {
 	es := make([]plan.Expr, len(a.Elements))
 	locs := make([]int32, len(a.Elements))
+	// multi is PostgreSQL's multidims: the elements are arrays (nested
+	// brackets or array values), which become the sub-arrays of an array
+	// of one more dimension.
+	multi := false
 	for i, n := range a.Elements {
-		if n.GetAArrayExpr() != nil {
-			return nil, notSupported(exprLocation(n), "multidimensional arrays are not supported")
+		var e plan.Expr
+		var err error
+		if sub := n.GetAArrayExpr(); sub != nil {
+			e, err = ec.arrayConstructor(sub, target)
+			multi = true
+		} else if e, err = ec.bind(n); err == nil && e.Type().ID.IsArray() {
+			multi = true
 		}
-		e, err := ec.bind(n)
 		if err != nil {
 			return nil, err
 		}
@@ -40,6 +48,9 @@ func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.
 	switch {
 	case target.ID.IsArray():
 		elem = target.Elem()
+		if multi {
+			elem = target
+		}
 		for i, e := range es {
 			c, err := ec.coerce(e, elem, explicitCoercion)
 			if errors.Is(err, errNoCast) {
@@ -66,8 +77,15 @@ func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.
 			}
 		}
 	}
-	if elem.ID.IsArray() {
-		return nil, notSupported(a.Location, "multidimensional arrays are not supported")
+	if multi {
+		if !elem.ID.IsArray() {
+			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "could not find array type for data type %s", elem), a.Location)
+		}
+		ek := elem.ID.Elem()
+		f := &plan.Func{Name: "ARRAY", Args: es, Typ: elem, NonStrict: true,
+			Fn:     func(args []types.Value) (types.Value, error) { return types.ArrayOfArrays(ek, args) },
+			Render: func(args []string) string { return "ARRAY[" + strings.Join(args, ", ") + "]" }}
+		return foldConstants(f)
 	}
 	if !types.HasArrayType(elem.ID) {
 		return nil, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", elem), a.Location)

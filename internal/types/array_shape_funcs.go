@@ -169,3 +169,52 @@ func arrayPush(ek Kind, a, e Value, front bool) (Value, error) {
 	}
 	return MakeArrayShape(ek, out, []int{len(out)}, []int{lb}), nil
 }
+
+// ArrayOfArrays is the ARRAY[...] of sub-arrays (ARRAY[[1,2],[3,4]],
+// ARRAY[ARRAY[1,2], ARRAY[3,4]]) over elements of kind ek, as
+// PostgreSQL's ExecEvalArrayExpr: the sub-arrays become the items of a
+// new first dimension (lower bound 1) and must all have the same
+// dimensions and lower bounds (2202E); when all are empty or NULL the
+// result is the empty array, and an empty or NULL one among non-empty
+// ones is an error too.
+func ArrayOfArrays(ek Kind, subs []Value) (Value, error) {
+	var dims, lbs []int
+	haveEmpty := false
+	n := 0
+	for _, s := range subs {
+		d, l := s.ArrayShape()
+		if len(d) == 0 {
+			haveEmpty = true
+			continue
+		}
+		switch {
+		case dims == nil:
+			if len(d)+1 > MaxArrayDims {
+				return Null, tooManyDims(len(d) + 1)
+			}
+			dims, lbs = append([]int{0}, d...), append([]int{1}, l...)
+		case !slices.Equal(dims[1:], d) || !slices.Equal(lbs[1:], l):
+			return Null, mismatchedSubarrays()
+		}
+		dims[0]++
+		n += len(s.Elems())
+	}
+	if dims == nil {
+		return MakeArray(ek, nil), nil
+	}
+	if haveEmpty {
+		return Null, mismatchedSubarrays()
+	}
+	if err := CheckArrayShape(dims, lbs); err != nil {
+		return Null, err
+	}
+	out := make([]Value, 0, n)
+	for _, s := range subs {
+		out = append(out, s.Elems()...)
+	}
+	return MakeArrayShape(ek, out, dims, lbs), nil
+}
+
+func mismatchedSubarrays() error {
+	return errs.New(errs.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
+}
