@@ -218,3 +218,42 @@ func ArrayOfArrays(ek Kind, subs []Value) (Value, error) {
 func mismatchedSubarrays() error {
 	return errs.New(errs.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
 }
+
+// AccumArrays is array_agg over arrays (PostgreSQL's array_agg(anyarray))
+// with elements of kind ek: the arrays, in order, become the items of a
+// new first dimension (lower bound 1). They must be non-NULL (22004),
+// non-empty and all of the same dimensions and lower bounds (2202E).
+func AccumArrays(ek Kind, items []Value) (Value, error) {
+	var dims, lbs []int
+	n := 0
+	for _, a := range items {
+		if a.IsNull() {
+			return Null, errs.New(errs.NullValueNotAllowed, "cannot accumulate null arrays")
+		}
+		d, l := a.ArrayShape()
+		switch {
+		case len(d) == 0:
+			return Null, errs.New(errs.ArraySubscriptError, "cannot accumulate empty arrays")
+		case dims == nil:
+			if len(d)+1 > MaxArrayDims {
+				return Null, tooManyDims(len(d) + 1)
+			}
+			dims, lbs = append([]int{0}, d...), append([]int{1}, l...)
+		case !slices.Equal(dims[1:], d) || !slices.Equal(lbs[1:], l):
+			return Null, errs.New(errs.ArraySubscriptError, "cannot accumulate arrays of different dimensionality")
+		}
+		dims[0]++
+		n += len(a.Elems())
+	}
+	if dims == nil {
+		return Null, nil
+	}
+	if err := CheckArrayShape(dims, lbs); err != nil {
+		return Null, err
+	}
+	out := make([]Value, 0, n)
+	for _, a := range items {
+		out = append(out, a.Elems()...)
+	}
+	return MakeArrayShape(ek, out, dims, lbs), nil
+}
