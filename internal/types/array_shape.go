@@ -228,3 +228,34 @@ func ArraySliceDims(a Value, ranges []SliceBound) Value {
 	}
 	return MakeArrayShape(ek, out, outDims, ones)
 }
+
+// NestArray builds a nested result over an array's dimensions, as
+// array_to_json nests them: leaf of each element, node of the results of
+// each sub-array's items, up to the whole array (node of none for the
+// empty array).
+func NestArray[T any](v Value, leaf func(Value) T, node func([]T) T) T {
+	dims, _ := v.ArrayShape()
+	elems := v.Elems()
+	if len(dims) == 0 {
+		return node(nil)
+	}
+	var nest func(level, off int) T
+	nest = func(level, off int) T {
+		items := make([]T, dims[level])
+		if level == len(dims)-1 {
+			for i := range items {
+				items[i] = leaf(elems[off+i])
+			}
+			return node(items)
+		}
+		stride := 1
+		for _, d := range dims[level+1:] {
+			stride *= d
+		}
+		for i := range items {
+			items[i] = nest(level+1, off+i*stride)
+		}
+		return node(items)
+	}
+	return nest(0, 0)
+}

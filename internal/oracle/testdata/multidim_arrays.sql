@@ -11,7 +11,11 @@ CREATE TABLE grids (id int PRIMARY KEY, g int[], t text[][], n numeric[]);
 CREATE TABLE wanted (name text, g int[]);
 
 CREATE MATERIALIZED VIEW grid_text AS
-  SELECT id, g, t, n, g::text AS g_text, t::text AS t_text FROM grids;
+  SELECT id, g, t, n, g::text AS g_text, t::text AS t_text, to_jsonb(g) AS g_jsonb, to_json(t)::text AS t_json
+  FROM grids;
+
+CREATE MATERIALIZED VIEW grid_stacked AS
+  SELECT id % 2 AS parity, array_agg(ARRAY[id, id * 10] ORDER BY id) AS pairs FROM grids GROUP BY id % 2;
 
 CREATE MATERIALIZED VIEW grid_shape AS
   SELECT id, array_ndims(g) AS nd, array_dims(g) AS dims, array_length(g, 1) AS len1,
@@ -140,4 +144,7 @@ SELECT array_position('{{1,2},{3,4}}'::int[], 3);
 --! error 0A000
 SELECT array_remove('{{1,2},{3,4}}'::int[], 3);
 SELECT array_position('[0:2]={5,6,7}'::int[], 6), array_remove('[0:2]={5,6,7}'::int[], 6), array_positions('[3:5]={5,6,5}'::int[], 5);
+SELECT generate_subscripts('[0:1][3:5]={{1,2,3},{4,5,6}}'::int[], 2), generate_subscripts('[0:1]={1,2}'::int[], 1, true);
+SELECT generate_subscripts('{{1,2}}'::int[], 3) AS none;
+SELECT to_json('{{1,2},{3,NULL}}'::int[]), to_jsonb('[0:1][1:1]={{a},{b}}'::text[]), json_build_array('{{1}}'::int[]);
 SELECT * FROM grid_shape ORDER BY id;
