@@ -310,7 +310,9 @@ func appendToJSON(dst []byte, v Value, raw bool, z Zone) []byte {
 		return append(dst, v.s...)
 	case v.kind.IsArray():
 		return append(dst, NestArray(v, func(e Value) []byte { return appendToJSON(nil, e, false, z) },
-			func(items [][]byte) []byte { return append(append([]byte{'['}, bytes.Join(items, []byte{','})...), ']') })...)
+			func(items [][]byte) []byte {
+				return append(append([]byte{'['}, bytes.Join(items, []byte{','})...), ']')
+			})...)
 	}
 	return AppendJSONB(dst, ToJSONBZone(v, z))
 }
