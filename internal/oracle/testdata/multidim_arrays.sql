@@ -148,3 +148,5 @@ SELECT generate_subscripts('[0:1][3:5]={{1,2,3},{4,5,6}}'::int[], 2), generate_s
 SELECT generate_subscripts('{{1,2}}'::int[], 3) AS none;
 SELECT to_json('{{1,2},{3,NULL}}'::int[]), to_jsonb('[0:1][1:1]={{a},{b}}'::text[]), json_build_array('{{1}}'::int[]);
 SELECT * FROM grid_shape ORDER BY id;
+SELECT x = '{1,2}'::int[] AS flat, x = '{{1,2}}'::int[] AS nested, x = '[0:1]={1,2}'::int[] AS shifted
+FROM (VALUES ('{{1,2}}'::int[]), ('{1,2}'), ('[0:1]={1,2}')) v(x) ORDER BY x;
