@@ -65,6 +65,7 @@ const (
 	ProtocolViolation        Code = "RS08P01" // 08P01
 	PrerequisiteState        Code = "RS55000" // 55000
 	ArraySubscriptError      Code = "RS2202E" // 2202E
+	DataException            Code = "RS22000" // 22000
 	InvalidRegex             Code = "RS2201B" // 2201B
 	InvalidSchemaName        Code = "RS3F000" // 3F000
 	BadCopyFileFormat        Code = "RS22P04" // 22P04
@@ -160,6 +161,7 @@ var sqlstates = map[Code]string{
 	ProtocolViolation:        "08P01",
 	PrerequisiteState:        "55000",
 	ArraySubscriptError:      "2202E",
+	DataException:            "22000",
 	InvalidRegex:             "2201B",
 	InvalidSchemaName:        "3F000",
 	BadCopyFileFormat:        "22P04",

@@ -198,6 +198,9 @@ func (a *Aggregate) orderedValue(st state.Store, s *aggSpec, gkey []byte) (types
 		return types.Null, nil
 	}
 	if s.fn == fnArrayAgg {
+		if at := s.call.Arg.Type().ID; at.IsArray() {
+			return types.AccumArrays(at.Elem(), elems)
+		}
 		return types.MakeArray(s.call.Arg.Type().ID, elems), nil
 	}
 	if s.result.ID == types.Bytea {

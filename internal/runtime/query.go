@@ -127,7 +127,7 @@ func parseParam(cat *catalog, t types.Type, text string, z types.Zone) (types.Va
 				return types.Null, err
 			}
 		}
-		return types.MakeArray(t.ID.Elem(), out), nil
+		return arr.WithElems(t.ID.Elem(), out), nil
 	}
 	return types.ParseZone(t, text, z)
 }

@@ -113,39 +113,10 @@ func TestTimeCopyMatchesPostgres(t *testing.T) {
 	defer pgc.Close(ctx)
 	s := OpenMemory().NewSession()
 	mustBoth(t, s, pgc, "CREATE TABLE tc (id int PRIMARY KEY, at time, at0 time(0))")
-	load := func(stmt, data string) {
-		t.Helper()
-		if _, err := pgc.CopyFrom(ctx, strings.NewReader(data), stmt); err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", stmt, err)
-		}
-		res, err := s.Exec(ctx, stmt, nil)
-		if err == nil {
-			_, err = s.CopyFrom(ctx, res.CopyIn, strings.NewReader(data))
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	p := copyPeer{t: t, ctx: ctx, s: s, pgc: pgc}
+	load, copyOut := p.load, p.copyOut
 	load("COPY tc FROM STDIN", "1\t10:30:15.25\t10:30:15.5\n2\t\\N\t24:00\n3\t00:00:00.000001\t4:05 PM\n")
 	load("COPY tc FROM STDIN WITH (FORMAT csv)", "4,23:59:59.999999,23:59:59.6\n5,allballs,\n")
-	copyOut := func(stmt string) (ours, theirs []byte) {
-		t.Helper()
-		var want bytes.Buffer
-		if _, err := pgc.CopyTo(ctx, &want, stmt); err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		co := mustExec(t, s, stmt).CopyOut
-		defer co.Close()
-		for {
-			p, err := co.Next(ctx)
-			if err != nil {
-				break
-			}
-			got.Write(p)
-		}
-		return got.Bytes(), want.Bytes()
-	}
 	for _, opts := range []string{"", " WITH (FORMAT csv)", " WITH (FORMAT binary)"} {
 		stmt := "COPY (SELECT * FROM tc ORDER BY id) TO STDOUT" + opts
 		if got, want := copyOut(stmt); !bytes.Equal(got, want) {

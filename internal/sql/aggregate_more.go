@@ -45,9 +45,9 @@ func aggRejection(name string) string {
 func orderSensitive(fn string) bool { return fn == "string_agg" || fn == "array_agg" }
 
 // arrayAgg binds array_agg(value): its result is an array of the value's
-// type. An untyped argument has no type to make an array of, as in
-// PostgreSQL; arrays of arrays (PostgreSQL's multidimensional result)
-// are not supported.
+// type, or for an array argument (PostgreSQL's array_agg(anyarray)) an
+// array of the same type with one more dimension. An untyped argument has
+// no type to make an array of, as in PostgreSQL.
 func (ec *exprCtx) arrayAgg(call *plan.AggCall, argCtx *exprCtx, args []plan.Expr, loc int32) error {
 	if len(args) != 1 {
 		return undefinedFunction("array_agg", args, loc)
@@ -58,7 +58,8 @@ func (ec *exprCtx) arrayAgg(call *plan.AggCall, argCtx *exprCtx, args []plan.Exp
 		// PostgreSQL has array_agg(anynonarray) and array_agg(anyarray).
 		return posErr(errs.New(errs.AmbiguousFunction, "function array_agg(unknown) is not unique"), loc)
 	case t.ID.IsArray():
-		return notSupported(loc, "array_agg over arrays is not supported: its result would be a multidimensional array")
+		call.Arg, call.Type = args[0], t
+		return nil
 	case !types.HasArrayType(t.ID):
 		return undefinedFunction("array_agg", args, loc)
 	}

@@ -26,11 +26,19 @@ import (
 func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.Expr, error) {
 	es := make([]plan.Expr, len(a.Elements))
 	locs := make([]int32, len(a.Elements))
+	// multi is PostgreSQL's multidims: the elements are arrays (nested
+	// brackets or array values), which become the sub-arrays of an array
+	// of one more dimension.
+	multi := false
 	for i, n := range a.Elements {
-		if n.GetAArrayExpr() != nil {
-			return nil, notSupported(exprLocation(n), "multidimensional arrays are not supported")
+		var e plan.Expr
+		var err error
+		if sub := n.GetAArrayExpr(); sub != nil {
+			e, err = ec.arrayConstructor(sub, target)
+			multi = true
+		} else if e, err = ec.bind(n); err == nil && e.Type().ID.IsArray() {
+			multi = true
 		}
-		e, err := ec.bind(n)
 		if err != nil {
 			return nil, err
 		}
@@ -40,6 +48,9 @@ func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.
 	switch {
 	case target.ID.IsArray():
 		elem = target.Elem()
+		if multi {
+			elem = target
+		}
 		for i, e := range es {
 			c, err := ec.coerce(e, elem, explicitCoercion)
 			if errors.Is(err, errNoCast) {
@@ -66,8 +77,15 @@ func (ec *exprCtx) arrayConstructor(a *pg.A_ArrayExpr, target types.Type) (plan.
 			}
 		}
 	}
-	if elem.ID.IsArray() {
-		return nil, notSupported(a.Location, "multidimensional arrays are not supported")
+	if multi {
+		if !elem.ID.IsArray() {
+			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "could not find array type for data type %s", elem), a.Location)
+		}
+		ek := elem.ID.Elem()
+		f := &plan.Func{Name: "ARRAY", Args: es, Typ: elem, NonStrict: true,
+			Fn:     func(args []types.Value) (types.Value, error) { return types.ArrayOfArrays(ek, args) },
+			Render: func(args []string) string { return "ARRAY[" + strings.Join(args, ", ") + "]" }}
+		return foldConstants(f)
 	}
 	if !types.HasArrayType(elem.ID) {
 		return nil, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", elem), a.Location)
@@ -97,10 +115,9 @@ func foldConstants(f *plan.Func) (plan.Expr, error) {
 	return &plan.Const{Val: v, Typ: f.Typ}, nil
 }
 
-// indirection binds a[i], a[i:j] and chains of them. Only one subscript
-// per expression is supported (arrays have one dimension); field
-// selection ((row).field) only of composite set-returning calls
-// (records.go).
+// indirection binds a[i], a[i:j] and chains of them (a[i][j], one
+// subscript per dimension); field selection ((row).field) only of
+// composite set-returning calls (records.go).
 func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 	if len(x.Indirection) == 1 && x.Indirection[0].GetString_() != nil {
 		if e, ok, err := ec.fieldSelection(x.Arg, x.Indirection[0].GetString_().GetSval(), exprLocation(x.Arg)); ok || err != nil {
@@ -112,34 +129,15 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 		return nil, err
 	}
 	loc := exprLocation(x.Arg)
-	if len(x.Indirection) != 1 {
-		for _, n := range x.Indirection {
-			if n.GetAIndices() == nil {
-				return nil, notSupported(loc, "field selection is not supported")
-			}
+	inds := make([]*pg.A_Indices, len(x.Indirection))
+	for i, n := range x.Indirection {
+		if inds[i] = n.GetAIndices(); inds[i] == nil {
+			return nil, notSupported(loc, "field selection is not supported")
 		}
-		return nil, notSupported(loc, "multidimensional subscripts are not supported")
-	}
-	ind := x.Indirection[0].GetAIndices()
-	if ind == nil {
-		return nil, notSupported(loc, "field selection is not supported")
 	}
 	t := arg.Type()
-	if t.ID == types.Name && !ind.IsSlice {
-		// name is subscriptable as PostgreSQL's char[64], from 0: name[i]
-		// is its i-th byte as "char" (the empty "char" past its end).
-		i, err := ec.bind(ind.Uidx)
-		if err != nil {
-			return nil, err
-		}
-		if i, err = ec.coerce(i, types.Of(types.Int4), assignmentCoercion); errors.Is(err, errNoCast) {
-			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "array subscript must have type integer"), exprLocation(ind.Uidx))
-		} else if err != nil {
-			return nil, err
-		}
-		return &plan.Func{Name: "name_subscript", Args: []plan.Expr{arg, i}, Typ: types.Of(types.Char), NonStrict: true,
-			Fn:     func(v []types.Value) (types.Value, error) { return nameSubscript(v[0], v[1]), nil },
-			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+	if len(inds) == 1 && (t.ID == types.Name || t.Vector) {
+		return ec.vectorSubscript(arg, inds[0], loc)
 	}
 	if !t.ID.IsArray() {
 		if t.ID == types.Unknown {
@@ -149,72 +147,137 @@ func (ec *exprCtx) indirection(x *pg.A_Indirection) (plan.Expr, error) {
 		}
 		return nil, posErr(errs.Newf(errs.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t), loc)
 	}
-	index := func(n *pg.Node) (plan.Expr, error) {
-		if n == nil {
-			return nil, nil
+	if len(inds) > types.MaxArrayDims {
+		return nil, posErr(errs.Newf(errs.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", len(inds), types.MaxArrayDims), loc)
+	}
+	return ec.arraySubscripts(arg, inds)
+}
+
+// arraySubscripts binds a[i][j]... and a[lo:hi][lo:hi]... as PostgreSQL's
+// transformContainerSubscripts: when any subscript is a slice, all are,
+// and a lone subscript i means 1:i.
+func (ec *exprCtx) arraySubscripts(arg plan.Expr, inds []*pg.A_Indices) (plan.Expr, error) {
+	t := arg.Type()
+	isSlice := false
+	for _, ind := range inds {
+		isSlice = isSlice || ind.IsSlice
+	}
+	args := []plan.Expr{arg}
+	if !isSlice {
+		for _, ind := range inds {
+			i, err := ec.arrayIndex(ind.Uidx)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, i)
 		}
-		e, err := ec.bind(n)
+		return &plan.Func{Name: "subscript", Args: args, Typ: t.Elem(), NonStrict: true,
+			Fn: func(v []types.Value) (types.Value, error) { return types.ArrayElement(v[0], v[1:]), nil },
+			Render: func(a []string) string {
+				return "(" + a[0] + ")[" + strings.Join(a[1:], "][") + "]"
+			}}, nil
+	}
+	// has[2k] and has[2k+1] say whether range k has its lower and upper
+	// bound among the arguments.
+	has := make([]bool, 0, 2*len(inds))
+	one := &plan.Const{Val: types.MakeInt(types.Int4, 1), Typ: types.Of(types.Int4)}
+	for _, ind := range inds {
+		lo, err := ec.arrayIndex(ind.Lidx)
 		if err != nil {
 			return nil, err
 		}
-		c, err := ec.coerce(e, types.Of(types.Int4), assignmentCoercion)
-		if errors.Is(err, errNoCast) {
-			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "array subscript must have type integer"), exprLocation(n))
+		if !ind.IsSlice {
+			lo = one
 		}
-		return c, err
-	}
-	lo, err := index(ind.Lidx)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := index(ind.Uidx)
-	if err != nil {
-		return nil, err
-	}
-	if t.Vector {
-		// int2vector and oidvector count from 0, as PostgreSQL's.
-		if ind.IsSlice {
-			return nil, notSupported(loc, "slices of %s are not supported", t)
+		hi, err := ec.arrayIndex(ind.Uidx)
+		if err != nil {
+			return nil, err
 		}
-		return &plan.Func{Name: "vector_subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
-			Fn:     func(v []types.Value) (types.Value, error) { return types.VectorSubscript(v[0], v[1]), nil },
-			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+		for _, e := range []plan.Expr{lo, hi} {
+			has = append(has, e != nil)
+			if e != nil {
+				args = append(args, e)
+			}
+		}
 	}
-	if !ind.IsSlice {
-		return &plan.Func{Name: "subscript", Args: []plan.Expr{arg, hi}, Typ: t.Elem(), NonStrict: true,
-			Fn:     func(v []types.Value) (types.Value, error) { return types.ArraySubscript(v[0], v[1]), nil },
-			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+	name := "slice"
+	if len(inds) == 1 {
+		// The names EXPLAIN has always shown for one range.
+		name += map[bool]string{true: "L", false: ""}[has[0]] + map[bool]string{true: "U", false: ""}[has[1]]
 	}
-	args := []plan.Expr{arg}
-	hasLo, hasHi := lo != nil, hi != nil
-	if hasLo {
-		args = append(args, lo)
-	}
-	if hasHi {
-		args = append(args, hi)
-	}
-	name := "slice" + map[bool]string{true: "L", false: ""}[hasLo] + map[bool]string{true: "U", false: ""}[hasHi]
 	return &plan.Func{Name: name, Args: args, Typ: t, NonStrict: true,
 		Fn: func(v []types.Value) (types.Value, error) {
-			var l, h types.Value
-			if hasLo {
-				l = v[1]
+			ranges := make([]types.SliceBound, len(has)/2)
+			k := 1
+			for i := range ranges {
+				r := &ranges[i]
+				if r.HasLo = has[2*i]; r.HasLo {
+					r.Lo, k = v[k], k+1
+				}
+				if r.HasHi = has[2*i+1]; r.HasHi {
+					r.Hi, k = v[k], k+1
+				}
 			}
-			if hasHi {
-				h = v[len(v)-1]
-			}
-			return types.ArraySlice(v[0], l, h, hasLo, hasHi), nil
+			return types.ArraySliceDims(v[0], ranges), nil
 		},
 		Render: func(a []string) string {
-			lo, hi := "", ""
-			if hasLo {
-				lo = a[1]
+			var b strings.Builder
+			b.WriteString("(" + a[0] + ")")
+			k := 1
+			for i := 0; i < len(has); i += 2 {
+				lo, hi := "", ""
+				if has[i] {
+					lo, k = a[k], k+1
+				}
+				if has[i+1] {
+					hi, k = a[k], k+1
+				}
+				b.WriteString("[" + lo + ":" + hi + "]")
 			}
-			if hasHi {
-				hi = a[len(a)-1]
-			}
-			return "(" + a[0] + ")[" + lo + ":" + hi + "]"
+			return b.String()
 		}}, nil
+}
+
+// arrayIndex binds one array subscript, converted to integer; nil for a
+// missing one.
+func (ec *exprCtx) arrayIndex(n *pg.Node) (plan.Expr, error) {
+	if n == nil {
+		return nil, nil
+	}
+	e, err := ec.bind(n)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ec.coerce(e, types.Of(types.Int4), assignmentCoercion)
+	if errors.Is(err, errNoCast) {
+		return nil, posErr(errs.Newf(errs.DatatypeMismatch, "array subscript must have type integer"), exprLocation(n))
+	}
+	return c, err
+}
+
+// vectorSubscript binds the subscript of a name (PostgreSQL's char[64],
+// from 0: name[i] is its i-th byte as "char", the empty "char" past its
+// end) or of an int2vector or oidvector (from 0).
+func (ec *exprCtx) vectorSubscript(arg plan.Expr, ind *pg.A_Indices, loc int32) (plan.Expr, error) {
+	t := arg.Type()
+	if ind.IsSlice {
+		if t.ID == types.Name {
+			return nil, posErr(errs.Newf(errs.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t), loc)
+		}
+		return nil, notSupported(loc, "slices of %s are not supported", t)
+	}
+	i, err := ec.arrayIndex(ind.Uidx)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID == types.Name {
+		return &plan.Func{Name: "name_subscript", Args: []plan.Expr{arg, i}, Typ: types.Of(types.Char), NonStrict: true,
+			Fn:     func(v []types.Value) (types.Value, error) { return nameSubscript(v[0], v[1]), nil },
+			Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
+	}
+	return &plan.Func{Name: "vector_subscript", Args: []plan.Expr{arg, i}, Typ: t.Elem(), NonStrict: true,
+		Fn:     func(v []types.Value) (types.Value, error) { return types.VectorSubscript(v[0], v[1]), nil },
+		Render: func(a []string) string { return "(" + a[0] + ")[" + a[1] + "]" }}, nil
 }
 
 // arrayComparison binds x op ANY (array) and x op ALL (array), as

@@ -121,9 +121,7 @@ func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err er
 		return nil, true, err
 	}
 	switch t := target.Type(); {
-	case t.ID.IsArray():
-		return nil, true, notSupported(loc, "ARRAY(subquery) over arrays is not supported: its result would be a multidimensional array")
-	case !types.HasArrayType(t.ID):
+	case !t.ID.IsArray() && !types.HasArrayType(t.ID):
 		return nil, true, posErr(errs.Newf(errs.UndefinedObject, "could not find array type for data type %s", t), loc)
 	}
 	u.target, u.elem = target, target.Type()
@@ -164,7 +162,11 @@ func (ec *exprCtx) arrayOverUnnest(sl *pg.SubLink) (e plan.Expr, ok bool, err er
 	}
 	// The name holds the private expressions, which are not arguments, so
 	// that two calls are equal (exprEqual) only when they compute alike.
-	return &plan.Func{Name: u.describe(), Args: args, Typ: types.ArrayType(u.elem), NonStrict: true, Fn: u.eval,
+	typ := u.elem
+	if !typ.ID.IsArray() {
+		typ = types.ArrayType(u.elem)
+	}
+	return &plan.Func{Name: u.describe(), Args: args, Typ: typ, NonStrict: true, Fn: u.eval,
 		Render: func(a []string) string { return strings.Replace(u.describe(), "unnest()", "unnest("+a[0]+")", 1) }}, true, nil
 }
 
@@ -265,6 +267,14 @@ func (u *unnestArray) eval(args []types.Value) (types.Value, error) {
 	out := make([]types.Value, len(items))
 	for i, it := range items {
 		out[i] = it.v
+	}
+	if u.elem.ID.IsArray() {
+		// Arrays become the sub-arrays of one more dimension, as
+		// array_agg(anyarray) makes them; no rows give the empty array.
+		if len(out) == 0 {
+			return types.MakeArray(u.elem.ID.Elem(), nil), nil
+		}
+		return types.AccumArrays(u.elem.ID.Elem(), out)
 	}
 	return types.MakeArray(u.elem.ID, out), nil
 }

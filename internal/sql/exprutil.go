@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -291,7 +292,9 @@ func sameValue(a, b types.Value) bool {
 	}
 	if a.Kind().IsArray() {
 		x, y := a.Elems(), b.Elems()
-		if len(x) != len(y) {
+		da, la := a.ArrayShape()
+		db, lb := b.ArrayShape()
+		if len(x) != len(y) || !slices.Equal(da, db) || !slices.Equal(la, lb) {
 			return false
 		}
 		for i := range x {

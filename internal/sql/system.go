@@ -231,7 +231,7 @@ func (ec *exprCtx) regArrayCoerce(e plan.Expr, to types.Type, c coercion, sc Sys
 			}
 			out[i] = r
 		}
-		return types.MakeArray(elem.ID, out), nil
+		return v.WithElems(elem.ID, out), nil
 	}
 	if k, ok := e.(*plan.Const); ok {
 		v, err := conv(k.Val)

@@ -292,9 +292,9 @@ func (st *bindState) planUnnest(t *joinTree, conj []plan.Expr) (plan.Node, []int
 }
 
 // subscriptsArray binds generate_subscripts(array, dim [, reverse]) as the
-// array of the subscripts of the array's dimension dim (1..n: arrays are
-// one-dimensional with lower bound 1), in reverse order when reverse is
-// true. Another dimension, a NULL array or a NULL dim give none.
+// array of the subscripts of the array's dimension dim (its lower to its
+// upper bound), in reverse order when reverse is true. A dimension the
+// array does not have, a NULL array or a NULL dim give none.
 func (ec *exprCtx) subscriptsArray(args []plan.Expr, loc int32) (plan.Expr, error) {
 	if len(args) != 2 && len(args) != 3 {
 		return nil, undefinedFunction("generate_subscripts", args, loc)
@@ -313,16 +313,17 @@ func (ec *exprCtx) subscriptsArray(args []plan.Expr, loc int32) (plan.Expr, erro
 		out[i] = c
 	}
 	fn := func(v []types.Value) (types.Value, error) {
-		if v[0].IsNull() || v[1].IsNull() || v[1].Int() != 1 {
+		dims, lbs := v[0].ArrayShape()
+		if v[0].IsNull() || v[1].IsNull() || v[1].Int() < 1 || v[1].Int() > int64(len(dims)) {
 			return types.MakeArray(types.Int4, nil), nil
 		}
-		n := len(v[0].Elems())
+		n, lb := dims[v[1].Int()-1], lbs[v[1].Int()-1]
 		reverse := len(v) == 3 && !v[2].IsNull() && v[2].Bool()
 		subs := make([]types.Value, n)
 		for i := range subs {
-			s := i + 1
+			s := lb + i
 			if reverse {
-				s = n - i
+				s = lb + n - 1 - i
 			}
 			subs[i] = types.MakeInt(types.Int4, int64(s))
 		}

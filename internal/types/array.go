@@ -3,28 +3,27 @@ package types
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
-// Arrays are one-dimensional, with lower bound 1, as PostgreSQL's arrays
-// are by default. An array type's TypeID is its element type's ID with the
-// array flag set (ArrayOf), so integer[] is ArrayOf(Int4); the modifiers of
-// an array Type (NUMERIC(p,s), VARCHAR(n), TIMESTAMP(p)) are its elements'.
-// Arrays of arrays do not exist: PostgreSQL's multi-dimensional arrays are
-// rejected with 0A000.
+// Arrays are PostgreSQL's: up to six dimensions, each with a length and a
+// lower bound (1 unless the value says otherwise). An array type's TypeID
+// is its element type's ID with the array flag set (ArrayOf), so integer[]
+// is ArrayOf(Int4), whatever the number of dimensions of its values (as in
+// PostgreSQL, integer[][] is integer[]); the modifiers of an array Type
+// (NUMERIC(p,s), VARCHAR(n), TIMESTAMP(p)) are its elements'.
 //
 // An array Value's kind is ArrayOf(element kind) — an array of VARCHAR has
 // kind ArrayOf(Text), as a VARCHAR value has kind Text — and it holds its
-// elements, each NULL or of the element kind. The empty array has no
-// dimensions (array_length is NULL, cardinality 0), as in PostgreSQL.
+// elements in row-major order (the last subscript varying fastest), each
+// NULL or of the element kind, and its shape (array_shape.go). The empty
+// array has no dimensions (array_length is NULL, cardinality 0), as in
+// PostgreSQL.
 
 // arrayFlag marks an array TypeID. Element type IDs are below it and the
 // phantom types of funcs.go above arrayFlag|maxElem.
 const arrayFlag TypeID = 0x40
-
-// maxDims is the dimension count the text input accepts; more than one is
-// rejected as unsupported.
-const maxDims = 1
 
 // IsArray reports whether id is an array type.
 func (id TypeID) IsArray() bool { return id&^(arrayFlag-1) == arrayFlag }
@@ -90,6 +89,12 @@ func MakeArray(elem Kind, elems []Value) Value {
 // arrayData is the body of an array value.
 type arrayData struct {
 	elems []Value
+	// dims and lbs are the lengths and lower bounds of the dimensions,
+	// outermost first. Both are nil for the empty array and for a
+	// one-dimensional array with lower bound 1, the common shape, so that
+	// such an array costs no more than its elements (MakeArrayShape
+	// keeps to this).
+	dims, lbs []int
 }
 
 // Elems returns an array value's elements (nil for the empty array). The
@@ -102,8 +107,10 @@ func (v Value) Elems() []Value {
 }
 
 // compareArrays orders arrays as PostgreSQL's array_cmp: element by element
-// (NULL elements after all others and equal to each other), then the
-// shorter array first.
+// in row-major order (NULL elements after all others and equal to each
+// other), then the array with fewer elements first, then fewer
+// dimensions, then the dimension lengths, then the lower bounds, each
+// outermost first. Arrays are equal only when their shapes are.
 func compareArrays(a, b Value) int {
 	x, y := a.Elems(), b.Elems()
 	for i := 0; i < len(x) && i < len(y); i++ {
@@ -111,7 +118,18 @@ func compareArrays(a, b Value) int {
 			return c
 		}
 	}
-	return cmp.Compare(len(x), len(y))
+	if c := cmp.Compare(len(x), len(y)); c != 0 {
+		return c
+	}
+	dx, lx := a.ArrayShape()
+	dy, ly := b.ArrayShape()
+	if c := cmp.Compare(len(dx), len(dy)); c != 0 {
+		return c
+	}
+	if c := slices.Compare(dx, dy); c != 0 {
+		return c
+	}
+	return slices.Compare(lx, ly)
 }
 
 // castArray converts an array to the array type t element by element, as
@@ -127,7 +145,7 @@ func castArray(v Value, t Type, explicit bool) (Value, error) {
 		}
 		out[i] = c
 	}
-	return MakeArray(valueKindOf(et.ID), out), nil
+	return v.WithElems(valueKindOf(et.ID), out), nil
 }
 
 // valueKindOf returns the kind of the values of type id: Text for VARCHAR,

@@ -15,8 +15,8 @@ import (
 //	ndim × (int32 length, int32 lower bound)
 //	each element: int32 byte length (-1 for NULL), then its binary value
 //
-// RockStream's arrays have one dimension and lower bound 1; the receive
-// function rejects other shapes with 0A000 as the text input does.
+// The receive function checks the shape as array_recv does (dimensions,
+// sizes, bounds) and keeps it.
 
 // appendArrayBinary is array_send for the array v of array type t.
 func appendArrayBinary(dst []byte, v Value, t Type) ([]byte, error) {
@@ -34,11 +34,14 @@ func appendArrayBinary(dst []byte, v Value, t Type) ([]byte, error) {
 			break
 		}
 	}
-	dst = binary.BigEndian.AppendUint32(dst, 1)
+	dims, lbs := v.ArrayShape()
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(dims)))
 	dst = binary.BigEndian.AppendUint32(dst, hasNull)
 	dst = binary.BigEndian.AppendUint32(dst, et.OID())
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
-	dst = binary.BigEndian.AppendUint32(dst, 1)
+	for i, d := range dims {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(d))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(lbs[i])))
+	}
 	for _, e := range elems {
 		if e.IsNull() {
 			dst = binary.BigEndian.AppendUint32(dst, 0xFFFFFFFF)
@@ -55,9 +58,6 @@ func appendArrayBinary(dst []byte, v Value, t Type) ([]byte, error) {
 	return dst, nil
 }
 
-// maxArrayDims is PostgreSQL's MAXDIM.
-const maxArrayDims = 6
-
 // parseArrayBinary is array_recv for the array type t, with its checks in
 // PostgreSQL's order.
 func parseArrayBinary(src []byte, t Type) (Value, error) {
@@ -67,8 +67,8 @@ func parseArrayBinary(src []byte, t Type) (Value, error) {
 	if r.err == nil && ndim < 0 {
 		return Null, errs.Newf(errs.InvalidBinaryRep, "invalid number of dimensions: %d", ndim)
 	}
-	if r.err == nil && ndim > maxArrayDims {
-		return Null, errs.Newf(errs.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", ndim, maxArrayDims)
+	if r.err == nil && ndim > MaxArrayDims {
+		return Null, errs.Newf(errs.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", ndim, MaxArrayDims)
 	}
 	flags := r.int32()
 	if r.err == nil && flags != 0 && flags != 1 {
@@ -103,11 +103,9 @@ func parseArrayBinary(src []byte, t Type) (Value, error) {
 	if ndim == 0 || nitems == 0 {
 		return MakeArray(et.ID, nil), trailing(src, r.pos)
 	}
-	if ndim > maxDims {
-		return Null, errs.New(errs.FeatureNotSupported, "multidimensional arrays are not supported")
-	}
-	if dims[1] != 1 {
-		return Null, errs.New(errs.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+	shape, lbs := make([]int, ndim), make([]int, ndim)
+	for i := range shape {
+		shape[i], lbs[i] = int(dims[2*i]), int(dims[2*i+1])
 	}
 	elems := make([]Value, nitems)
 	for i := range elems {
@@ -131,7 +129,7 @@ func parseArrayBinary(src []byte, t Type) (Value, error) {
 		elems[i] = e
 		r.pos += int(n)
 	}
-	return MakeArray(et.ID, elems), trailing(src, r.pos)
+	return MakeArrayShape(et.ID, elems, shape, lbs), trailing(src, r.pos)
 }
 
 // maxArraySize is PostgreSQL's MaxArraySize: the most elements an array

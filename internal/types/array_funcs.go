@@ -1,7 +1,6 @@
 package types
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -27,23 +26,22 @@ func init() {
 		addBinary("&&", a, a, Bool, func(x, y Value) (Value, error) { return MakeBool(arrayOverlaps(x, y)), nil })
 		addNonStrictBinary("||", a, a, a, arrayCat)
 		ek := valueKindOf(e)
-		addNonStrictBinary("||", a, e, a, func(x, y Value) (Value, error) { return arrayAppend(ek, x, y), nil })
-		addNonStrictBinary("||", e, a, a, func(x, y Value) (Value, error) { return arrayPrepend(ek, x, y), nil })
+		addNonStrictBinary("||", a, e, a, func(x, y Value) (Value, error) { return arrayAppend(ek, x, y) })
+		addNonStrictBinary("||", e, a, a, func(x, y Value) (Value, error) { return arrayPrepend(ek, x, y) })
 
 		addFunc("array_length", Int4, arrayLength, a, Int4)
-		addFunc("array_upper", Int4, arrayLength, a, Int4)
+		addFunc("array_upper", Int4, arrayUpper, a, Int4)
 		addFunc("array_lower", Int4, arrayLower, a, Int4)
 		addFunc("array_ndims", Int4, arrayNdims, a)
 		addFunc("array_dims", Text, arrayDims, a)
-		addFunc("cardinality", Int4, func(x []Value) (Value, error) {
-			return MakeInt(Int4, int64(len(x[0].Elems()))), nil
-		}, a)
+		addFunc("array_positions", ArrayOf(Int4), arrayPositions, a, e).nonStrict = true
+		addFunc("cardinality", Int4, arrayCardinality, a)
 		addFunc("array_to_string", Text, arrayToString, a, Text)
 		addFunc("array_to_string", Text, arrayToString, a, Text, Text).nonStrict = true
 		addFunc("array_position", Int4, arrayPosition, a, e).nonStrict = true
 		addFunc("array_position", Int4, arrayPosition, a, e, Int4).nonStrict = true
-		addFunc("array_append", a, func(x []Value) (Value, error) { return arrayAppend(ek, x[0], x[1]), nil }, a, e).nonStrict = true
-		addFunc("array_prepend", a, func(x []Value) (Value, error) { return arrayPrepend(ek, x[0], x[1]), nil }, e, a).nonStrict = true
+		addFunc("array_append", a, func(x []Value) (Value, error) { return arrayAppend(ek, x[0], x[1]) }, a, e).nonStrict = true
+		addFunc("array_prepend", a, func(x []Value) (Value, error) { return arrayPrepend(ek, x[0], x[1]) }, e, a).nonStrict = true
 		addFunc("array_cat", a, func(x []Value) (Value, error) { return arrayCat(x[0], x[1]) }, a, a).nonStrict = true
 		addFunc("array_remove", a, arrayRemove, a, e).nonStrict = true
 
@@ -91,71 +89,6 @@ func arrayHas(a, x Value) bool {
 		}
 	}
 	return false
-}
-
-// arrayCat is array_cat and "array || array": NULL arrays count as empty;
-// the result is NULL only when both are NULL.
-func arrayCat(a, b Value) (Value, error) {
-	switch {
-	case a.IsNull():
-		return b, nil
-	case b.IsNull():
-		return a, nil
-	}
-	x, y := a.Elems(), b.Elems()
-	out := make([]Value, 0, len(x)+len(y))
-	out = append(append(out, x...), y...)
-	return MakeArray(a.kind.Elem(), out), nil
-}
-
-// arrayAppend is array_append and "array || element" over elements of
-// kind ek: a NULL element is appended as NULL, a NULL array is taken as
-// empty.
-func arrayAppend(ek Kind, a, e Value) Value {
-	x := a.Elems()
-	out := make([]Value, 0, len(x)+1)
-	out = append(append(out, x...), e)
-	return MakeArray(ek, out)
-}
-
-// arrayPrepend is array_prepend and "element || array".
-func arrayPrepend(ek Kind, e, a Value) Value {
-	x := a.Elems()
-	out := make([]Value, 0, len(x)+1)
-	out = append(append(out, e), x...)
-	return MakeArray(ek, out)
-}
-
-// arrayLength is array_length and array_upper for lower bound 1: the
-// length of dimension 1, NULL for an empty array or another dimension.
-func arrayLength(x []Value) (Value, error) {
-	n := len(x[0].Elems())
-	if n == 0 || x[1].Int() != 1 {
-		return Null, nil
-	}
-	return MakeInt(Int4, int64(n)), nil
-}
-
-func arrayLower(x []Value) (Value, error) {
-	if len(x[0].Elems()) == 0 || x[1].Int() != 1 {
-		return Null, nil
-	}
-	return MakeInt(Int4, 1), nil
-}
-
-func arrayNdims(x []Value) (Value, error) {
-	if len(x[0].Elems()) == 0 {
-		return Null, nil
-	}
-	return MakeInt(Int4, 1), nil
-}
-
-func arrayDims(x []Value) (Value, error) {
-	n := len(x[0].Elems())
-	if n == 0 {
-		return Null, nil
-	}
-	return MakeText("[1:" + strconv.Itoa(n) + "]"), nil
 }
 
 // arrayToString is array_to_string(a, sep [, null]): the elements' text
@@ -228,7 +161,14 @@ func arrayPosition(x []Value) (Value, error) {
 	if x[0].IsNull() {
 		return Null, nil
 	}
-	start := 1
+	if x[0].ArrayNdims() > 1 {
+		return Null, errs.New(errs.FeatureNotSupported, "searching for elements in multidimensional arrays is not supported")
+	}
+	lb := 1
+	if _, lbs := x[0].ArrayShape(); lbs != nil {
+		lb = lbs[0]
+	}
+	start := lb
 	if len(x) > 2 {
 		if x[2].IsNull() {
 			return Null, errs.New(errs.NullValueNotAllowed, "initial position must not be null")
@@ -236,65 +176,65 @@ func arrayPosition(x []Value) (Value, error) {
 		start = int(x[2].Int())
 	}
 	for i, e := range x[0].Elems() {
-		if i+1 < start {
+		if i+lb < start {
 			continue
 		}
-		if e.IsNull() && x[1].IsNull() || !e.IsNull() && !x[1].IsNull() && Compare(e, x[1]) == 0 {
-			return MakeInt(Int4, int64(i+1)), nil
+		if notDistinct(e, x[1]) {
+			return MakeInt(Int4, int64(i+lb)), nil
 		}
 	}
 	return Null, nil
 }
 
+// arrayPositions is array_positions(a, x): the subscripts of the elements
+// not distinct from x, in order; NULL when a is NULL.
+func arrayPositions(x []Value) (Value, error) {
+	if x[0].IsNull() {
+		return Null, nil
+	}
+	if x[0].ArrayNdims() > 1 {
+		return Null, errs.New(errs.FeatureNotSupported, "searching for elements in multidimensional arrays is not supported")
+	}
+	lb := 1
+	if _, lbs := x[0].ArrayShape(); lbs != nil {
+		lb = lbs[0]
+	}
+	out := []Value{}
+	for i, e := range x[0].Elems() {
+		if notDistinct(e, x[1]) {
+			out = append(out, MakeInt(Int4, int64(i+lb)))
+		}
+	}
+	return MakeArray(Int4, out), nil
+}
+
+// notDistinct is "e IS NOT DISTINCT FROM x".
+func notDistinct(e, x Value) bool {
+	return e.IsNull() && x.IsNull() || !e.IsNull() && !x.IsNull() && Compare(e, x) == 0
+}
+
 // arrayRemove is array_remove(a, x): a without the elements not distinct
-// from x.
+// from x; its lower bound is kept, as PostgreSQL's array_replace keeps it.
 func arrayRemove(x []Value) (Value, error) {
 	if x[0].IsNull() {
 		return Null, nil
 	}
+	if x[0].ArrayNdims() > 1 {
+		return Null, errs.New(errs.FeatureNotSupported, "removing elements from multidimensional arrays is not supported")
+	}
 	var out []Value
 	for _, e := range x[0].Elems() {
-		if e.IsNull() && x[1].IsNull() || !e.IsNull() && !x[1].IsNull() && Compare(e, x[1]) == 0 {
+		if notDistinct(e, x[1]) {
 			continue
 		}
 		out = append(out, e)
 	}
+	if _, lbs := x[0].ArrayShape(); len(out) > 0 && lbs != nil {
+		return MakeArrayShape(x[0].kind.Elem(), out, []int{len(out)}, lbs), nil
+	}
 	return MakeArray(x[0].kind.Elem(), out), nil
 }
 
-// ArraySubscript returns a[i] (1-based), NULL when i is out of range or
-// either is NULL.
-func ArraySubscript(a, i Value) Value {
-	if a.IsNull() || i.IsNull() {
-		return Null
-	}
-	elems, n := a.Elems(), i.Int()
-	if n < 1 || n > int64(len(elems)) {
-		return Null
-	}
-	return elems[n-1]
-}
-
-// ArraySlice returns a[lo:hi] (1-based, inclusive; a missing bound is
-// the array's own), clipped to the array, as PostgreSQL's array slices:
-// the empty array when the range is empty or outside, NULL when a bound
-// given is NULL.
-func ArraySlice(a, lo, hi Value, hasLo, hasHi bool) Value {
-	if a.IsNull() || hasLo && lo.IsNull() || hasHi && hi.IsNull() {
-		return Null
-	}
-	elems := a.Elems()
-	from, to := int64(1), int64(len(elems))
-	if hasLo {
-		from = max(from, lo.Int())
-	}
-	if hasHi {
-		to = min(to, hi.Int())
-	}
-	if from > to {
-		return MakeArray(a.kind.Elem(), nil)
-	}
-	out := make([]Value, to-from+1)
-	copy(out, elems[from-1:to])
-	return MakeArray(a.kind.Elem(), out)
-}
+// ArraySubscript returns a[i] of a one-dimensional array: NULL when i is
+// outside the array or either is NULL (see ArrayElement).
+func ArraySubscript(a, i Value) Value { return ArrayElement(a, []Value{i}) }

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -9,14 +10,16 @@ import (
 
 // Array text input and output, as PostgreSQL's array_in and array_out.
 //
-// Output is {e1,e2,...} with NULL for NULL elements; an element is
+// Output is {e1,e2,...} with NULL for NULL elements, one level of braces
+// per dimension ({{1,2},{3,4}}), preceded by the dimension decoration
+// "[lo:hi][lo:hi]=" when some lower bound is not 1; an element is
 // double-quoted, with " and \ escaped by a backslash, when it is empty, is
 // NULL in any case, or contains a brace, a quote, a backslash, a comma or
-// white space. Input accepts what array_in accepts for one dimension:
-// white space around elements, quoted and backslash-escaped elements,
-// unquoted NULL (any case) for NULL, and an optional dimension decoration
-// "[1:n]=" whose lower bound must be 1 (other lower bounds are refused with
-// 0A000 rather than kept, since every RockStream array starts at 1).
+// white space. Input accepts what array_in accepts: white space around
+// elements, quoted and backslash-escaped elements, unquoted NULL (any
+// case) for NULL, sub-arrays of equal lengths at each level, up to
+// MaxArrayDims levels, and an optional dimension decoration that must
+// agree with the braces and sets the lower bounds.
 
 // arrayDelim is the element delimiter of every supported element type
 // (PostgreSQL's typdelim; only box uses another).
@@ -38,20 +41,44 @@ func appendArrayText(dst []byte, v Value, t Type, z Zone) []byte {
 	if !t.ID.IsArray() {
 		et = Of(v.kind.Elem())
 	}
-	dst = append(dst, '{')
+	dims, lbs := v.ArrayShape()
+	if len(dims) == 0 {
+		return append(dst, "{}"...)
+	}
+	if !allLowerBoundsOne(lbs) {
+		dst = append(appendArrayDims(dst, dims, lbs), '=')
+	}
+	// idx counts the subscripts (from 0) of the element written next; a
+	// brace opens for each level whose subscript is 0 and closes for
+	// each that is at its end.
+	idx := make([]int, len(dims))
 	var scratch []byte
 	for i, e := range v.Elems() {
+		open := len(dims)
+		for open > 0 && idx[open-1] == 0 {
+			open--
+		}
 		if i > 0 {
 			dst = append(dst, arrayDelim)
 		}
+		for range len(dims) - open {
+			dst = append(dst, '{')
+		}
 		if e.IsNull() {
 			dst = append(dst, "NULL"...)
-			continue
+		} else {
+			scratch = AppendFormatZone(scratch[:0], e, et, z)
+			dst = appendArrayElement(dst, scratch)
 		}
-		scratch = AppendFormatZone(scratch[:0], e, et, z)
-		dst = appendArrayElement(dst, scratch)
+		for l := len(dims) - 1; l >= 0; l-- {
+			if idx[l]++; idx[l] < dims[l] {
+				break
+			}
+			idx[l] = 0
+			dst = append(dst, '}')
+		}
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // appendArrayElement appends one element's text, quoted when array_out
@@ -92,10 +119,11 @@ func malformedArray(s string) error {
 // passed to the element type's input function.
 func parseArray(t Type, s string, z Zone) (Value, error) {
 	p := 0
-	ndim, lower, upper, err := parseArrayDims(s, &p)
+	lower, upper, err := parseArrayDims(s, &p)
 	if err != nil {
 		return Null, err
 	}
+	ndim := len(lower)
 	if ndim == 0 {
 		if p >= len(s) || s[p] != '{' {
 			return Null, malformedArray(s)
@@ -112,19 +140,38 @@ func parseArray(t Type, s string, z Zone) (Value, error) {
 			return Null, malformedArray(s)
 		}
 	}
-	braceDims, count, err := countArray(s[p:])
+	dims, err := countArray(s[p:])
 	if err != nil {
 		return Null, err
 	}
-	if ndim > 0 && (braceDims != ndim || braceDims == 1 && count != upper-lower+1) {
-		return Null, malformedArray(s)
+	if ndim > 0 {
+		if len(dims) != ndim {
+			return Null, malformedArray(s)
+		}
+		for i, d := range dims {
+			if d != upper[i]-lower[i]+1 {
+				return Null, malformedArray(s)
+			}
+		}
+	} else {
+		lower = make([]int, len(dims))
+		for i := range lower {
+			lower[i] = 1
+		}
 	}
-	// The elements are read (and their input errors raised) before a
-	// shape RockStream does not keep is refused, as PostgreSQL reads them
-	// before it could refuse anything else.
 	et := t.Elem()
+	count := 1
+	for _, d := range dims {
+		count *= d
+	}
+	if len(dims) == 0 {
+		count = 0
+	}
+	if err := CheckArrayShape(dims, lower); err != nil {
+		return Null, err
+	}
 	elems := make([]Value, 0, count)
-	if braceDims > 0 {
+	if len(dims) > 0 {
 		err = readArrayElements(s[p:], func(text string, null bool) error {
 			if null {
 				elems = append(elems, Null)
@@ -138,25 +185,22 @@ func parseArray(t Type, s string, z Zone) (Value, error) {
 			return Null, err
 		}
 	}
-	if braceDims > maxDims {
-		return Null, errs.New(errs.FeatureNotSupported, "multidimensional arrays are not supported")
-	}
-	if ndim > 0 && lower != 1 {
-		return Null, errs.New(errs.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
-	}
-	return MakeArray(valueKindOf(et.ID), elems), nil
+	return MakeArrayShape(valueKindOf(et.ID), elems, dims, lower), nil
 }
 
 // parseArrayDims reads the optional "[lo:hi]" decorations before the
 // braces, advancing *p past them and the white space around them. It
-// returns how many there were and the bounds of the first.
-func parseArrayDims(s string, p *int) (ndim, lower, upper int, err error) {
+// returns the bounds of each.
+func parseArrayDims(s string, p *int) (lower, upper []int, err error) {
 	for {
 		for *p < len(s) && isArraySpace(s[*p]) {
 			*p++
 		}
 		if *p >= len(s) || s[*p] != '[' {
-			return ndim, lower, upper, nil
+			return lower, upper, nil
+		}
+		if len(lower) >= MaxArrayDims {
+			return nil, nil, tooManyDims(len(lower) + 1)
 		}
 		*p++
 		num := func() (int, bool) {
@@ -174,31 +218,30 @@ func parseArrayDims(s string, p *int) (ndim, lower, upper int, err error) {
 		lo, hi := 1, 0
 		n, ok := num()
 		if !ok {
-			return 0, 0, 0, malformedArray(s)
+			return nil, nil, malformedArray(s)
 		}
 		if *p < len(s) && s[*p] == ':' {
 			lo = n
 			*p++
 			if n, ok = num(); !ok {
-				return 0, 0, 0, malformedArray(s)
+				return nil, nil, malformedArray(s)
 			}
 		}
 		hi = n
 		if *p >= len(s) || s[*p] != ']' {
-			return 0, 0, 0, malformedArray(s)
+			return nil, nil, malformedArray(s)
 		}
 		*p++
 		if hi < lo {
-			return 0, 0, 0, errs.New(errs.ArraySubscriptError, "upper bound cannot be less than lower bound")
+			return nil, nil, errs.New(errs.ArraySubscriptError, "upper bound cannot be less than lower bound")
 		}
-		if ndim == 0 {
-			lower, upper = lo, hi
-		}
-		ndim++
+		lower, upper = append(lower, lo), append(upper, hi)
 	}
 }
 
-// atoiPrefix is C's atoi: the longest valid integer prefix, 0 if none.
+// atoiPrefix is C's atoi as glibc's behaves on 64-bit machines: the
+// longest valid integer prefix (0 if none) as strtol reads it, saturating
+// at the int64 limits, then truncated to a 32-bit int.
 func atoiPrefix(s string) int {
 	end := 0
 	if end < len(s) && (s[end] == '+' || s[end] == '-') {
@@ -207,11 +250,11 @@ func atoiPrefix(s string) int {
 	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
 		end++
 	}
-	n, err := strconv.Atoi(s[:end])
-	if err != nil {
+	n, err := strconv.ParseInt(s[:end], 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0
 	}
-	return n
+	return int(int32(n))
 }
 
 // The states of countArray's scan, as PostgreSQL's ArrayCount names them.
@@ -229,10 +272,11 @@ const (
 )
 
 // countArray checks the brace structure of body (which starts with '{')
-// as PostgreSQL's ArrayCount does and returns the number of dimensions
-// (0 for an empty array) and, for one dimension, the number of elements.
-// Its errors quote body, as ArrayCount's do.
-func countArray(body string) (ndim, count int, err error) {
+// as PostgreSQL's ArrayCount does and returns the length of each
+// dimension, outermost first (none for an empty array). Its errors quote
+// body, as ArrayCount's do.
+func countArray(body string) (dims []int, err error) {
+	ndim := 0
 	state := arrayNoLevel
 	inQuotes, empty := false, true
 	nest := 0
@@ -245,25 +289,25 @@ func countArray(body string) (ndim, count int, err error) {
 			empty = false
 		}
 		if i >= len(body) {
-			return 0, 0, malformedArray(body)
+			return nil, malformedArray(body)
 		}
 		c := body[i]
 		switch {
 		case c == '\\':
 			if state != arrayLevelStarted && state != arrayElemStarted &&
 				state != arrayQuotedElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			if state != arrayQuotedElemStarted {
 				state = arrayElemStarted
 			}
 			if i+1 >= len(body) {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			i++
 		case c == '"':
 			if state != arrayLevelStarted && state != arrayQuotedElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			inQuotes = !inQuotes
 			if inQuotes {
@@ -274,7 +318,10 @@ func countArray(body string) (ndim, count int, err error) {
 		case inQuotes:
 		case c == '{':
 			if state != arrayNoLevel && state != arrayLevelStarted && state != arrayLevelDelimited {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
+			}
+			if nest >= MaxArrayDims {
+				return nil, tooManyDims(nest + 1)
 			}
 			state = arrayLevelStarted
 			nest++
@@ -287,7 +334,7 @@ func countArray(body string) (ndim, count int, err error) {
 		case c == '}':
 			if state != arrayElemStarted && state != arrayQuotedElemCompleted && state != arrayLevelCompleted &&
 				!(nest == 1 && state == arrayLevelStarted) {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			// The level's last element (if any) ends here.
 			if state != arrayLevelStarted {
@@ -297,7 +344,7 @@ func countArray(body string) (ndim, count int, err error) {
 			nest--
 			l := nest
 			if last[l] != 0 && elems[l] != last[l] {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			last[l] = elems[l]
 			if nest == 0 {
@@ -305,7 +352,7 @@ func countArray(body string) (ndim, count int, err error) {
 			}
 		case c == arrayDelim:
 			if state != arrayElemStarted && state != arrayQuotedElemCompleted && state != arrayLevelCompleted {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			if state == arrayLevelCompleted {
 				state = arrayLevelDelimited
@@ -316,7 +363,7 @@ func countArray(body string) (ndim, count int, err error) {
 		case isArraySpace(c):
 		default:
 			if state != arrayLevelStarted && state != arrayElemStarted && state != arrayElemDelimited {
-				return 0, 0, malformedArray(body)
+				return nil, malformedArray(body)
 			}
 			state = arrayElemStarted
 		}
@@ -324,13 +371,13 @@ func countArray(body string) (ndim, count int, err error) {
 done:
 	for _, c := range []byte(body[i+1:]) {
 		if !isArraySpace(c) {
-			return 0, 0, malformedArray(body)
+			return nil, malformedArray(body)
 		}
 	}
 	if empty {
-		return 0, 0, nil
+		return nil, nil
 	}
-	return ndim, last[ndim-1], nil
+	return last[:ndim], nil
 }
 
 // readArrayElements calls emit with each element of an array body

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -308,14 +309,10 @@ func appendToJSON(dst []byte, v Value, raw bool, z Zone) []byte {
 	case raw:
 		return append(dst, v.s...)
 	case v.kind.IsArray():
-		dst = append(dst, '[')
-		for i, e := range v.Elems() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendToJSON(dst, e, false, z)
-		}
-		return append(dst, ']')
+		return append(dst, NestArray(v, func(e Value) []byte { return appendToJSON(nil, e, false, z) },
+			func(items [][]byte) []byte {
+				return append(append([]byte{'['}, bytes.Join(items, []byte{','})...), ']')
+			})...)
 	}
 	return AppendJSONB(dst, ToJSONBZone(v, z))
 }

@@ -23,11 +23,7 @@ func ToJSONB(v Value) *JSON { return ToJSONBZone(v, UTCZone) }
 // PostgreSQL shows them in the session's TimeZone.
 func ToJSONBZone(v Value, z Zone) *JSON {
 	if v.kind.IsArray() {
-		elems := make([]*JSON, len(v.Elems()))
-		for i, e := range v.Elems() {
-			elems[i] = ToJSONBZone(e, z)
-		}
-		return JSONArrayNode(elems)
+		return NestArray(v, func(e Value) *JSON { return ToJSONBZone(e, z) }, JSONArrayNode)
 	}
 	switch v.kind {
 	case KindNull:

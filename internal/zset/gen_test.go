@@ -41,8 +41,30 @@ func genNonNull(k types.Kind) *rapid.Generator[types.Value] {
 	if k.IsArray() {
 		// Short arrays, so that equal prefixes, NULL elements and arrays
 		// that extend others are common.
-		return rapid.Map(rapid.SliceOfN(genValue(k.Elem()), 0, 4),
-			func(elems []types.Value) types.Value { return types.MakeArray(k.Elem(), elems) })
+		// Some of them have lower bounds other than 1 or more than one
+		// dimension, with the same elements as plain arrays.
+		return rapid.Custom(func(t *rapid.T) types.Value {
+			elems := rapid.SliceOfN(genValue(k.Elem()), 0, 4).Draw(t, "elems")
+			n := len(elems)
+			lb := func(name string) int {
+				return rapid.SampledFrom([]int{1, 1, 0, -1, 2, math.MinInt32, math.MaxInt32 - n}).Draw(t, name)
+			}
+			var dims, lbs []int
+			switch rapid.IntRange(0, 3).Draw(t, "shape") {
+			case 0:
+				return types.MakeArray(k.Elem(), elems)
+			case 1:
+				dims, lbs = []int{n}, []int{lb("lb")}
+			case 2:
+				dims, lbs = []int{1, n}, []int{lb("lb1"), lb("lb2")}
+				if rapid.Bool().Draw(t, "transpose") {
+					dims = []int{n, 1}
+				}
+			case 3:
+				dims, lbs = []int{1, 1, n}, []int{1, lb("lb2"), 1}
+			}
+			return types.MakeArrayShape(k.Elem(), elems, dims, lbs)
+		})
 	}
 	switch k {
 	case types.Bool:

@@ -37,8 +37,22 @@ const (
 	keyTagInterval    byte = 0x2c
 	keyTagArray       byte = 0x30
 	// keyArrayEnd ends an array's elements; it is below every value tag,
-	// so an array sorts before its extensions.
+	// so an array sorts before its extensions. It ends an array with one
+	// dimension and lower bound 1 (or none); the other shapes end with
+	// keyArrayEndLow, keyArrayEndHigh or keyArrayEndDims and the shape
+	// (docs/format/keys.md), ordered as PostgreSQL orders arrays whose
+	// elements are equal.
 	keyArrayEnd byte = 0x01
+	// keyArrayEndLow ends a one-dimensional array with a lower bound
+	// below 1, which follows as 4 bytes (sign bit flipped).
+	keyArrayEndLow byte = 0x00
+	// keyArrayEndHigh ends a one-dimensional array with a lower bound
+	// above 1, which follows as keyArrayEndLow's does.
+	keyArrayEndHigh byte = 0x02
+	// keyArrayEndDims ends an array of two or more dimensions: their
+	// count (1 byte), each length (4 bytes) and each lower bound (4
+	// bytes, sign bit flipped) follow.
+	keyArrayEndDims byte = 0x03
 	// keyTagOID is followed by the OID as 4 big-endian bytes; an OID
 	// alias value (regclass, ...) has its own tag, then the OID and its
 	// escaped name (the name is determined by the OID, so it never
@@ -276,8 +290,11 @@ func decodeArrayKey(key, body []byte, mask byte) (types.Value, []byte, error) {
 		if len(body) == 0 {
 			return types.Null, key, corruptKey("unterminated array")
 		}
-		if body[0]^mask == keyArrayEnd {
+		switch body[0] ^ mask {
+		case keyArrayEnd:
 			return types.MakeArray(elem, elems), body[1:], nil
+		case keyArrayEndLow, keyArrayEndHigh, keyArrayEndDims:
+			return decodeArrayShapeKey(key, body, mask, elem, elems)
 		}
 		if body[0]^mask == keyTagArray {
 			return types.Null, key, corruptKey("nested array")
@@ -291,6 +308,52 @@ func decodeArrayKey(key, body []byte, mask byte) (types.Value, []byte, error) {
 		}
 		elems, body = append(elems, v), rest
 	}
+}
+
+// decodeArrayShapeKey decodes the shape after the elements of an array
+// whose end marker (body[0]) is not keyArrayEnd.
+func decodeArrayShapeKey(key, body []byte, mask byte, elem types.Kind, elems []types.Value) (types.Value, []byte, error) {
+	marker := body[0] ^ mask
+	body = body[1:]
+	nd := 1
+	if marker == keyArrayEndDims {
+		if len(body) == 0 {
+			return types.Null, key, corruptKey("truncated array shape")
+		}
+		nd, body = int(body[0]^mask), body[1:]
+		if nd < 2 || nd > types.MaxArrayDims {
+			return types.Null, key, corruptKey("bad array dimension count")
+		}
+	}
+	dims, lbs := make([]int, nd), make([]int, nd)
+	n := 1
+	for i := range dims {
+		if nd == 1 {
+			dims[0] = len(elems)
+			continue
+		}
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		dims[i], body = int(u), rest
+		n *= dims[i]
+	}
+	for i := range lbs {
+		u, rest, err := readFixed(body, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		lbs[i], body = int(int32(uint32(u)^1<<31)), rest
+	}
+	switch {
+	case nd == 1 && marker == keyArrayEndLow && lbs[0] >= 1,
+		nd == 1 && marker == keyArrayEndHigh && lbs[0] <= 1,
+		len(elems) == 0 || nd > 1 && n != len(elems),
+		types.CheckArrayShape(dims, lbs) != nil:
+		return types.Null, key, corruptKey("bad array shape")
+	}
+	return types.MakeArrayShape(elem, elems, dims, lbs), body, nil
 }
 
 func corruptKey(what string) error {
@@ -357,9 +420,33 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		for _, e := range v.Elems() {
 			dst = appendKeyValue(dst, e)
 		}
-		return append(dst, keyArrayEnd)
+		return appendArrayShapeKey(dst, v)
 	}
 	panic(fmt.Sprintf("zset: cannot encode a value of kind %d in a key", v.Kind()))
+}
+
+// appendArrayShapeKey appends the end marker of the array v and, for
+// shapes other than one dimension with lower bound 1, the shape.
+func appendArrayShapeKey(dst []byte, v types.Value) []byte {
+	if v.IsPlainArray() {
+		return append(dst, keyArrayEnd)
+	}
+	dims, lbs := v.ArrayShape()
+	switch {
+	case len(dims) > 1:
+		dst = append(dst, keyArrayEndDims, byte(len(dims)))
+		for _, d := range dims {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(d))
+		}
+	case lbs[0] < 1:
+		dst = append(dst, keyArrayEndLow)
+	default:
+		dst = append(dst, keyArrayEndHigh)
+	}
+	for _, lb := range lbs {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(lb))^1<<31)
+	}
+	return dst
 }
 
 func invertBytes(b []byte) {

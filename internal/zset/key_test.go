@@ -402,6 +402,12 @@ func TestKeyFormatExamples(t *testing.T) {
 		{types.MakeArray(types.Int4, []types.Value{types.MakeInt(types.Int4, 1), types.Null}), false, "3003" + "1580000001" + "7f" + "01"},
 		{types.MakeArray(types.Int4, nil), true, "cffcfe"},
 		{types.MakeArray(types.Text, []types.Value{types.MakeText("a")}), false, "3008" + "20610001" + "01"},
+		{types.MakeArrayShape(types.Int4, []types.Value{types.MakeInt(types.Int4, 1)}, []int{1}, []int{0}), false,
+			"3003" + "1580000001" + "00" + "80000000"},
+		{types.MakeArrayShape(types.Int4, []types.Value{types.MakeInt(types.Int4, 1)}, []int{1}, []int{5}), false,
+			"3003" + "1580000001" + "02" + "80000005"},
+		{types.MakeArrayShape(types.Int4, []types.Value{types.MakeInt(types.Int4, 1), types.Null}, []int{2, 1}, []int{1, -1}), false,
+			"3003" + "1580000001" + "7f" + "03" + "02" + "00000002" + "00000001" + "80000001" + "7fffffff"},
 	}
 	for _, c := range cases {
 		var got []byte

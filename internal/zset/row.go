@@ -35,6 +35,11 @@ const (
 	rowTagReg   // then the alias type's offset from RegClass, the OID and the name
 	rowTagJsonb // then the length and jsonb_out's text
 	rowTagTime  // then the microseconds since midnight, a varint
+	// rowTagShapedArray is an array of another shape than one dimension
+	// with lower bound 1: the element kind, the dimension count (uvarint),
+	// each dimension's length (uvarint) and lower bound (varint), then the
+	// elements.
+	rowTagShapedArray
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -62,8 +67,18 @@ func EncodeRow(dst []byte, row Row) []byte {
 func appendRowValue(dst []byte, v types.Value) []byte {
 	if v.Kind().IsArray() {
 		elems := v.Elems()
-		dst = append(dst, rowTagArray, byte(v.Kind().Elem()))
-		dst = binary.AppendUvarint(dst, uint64(len(elems)))
+		if v.IsPlainArray() {
+			dst = append(dst, rowTagArray, byte(v.Kind().Elem()))
+			dst = binary.AppendUvarint(dst, uint64(len(elems)))
+		} else {
+			dims, lbs := v.ArrayShape()
+			dst = append(dst, rowTagShapedArray, byte(v.Kind().Elem()))
+			dst = binary.AppendUvarint(dst, uint64(len(dims)))
+			for i, d := range dims {
+				dst = binary.AppendUvarint(dst, uint64(d))
+				dst = binary.AppendVarint(dst, int64(lbs[i]))
+			}
+		}
 		for _, e := range elems {
 			dst = appendRowValue(dst, e)
 		}
@@ -279,6 +294,35 @@ func (d *rowDecoder) string(n uint64) string {
 	return d.str[start : start+int(n)]
 }
 
+// arrayShape reads the dimensions of a rowTagShapedArray and returns them
+// with the element count; the shape must be a valid one that is not one
+// dimension with lower bound 1.
+func (d *rowDecoder) arrayShape() (dims, lbs []int, n uint64) {
+	nd := d.uvarint()
+	if nd < 1 || nd > types.MaxArrayDims {
+		d.fail("bad array shape")
+		return nil, nil, 0
+	}
+	dims, lbs = make([]int, nd), make([]int, nd)
+	n = 1
+	for i := range dims {
+		l, lb := d.uvarint(), d.varint()
+		if l < 1 || l > uint64(len(d.b)) || lb < math.MinInt32 || lb > math.MaxInt32 {
+			d.fail("bad array shape")
+			return nil, nil, 0
+		}
+		dims[i], lbs[i] = int(l), int(lb)
+		if n *= l; n > uint64(len(d.b)) {
+			d.fail("bad array shape")
+			return nil, nil, 0
+		}
+	}
+	if d.err == nil && (types.CheckArrayShape(dims, lbs) != nil || nd == 1 && lbs[0] == 1) {
+		d.fail("bad array shape")
+	}
+	return dims, lbs, n
+}
+
 func (d *rowDecoder) value() types.Value {
 	return d.valueAt(0)
 }
@@ -287,10 +331,16 @@ func (d *rowDecoder) value() types.Value {
 // array (depth 1) cannot be arrays.
 func (d *rowDecoder) valueAt(depth int) types.Value {
 	switch tag := d.byte(); tag {
-	case rowTagArray:
+	case rowTagArray, rowTagShapedArray:
 		elem := types.Kind(d.byte())
-		n := d.uvarint()
-		if depth > 0 || !types.HasArrayType(elem) || elem == types.Varchar || n > uint64(len(d.b)-d.pos) {
+		var dims, lbs []int
+		n := uint64(0)
+		if tag == rowTagArray {
+			n = d.uvarint()
+		} else {
+			dims, lbs, n = d.arrayShape()
+		}
+		if d.err != nil || depth > 0 || !types.HasArrayType(elem) || elem == types.Varchar || n > uint64(len(d.b)-d.pos) {
 			d.fail("bad array")
 			return types.Null
 		}
@@ -301,6 +351,9 @@ func (d *rowDecoder) valueAt(depth int) types.Value {
 				d.fail("array element of another kind")
 			}
 			elems = append(elems, e)
+		}
+		if d.err == nil && dims != nil {
+			return types.MakeArrayShape(elem, elems, dims, lbs)
 		}
 		if d.err == nil {
 			return types.MakeArray(elem, elems)
@@ -472,7 +525,9 @@ func identicalValues(x, y types.Value) bool {
 		return types.FormatJSONB(x.JSONB()) == types.FormatJSONB(y.JSONB())
 	}
 	if x.Kind().IsArray() {
-		return identicalRows(x.Elems(), y.Elems())
+		dx, lx := x.ArrayShape()
+		dy, ly := y.ArrayShape()
+		return slices.Equal(dx, dy) && slices.Equal(lx, ly) && identicalRows(x.Elems(), y.Elems())
 	}
 	return false
 }

@@ -18,10 +18,6 @@ CREATE MATERIALIZED VIEW v_now AS SELECT a, now() AS at FROM t;
 --! rockstream-error 0A000
 CREATE MATERIALIZED VIEW v_clock AS SELECT a FROM t WHERE clock_timestamp() > '2020-01-01';
 
--- No multidimensional arrays (array_agg over arrays makes one).
---! rockstream-error 0A000
-CREATE MATERIALIZED VIEW v_array_agg_2d AS SELECT array_agg(ARRAY[a] ORDER BY a) AS bs FROM t;
-
 -- Outside the first tier at first; now maintained, and compared with
 -- PostgreSQL like any view from here on.
 CREATE MATERIALIZED VIEW v_left AS SELECT t.a, u.c FROM t LEFT JOIN u ON t.a = u.a;
