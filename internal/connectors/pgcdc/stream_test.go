@@ -85,6 +85,10 @@ func TestSnapshotThenStream(t *testing.T) {
 	u.exec(`UPDATE typed SET id = id + 100 WHERE id = 5`)
 	u.exec(`DELETE FROM typed WHERE id % 7 = 0`)
 	u.exec(`UPDATE full_ident SET val = 'uno' WHERE k = 1`)
+	// Arrays of any shape replicate as they are: two dimensions, and
+	// lower bounds other than 1.
+	u.exec(`UPDATE typed SET arr = '{{1,2},{3,NULL}}', words = '[0:1]={"x y",z}' WHERE id = 1`)
+	u.exec(`UPDATE typed SET arr = '[-1:0][2:3]={{4,5},{6,7}}' WHERE id = 2`)
 	u.exec(`DELETE FROM full_ident WHERE val IS NULL`)
 	check()
 
