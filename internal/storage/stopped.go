@@ -36,7 +36,17 @@ type acknowledged struct {
 	// exclusively to replace or close it.
 	life sync.RWMutex
 	cur  atomic.Pointer[ackSnapshot]
+	// retired are the snapshots cur replaced, oldest first, whose DB
+	// references are dropped together (retireBatch): Pebble looks for
+	// compactions whenever its earliest snapshot goes, which for every
+	// commit would cost more than the commit. Guarded by life.
+	retired []*ackSnapshot
 }
+
+// retireBatch is how many replaced snapshots are kept before they are
+// closed, newest first, so that only the last close makes Pebble look for
+// compactions. They pin the versions of at most that many commits.
+const retireBatch = 32
 
 // ackSnapshot is a Pebble snapshot at the commit of claim. It is closed
 // when its last reference goes: the DB's, and one per Snapshot handed out
@@ -76,8 +86,21 @@ func (d *DB) replaceAcknowledged(claim Claim) {
 	a := &ackSnapshot{snap: d.db.NewSnapshot(), claim: claim}
 	a.refs.Store(1)
 	if old := d.ack.cur.Swap(a); old != nil {
-		old.unref()
+		d.ack.retired = append(d.ack.retired, old)
 	}
+	if len(d.ack.retired) >= retireBatch {
+		d.closeRetired()
+	}
+}
+
+// closeRetired drops the DB's references to the replaced snapshots,
+// newest first. d.ack.life must be held, or no read may use them.
+func (d *DB) closeRetired() {
+	for i := len(d.ack.retired) - 1; i >= 0; i-- {
+		d.ack.retired[i].unref()
+		d.ack.retired[i] = nil
+	}
+	d.ack.retired = d.ack.retired[:0]
 }
 
 // dropAcknowledged closes the DB's reference to the snapshot (when the
@@ -86,7 +109,13 @@ func (d *DB) replaceAcknowledged(claim Claim) {
 func (d *DB) dropAcknowledged(wedged bool) {
 	d.ack.life.Lock()
 	defer d.ack.life.Unlock()
-	if old := d.ack.cur.Swap(nil); old != nil && !wedged {
+	old := d.ack.cur.Swap(nil)
+	if wedged {
+		d.ack.retired = nil
+		return
+	}
+	d.closeRetired()
+	if old != nil {
 		old.unref()
 	}
 }
