@@ -142,6 +142,17 @@ func (d *DB) servable() *ackSnapshot {
 	return a
 }
 
+// whileServable runs fn with the snapshot reads of a stopped DB are
+// served from, or nil when they are refused; the snapshot stays open
+// until fn returns.
+func (d *DB) whileServable(fn func(a *ackSnapshot)) {
+	d.inflight.Add(1)
+	defer d.inflight.Add(-1)
+	d.ack.life.RLock()
+	defer d.ack.life.RUnlock()
+	fn(d.servable())
+}
+
 // read runs fn against the committed data: the current instance, or, when
 // the DB is stopped, the snapshot at the last acknowledged commit while
 // reads are served. A read of the stopped DB that is refused, or whose
@@ -156,50 +167,46 @@ func (d *DB) read(fn func(r pebbleReader) error) error {
 	if d.failed.Load() == nil {
 		return err
 	}
-	d.inflight.Add(1)
-	defer d.inflight.Add(-1)
-	d.ack.life.RLock()
-	defer d.ack.life.RUnlock()
-	a := d.servable()
-	if a == nil {
-		return err
-	}
-	if rerr := fn(a.snap); rerr != nil {
-		if ok, n := d.bgErrors.allow(); ok {
-			d.log.Warn("storage refused a read of the stopped database", "err", causeText(rerr), "suppressed", n)
+	served := false
+	d.whileServable(func(a *ackSnapshot) {
+		if a == nil {
+			return
 		}
+		if rerr := fn(a.snap); rerr != nil {
+			if ok, n := d.bgErrors.allow(); ok {
+				d.log.Warn("storage refused a read of the stopped database", "err", causeText(rerr), "suppressed", n)
+			}
+			return
+		}
+		served = true
+	})
+	if !served {
 		return err
 	}
 	return nil
 }
 
 // readsServed reports whether a stopped DB serves reads.
-func (d *DB) readsServed() bool {
-	d.inflight.Add(1)
-	defer d.inflight.Add(-1)
-	d.ack.life.RLock()
-	defer d.ack.life.RUnlock()
-	return d.servable() != nil
+func (d *DB) readsServed() (served bool) {
+	d.whileServable(func(a *ackSnapshot) { served = a != nil })
+	return served
 }
 
 // stoppedSnapshot returns a Snapshot of a stopped DB at the last
 // acknowledged commit, or nil when reads are refused.
-func (d *DB) stoppedSnapshot() *Snapshot {
-	d.inflight.Add(1)
-	defer d.inflight.Add(-1)
-	d.ack.life.RLock()
-	defer d.ack.life.RUnlock()
-	a := d.servable()
-	if a == nil {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.mu.snapshots == nil {
-		return nil
-	}
-	a.refs.Add(1)
-	s := &Snapshot{db: d, snap: a.snap, shared: a}
-	d.mu.snapshots[s] = struct{}{}
+func (d *DB) stoppedSnapshot() (s *Snapshot) {
+	d.whileServable(func(a *ackSnapshot) {
+		if a == nil {
+			return
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.mu.snapshots == nil {
+			return
+		}
+		a.refs.Add(1)
+		s = &Snapshot{db: d, snap: a.snap, shared: a}
+		d.mu.snapshots[s] = struct{}{}
+	})
 	return s
 }

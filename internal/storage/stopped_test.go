@@ -67,6 +67,24 @@ func readEpochs(r interface {
 	return perEpoch, last, string(v), err
 }
 
+// stopAfter commits epochs 1..n to a new DB, then fails its device
+// (writes, or syncs only) under the commit of epoch n+1.
+func stopAfter(t *testing.T, write bool, n int) (*DB, *failingDevice) {
+	t.Helper()
+	dev := &failingDevice{write: write}
+	db := openAt(t, errorfs.Wrap(vfs.NewCrashableMem(), dev), "db", Sync)
+	for e := 1; e <= n; e++ {
+		writeEpoch(t, db, e)
+		commit(t, db)
+	}
+	dev.on.Store(true)
+	writeEpoch(t, db, n+1)
+	if err := db.Commit(); !errors.Is(err, ErrFailed) {
+		t.Fatalf("Commit on a failing device = %v", err)
+	}
+	return db, dev
+}
+
 // TestReadsWhileStopped fails the device under a commit, its log write
 // or its log fsync, and keeps it failing: the Commit fails and writes are
 // refused, but Get, Scan, ScanReverse and Snapshot, from concurrent
@@ -81,19 +99,7 @@ func TestReadsWhileStopped(t *testing.T) {
 		write bool
 	}{{"write", true}, {"fsync", false}} {
 		t.Run(c.name, func(t *testing.T) {
-			mem := vfs.NewCrashableMem()
-			dev := &failingDevice{write: c.write}
-			db := openAt(t, errorfs.Wrap(mem, dev), "db", Sync)
-			defer db.Close()
-			for e := 1; e <= 5; e++ {
-				writeEpoch(t, db, e)
-				commit(t, db)
-			}
-			dev.on.Store(true)
-			writeEpoch(t, db, 6)
-			if err := db.Commit(); !errors.Is(err, ErrFailed) {
-				t.Fatalf("Commit on a failing device = %v", err)
-			}
+			db, dev := stopAfter(t, c.write, 5)
 
 			var wg sync.WaitGroup
 			var reads atomic.Int64
@@ -190,19 +196,7 @@ func TestReadsWhileStopped(t *testing.T) {
 // the recovery ends it, and then fails with ErrClosed; closing it after
 // is harmless.
 func TestSnapshotOfStoppedDB(t *testing.T) {
-	mem := vfs.NewCrashableMem()
-	dev := &failingDevice{write: true}
-	db := openAt(t, errorfs.Wrap(mem, dev), "db", Sync)
-	defer db.Close()
-	for e := 1; e <= 3; e++ {
-		writeEpoch(t, db, e)
-		commit(t, db)
-	}
-	dev.on.Store(true)
-	writeEpoch(t, db, 4)
-	if err := db.Commit(); !errors.Is(err, ErrFailed) {
-		t.Fatalf("Commit on a failing device = %v", err)
-	}
+	db, dev := stopAfter(t, true, 3)
 	s, err := db.Snapshot()
 	if err != nil {
 		t.Fatalf("Snapshot while stopped: %v", err)
