@@ -26,6 +26,9 @@ import (
 // Pebble), nor while a recovery replaces the instance, nor once a recovery
 // attempt has let go of the instance: reads are refused then, as writes
 // are. A read through the stopped instance that fails is refused too.
+// With Relaxed durability a log write can fail after its Commit returned:
+// those commits were acknowledged, and reads of the stopped DB show them
+// though the files may not hold them.
 
 // acknowledged is the snapshot at the last acknowledged commit.
 type acknowledged struct {
