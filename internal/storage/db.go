@@ -786,8 +786,10 @@ func (d *DB) Pending() int {
 // makes it durable before returning. An empty batch is a no-op. On error
 // the batch is dropped; if the error came from Pebble's commit pipeline
 // (a failed write-ahead-log write or fsync) the DB is stopped: every later
-// call but Close returns the same error, which wraps ErrFailed, until the
-// DB recovers (see Recover) or restarts, from the last durable state.
+// write returns the same error, which wraps ErrFailed, until the DB
+// recovers (see Recover) or restarts, from the last durable state; reads
+// are served at the last acknowledged commit meanwhile, or fail the same
+// way when that cannot be done safely (stopped.go).
 func (d *DB) Commit() error {
 	if err := d.writable(); err != nil {
 		d.Abort()
@@ -874,8 +876,9 @@ func (d *DB) guard(fn func() error) (fatal bool, err error) {
 	return false, fn()
 }
 
-// stop records that the DB can no longer be used because op failed with
-// cause, and returns the error every later call returns.
+// stop records that the DB can no longer be written because op failed
+// with cause, and returns the error every later write (and every read
+// that is refused) returns.
 func (d *DB) stop(op string, cause error) error {
 	code, prefix := errs.IOError, ""
 	if isNoSpace(cause) {
