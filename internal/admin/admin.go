@@ -170,6 +170,9 @@ type Health struct {
 	// is 200 for "ok" and 503 otherwise.
 	Status  string `json:"status"`
 	Problem string `json:"problem,omitempty"`
+	// Reads, while the status is "degraded", is "served" (reads are
+	// answered from the last acknowledged commit) or "refused".
+	Reads   string `json:"reads,omitempty"`
 	Version string `json:"version"`
 	// Epoch is the last committed epoch, DurableEpoch the last known to
 	// survive a machine crash (null in memory), RecoveredEpoch the one
@@ -207,7 +210,10 @@ func (s *Server) health() Health {
 		h.Tables, h.MaterializedViews, h.Views = eng.ObjectCounts()
 		h.Sessions = st.Sessions
 		if st.StorageProblem != "" && h.Status == "ok" {
-			h.Status, h.Problem = "degraded", st.StorageProblem
+			h.Status, h.Problem, h.Reads = "degraded", st.StorageProblem, "refused"
+			if st.StorageReadsServed {
+				h.Reads = "served"
+			}
 		}
 	}
 	if g := s.gateway(); g != nil {

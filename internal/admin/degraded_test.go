@@ -21,7 +21,9 @@ import (
 // "degraded" with the problem and rockstream_storage_degraded is 1 while
 // it lasts; /ready answers 503 with a JSON body naming the reason, when
 // it began and whether reads are served, and /ready/reads stays 200 while
-// the disk is full (reads served) but not while the storage is stopped;
+// the disk is full and while the stopped storage serves reads (as here:
+// the device fails the recovery's probe too, so the stopped instance is
+// kept) at the last acknowledged commit, which a read then sees;
 // once the condition clears, writes succeed without a restart, /health
 // and /ready are 200 again (the disk's space is measured again by the
 // probe itself, with no write needed) and
@@ -101,7 +103,7 @@ func TestHealthWhileStorageFails(t *testing.T) {
 			return
 		}
 		p, _ := h["problem"].(string)
-		if code != 503 || h["status"] != "degraded" || !strings.Contains(p, problem) || d != 1 || r != recoveries {
+		if code != 503 || h["status"] != "degraded" || !strings.Contains(p, problem) || d != 1 || r != recoveries || h["reads"] != reads {
 			t.Fatalf("%s: /health %d %v, degraded %v, recoveries %v", when, code, h, d, r)
 		}
 		t.Logf("%s: %s", when, p)
@@ -126,7 +128,16 @@ func TestHealthWhileStorageFails(t *testing.T) {
 	if err := exec("INSERT INTO t VALUES (2)"); err == nil {
 		t.Fatal("insert on a failing log succeeded")
 	}
-	expect("log failing", true, "injected error", 0, "refused")
+	expect("log failing", true, "injected error", 0, "served")
+	// Reads are served at the last acknowledged commit: the failed
+	// insert's row is not seen.
+	res, err := s.Exec(context.Background(), "SELECT k FROM t ORDER BY k", nil)
+	if err != nil {
+		t.Fatalf("read while the log fails: %v", err)
+	}
+	if len(res.Rows) != 1 {
+		t.Fatalf("rows while the log fails: %v", res.Rows)
+	}
 	fault.Off()
 	deadline := time.Now().Add(20 * time.Second)
 	for exec("INSERT INTO t VALUES (3)") != nil {
@@ -136,7 +147,7 @@ func TestHealthWhileStorageFails(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	expect("recovered", false, "", 1, "")
-	res, err := s.Exec(context.Background(), "SELECT k FROM t ORDER BY k", nil)
+	res, err = s.Exec(context.Background(), "SELECT k FROM t ORDER BY k", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

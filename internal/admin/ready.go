@@ -14,7 +14,10 @@ import (
 // reason, so that a load balancer or Kubernetes sends clients elsewhere
 // without restarting the process (/live stays 200), and 200 again once the
 // storage has recovered. /ready/reads answers 200 while reads are served,
-// the disk-full case included, for deployments that route reads apart.
+// for deployments that route reads apart: while the disk is full, and
+// while the storage is stopped as long as it serves reads at the last
+// acknowledged commit (it refuses them when the failed instance cannot be
+// read safely, or once a recovery attempt has let go of it).
 
 // notReady is the body of /ready and /ready/reads when the storage is
 // degraded.
@@ -26,8 +29,9 @@ type notReady struct {
 	Reason string `json:"reason"`
 	// Since is when the condition began (RFC 3339, UTC).
 	Since string `json:"since,omitempty"`
-	// Reads is "served" while the disk is full, "refused" while the
-	// storage is stopped.
+	// Reads is "served" while the disk is full and while the stopped
+	// storage serves reads at the last acknowledged commit, "refused"
+	// otherwise.
 	Reads string `json:"reads"`
 	// Problem is the storage's error.
 	Problem string `json:"problem"`

@@ -151,6 +151,10 @@ type DB struct {
 	// named in read errors.
 	lastCorrupt atomic.Pointer[string]
 
+	// ack is the snapshot at the last acknowledged commit, which reads
+	// of the DB stopped by a failed write are served from (stopped.go).
+	ack acknowledged
+
 	// checkpointMu serializes CreateCheckpoint calls on this DB.
 	checkpointMu sync.Mutex
 
@@ -429,6 +433,10 @@ func (d *DB) openIdentity(found *Identity, isNew bool) error {
 	d.ident = w
 	d.identity = w.id
 	d.mu.committed = w.Claim()
+	if d.mu.committed == claim {
+		// No commit has run yet: the instance holds exactly claim.
+		d.replaceAcknowledged(claim)
+	}
 	return nil
 }
 
@@ -539,7 +547,8 @@ type Degradation struct {
 	// Since is when the condition began.
 	Since time.Time
 	// ReadsServed is true while the disk is full (only writes are
-	// refused), false when a failed write stopped the DB.
+	// refused), and while a failed write stopped the DB as long as reads
+	// are served at the last acknowledged commit (stopped.go).
 	ReadsServed bool
 }
 
@@ -551,7 +560,7 @@ func (d *DB) Degraded() Degradation {
 		return Degradation{}
 	}
 	if d.failed.Load() != nil {
-		return Degradation{Problem: err, Since: time.Unix(0, d.failedAt.Load())}
+		return Degradation{Problem: err, Since: time.Unix(0, d.failedAt.Load()), ReadsServed: d.readsServed()}
 	}
 	g := Degradation{Problem: err, ReadsServed: true}
 	if d.space != nil {
@@ -582,30 +591,29 @@ func (d *DB) Err() error {
 // Get implements state.Reader. The returned value is a copy and stays
 // valid.
 func (d *DB) Get(key []byte) ([]byte, bool, error) {
-	if err := d.enter(); err != nil {
+	var (
+		v  []byte
+		ok bool
+	)
+	err := d.read(func(r pebbleReader) (err error) {
+		v, ok, err = d.get(r, key)
+		return err
+	})
+	if err != nil {
 		return nil, false, err
 	}
-	defer d.exit()
-	return d.get(d.db, key)
+	return v, ok, nil
 }
 
 // Scan implements state.Reader. One Scan reads one point in time: a commit
 // that lands during it is not seen.
 func (d *DB) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.exit()
-	return d.scan(d.db, lo, hi, false, fn)
+	return d.read(func(r pebbleReader) error { return d.scan(r, lo, hi, false, fn) })
 }
 
 // ScanReverse implements state.Reader.
 func (d *DB) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.exit()
-	return d.scan(d.db, lo, hi, true, fn)
+	return d.read(func(r pebbleReader) error { return d.scan(r, lo, hi, true, fn) })
 }
 
 // pebbleReader is what a DB and a Snapshot read through.
@@ -778,8 +786,10 @@ func (d *DB) Pending() int {
 // makes it durable before returning. An empty batch is a no-op. On error
 // the batch is dropped; if the error came from Pebble's commit pipeline
 // (a failed write-ahead-log write or fsync) the DB is stopped: every later
-// call but Close returns the same error, which wraps ErrFailed, until the
-// DB recovers (see Recover) or restarts, from the last durable state.
+// write returns the same error, which wraps ErrFailed, until the DB
+// recovers (see Recover) or restarts, from the last durable state; reads
+// are served at the last acknowledged commit meanwhile, or fail the same
+// way when that cannot be done safely (stopped.go).
 func (d *DB) Commit() error {
 	if err := d.writable(); err != nil {
 		d.Abort()
@@ -800,18 +810,8 @@ func (d *DB) Commit() error {
 		_ = b.Close()
 		return err
 	}
-	fatal, err := d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
+	claim, fatal, err := d.apply(b, epoch, hasEpoch)
 	if err == nil {
-		claim := Claim{Seq: uint64(b.SeqNum()) + uint64(n)}
-		d.mu.Lock()
-		if !hasEpoch {
-			epoch = d.mu.committed.Epoch
-		}
-		claim.Epoch = epoch
-		if claim.Seq > d.mu.committed.Seq {
-			d.mu.committed = claim
-		}
-		d.mu.Unlock()
 		cerr := b.Close()
 		if d.writeOpts.Sync {
 			if err := d.recordClaim(claim); err != nil {
@@ -836,6 +836,31 @@ func (d *DB) Commit() error {
 	return d.stop(fmt.Sprintf("commit of %d writes", n), err)
 }
 
+// apply applies batch b, writing epoch when hasEpoch, and on success
+// returns the claim of its commit, now the acknowledged one, with the
+// snapshot of the last acknowledged commit at it (stopped.go). No other
+// batch reaches Pebble in between.
+func (d *DB) apply(b *pebble.Batch, epoch uint64, hasEpoch bool) (claim Claim, fatal bool, err error) {
+	d.ack.commit.Lock()
+	defer d.ack.commit.Unlock()
+	fatal, err = d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
+	if err != nil {
+		return Claim{}, fatal, err
+	}
+	claim = Claim{Seq: uint64(b.SeqNum()) + uint64(b.Count())}
+	d.mu.Lock()
+	if !hasEpoch {
+		epoch = d.mu.committed.Epoch
+	}
+	claim.Epoch = epoch
+	if claim.Seq > d.mu.committed.Seq {
+		d.mu.committed = claim
+	}
+	d.mu.Unlock()
+	d.acknowledge(claim)
+	return claim, false, nil
+}
+
 // guard runs fn, turning Pebble's fatal path (see pebbleLogger.Fatalf)
 // into an error and reporting whether it was taken.
 func (d *DB) guard(fn func() error) (fatal bool, err error) {
@@ -851,8 +876,9 @@ func (d *DB) guard(fn func() error) (fatal bool, err error) {
 	return false, fn()
 }
 
-// stop records that the DB can no longer be used because op failed with
-// cause, and returns the error every later call returns.
+// stop records that the DB can no longer be written because op failed
+// with cause, and returns the error every later write (and every read
+// that is refused) returns.
 func (d *DB) stop(op string, cause error) error {
 	code, prefix := errs.IOError, ""
 	if isNoSpace(cause) {
@@ -860,7 +886,7 @@ func (d *DB) stop(op string, cause error) error {
 	}
 	e := &codedError{
 		err: errs.Newf(code,
-			"%sstorage: %s to %s failed: %s; the database accepts no reads or writes until it reopens itself, which it tries until the condition clears (space is freed, the device works again); if it cannot, restart rockstream to recover the last durable epoch",
+			"%sstorage: %s to %s failed: %s; the database accepts no writes until it reopens itself (reads are served at the last acknowledged commit meanwhile, unless they fail), which it tries until the condition clears (space is freed, the device works again); if it cannot, restart rockstream to recover the last durable epoch",
 			prefix, op, d.dir, causeText(cause)).(*errs.Error),
 		cause: cause,
 		extra: ErrFailed,
@@ -992,6 +1018,9 @@ func (d *DB) Close() error {
 	// serves) finishes before Pebble closes under it.
 	d.checkpointMu.Lock()
 	defer d.checkpointMu.Unlock()
+	if inst := d.inst.Load(); inst != nil {
+		d.dropAcknowledged(inst.wedged.Load())
+	}
 	errList = append(errList, d.closePebble())
 	if d.lock != nil {
 		errList = append(errList, d.lock.Close())

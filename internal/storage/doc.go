@@ -16,9 +16,14 @@
 //   - A failed write stops the database until it reopens. When Commit
 //     returns an error the pending batch is gone; after a write-ahead-log
 //     failure in a commit, or a MANIFEST failure in a background flush or
-//     compaction, every later call except Close, Recover and TryRecover
-//     fails with an error wrapping ErrFailed: Pebble cannot continue, and
-//     the failed batch may be visible in memory though not durable. The
+//     compaction, every later write fails with an error wrapping
+//     ErrFailed: Pebble cannot continue, and the failed batch may be
+//     visible in memory though not durable. Reads (Get, Scan, ScanReverse,
+//     Snapshot) are served meanwhile exactly at the last acknowledged
+//     commit, from a snapshot taken at it, never seeing the failed batch;
+//     when that cannot be done safely (the instance is wedged, a read of
+//     it fails, a recovery attempt let go of it) they fail like writes
+//     (stopped.go). The
 //     broken Pebble instance is fenced at once (it writes no more files)
 //     and Pebble's fatal path never ends the process. Recover (or any
 //     call, at most once per interval) reopens the directory in the

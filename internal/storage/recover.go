@@ -274,11 +274,13 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		return errors.New("calls are still using the stopped database")
 	}
 	for _, s := range snaps {
-		_ = s.snap.Close()
+		_ = s.closeSnap()
 	}
 
 	if d.db != nil {
 		old := d.inst.Load()
+		// Reads of the stopped DB end here (stopped.go).
+		d.dropAcknowledged(old.wedged.Load())
 		if !d.retire(d.db, old) {
 			d.recov.stuck = d.stuckError(f, "the stopped instance did not close")
 			return d.recov.stuck
@@ -319,6 +321,7 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 	d.mu.Unlock()
 	d.db = pdb
 	d.inst.Store(inst)
+	d.replaceAcknowledged(found)
 	d.failed.Store(nil)
 	d.recoveries.Add(1)
 	outcome := "none"

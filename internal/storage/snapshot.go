@@ -17,13 +17,23 @@ type Snapshot struct {
 	db     *DB
 	snap   *pebble.Snapshot
 	closed atomic.Bool
+	// shared is the snapshot at the last acknowledged commit that snap
+	// is, for a Snapshot of a stopped DB (stopped.go); nil otherwise.
+	shared *ackSnapshot
 }
 
 var _ state.Reader = (*Snapshot)(nil)
 
-// Snapshot returns a Snapshot of the committed data.
+// Snapshot returns a Snapshot of the committed data. While the DB is
+// stopped after a failed write it is one at the last acknowledged commit,
+// as long as reads are served (see stopped.go).
 func (d *DB) Snapshot() (*Snapshot, error) {
 	if err := d.enter(); err != nil {
+		if d.failed.Load() != nil {
+			if s := d.stoppedSnapshot(); s != nil {
+				return s, nil
+			}
+		}
 		return nil, err
 	}
 	defer d.exit()
@@ -89,6 +99,16 @@ func (s *Snapshot) Close() error {
 // release closes the Pebble snapshot once.
 func (s *Snapshot) release() error {
 	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return s.closeSnap()
+}
+
+// closeSnap closes the Pebble snapshot, or drops the reference to the
+// shared one.
+func (s *Snapshot) closeSnap() error {
+	if s.shared != nil {
+		s.shared.unref()
 		return nil
 	}
 	if err := s.snap.Close(); err != nil {
