@@ -302,6 +302,21 @@ func (o *joinOracle) step(stmts []string) {
 
 // ours returns a query's rows here, printed as PostgreSQL prints them,
 // sorted.
+// same runs queries here and in PostgreSQL and reports each whose rows
+// differ.
+func (o *joinOracle) same(queries ...string) {
+	o.t.Helper()
+	want, err := o.theirs(queries)
+	if err != nil {
+		o.t.Fatalf("PostgreSQL: %v", err)
+	}
+	for i, q := range queries {
+		if got := o.ours(q); !slices.Equal(got, want[i]) {
+			o.t.Errorf("%s:\nRockStream: %s\nPostgreSQL: %s", q, strings.Join(got, "; "), strings.Join(want[i], "; "))
+		}
+	}
+}
+
 func (o *joinOracle) ours(q string) []string {
 	o.t.Helper()
 	res, err := o.s.Exec(context.Background(), q, nil)

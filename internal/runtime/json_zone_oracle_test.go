@@ -5,10 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/rockstream/rockstream/internal/pgtest"
 )
 
 // TestJSONDateTimesMatchPostgres compares the JSON text of dates, times
@@ -16,25 +12,10 @@ import (
 // a materialized view, which keeps the zone it was created in.
 func TestJSONDateTimesMatchPostgres(t *testing.T) {
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, "jsonzone"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
+	pgc := oracleConn(t, "jsonzone")
 	s := OpenMemory().NewSession()
 	o := &joinOracle{t: t, s: s, pg: pgc}
-	same := func(queries ...string) {
-		t.Helper()
-		want, err := o.theirs(queries)
-		if err != nil {
-			t.Fatalf("PostgreSQL: %v", err)
-		}
-		for i, q := range queries {
-			if got := o.ours(q); !slices.Equal(got, want[i]) {
-				t.Errorf("%s:\nRockStream: %s\nPostgreSQL: %s", q, strings.Join(got, "; "), strings.Join(want[i], "; "))
-			}
-		}
-	}
+	same := o.same
 	for _, q := range []string{
 		"CREATE TABLE ev (id int PRIMARY KEY, at timestamptz, ts timestamp, d date, tm time)",
 		"INSERT INTO ev VALUES (1, '2026-01-02 03:04:05.25+00', '2026-01-02 03:04:05', '2026-01-02', '03:04:05.5'), " +

@@ -3,13 +3,9 @@ package runtime
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/rockstream/rockstream/internal/errs"
-	"github.com/rockstream/rockstream/internal/pgtest"
 )
 
 // TestNamedArgumentsMatchPostgres calls SQL functions and make_interval
@@ -18,11 +14,7 @@ import (
 // PostgreSQL.
 func TestNamedArgumentsMatchPostgres(t *testing.T) {
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, "namedargs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
+	pgc := oracleConn(t, "namedargs")
 	s := OpenMemory().NewSession()
 	o := &joinOracle{t: t, s: s, pg: pgc}
 	for _, q := range []string{
@@ -38,21 +30,13 @@ func TestNamedArgumentsMatchPostgres(t *testing.T) {
 		`SELECT a, diff(y => a, x => b) AS d, label(a, prefix := 'v') FROM t`,
 		`SELECT make_interval(days => 3), make_interval(hours := 2, years => 1)`,
 	}
-	want, err := o.theirs(queries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, q := range queries {
-		if got := o.ours(q); !slices.Equal(got, want[i]) {
-			t.Errorf("%s:\nRockStream: %s\nPostgreSQL: %s", q, strings.Join(got, "; "), strings.Join(want[i], "; "))
-		}
-	}
+	o.same(queries...)
 	view := `SELECT a, diff(y => b, x => a) AS d FROM t`
 	if _, err := s.Exec(ctx, "CREATE MATERIALIZED VIEW nv AS "+view, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustBoth(t, s, pgc, "UPDATE t SET b = b + 10 WHERE a = 5")
-	want, _ = o.theirs([]string{view})
+	want, _ := o.theirs([]string{view})
 	if got := o.ours("SELECT * FROM nv"); !slices.Equal(got, want[0]) {
 		t.Errorf("view: RockStream %v, PostgreSQL %v", got, want[0])
 	}

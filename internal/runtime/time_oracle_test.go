@@ -18,25 +18,10 @@ import (
 // functions, and a table keyed by time with a view maintained over it.
 func TestTimeTypeMatchesPostgres(t *testing.T) {
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgtest.NewDatabase(t, "timetype"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
+	pgc := oracleConn(t, "timetype")
 	s := OpenMemory().NewSession()
 	o := &joinOracle{t: t, s: s, pg: pgc}
-	same := func(queries ...string) {
-		t.Helper()
-		want, err := o.theirs(queries)
-		if err != nil {
-			t.Fatalf("PostgreSQL: %v", err)
-		}
-		for i, q := range queries {
-			if got := o.ours(q); !slices.Equal(got, want[i]) {
-				t.Errorf("%s:\nRockStream: %s\nPostgreSQL: %s", q, strings.Join(got, "; "), strings.Join(want[i], "; "))
-			}
-		}
-	}
+	same := o.same
 	same(
 		`SELECT '10:30'::time, '23:59:59.9999999'::time, '24:00'::time, time '1:2:3.456', '2026-01-02 04:05:06'::time, 'allballs'::time`,
 		`SELECT '10:30:15.123456'::time(2), '10:30:15.5'::time(0), '04:05 PM'::time, '04:05:06+02'::time, time '00:00:00.000001'`,
