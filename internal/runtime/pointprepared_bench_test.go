@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"testing"
@@ -14,35 +15,18 @@ import (
 // a driver's prepared statement (pgbench -M prepared) runs it:
 //
 //	go test -run XXX -bench BenchmarkPreparedPointSelect -benchtime 20000x ./internal/runtime
-func BenchmarkPreparedPointSelect(b *testing.B) {
-	ctx := context.Background()
-	const rows = 1000
-	eng := pointReadEngine(b, rows)
-	s := eng.NewSession()
-	p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
-		res, err := s.ExecPrepared(ctx, p, []types.Value{id})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(res.Rows) != 1 {
-			b.Fatalf("id %v: %d rows", id, len(res.Rows))
-		}
-	}
-}
+func BenchmarkPreparedPointSelect(b *testing.B) { benchPreparedPointSelect(b, 1000, false) }
 
 // BenchmarkPreparedPointSelectStreamed is BenchmarkPreparedPointSelect as
 // the extended protocol's Execute runs it: the result is a stream, read
 // to its end.
-func BenchmarkPreparedPointSelectStreamed(b *testing.B) {
+func BenchmarkPreparedPointSelectStreamed(b *testing.B) { benchPreparedPointSelect(b, 1000, true) }
+
+// benchPreparedPointSelect reads one row by key of a view of rows rows per
+// operation through a prepared statement, its result as a stream when
+// streamed.
+func benchPreparedPointSelect(b *testing.B, rows int, streamed bool) {
 	ctx := context.Background()
-	const rows = 1000
 	eng := pointReadEngine(b, rows)
 	s := eng.NewSession()
 	p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
@@ -53,25 +37,41 @@ func BenchmarkPreparedPointSelectStreamed(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
-		res, err := s.ExecPreparedStreaming(ctx, p, []types.Value{id})
+		n, err := execPointRead(ctx, s, p, id, streamed)
 		if err != nil {
 			b.Fatal(err)
-		}
-		if res.Stream == nil {
-			b.Fatal("the result is not a stream")
-		}
-		n := 0
-		for res.Stream.More() {
-			got, err := res.Stream.Next(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n += len(got)
 		}
 		if n != 1 {
 			b.Fatalf("id %v: %d rows", id, n)
 		}
 	}
+}
+
+// execPointRead executes p with id and returns how many rows it read.
+func execPointRead(ctx context.Context, s *Session, p *Prepared, id types.Value, streamed bool) (int, error) {
+	if !streamed {
+		res, err := s.ExecPrepared(ctx, p, []types.Value{id})
+		if err != nil {
+			return 0, err
+		}
+		return len(res.Rows), nil
+	}
+	res, err := s.ExecPreparedStreaming(ctx, p, []types.Value{id})
+	if err != nil {
+		return 0, err
+	}
+	if res.Stream == nil {
+		return 0, errors.New("the result is not a stream")
+	}
+	n := 0
+	for res.Stream.More() {
+		got, err := res.Stream.Next(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n += len(got)
+	}
+	return n, nil
 }
 
 var pointRead10M = flag.Bool("pointread.10m", false, "BenchmarkPreparedPointSelectSizes also reads a 10,000,000-row view (minutes to load, several GB)")
@@ -82,31 +82,11 @@ var pointRead10M = flag.Bool("pointread.10m", false, "BenchmarkPreparedPointSele
 //
 //	go test ./internal/runtime -run XXX -bench BenchmarkPreparedPointSelectSizes -benchtime 100000x -pointread.10m
 func BenchmarkPreparedPointSelectSizes(b *testing.B) {
-	ctx := context.Background()
 	sizes := []int{1000, 1000000}
 	if *pointRead10M {
 		sizes = append(sizes, 10000000)
 	}
 	for _, rows := range sizes {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			eng := pointReadEngine(b, rows)
-			s := eng.NewSession()
-			p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
-				res, err := s.ExecPrepared(ctx, p, []types.Value{id})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(res.Rows) != 1 {
-					b.Fatalf("id %v: %d rows", id, len(res.Rows))
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { benchPreparedPointSelect(b, rows, false) })
 	}
 }
