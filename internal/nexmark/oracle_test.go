@@ -297,11 +297,16 @@ func testQueriesMatchPostgres(t *testing.T, workers int) {
 // and every view keeps equalling PostgreSQL's. The instance runs on one
 // worker before the restart and on three after it: the stored state does
 // not depend on the number.
-func TestQueriesSurviveRestart(t *testing.T) {
+func TestQueriesSurviveRestart(t *testing.T) { checkSurvivesRestart(t, false) }
+
+// checkSurvivesRestart is TestQueriesSurviveRestart, with unmaterialized
+// event tables when unmaterialized.
+func checkSurvivesRestart(t *testing.T, unmaterialized bool) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	r := newRun(t, ctx, beforeEight)
+	r.unmaterialized = unmaterialized
 	dir := t.TempDir()
 	workers := 1
 	open := func() {

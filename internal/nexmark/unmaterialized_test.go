@@ -72,35 +72,7 @@ func TestUnmaterializedMatchPostgres(t *testing.T) {
 // (on one worker before, three after), the views equal PostgreSQL's and
 // keep doing so as the stream goes on, though the tables never stored a
 // row.
-func TestUnmaterializedSurviveRestart(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	r := newRun(t, ctx, beforeEight)
-	r.unmaterialized = true
-	dir := t.TempDir()
-	workers := 1
-	open := func() {
-		sut, err := oracle.OpenRockStreamAt(dir, workers)
-		workers = 3
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.sut = sut
-	}
-	open()
-	r.setUp()
-	const events = 3000
-	r.stream(events / 2)
-	if err := r.sut.Close(); err != nil {
-		t.Fatal(err)
-	}
-	open()
-	defer r.sut.Close()
-	r.compare("after reopening")
-	r.stream(events)
-	r.checkLateRows()
-}
+func TestUnmaterializedSurviveRestart(t *testing.T) { checkSurvivesRestart(t, true) }
 
 // readsBid reports whether a query's text names the bid table.
 func readsBid(sql string) bool {
