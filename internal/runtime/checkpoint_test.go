@@ -49,14 +49,7 @@ func rowsOf(t *testing.T, s *Session, q string) string {
 func TestOnlineCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := storage.Open(storage.Options{Dir: filepath.Join(dir, "db"), Logger: quietLog, EpochKey: FrontierKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := Open(st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngineIn(t, dir)
 	defer eng.Close()
 	runAll(t, eng.NewSession(), onlineCheckpointViews)
 
@@ -193,14 +186,7 @@ func head(s string) string {
 func TestCheckpointStatement(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := storage.Open(storage.Options{Dir: filepath.Join(dir, "db"), Logger: quietLog, EpochKey: FrontierKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := Open(st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngineIn(t, dir)
 	defer eng.Close()
 	s := eng.NewSession()
 	runAll(t, s, []string{"CREATE TABLE t (k int)", "INSERT INTO t VALUES (1), (2)"})
@@ -245,14 +231,7 @@ func TestCheckpointStatement(t *testing.T) {
 func TestCheckpointProgress(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := storage.Open(storage.Options{Dir: filepath.Join(dir, "db"), Logger: quietLog, EpochKey: FrontierKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := Open(st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openEngineIn(t, dir)
 	defer eng.Close()
 	s := eng.NewSession()
 	runAll(t, s, []string{"CREATE TABLE t (k int PRIMARY KEY, v text)", "INSERT INTO t SELECT i, repeat('x', 100) FROM generate_series(1, 5000) AS i"})
@@ -280,4 +259,18 @@ func TestCheckpointProgress(t *testing.T) {
 	if got := rowsOf(t, watcher, "SELECT count(*) FROM rockstream_catalog.progress"); got != "0\n" {
 		t.Fatalf("progress after the checkpoint: %q", got)
 	}
+}
+
+// openEngineIn opens an engine on a durable store in dir/db.
+func openEngineIn(t *testing.T, dir string) *Engine {
+	t.Helper()
+	st, err := storage.Open(storage.Options{Dir: filepath.Join(dir, "db"), Logger: quietLog, EpochKey: FrontierKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := Open(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
