@@ -184,6 +184,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 	if len(b) == 0 && !global {
 		return nil, nil
 	}
+	defer a.trimScratch()
 	inputs, err := a.evaluate(ctx, b)
 	if err != nil {
 		return nil, err
@@ -346,6 +347,22 @@ func (a *Aggregate) keepsOrderKeys() bool {
 		}
 	}
 	return false
+}
+
+// keepScratchRows is the most batch rows an aggregate's scratch is kept
+// for between steps. The scratch of a larger batch (a bulk COPY's million
+// rows) is dropped after its step: kept, its values and records, which
+// hold pointers, would be hundreds of megabytes that every later garbage
+// collection scans, and would keep the batch's values alive.
+const keepScratchRows = 1 << 14
+
+// trimScratch drops the scratch of a batch larger than keepScratchRows.
+func (a *Aggregate) trimScratch() {
+	sc := &a.scratch
+	if cap(sc.inputs) <= keepScratchRows {
+		return
+	}
+	sc.vals, sc.has, sc.keys, sc.inputs, sc.refs, sc.okeys = nil, nil, nil, nil, nil, nil
 }
 
 // resize returns s with length n, reusing its storage when it can.
