@@ -72,11 +72,24 @@ func (d *Decoder) readBinaryHeader() error {
 }
 
 func (d *Decoder) readInt32() (int32, bool) {
-	var b [4]byte
-	if _, err := io.ReadFull(d.r, b[:]); err != nil {
+	b, ok := d.readFixed(4)
+	if !ok {
 		return 0, false
 	}
-	return int32(binary.BigEndian.Uint32(b[:])), true
+	return int32(binary.BigEndian.Uint32(b)), true
+}
+
+// readFixed returns the next n bytes (n no larger than the read buffer),
+// valid until the next read, and false when the data ends first. It reads
+// in place: a per-row array handed to io.ReadFull would escape to the heap
+// and cost an allocation per field.
+func (d *Decoder) readFixed(n int) ([]byte, bool) {
+	b, err := d.r.Peek(n)
+	if err != nil {
+		return nil, false
+	}
+	_, _ = d.r.Discard(n)
+	return b, true
 }
 
 // nextBinary reads one binary tuple.
@@ -88,13 +101,13 @@ func (d *Decoder) nextBinary() ([]types.Value, error) {
 		}
 	}
 	d.lineNo++
-	var b [2]byte
-	if _, err := io.ReadFull(d.r, b[:]); err != nil {
+	b, ok := d.readFixed(2)
+	if !ok {
 		// The data may end without a trailer, as PostgreSQL allows.
 		d.ended = true
 		return nil, io.EOF
 	}
-	count := int16(binary.BigEndian.Uint16(b[:]))
+	count := int16(binary.BigEndian.Uint16(b))
 	if count == -1 {
 		d.ended = true
 		if _, err := d.r.ReadByte(); err == nil {

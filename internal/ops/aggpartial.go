@@ -119,6 +119,7 @@ func (p *PartialAggregate) Step(ctx context.Context, st state.Store, in []zset.B
 		return nil, nil
 	}
 	a := p.a
+	defer a.trimScratch()
 	inputs, err := a.evaluate(ctx, in[0])
 	if err != nil {
 		return nil, err

@@ -60,10 +60,9 @@ type Aggregate struct {
 		vals   []types.Value
 		has    []bool
 		keys   []byte
-		ends   []int
 		inputs []aggInput
 		refs   []keyRef
-		sorted []aggInput
+		okeys  [][][]byte // per batch row, its sort keys (aggInput.okeys)
 		state  zset.Row
 	}
 	order  keyGrouper // sorts the rows by group key
@@ -185,6 +184,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 	if len(b) == 0 && !global {
 		return nil, nil
 	}
+	defer a.trimScratch()
 	inputs, err := a.evaluate(ctx, b)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,15 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 }
 
 // evaluate computes every delta row's group key, FILTERs and arguments,
-// and sorts the rows by the group key's bucket, then group key.
+// and returns them sorted by the group key's bucket, then group key (ties
+// in batch order).
+//
+// It runs in two passes so that no record is moved after it is built: the
+// first evaluates each row in batch order into flat arrays at the row's
+// place (values, flags, the encoded keys), the keys are ordered, and the
+// second writes each aggInput once, at its sorted place, pointing into
+// those arrays. On a batch of a million rows moving built records into
+// sorted order cost a cache miss and a pointer-laden copy per row.
 func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, error) {
 	if len(b) == 0 {
 		return nil, nil
@@ -230,31 +238,31 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 	sc.has = resize(sc.has, len(b)*na)
 	clear(sc.has)
 	sc.keys = sc.keys[:0]
-	sc.ends = resize(sc.ends, len(b))
-	sc.inputs = resize(sc.inputs, len(b))
-	vals, has, keys, ends, inputs := sc.vals, sc.has, sc.keys, sc.ends, sc.inputs
+	sc.refs = resize(sc.refs, len(b))
+	if a.keepsOrderKeys() {
+		sc.okeys = resize(sc.okeys, len(b))
+	}
+	vals, has, keys, refs := sc.vals, sc.has, sc.keys, sc.refs
 	for i, e := range b {
 		if err := Interrupted(ctx, i); err != nil {
 			return nil, err
 		}
-		in := &inputs[i]
-		in.group = vals[i*(ng+na) : i*(ng+na)+ng : i*(ng+na)+ng]
-		in.args = vals[i*(ng+na)+ng : (i+1)*(ng+na) : (i+1)*(ng+na)]
-		in.has = has[i*na : (i+1)*na : (i+1)*na]
-		in.weight = e.Weight
+		group := vals[i*(ng+na) : i*(ng+na)+ng : i*(ng+na)+ng]
+		args := vals[i*(ng+na)+ng : (i+1)*(ng+na) : (i+1)*(ng+na)]
+		has := has[i*na : (i+1)*na : (i+1)*na]
 		for j, x := range a.groupBy {
 			v, err := x.Eval(e.Row)
 			if err != nil {
 				return nil, err
 			}
-			in.group[j] = v
+			group[j] = v
 		}
 		// The group's bucket, then its key: groups are visited in the
 		// order of their state in the store.
 		off := len(keys)
-		keys = zset.EncodeKey(append(keys, 0), in.group...)
+		keys = zset.EncodeKey(append(keys, 0), group...)
 		keys[off] = byte(a.groupPrefix.bucketOf(keys[off+1:]))
-		ends[i] = len(keys)
+		refs[i] = keyRef{off: uint32(off), end: uint32(len(keys)), idx: int32(i)}
 		for j := range a.aggs {
 			c := &a.aggs[j].call
 			if c.Filter != nil {
@@ -267,7 +275,7 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 				}
 			}
 			if c.Arg == nil {
-				in.has[j] = true // count(*)
+				has[j] = true // count(*)
 				continue
 			}
 			v, err := c.Arg.Eval(e.Row)
@@ -279,53 +287,82 @@ func (a *Aggregate) evaluate(ctx context.Context, b zset.Batch) ([]aggInput, err
 			// aggregate skips them.
 			// An ordered-set aggregate counts the rows with NULL
 			// values too (aggorderedset.go).
-			in.args[j], in.has[j] = v, !v.IsNull() || s.fn == fnArrayAgg || s.orderedSet() || s.hypothetical()
-			if s.ordered() && in.has[j] {
-				if in.okeys == nil {
-					in.okeys = make([][]byte, na)
-				}
-				if in.okeys[j], err = s.orderedKey(in.okeys[j][:0], e.Row, v); err != nil {
+			args[j], has[j] = v, !v.IsNull() || s.fn == fnArrayAgg || s.orderedSet() || s.hypothetical()
+			if s.ordered() && has[j] {
+				okeys := a.rowOrderKeys(i)
+				if okeys[j], err = s.orderedKey(okeys[j][:0], e.Row, v); err != nil {
 					return nil, err
 				}
 			}
 			if s.orderedSet() && !v.IsNull() {
-				if in.okeys == nil {
-					in.okeys = make([][]byte, na)
-				}
-				in.okeys[j] = s.orderedSetKey(in.okeys[j][:0], v)
+				okeys := a.rowOrderKeys(i)
+				okeys[j] = s.orderedSetKey(okeys[j][:0], v)
 			}
 			if s.hypothetical() {
-				if in.okeys == nil {
-					in.okeys = make([][]byte, na)
-				}
-				if in.okeys[j], err = s.hypotheticalKey(in.okeys[j][:0], e.Row); err != nil {
+				okeys := a.rowOrderKeys(i)
+				if okeys[j], err = s.hypotheticalKey(okeys[j][:0], e.Row); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
 	sc.keys = keys
-	start := 0
-	for i := range inputs {
-		inputs[i].key = keys[start+1 : ends[i] : ends[i]]
-		start = ends[i]
+	if ng > 0 {
+		a.order.order(refs, keys)
 	}
-	if ng == 0 {
-		return inputs, nil
+	sc.inputs = resize(sc.inputs, len(b))
+	inputs := sc.inputs
+	for p, r := range refs {
+		i := int(r.idx)
+		in := aggInput{
+			key:    keys[r.off+1 : r.end : r.end],
+			group:  vals[i*(ng+na) : i*(ng+na)+ng : i*(ng+na)+ng],
+			args:   vals[i*(ng+na)+ng : (i+1)*(ng+na) : (i+1)*(ng+na)],
+			has:    has[i*na : (i+1)*na : (i+1)*na],
+			weight: b[i].Weight,
+		}
+		if sc.okeys != nil {
+			in.okeys = sc.okeys[i]
+		}
+		inputs[p] = in
 	}
-	// Sort small pointer-free records, then move each row once.
-	sc.refs = resize(sc.refs, len(inputs))
-	start = 0
-	for i := range sc.refs {
-		sc.refs[i] = keyRef{off: uint32(start), end: uint32(ends[i]), idx: int32(i)}
-		start = ends[i]
+	return inputs, nil
+}
+
+// rowOrderKeys returns batch row i's sort keys, one slot per aggregate,
+// reusing the slots of an earlier step.
+func (a *Aggregate) rowOrderKeys(i int) [][]byte {
+	if a.scratch.okeys[i] == nil {
+		a.scratch.okeys[i] = make([][]byte, len(a.aggs))
 	}
-	a.order.order(sc.refs, keys)
-	sc.sorted = resize(sc.sorted, len(inputs))
-	for i, r := range sc.refs {
-		sc.sorted[i] = inputs[r.idx]
+	return a.scratch.okeys[i]
+}
+
+// keepsOrderKeys reports whether an aggregate keeps a sort key per row
+// (ordered, ordered-set and hypothetical-set aggregates).
+func (a *Aggregate) keepsOrderKeys() bool {
+	for i := range a.aggs {
+		if s := &a.aggs[i]; s.ordered() || s.orderedSet() || s.hypothetical() {
+			return true
+		}
 	}
-	return sc.sorted, nil
+	return false
+}
+
+// keepScratchRows is the most batch rows an aggregate's scratch is kept
+// for between steps. The scratch of a larger batch (a bulk COPY's million
+// rows) is dropped after its step: kept, its values and records, which
+// hold pointers, would be hundreds of megabytes that every later garbage
+// collection scans, and would keep the batch's values alive.
+const keepScratchRows = 1 << 14
+
+// trimScratch drops the scratch of a batch larger than keepScratchRows.
+func (a *Aggregate) trimScratch() {
+	sc := &a.scratch
+	if cap(sc.inputs) <= keepScratchRows {
+		return
+	}
+	sc.vals, sc.has, sc.keys, sc.inputs, sc.refs, sc.okeys = nil, nil, nil, nil, nil, nil
 }
 
 // resize returns s with length n, reusing its storage when it can.
