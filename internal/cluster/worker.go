@@ -87,7 +87,8 @@ type Worker struct {
 	out []Action
 }
 
-// NewWorker starts a worker incarnation from its disk. A prepared record
+// NewWorker starts a worker incarnation from its disk; it registers on its
+// first tick, which gives it the time its lease starts from. A prepared record
 // found there is not applied: the new incarnation registers as a new
 // member, so the coordinator resets it before it serves anything.
 func NewWorker(id NodeID, cfg WorkerConfig, disk Disk) *Worker {
@@ -96,7 +97,6 @@ func NewWorker(id NodeID, cfg WorkerConfig, disk Disk) *Worker {
 		w.state[k] = v
 	}
 	w.applied = disk.Applied
-	w.register()
 	return w
 }
 

@@ -192,7 +192,9 @@ func (s *simulation) run() error {
 
 // heal ends every fault: crashed nodes restart, pauses and etcd cuts end.
 func (s *simulation) heal() {
-	s.tracef("faults stop")
+	if s.cfg.Ticks > 0 {
+		s.tracef("faults stop")
+	}
 	for _, id := range s.order {
 		n := s.nodes[id]
 		n.pausedUntil, n.etcdCutTill = 0, 0
@@ -219,7 +221,7 @@ func (s *simulation) tick() error {
 	if s.faults {
 		s.tickFaults()
 	}
-	if s.faults && s.rng.Float64() < 0.6 {
+	if s.rng.Float64() < 0.6 {
 		for i := s.rng.Intn(3); i >= 0; i-- {
 			s.client.write(s, s.now)
 		}
@@ -397,7 +399,6 @@ func (s *simulation) fail(p float64) bool {
 }
 
 var errUnavailable = errors.New("unavailable")
-
 
 func (s *simulation) perform(n *node, a cluster.Action) error {
 	if a.Kind != cluster.ActSend {

@@ -25,7 +25,7 @@ func TestSim(t *testing.T) {
 		t.Logf("seed %d: committed %d epochs, %d writes acknowledged, %d assignments", *seedFlag, res.Committed, res.Acked, res.Resets)
 		return
 	}
-	n, budget := *seedsFlag, 25*time.Second
+	n, budget := *seedsFlag, 40*time.Second
 	if n == 0 {
 		n = 1000
 		if testing.Short() {
