@@ -80,12 +80,13 @@ func (c *checker) extend(s *simulation) error {
 	return nil
 }
 
-func (c *checker) tick(s *simulation) {}
-
 // step checks every invariant over the whole simulated cluster.
 func (c *checker) step(s *simulation) error {
 	if err := c.extend(s); err != nil {
 		return err
+	}
+	if co := s.nodes[cluster.CoordinatorID]; co.up && co.coord.Committed() > c.committed {
+		return fmt.Errorf("the coordinator believes epoch %d committed, etcd holds %d", co.coord.Committed(), c.committed)
 	}
 	c.owners = c.owners[:0]
 	for _, id := range s.order[1:] {

@@ -28,7 +28,7 @@ func (s *simulation) etcdRequest(n *node, a cluster.Action) {
 				[]put{{key: keyAssignment, value: string(data)}})
 			if ev.OK {
 				s.check.assignments[ev.Rev] = a.Assignment
-				s.result.Resets++
+				s.result.Assignments++
 			}
 		}
 	case cluster.ActCommit:

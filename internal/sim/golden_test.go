@@ -68,7 +68,7 @@ func TestProtocolTraces(t *testing.T) {
 		if err != nil {
 			fmt.Fprintf(&out, "violation: %v\n", err)
 		} else {
-			fmt.Fprintf(&out, "end: committed=%d acked=%d assignments=%d\n", res.Committed, res.Acked, res.Resets)
+			fmt.Fprintf(&out, "end: committed=%d acked=%d assignments=%d\n", res.Committed, res.Acked, res.Assignments)
 		}
 		return out.String()
 	})

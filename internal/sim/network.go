@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math/rand"
-	"sort"
 
 	"github.com/rockstream/rockstream/internal/cluster"
 )
@@ -13,13 +12,11 @@ import (
 type network struct {
 	rng      *rand.Rand
 	inFlight []envelope
-	seq      int64
 }
 
 type envelope struct {
 	msg cluster.Message
 	due int64
-	seq int64
 	// toIncarnation, when not -1, addresses one incarnation of the
 	// receiver: a client's connection does not outlive the process it
 	// reached.
@@ -40,8 +37,6 @@ func (n *network) send(e envelope, now int64, f Faults) (dropped bool, copies in
 		if f.MaxDelay > 0 {
 			c.due += n.rng.Int63n(f.MaxDelay + 1)
 		}
-		n.seq++
-		c.seq = n.seq
 		n.inFlight = append(n.inFlight, c)
 	}
 	return false, copies
@@ -59,7 +54,6 @@ func (n *network) takeDue(now int64, held func(cluster.NodeID) bool) (envelope, 
 	if len(due) == 0 {
 		return envelope{}, false
 	}
-	sort.Slice(due, func(a, b int) bool { return n.inFlight[due[a]].seq < n.inFlight[due[b]].seq })
 	i := due[n.rng.Intn(len(due))]
 	e := n.inFlight[i]
 	n.inFlight = append(n.inFlight[:i], n.inFlight[i+1:]...)

@@ -81,7 +81,9 @@ var (
 type Result struct {
 	Committed cluster.Epoch
 	Acked     int
-	Resets    int
+	// Assignments counts the assignments written: the first and one per
+	// membership change.
+	Assignments int
 }
 
 type node struct {
@@ -206,7 +208,6 @@ func (s *simulation) heal() {
 
 func (s *simulation) tick() error {
 	s.etcd.expire(s.now)
-	s.check.tick(s)
 	for _, c := range s.cfg.Crashes {
 		if c.Tick == s.now {
 			s.crash(s.nodes[c.Node], c.DownFor)

@@ -22,7 +22,7 @@ func TestSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("seed %d: committed %d epochs, %d writes acknowledged, %d assignments", *seedFlag, res.Committed, res.Acked, res.Resets)
+		t.Logf("seed %d: committed %d epochs, %d writes acknowledged, %d assignments", *seedFlag, res.Committed, res.Acked, res.Assignments)
 		return
 	}
 	n, budget := *seedsFlag, 40*time.Second
