@@ -220,7 +220,12 @@ func (c *Coordinator) recv(m Message) {
 		}
 	case MsgPrepared:
 		r := c.round
-		if c.phase != coordRunning || r == nil || m.Epoch != r.epoch || r.committing {
+		// A report counts only once this incarnation knows the epoch's
+		// final input log entry: a report of an earlier incarnation's
+		// round for the same epoch is about that same entry, since an
+		// entry is never overwritten, but the writes to acknowledge are
+		// known only from the append's result.
+		if c.phase != coordRunning || r == nil || !r.appended || m.Epoch != r.epoch || r.committing {
 			return
 		}
 		r.prepared[m.From] = true

@@ -71,3 +71,18 @@ func TestCoordinatorAdoptsAnEarlierSealedEpoch(t *testing.T) {
 		t.Fatalf("the displaced write is not sealed next: %v", kinds(got))
 	}
 }
+
+func TestCoordinatorCountsPreparedOnlyOnceTheEntryIsKnown(t *testing.T) {
+	c := runningCoordinator(t)
+	c.Step(Event{Kind: EvRecv, Msg: Message{Kind: MsgWrite, Write: Write{ID: 9, Key: "b", Delta: 2}}})
+	c.Step(Event{Kind: EvTick, Now: 1})
+	c.Ready()
+	// Reports of an earlier incarnation's round for epoch 1 arrive before
+	// the append's result.
+	for _, id := range []NodeID{"w1", "w2"} {
+		c.Step(Event{Kind: EvRecv, Msg: Message{Kind: MsgPrepared, From: id, Rev: 5, Epoch: 1}})
+	}
+	if got := c.Ready(); len(got) != 0 {
+		t.Fatalf("prepared reports before the append's result led to %v", kinds(got))
+	}
+}

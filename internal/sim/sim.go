@@ -30,6 +30,13 @@ func DefaultFaults() Faults {
 		Pause: 0.01, EtcdCut: 0.01, EtcdFail: 0.02, StoreFail: 0.02}
 }
 
+// HarshFaults is a mix with four times the losses and crashes and longer
+// delays.
+func HarshFaults() Faults {
+	return Faults{Drop: 0.2, Duplicate: 0.2, MaxDelay: 8, Crash: 0.02,
+		Pause: 0.05, EtcdCut: 0.05, EtcdFail: 0.1, StoreFail: 0.1}
+}
+
 // Crash is a scripted crash: Node goes down at Tick for DownFor ticks.
 type Crash struct {
 	Tick    int64

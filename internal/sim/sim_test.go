@@ -46,8 +46,12 @@ func TestSim(t *testing.T) {
 	t.Logf("%d seeded runs in %v", ran, time.Since(start).Round(time.Millisecond))
 }
 
-// seededConfig is the run of one seed: 2 to 4 workers, faults for 200
-// ticks, then 80 ticks to heal.
+// seededConfig is the run of one seed: 1 to 5 workers, faults for 200
+// ticks (every fourth seed with the harsh mix), then 120 ticks to heal.
 func seededConfig(seed int64) Config {
-	return Config{Seed: seed, Workers: 2 + int(seed%3), Ticks: 200, Heal: 80, Faults: DefaultFaults()}
+	cfg := Config{Seed: seed, Workers: 1 + int(seed%5), Ticks: 200, Heal: 120, Faults: DefaultFaults()}
+	if seed%4 == 0 {
+		cfg.Faults = HarshFaults()
+	}
+	return cfg
 }
