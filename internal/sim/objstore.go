@@ -1,7 +1,5 @@
 package sim
 
-import "sort"
-
 // objectStore is an in-memory object store: whole-object puts, an
 // if-absent put (the conditional write the input log relies on), gets.
 type objectStore struct {
@@ -26,13 +24,4 @@ func (s *objectStore) putIfAbsent(key string, data []byte) (stored []byte, creat
 func (s *objectStore) get(key string) ([]byte, bool) {
 	d, ok := s.objects[key]
 	return d, ok
-}
-
-func (s *objectStore) keys() []string {
-	keys := make([]string, 0, len(s.objects))
-	for k := range s.objects {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
