@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"flag"
+	"os"
+	"testing"
+	"time"
+)
+
+var (
+	seedFlag  = flag.Int64("seed", 0, "replay one seed of TestSim with its trace")
+	seedsFlag = flag.Int("seeds", 0, "number of seeds TestSim runs (default: as many as fit its time budget)")
+)
+
+// TestSim runs many seeded simulations with faults. A failure names its
+// seed; -seed N replays that run exactly and prints its trace.
+func TestSim(t *testing.T) {
+	if *seedFlag != 0 {
+		cfg := seededConfig(*seedFlag)
+		cfg.Trace = os.Stdout
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: committed %d epochs, %d writes acknowledged, %d assignments", *seedFlag, res.Committed, res.Acked, res.Assignments)
+		return
+	}
+	n, budget := *seedsFlag, 40*time.Second
+	if n == 0 {
+		n = 1000
+		if testing.Short() {
+			n = 100
+		}
+	}
+	start := time.Now()
+	ran := 0
+	for seed := int64(1); seed <= int64(n); seed++ {
+		if *seedsFlag == 0 && time.Since(start) > budget {
+			break
+		}
+		if _, err := Run(seededConfig(seed)); err != nil {
+			t.Fatalf("%v\nreplay: go test ./internal/sim -run 'TestSim$' -seed %d", err, seed)
+		}
+		ran++
+	}
+	t.Logf("%d seeded runs in %v", ran, time.Since(start).Round(time.Millisecond))
+}
+
+// seededConfig is the run of one seed: 1 to 5 workers, faults for 200
+// ticks (every fourth seed with the harsh mix), then 120 ticks to heal.
+func seededConfig(seed int64) Config {
+	cfg := Config{Seed: seed, Workers: 1 + int(seed%5), Ticks: 200, Heal: 120, Faults: DefaultFaults()}
+	if seed%4 == 0 {
+		cfg.Faults = HarshFaults()
+	}
+	return cfg
+}
