@@ -848,7 +848,7 @@ func (d *DB) apply(b *pebble.Batch, epoch uint64, hasEpoch bool) (claim Claim, f
 	defer d.ack.commit.Unlock()
 	fatal, err = d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
 	// Reads that start from now on must see the batch (iterpool.go).
-	d.iters.invalidate(!fatal)
+	d.iters.invalidate(!d.wedged())
 	if err != nil {
 		return Claim{}, fatal, err
 	}

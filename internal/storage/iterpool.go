@@ -133,3 +133,10 @@ func (d *DB) closeIter(r pebbleReader, it *pebble.Iterator, gen uint64, ok bool)
 	}
 	return it.Close()
 }
+
+// wedged reports whether the current instance is wedged: closing its
+// iterators could then block on it.
+func (d *DB) wedged() bool {
+	inst := d.inst.Load()
+	return inst != nil && inst.wedged.Load()
+}
