@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/rockstream/rockstream/internal/proccpu"
 )
 
 // benchKey writes the key of row i of relation rel: a namespace byte, the
@@ -210,6 +212,29 @@ func benchScanRelation(b *testing.B, db *DB, want int) {
 		}
 		if n != want {
 			b.Fatalf("scanned %d rows, want %d", n, want)
+		}
+	}
+}
+
+// BenchmarkScanPoint scans one row at a random place, [key, key+1): the
+// read of a point SELECT by key. Reads kept iterators between Scans
+// while nothing commits (iterpool.go); one op is one Scan, cpu-ns/op
+// the process's CPU time per Scan (steadier than the time on a shared
+// machine).
+func BenchmarkScanPoint(b *testing.B) {
+	db := openBench(b, Relaxed)
+	fillBench(b, db, benchRows)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var lo, hi []byte
+	cpu := proccpu.Used()
+	defer func() { b.ReportMetric(float64(proccpu.Used()-cpu)/float64(b.N), "cpu-ns/op") }()
+	for b.Loop() {
+		i := rng.Uint64N(benchRows)
+		lo = benchKey(lo, 7, i)
+		hi = append(append(hi[:0], lo...), 0)
+		n := 0
+		if err := db.Scan(lo, hi, func(k, v []byte) bool { n++; return true }); err != nil || n != 1 {
+			b.Fatalf("Scan: %d rows, %v", n, err)
 		}
 	}
 }

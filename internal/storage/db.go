@@ -158,6 +158,9 @@ type DB struct {
 	// checkpointMu serializes CreateCheckpoint calls on this DB.
 	checkpointMu sync.Mutex
 
+	// iters are the iterators Scan keeps between reads (iterpool.go).
+	iters iterPool
+
 	mu struct {
 		sync.Mutex
 		// pending holds the writes since the last Commit or Abort; nil
@@ -608,12 +611,12 @@ func (d *DB) Get(key []byte) ([]byte, bool, error) {
 // Scan implements state.Reader. One Scan reads one point in time: a commit
 // that lands during it is not seen.
 func (d *DB) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
-	return d.read(func(r pebbleReader) error { return d.scan(r, lo, hi, false, fn) })
+	return d.read(func(r pebbleReader) error { return d.scan(d.live(r), lo, hi, false, fn) })
 }
 
 // ScanReverse implements state.Reader.
 func (d *DB) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
-	return d.read(func(r pebbleReader) error { return d.scan(r, lo, hi, true, fn) })
+	return d.read(func(r pebbleReader) error { return d.scan(d.live(r), lo, hi, true, fn) })
 }
 
 // pebbleReader is what a DB and a Snapshot read through.
@@ -646,12 +649,12 @@ func (d *DB) scan(r pebbleReader, lo, hi []byte, reverse bool, fn func(key, valu
 		// Pebble's invariant checks (race builds) index an empty seek key.
 		lo = nil
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, gen, err := d.openIter(r, lo, hi)
 	if err != nil {
 		return d.damaged("scanning", err)
 	}
 	defer func() {
-		if cerr := it.Close(); cerr != nil && err == nil {
+		if cerr := d.closeIter(r, it, gen, err == nil); cerr != nil && err == nil {
 			err = d.damaged("scanning", cerr)
 		}
 	}()
@@ -844,6 +847,8 @@ func (d *DB) apply(b *pebble.Batch, epoch uint64, hasEpoch bool) (claim Claim, f
 	d.ack.commit.Lock()
 	defer d.ack.commit.Unlock()
 	fatal, err = d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
+	// Reads that start from now on must see the batch (iterpool.go).
+	d.iters.invalidate(!d.wedged())
 	if err != nil {
 		return Claim{}, fatal, err
 	}
@@ -1054,6 +1059,7 @@ func (d *DB) closePebble() (err error) {
 		_ = d.lock.Close()
 		return nil
 	}
+	d.iters.invalidate(true)
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(fatalError)

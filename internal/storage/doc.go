@@ -6,7 +6,10 @@
 //
 //   - Reads see committed data only. Get, Scan and ScanReverse read what the
 //     last successful Commit left; a single Scan reads one consistent point
-//     in time. A Snapshot pins one point in time across many reads.
+//     in time. A Snapshot pins one point in time across many reads. Scan
+//     and ScanReverse keep their Pebble iterators for later reads only
+//     until the next Commit applies its batch (iterpool.go), so a read that
+//     starts after a Commit returned sees it, whichever goroutine reads.
 //   - Writes are pending until Commit. Set, Delete, DeleteRange and Merge go
 //     into one pending batch that no read sees. Commit applies the whole
 //     batch atomically (and, with Sync durability, fsyncs the write-ahead

@@ -281,6 +281,7 @@ func (d *DB) reopen(f *codedError, wait time.Duration) error {
 		old := d.inst.Load()
 		// Reads of the stopped DB end here (stopped.go).
 		d.dropAcknowledged(old.wedged.Load())
+		d.iters.invalidate(!old.wedged.Load())
 		if !d.retire(d.db, old) {
 			d.recov.stuck = d.stuckError(f, "the stopped instance did not close")
 			return d.recov.stuck
