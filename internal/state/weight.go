@@ -162,47 +162,52 @@ func (o *Overlay) commitMergesIntoMemory(m *Memory) error {
 
 // commitMergesIntoOverlay is commitIntoOverlay for an overlay holding
 // merge operands. It first adds every operand whose key p has written to
-// p's entry (an overflow then changes nothing), then inserts o's entries
-// into p's tree.
+// p's entry, looking up the keys of the smaller of the two trees in the
+// other (an overflow then changes nothing), then commits as
+// commitIntoOverlay does, o's entries winning, and puts the sums in.
 func (o *Overlay) commitMergesIntoOverlay(p *Overlay) error {
 	var sums []entry
 	var err error
-	o.writes.Scan(func(e entry) bool {
-		if !e.merge() {
-			return true
-		}
-		prev, found := p.writes.Get(e)
-		if !found {
-			return true
-		}
-		if prev.deleted() {
-			sums = append(sums, e.asValue())
+	add := func(older, newer entry) bool {
+		if older.deleted() {
+			sums = append(sums, newer.asValue())
 			return true
 		}
 		var v []byte
-		if v, err = addWeights(prev.value(), e.value()); err != nil {
+		if v, err = addWeights(older.value(), newer.value()); err != nil {
 			return false
 		}
-		sum := owned(e.key(), v)
-		if prev.merge() {
+		sum := owned(newer.key(), v)
+		if older.merge() {
 			sum = sum.asMerge()
 		}
 		sums = append(sums, sum)
 		return true
-	})
+	}
+	var hint btree.PathHint
+	if o.writes.Len() <= p.writes.Len() {
+		o.writes.Scan(func(e entry) bool {
+			if !e.merge() {
+				return true
+			}
+			prev, found := p.writes.GetHint(e, &hint)
+			return !found || add(prev, e)
+		})
+	} else {
+		p.writes.Scan(func(e entry) bool {
+			own, found := o.writes.GetHint(e, &hint)
+			return !found || !own.merge() || add(e, own)
+		})
+	}
 	if err != nil {
 		return err
 	}
-	var hint btree.PathHint
-	o.writes.Scan(func(e entry) bool {
-		if len(sums) > 0 && !entryLess(e, sums[0]) && !entryLess(sums[0], e) {
-			e, sums = sums[0], sums[1:]
-		}
+	o.commitIntoOverlay(p)
+	hint = btree.PathHint{}
+	for _, e := range sums {
 		p.writes.SetHint(e, &hint)
-		return true
-	})
+	}
 	p.merges = true
-	o.writes.Clear()
 	o.merges = false
 	return nil
 }
