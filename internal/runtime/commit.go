@@ -158,6 +158,13 @@ func (e *Engine) commitEpoch(w *epochWrite) error {
 	logged := loggedBuckets(w.ov, w.epoch)
 	if err := w.ov.Commit(); err != nil {
 		e.mu.store.Abort()
+		if errors.Is(err, state.ErrWeightOverflow) {
+			// A row's count left int64 while the epoch's weight merges
+			// were added to the store: the commit took back what it had
+			// written, so the store is the last epoch's and stays open.
+			w.ov.Discard()
+			return err
+		}
 		return e.failCommit(err)
 	}
 	if err := e.mu.store.Commit(); err != nil {

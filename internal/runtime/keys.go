@@ -190,10 +190,16 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 // before insertions so that a keyed row replaced within one delta is
 // removed before its successor is written.
 //
-// Each row's write goes through the path its read just found (a hint
-// reset per row: the rows come in no key order, so the previous row's
-// path would only cost a comparison more), which saves the write's
-// descent of the overlay's tree.
+// An insertion (a positive weight) cannot make a stored weight zero or
+// negative, so it is written as a weight merge (state.MergeWeight)
+// without reading the stored row: in an overlay it reads only the
+// overlay's own writes, and the sum with the store's weight is made when
+// the overlay commits. A retraction reads the stored weight, to delete
+// the row when it reaches zero and to refuse a negative one; its write
+// goes through the path its read just found (a hint reset per row: the
+// rows come in no key order, so the previous row's path would only cost
+// a comparison more), which saves the write's descent of the overlay's
+// tree.
 func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte) error {
 	var kbuf, vbuf []byte
 	var hint state.Hint
@@ -204,6 +210,13 @@ func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst,
 			}
 			kbuf = keyOf(kbuf, prefix, e.Row)
 			hint = state.Hint{}
+			if e.Weight > 0 {
+				vbuf = encodeStored(vbuf, e.Weight, e.Row)
+				if err := state.MergeWeight(st, kbuf, vbuf, &hint); err != nil {
+					return err
+				}
+				continue
+			}
 			old, ok, err := state.GetHinted(st, kbuf, &hint)
 			if err != nil {
 				return err

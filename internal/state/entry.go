@@ -19,32 +19,37 @@ import (
 // neighbouring keys differ.
 //
 // An entry is 32 bytes: kv points at the key's bytes followed by the
-// value's (one allocation), klen and vlen are their lengths, and the top
-// bit of klen marks a deletion. A tree node's items are entries, so the
+// value's (one allocation), klen and vlen are their lengths, the top bit
+// of klen marks a deletion and the next one a weight merge operand (in an
+// Overlay, see MergeWeight). A tree node's items are entries, so the
 // smaller an entry the fewer cache lines a node's search touches and the
 // fewer bytes an insertion shifts.
 type entry struct {
 	head [2]uint64
 	kv   *byte
-	klen uint32 // the key's length; deletedBit set for a deletion
+	klen uint32 // the key's length; deletedBit or mergeBit set
 	vlen uint32
 }
 
-// deletedBit marks a deletion in entry.klen. Keys are far shorter than
-// 2 GiB.
-const deletedBit = 1 << 31
+// deletedBit marks a deletion in entry.klen, mergeBit a weight merge
+// operand. Keys are far shorter than 1 GiB.
+const (
+	deletedBit = 1 << 31
+	mergeBit   = 1 << 30
+	kindBits   = deletedBit | mergeBit
+)
 
 // bytes returns the key and the value, in one slice.
 func (e entry) bytes() []byte {
-	return unsafe.Slice(e.kv, int(e.klen&^deletedBit)+int(e.vlen))
+	return unsafe.Slice(e.kv, int(e.klen&^kindBits)+int(e.vlen))
 }
 
 func (e entry) key() []byte {
-	n := e.klen &^ deletedBit
+	n := e.klen &^ kindBits
 	return e.bytes()[:n:n]
 }
 
-func (e entry) value() []byte { return e.bytes()[e.klen&^deletedBit:] }
+func (e entry) value() []byte { return e.bytes()[e.klen&^kindBits:] }
 
 // deleted reports whether e is a deletion.
 func (e entry) deleted() bool { return e.klen&deletedBit != 0 }
@@ -52,6 +57,21 @@ func (e entry) deleted() bool { return e.klen&deletedBit != 0 }
 // asDeletion returns e marked as a deletion.
 func (e entry) asDeletion() entry {
 	e.klen |= deletedBit
+	return e
+}
+
+// merge reports whether e is a weight merge operand.
+func (e entry) merge() bool { return e.klen&mergeBit != 0 }
+
+// asMerge returns e marked as a weight merge operand.
+func (e entry) asMerge() entry {
+	e.klen |= mergeBit
+	return e
+}
+
+// asValue returns e as a plain value.
+func (e entry) asValue() entry {
+	e.klen &^= kindBits
 	return e
 }
 

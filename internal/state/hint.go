@@ -34,6 +34,14 @@ func getHinted(r Reader, key []byte, h *Hint, depth int) ([]byte, bool, error) {
 			if e.deleted() {
 				return nil, false, nil
 			}
+			if e.merge() {
+				old, found, err := getHinted(s.parent, key, h, depth+1)
+				if err != nil {
+					return nil, false, err
+				}
+				v, err := resolve(e, old, found)
+				return v, err == nil, err
+			}
 			return e.value(), true, nil
 		}
 		return getHinted(s.parent, key, h, depth+1)

@@ -20,6 +20,7 @@ var errWriteInScan = errors.New("state: write during a scan of the same store")
 type Memory struct {
 	tree     *btree.BTreeG[entry]
 	scanning atomic.Int32
+	undo     []undoStep // reused by commits of weight merges
 }
 
 // NewMemory returns an empty in-memory Store (an ordered tree).
@@ -101,6 +102,8 @@ type Overlay struct {
 	parent   Store
 	writes   *btree.BTreeG[entry]
 	scanning atomic.Int32
+	// merges says writes may hold weight merge operands (MergeWeight).
+	merges bool
 }
 
 // NewOverlay returns an empty overlay over parent.
@@ -111,7 +114,8 @@ func NewOverlay(parent Store) *Overlay {
 // Parent returns the store the overlay writes through to on Commit.
 func (o *Overlay) Parent() Store { return o.parent }
 
-// Len returns the number of buffered writes (sets and deletes).
+// Len returns the number of buffered writes (sets, deletes and weight
+// merges).
 func (o *Overlay) Len() int { return o.writes.Len() }
 
 // Get implements Reader.
@@ -119,6 +123,14 @@ func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
 	if e, ok := o.writes.Get(probe(key)); ok {
 		if e.deleted() {
 			return nil, false, nil
+		}
+		if e.merge() {
+			old, found, err := o.parent.Get(key)
+			if err != nil {
+				return nil, false, err
+			}
+			v, err := resolve(e, old, found)
+			return v, err == nil, err
 		}
 		return e.value(), true, nil
 	}
@@ -192,6 +204,7 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			own = it.Next()
 		}
 	}
+	var merr error
 	err := o.parent.Scan(lo, hi, func(k, v []byte) bool {
 		if emitBefore(k) {
 			e := it.Item()
@@ -199,7 +212,12 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 			if e.deleted() {
 				return true
 			}
-			ok = fn(e.key(), e.value())
+			var value []byte
+			if value, merr = resolve(e, v, true); merr != nil {
+				ok = false
+				return false
+			}
+			ok = fn(e.key(), value)
 			return ok
 		}
 		if !ok {
@@ -208,8 +226,11 @@ func (o *Overlay) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
 		ok = fn(k, v)
 		return ok
 	})
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		return merr
 	}
 	emitBefore(nil)
 	return nil
@@ -269,6 +290,7 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			own = it.Prev()
 		}
 	}
+	var merr error
 	err := o.parent.ScanReverse(lo, hi, func(k, v []byte) bool {
 		if emitAbove(k) {
 			e := it.Item()
@@ -276,7 +298,12 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 			if e.deleted() {
 				return true
 			}
-			ok = fn(e.key(), e.value())
+			var value []byte
+			if value, merr = resolve(e, v, true); merr != nil {
+				ok = false
+				return false
+			}
+			ok = fn(e.key(), value)
 			return ok
 		}
 		if !ok {
@@ -285,8 +312,11 @@ func (o *Overlay) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) er
 		ok = fn(k, v)
 		return ok
 	})
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		return merr
 	}
 	emitAbove(nil)
 	return nil
@@ -326,25 +356,36 @@ func (o *Overlay) writesIn(lo, hi []byte) bool {
 // hands over its entries, which are its own immutable copies, instead of
 // copying them again, and an overlay committed into an overlay keeps
 // whichever of the two trees is larger and moves the smaller one's
-// entries into it.
+// entries into it. Weight merge operands (MergeWeight) are added to the
+// parent's values; into a Memory or an Overlay a sum that overflows fails
+// the whole commit and changes neither store.
 func (o *Overlay) Commit() error {
 	switch p := o.parent.(type) {
 	case *Overlay:
 		if p.scanning.Load() == 0 {
+			if o.merges {
+				return o.commitMergesIntoOverlay(p)
+			}
 			o.commitIntoOverlay(p)
 			return nil
 		}
 	case memoryHolder:
 		if m := p.memory(); m.scanning.Load() == 0 {
+			if o.merges {
+				return o.commitMergesIntoMemory(m)
+			}
 			o.commitIntoMemory(m)
 			return nil
 		}
 	}
 	var err error
 	o.writes.Scan(func(e entry) bool {
-		if e.deleted() {
+		switch {
+		case e.deleted():
 			err = o.parent.Delete(e.key())
-		} else {
+		case e.merge():
+			err = commitMergeInto(o.parent, e)
+		default:
 			err = o.parent.Set(e.key(), e.value())
 		}
 		return err == nil
@@ -353,6 +394,7 @@ func (o *Overlay) Commit() error {
 		return err
 	}
 	o.writes.Clear()
+	o.merges = false
 	return nil
 }
 
@@ -406,4 +448,7 @@ type memoryHolder interface{ memory() *Memory }
 func (m *Memory) memory() *Memory { return m }
 
 // Discard drops the overlay's writes.
-func (o *Overlay) Discard() { o.writes.Clear() }
+func (o *Overlay) Discard() {
+	o.writes.Clear()
+	o.merges = false
+}

@@ -10,6 +10,10 @@
 //     its own writes. Commit applies them to the parent in one step;
 //     Discard drops them. Nothing reaches the parent otherwise, which is how
 //     a failed statement or epoch changes nothing.
+//   - A weight merge (MergeWeight, weight.go) into an Overlay is kept as
+//     an operand until Commit adds it to the parent's value; every read
+//     through the overlay sees the sum already, so a merge is
+//     indistinguishable from a read of the value followed by a Set.
 //
 // The Pebble store (internal/storage) implements the same interfaces.
 package state
