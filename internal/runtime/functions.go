@@ -303,64 +303,75 @@ func dropFunctions(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Re
 		if owa == nil {
 			return nil, nil, errs.New(errs.SyntaxError, "DROP FUNCTION needs a function name")
 		}
-		var parts []string
-		for _, n := range owa.Objname {
-			parts = append(parts, n.GetString_().GetSval())
-		}
-		name, schema := parts[len(parts)-1], ""
-		if len(parts) > 1 {
-			schema = parts[len(parts)-2]
-			if !nc.schemaExists(schema) {
-				if ds.MissingOk {
-					continue
-				}
-				return nil, nil, errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", schema)
-			}
-		}
-		display := strings.Join(parts, ".")
-		var f *function
-		if owa.ArgsUnspecified {
-			fs := nc.functions[nc.resolveFunctionName(cat.searchPath(), schema, name, func(fs []*function) bool { return len(fs) > 0 })]
-			if len(fs) > 1 {
-				return nil, nil, errs.Newf(errs.AmbiguousFunction, "function name %q is not unique", display)
-			}
-			if len(fs) == 1 {
-				f = fs[0]
-			}
-		} else {
-			var ts []string
-			for _, a := range owa.Objargs {
-				t, err := typeOf(a.GetTypeName())
-				if err != nil {
-					return nil, nil, err
-				}
-				ts = append(ts, sql.Unmodified(t).String())
-			}
-			args := "(" + strings.Join(ts, ", ") + ")"
-			key := nc.resolveFunctionName(cat.searchPath(), schema, name, func(fs []*function) bool {
-				for _, g := range fs {
-					if "("+g.def.IdentityArgs()+")" == args {
-						return true
-					}
-				}
-				return false
-			})
-			f = nc.functionBySignature(key + args)
-			if f == nil && !ds.MissingOk {
-				return nil, nil, errs.Newf(errs.UndefinedFunction, "function %s%s does not exist", display, args)
-			}
+		f, err := findFunction(nc, cat.searchPath(), owa, ds.MissingOk)
+		if err != nil {
+			return nil, nil, err
 		}
 		if f == nil {
-			if ds.MissingOk {
-				continue
-			}
-			return nil, nil, errs.Newf(errs.UndefinedFunction, "could not find a function named %q", display)
+			continue
 		}
 		if err := dropFunction(st, nc, f, cascade); err != nil {
 			return nil, nil, err
 		}
 	}
 	return nc, &Result{Tag: "DROP FUNCTION"}, nil
+}
+
+// findFunction returns the function owa names (name[(types)]), looked
+// up through path when unqualified; nil without an error when there is
+// none and missingOk is set.
+func findFunction(c *catalog, path []string, owa *pg.ObjectWithArgs, missingOk bool) (*function, error) {
+	var parts []string
+	for _, n := range owa.Objname {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	name, schema := parts[len(parts)-1], ""
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+		if !c.schemaExists(schema) {
+			if missingOk {
+				return nil, nil
+			}
+			return nil, errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", schema)
+		}
+	}
+	display := strings.Join(parts, ".")
+	var f *function
+	if owa.ArgsUnspecified {
+		fs := c.functions[c.resolveFunctionName(path, schema, name, func(fs []*function) bool { return len(fs) > 0 })]
+		if len(fs) > 1 {
+			return nil, errs.Newf(errs.AmbiguousFunction, "function name %q is not unique", display)
+		}
+		if len(fs) == 1 {
+			f = fs[0]
+		}
+	} else {
+		var ts []string
+		for _, a := range owa.Objargs {
+			t, err := typeOf(a.GetTypeName())
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, sql.Unmodified(t).String())
+		}
+		args := "(" + strings.Join(ts, ", ") + ")"
+		key := c.resolveFunctionName(path, schema, name, func(fs []*function) bool {
+			for _, g := range fs {
+				if "("+g.def.IdentityArgs()+")" == args {
+					return true
+				}
+			}
+			return false
+		})
+		f = c.functionBySignature(key + args)
+		if f == nil && !missingOk {
+			return nil, errs.Newf(errs.UndefinedFunction, "function %s%s does not exist", display, args)
+		}
+	}
+	if f == nil && !missingOk {
+		return nil, errs.Newf(errs.UndefinedFunction, "could not find a function named %q", display)
+	}
+	return f, nil
 }
 
 // dropFunction removes f and, with cascade, the relations and functions

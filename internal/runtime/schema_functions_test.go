@@ -5,8 +5,9 @@ import "testing"
 // TestSchemaFunctionsRecovery reopens an engine holding SQL functions
 // outside public: functions created qualified and through search_path,
 // bodies and views whose unqualified calls resolved through the path of
-// their creation, and a plain view read under another path, come back
-// resolving as they did.
+// their creation, a plain view read under another path, and a function
+// moved by ALTER FUNCTION ... SET SCHEMA out of a schema dropped since,
+// come back resolving as they did.
 func TestSchemaFunctionsRecovery(t *testing.T) {
 	dir := t.TempDir()
 	eng := openEngineIn(t, dir)
@@ -24,11 +25,15 @@ func TestSchemaFunctionsRecovery(t *testing.T) {
 		"RESET search_path",
 		"CREATE FUNCTION s.h(x int) RETURNS int LANGUAGE SQL IMMUTABLE AS 'SELECT f(x) * 3'",
 		"CREATE MATERIALIZED VIEW mh AS SELECT k, s.h(k) AS hk FROM t",
+		"CREATE SCHEMA r",
+		"CREATE FUNCTION r.m(x int) RETURNS int LANGUAGE SQL IMMUTABLE AS 'SELECT x * 7'",
+		"ALTER FUNCTION r.m(int) SET SCHEMA s",
+		"DROP SCHEMA r",
 	})
 	const state = "SELECT m.k, fk, gk, hk FROM mv m JOIN mh USING (k) ORDER BY 1"
 	const want = "1|101|202|6\n2|102|204|9\n"
 	const procs = "SELECT n.nspname, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.prolang = 14 ORDER BY 1, 2"
-	const procsWant = "public|f\ns|f\ns|g\ns|h\n"
+	const procsWant = "public|f\ns|f\ns|g\ns|h\ns|m\n"
 	check := func(s *Session) {
 		t.Helper()
 		if got := rowsOf(t, s, state); got != want {
@@ -36,6 +41,9 @@ func TestSchemaFunctionsRecovery(t *testing.T) {
 		}
 		if got := rowsOf(t, s, "SELECT * FROM v ORDER BY k"); got != "1|101\n2|102\n" {
 			t.Fatalf("plain view read under another search path: %q", got)
+		}
+		if got := rowsOf(t, s, "SELECT s.m(2)"); got != "14\n" {
+			t.Fatalf("moved function: %q", got)
 		}
 		if got := rowsOf(t, s, procs); got != procsWant {
 			t.Fatalf("pg_proc:\n%s\nwant:\n%s", got, procsWant)
@@ -58,4 +66,19 @@ func TestSchemaFunctionsRecovery(t *testing.T) {
 	if err := eng.VerifyViews(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSchemaFunctionsPrivileges: creating a function in a schema, or
+// moving one into it, needs CREATE on the schema, as for a relation.
+func TestSchemaFunctionsPrivileges(t *testing.T) {
+	eng := OpenMemory()
+	defer eng.Close()
+	s := asRole(eng, "configured")
+	runAll(t, s, []string{"CREATE SCHEMA s", "CREATE SCHEMA mine", "CREATE ROLE bob", "GRANT USAGE, CREATE ON SCHEMA mine TO bob",
+		"GRANT USAGE ON SCHEMA s TO bob"})
+	bob := asRole(eng, "bob")
+	expectDenied(t, bob, "CREATE FUNCTION s.f(x int) RETURNS int LANGUAGE SQL AS 'SELECT x'", "permission denied for schema s")
+	expectDenied(t, bob, "CREATE FUNCTION f(x int) RETURNS int LANGUAGE SQL AS 'SELECT x'", "permission denied for schema public")
+	runAll(t, bob, []string{"CREATE FUNCTION mine.f(x int) RETURNS int LANGUAGE SQL AS 'SELECT x'"})
+	expectDenied(t, bob, "ALTER FUNCTION mine.f(int) SET SCHEMA s", "permission denied for schema s")
 }

@@ -87,3 +87,31 @@ SELECT f(1);
 SELECT s.f(1);
 SELECT p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
   WHERE n.nspname IN ('s', 'q', 'public') ORDER BY 2, 1;
+
+-- ALTER FUNCTION ... SET SCHEMA of a function nothing calls.
+CREATE SCHEMA r;
+CREATE FUNCTION r.m(x int) RETURNS int LANGUAGE SQL IMMUTABLE AS 'SELECT x * 7';
+ALTER FUNCTION r.m(int) SET SCHEMA public;
+SELECT m(2);
+--! error 42883
+SELECT r.m(2);
+ALTER FUNCTION m SET SCHEMA r;
+SELECT r.m(3);
+ALTER FUNCTION r.m(int) SET SCHEMA r;
+--! error 3F000
+ALTER FUNCTION r.m(int) SET SCHEMA nosuch;
+--! error 42883
+ALTER FUNCTION r.nosuch(int) SET SCHEMA public;
+CREATE FUNCTION public.m(x int) RETURNS int LANGUAGE SQL IMMUTABLE AS 'SELECT x';
+--! error 42723
+ALTER FUNCTION r.m(int) SET SCHEMA public;
+SELECT p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+  WHERE p.proname = 'm' ORDER BY 2;
+-- A function something calls stays where it is; so do relations.
+CREATE VIEW calls_m AS SELECT r.m(k) FROM t;
+--! rockstream-error 0A000
+ALTER FUNCTION r.m(int) SET SCHEMA q;
+--! rockstream-error 0A000
+ALTER TABLE t SET SCHEMA r;
+--! rockstream-error 0A000
+ALTER VIEW calls_m SET SCHEMA r;
