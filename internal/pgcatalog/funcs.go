@@ -119,7 +119,10 @@ func (c *Catalog) SystemFunction(name string) []sql.SystemFunc {
 		}, tOid)}
 	case "pg_function_is_visible":
 		return []sql.SystemFunc{sig(tBool, func(a []types.Value) (types.Value, error) {
-			return boolOrNull(procByOID(a[0].OID()) != nil || c.userFunctionByOID(a[0].OID()) != nil), nil
+			if u := c.userFunctionByOID(a[0].OID()); u != nil {
+				return types.MakeBool(c.functionVisible(u)), nil
+			}
+			return boolOrNull(procByOID(a[0].OID()) != nil), nil
 		}, tOid)}
 	case "format_type":
 		return []sql.SystemFunc{nonStrict(sig(tText, formatType, tOid, tInt4))}

@@ -3,10 +3,12 @@ package pgcatalog
 import "github.com/rockstream/rockstream/internal/types"
 
 // UserFunction is a SQL function created with CREATE FUNCTION, as
-// pg_proc shows it: in the public schema, in language sql. Its OID
+// pg_proc shows it: in its schema, in language sql. Its OID
 // derives from its durable catalog id as a relation's does (userOID).
 type UserFunction struct {
-	ID         uint64
+	ID uint64
+	// Schema is the function's schema, "" for public.
+	Schema     string
 	Name       string
 	ArgNames   []string // "" for a parameter without a name
 	ArgTypes   []types.Type
@@ -67,13 +69,54 @@ func (c *Catalog) userProcRows(b *rowBuilder) {
 		if named {
 			b.set("proargnames", types.MakeArray(types.Text, names))
 		}
-		b.set("oid", userOID(f.ID)).set("proname", f.Name).set("pronamespace", uint32(publicNamespace)).
+		b.set("oid", userOID(f.ID)).set("proname", f.Name).set("pronamespace", c.functionNamespace(f)).
 			set("proowner", uint32(bootstrapRoleOID)).set("prolang", uint32(sqlLanguageOID)).
 			set("procost", 100).set("prokind", "f").set("proisstrict", f.Strict).
 			set("provolatile", string([]byte{f.Volatility})).set("proparallel", "u").
 			set("pronargs", len(f.ArgTypes)).set("prorettype", f.Result.OID()).set("prosrc", f.Source).
 			set("proargdefaults", nil).set("probin", nil).set("prosqlbody", nil)
 	}
+}
+
+// functionNamespace is the OID of f's schema.
+func (c *Catalog) functionNamespace(f UserFunction) uint32 {
+	if f.Schema == "" {
+		return publicNamespace
+	}
+	return c.namespaceOID(f.Schema)
+}
+
+// functionVisible reports whether f's schema is on the reading session's
+// search path, as pg_function_is_visible does for a name no earlier
+// schema's function of the same arguments hides.
+func (c *Catalog) functionVisible(f *UserFunction) bool {
+	sch := f.Schema
+	if sch == "" {
+		sch = "public"
+	}
+	for _, s := range searchPathOf(c.src) {
+		if s == sch {
+			return true
+		}
+		for _, g := range c.userFunctions() {
+			if g.Name == f.Name && sameTypes(g.ArgTypes, f.ArgTypes) && (g.Schema == s || g.Schema == "" && s == "public") {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+func sameTypes(a, b []types.Type) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // sqlLanguageRow is pg_language's row of language sql.

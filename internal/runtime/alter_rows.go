@@ -200,7 +200,7 @@ func imageDependents(cat, nc *catalog, o *object) error {
 		if v.inputs != nil {
 			continue
 		}
-		bc := definitionCatalog(cat, nil, true)
+		bc := viewCatalog(cat, v, nil)
 		b := sql.Binder{Cat: bc, Zone: v.zone}
 		if _, err := b.Query(v.query); err != nil {
 			return viewError(v, err)
@@ -215,7 +215,9 @@ func imageDependents(cat, nc *catalog, o *object) error {
 // bindsAs reports whether view v's definition, bound through images in
 // cat, still gives v's columns.
 func bindsAs(cat *catalog, v *object, images map[string]*inputImage) bool {
-	b := sql.Binder{Cat: definitionCatalog(cat, images, false), Zone: v.zone}
+	bc := viewCatalog(cat, v, images)
+	bc.record = false
+	b := sql.Binder{Cat: bc, Zone: v.zone}
 	p, err := b.Query(v.query)
 	if err != nil {
 		return false
@@ -429,7 +431,9 @@ func refreshViews(ctx context.Context, st state.Store, w *epochWrite, old, nc *c
 			continue
 		}
 		nv := *v
-		b := sql.Binder{Cat: definitionCatalog(nc, v.inputs, false), Zone: v.zone, TemporalFilters: true}
+		bc := viewCatalog(nc, v, v.inputs)
+		bc.record = false
+		b := sql.Binder{Cat: bc, Zone: v.zone, TemporalFilters: true}
 		p, err := b.Query(v.query)
 		if err != nil {
 			return viewError(v, err)

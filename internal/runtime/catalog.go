@@ -54,6 +54,10 @@ type object struct {
 	// funcDeps are the signatures of the SQL functions the definition
 	// calls (functions.go).
 	funcDeps []string
+	// funcPath is the search path the definition was bound in when it
+	// calls a function outside public (funcPathOf), kept so that
+	// recovery resolves its calls as its creation did; nil otherwise.
+	funcPath []string
 	// inputs are the relations the definition resolved, as it saw them
 	// (inputs.go); nil for a view defined before they were kept.
 	inputs map[string]*inputImage

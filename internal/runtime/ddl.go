@@ -132,7 +132,7 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 	if o.lateness, err = tableOptions(o, cs.Options); err != nil {
 		return nil, nil, err
 	}
-	o.funcDeps = b.UsedFunctions
+	o.funcDeps, o.funcPath = b.UsedFunctions, cat.funcPathOf(b.UsedFunctions)
 	if err := checkUnstored(o); err != nil {
 		return nil, nil, err
 	}
@@ -245,7 +245,7 @@ func createViewWith(st state.Store, cat *catalog, text string, vs *pg.ViewStmt, 
 	if err != nil {
 		return nil, nil, err
 	}
-	o := &object{name: name, kind: sql.View, cols: cols, sqlText: text, query: vs.Query, deps: relationNames(vs.Query), funcDeps: b.UsedFunctions, inputs: bc.images}
+	o := &object{name: name, kind: sql.View, cols: cols, sqlText: text, query: vs.Query, deps: relationNames(vs.Query), funcDeps: b.UsedFunctions, funcPath: cat.funcPathOf(b.UsedFunctions), inputs: bc.images}
 	if len(vs.Aliases) > 0 {
 		o.query = renameQuery(vs.Query, cols)
 	}
@@ -352,7 +352,7 @@ func createMatViewWith(ctx context.Context, st state.Store, w *epochWrite, text 
 	}
 	nc := cat.clone()
 	o := &object{id: nc.nextID, name: name, kind: sql.MaterializedView, cols: cols, sqlText: text,
-		query: cs.Query, deps: relationNames(cs.Query), funcDeps: b.UsedFunctions, maxIterations: recursionLimit, created: w.epoch, inputs: bc.images, zone: zone}
+		query: cs.Query, deps: relationNames(cs.Query), funcDeps: b.UsedFunctions, funcPath: cat.funcPathOf(b.UsedFunctions), maxIterations: recursionLimit, created: w.epoch, inputs: bc.images, zone: zone}
 	nc.nextID++
 	o.route = groupRoute(p, len(cols))
 	o.circuit, err = diff.BuildView(p, relPrefix(nsOpState, o.id), viewLookups(cat))

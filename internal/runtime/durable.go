@@ -70,6 +70,10 @@ type catalogRecord struct {
 	// Schema is the schema the object was created in when not public
 	// (schemas.go); absent: public.
 	Schema string `json:"schema,omitempty"`
+	// Path is the search path a function or view was created in, when
+	// its definition calls a function outside public (recordPath);
+	// absent: the object's schema alone.
+	Path []string `json:"path,omitempty"`
 }
 
 func catalogKey(id uint64) []byte {
@@ -111,7 +115,7 @@ func persistCatalog(st state.Store, old, next *catalog) error {
 // writeCatalogRecord writes o's catalog record.
 func writeCatalogRecord(st state.Store, o *object, schema string) error {
 	rec := catalogRecord{ID: o.id, Kind: o.kindName(), Name: o.name, SQL: o.sqlText, MaxRecursionIterations: o.maxIterations, CreatedEpoch: o.created, RouteColumns: o.route,
-		Alters: o.alters, Inputs: o.inputs, Schema: schema}
+		Alters: o.alters, Inputs: o.inputs, Schema: schema, Path: o.funcPath}
 	if !o.zone.IsUTC() {
 		rec.TimeZone = o.zone.Name()
 	}
@@ -213,7 +217,7 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 			cat = replaySchema(cat, rec)
 			continue
 		}
-		next, err := replay(scratch, cat.withPath(recordPath(rec)), rec)
+		next, err := replay(scratch, cat.withPath(cat.existingSchemas(recordPath(rec))), rec)
 		if err != nil {
 			return nil, 0, fmt.Errorf("recovering %s %s (id %d): %w", rec.Kind, rec.Name, rec.ID, err)
 		}

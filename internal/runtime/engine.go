@@ -741,6 +741,10 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createFunction(w.cat, text, n.GetCreateFunctionStmt())
 		})
+	case n.GetAlterObjectSchemaStmt() != nil:
+		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
+			return alterObjectSchema(w.cat, n.GetAlterObjectSchemaStmt())
+		})
 	case n.GetCommentStmt() != nil:
 		return s.execComment(ctx, n.GetCommentStmt())
 	case n.GetExplainStmt() != nil:

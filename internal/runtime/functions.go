@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,7 +17,10 @@ import (
 
 // SQL functions (CREATE FUNCTION ... LANGUAGE SQL, internal/sql's
 // functions.go) live in the catalog beside the relations, in a name space
-// of their own keyed by name, each name holding its overloads. Each has a
+// of their own keyed by name, each name holding its overloads. As for a
+// relation, the key of a function in public is its name and that of one
+// in another schema "schema.name"; a call or DROP FUNCTION naming no
+// schema looks the name up through the search path (catalog.Functions). Each has a
 // catalog id from the same sequence as the relations and a catalog record
 // (kind "function") holding its CREATE FUNCTION statement, so that
 // replaying the records in id order recreates a function before every
@@ -38,13 +42,66 @@ type function struct {
 	sqlText string
 	// uses are the signatures of the functions its body calls.
 	uses []string
+	// path is the search path the function was created in, kept so
+	// that recovery binds its body as its creation did.
+	path []string
 }
 
 // Functions implements sql.FunctionCatalog.
-func (c *catalog) Functions(name string) []*sql.Function {
+func (c *catalog) Functions(schema, name string) []*sql.Function {
+	if schema != "" {
+		var out []*sql.Function
+		for _, f := range c.functions[normalizeName(schema, name)] {
+			out = append(out, f.def)
+		}
+		return out
+	}
 	var out []*sql.Function
-	for _, f := range c.functions[name] {
-		out = append(out, f.def)
+	seen := map[string]bool{}
+	for _, s := range c.searchPath() {
+		for _, f := range c.functions[normalizeName(s, name)] {
+			if args := f.def.IdentityArgs(); !seen[args] {
+				seen[args] = true
+				out = append(out, f.def)
+			}
+		}
+	}
+	return out
+}
+
+// SchemaExists implements sql.FunctionCatalog: a schema made with CREATE
+// SCHEMA, public, or a system schema.
+func (c *catalog) SchemaExists(name string) bool {
+	switch name {
+	case "pg_catalog", "information_schema", "rockstream_catalog":
+		return true
+	}
+	return c.schemaExists(name)
+}
+
+// resolveFunctionName returns the key of the functions a DROP FUNCTION
+// of schema.name means: the schema's, or without one the first schema
+// of path holding a function called name for which has is true.
+func (c *catalog) resolveFunctionName(path []string, schema, name string, has func([]*function) bool) string {
+	if schema != "" {
+		return normalizeName(schema, name)
+	}
+	for _, s := range path {
+		if key := normalizeName(s, name); has(c.functions[key]) {
+			return key
+		}
+	}
+	return name
+}
+
+// functionsInSchema returns the functions of schema sch, newest first.
+func (c *catalog) functionsInSchema(sch string) []*function {
+	var out []*function
+	all := c.allFunctions()
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].def.Schema == sch {
+			out = append(out, all[i])
+		}
 	}
 	return out
 }
@@ -76,7 +133,7 @@ func (c *catalog) setFunction(f *function) {
 	if c.functions == nil {
 		c.functions = map[string][]*function{}
 	}
-	name := f.def.Name
+	name := f.def.QualifiedName()
 	list := append([]*function(nil), c.functions[name]...)
 	for i, g := range list {
 		if g.def.Signature() == f.def.Signature() {
@@ -90,7 +147,7 @@ func (c *catalog) setFunction(f *function) {
 
 // removeFunction removes f from c (a clone).
 func (c *catalog) removeFunction(f *function) {
-	name := f.def.Name
+	name := f.def.QualifiedName()
 	var list []*function
 	for _, g := range c.functions[name] {
 		if g != f {
@@ -122,8 +179,11 @@ func createFunction(cat *catalog, text string, cs *pg.CreateFunctionStmt) (*cata
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := cat.placeFunction(def); err != nil {
+		return nil, nil, err
+	}
 	nc := cat.clone()
-	f := &function{def: def, sqlText: text, uses: def.Uses}
+	f := &function{def: def, sqlText: text, uses: def.Uses, path: cat.functionPath(def)}
 	for _, u := range f.uses {
 		if u == def.Signature() {
 			return nil, nil, errs.Newf(errs.FeatureNotSupported, "function %s cannot call itself: a SQL function is inlined where it is called", u)
@@ -158,6 +218,50 @@ func createFunction(cat *catalog, text string, cs *pg.CreateFunctionStmt) (*cata
 	nc.nextID++
 	nc.setFunction(f)
 	return nc, &Result{Tag: "CREATE FUNCTION"}, nil
+}
+
+// functionPath is the search path the record of def keeps: the path it
+// is created in when that is not public alone or def is outside public
+// (whose record is otherwise replayed in def's schema alone).
+func (c *catalog) functionPath(def *sql.Function) []string {
+	p := c.searchPath()
+	if def.Schema == "" && slices.Equal(p, defaultPath) || len(p) == 0 {
+		return nil
+	}
+	return p
+}
+
+// funcPathOf is the search path a definition calling the functions uses
+// keeps in its record: the catalog's, when one of them is outside public.
+func (c *catalog) funcPathOf(uses []string) []string {
+	for _, u := range uses {
+		if name, _, _ := strings.Cut(u, "("); strings.Contains(name, ".") {
+			return c.searchPath()
+		}
+	}
+	return nil
+}
+
+// placeFunction sets the schema of a function defined without one to the
+// creation schema, and checks that the schema can hold it.
+func (c *catalog) placeFunction(def *sql.Function) error {
+	sch := def.Schema
+	if sch == "" {
+		var err error
+		if sch, err = c.creationSchema(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case sch == "pg_catalog" || sch == "information_schema" || sch == "rockstream_catalog":
+		return errs.Newf(errs.InsufficientPrivilege, "permission denied to create function in schema %s", sch)
+	case !c.schemaExists(sch):
+		return errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", sch)
+	case sch == publicSchema:
+		sch = ""
+	}
+	def.Schema = sch
+	return nil
 }
 
 // functionDependents returns the relations whose definitions call the
@@ -199,51 +303,75 @@ func dropFunctions(st state.Store, cat *catalog, ds *pg.DropStmt) (*catalog, *Re
 		if owa == nil {
 			return nil, nil, errs.New(errs.SyntaxError, "DROP FUNCTION needs a function name")
 		}
-		var parts []string
-		for _, n := range owa.Objname {
-			parts = append(parts, n.GetString_().GetSval())
-		}
-		name := parts[len(parts)-1]
-		if len(parts) > 1 && parts[len(parts)-2] != "public" {
-			if ds.MissingOk {
-				continue
-			}
-			return nil, nil, errs.Newf(errs.UndefinedFunction, "function %s does not exist", strings.Join(parts, "."))
-		}
-		var f *function
-		if owa.ArgsUnspecified {
-			fs := nc.functions[name]
-			if len(fs) > 1 {
-				return nil, nil, errs.Newf(errs.AmbiguousFunction, "function name %q is not unique", name)
-			}
-			if len(fs) == 1 {
-				f = fs[0]
-			}
-		} else {
-			var ts []string
-			for _, a := range owa.Objargs {
-				t, err := typeOf(a.GetTypeName())
-				if err != nil {
-					return nil, nil, err
-				}
-				ts = append(ts, sql.Unmodified(t).String())
-			}
-			f = nc.functionBySignature(name + "(" + strings.Join(ts, ", ") + ")")
-			if f == nil && !ds.MissingOk {
-				return nil, nil, errs.Newf(errs.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", "))
-			}
+		f, err := findFunction(nc, cat.searchPath(), owa, ds.MissingOk)
+		if err != nil {
+			return nil, nil, err
 		}
 		if f == nil {
-			if ds.MissingOk {
-				continue
-			}
-			return nil, nil, errs.Newf(errs.UndefinedFunction, "could not find a function named %q", name)
+			continue
 		}
 		if err := dropFunction(st, nc, f, cascade); err != nil {
 			return nil, nil, err
 		}
 	}
 	return nc, &Result{Tag: "DROP FUNCTION"}, nil
+}
+
+// findFunction returns the function owa names (name[(types)]), looked
+// up through path when unqualified; nil without an error when there is
+// none and missingOk is set.
+func findFunction(c *catalog, path []string, owa *pg.ObjectWithArgs, missingOk bool) (*function, error) {
+	var parts []string
+	for _, n := range owa.Objname {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	name, schema := parts[len(parts)-1], ""
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+		if !c.schemaExists(schema) {
+			if missingOk {
+				return nil, nil
+			}
+			return nil, errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", schema)
+		}
+	}
+	display := strings.Join(parts, ".")
+	var f *function
+	if owa.ArgsUnspecified {
+		fs := c.functions[c.resolveFunctionName(path, schema, name, func(fs []*function) bool { return len(fs) > 0 })]
+		if len(fs) > 1 {
+			return nil, errs.Newf(errs.AmbiguousFunction, "function name %q is not unique", display)
+		}
+		if len(fs) == 1 {
+			f = fs[0]
+		}
+	} else {
+		var ts []string
+		for _, a := range owa.Objargs {
+			t, err := typeOf(a.GetTypeName())
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, sql.Unmodified(t).String())
+		}
+		args := "(" + strings.Join(ts, ", ") + ")"
+		key := c.resolveFunctionName(path, schema, name, func(fs []*function) bool {
+			for _, g := range fs {
+				if "("+g.def.IdentityArgs()+")" == args {
+					return true
+				}
+			}
+			return false
+		})
+		f = c.functionBySignature(key + args)
+		if f == nil && !missingOk {
+			return nil, errs.Newf(errs.UndefinedFunction, "function %s%s does not exist", display, args)
+		}
+	}
+	if f == nil && !missingOk {
+		return nil, errs.Newf(errs.UndefinedFunction, "could not find a function named %q", display)
+	}
+	return f, nil
 }
 
 // dropFunction removes f and, with cascade, the relations and functions
@@ -299,7 +427,8 @@ func persistFunctions(st state.Store, old, next *catalog) error {
 		if old.functionBySignature(f.def.Signature()) == f {
 			continue
 		}
-		payload, err := json.Marshal(catalogRecord{ID: f.id, Kind: "function", Name: f.def.Signature(), SQL: f.sqlText})
+		payload, err := json.Marshal(catalogRecord{ID: f.id, Kind: "function", Name: f.def.Signature(), SQL: f.sqlText,
+			Schema: f.def.Schema, Path: f.path})
 		if err != nil {
 			return err
 		}
@@ -340,7 +469,7 @@ func (s catalogSource) UserFunctions() []pgcatalog.UserFunction {
 	var out []pgcatalog.UserFunction
 	for _, f := range s.c.allFunctions() {
 		d := f.def
-		out = append(out, pgcatalog.UserFunction{ID: f.id, Name: d.Name, ArgNames: d.ArgNames, ArgTypes: d.ArgTypes,
+		out = append(out, pgcatalog.UserFunction{ID: f.id, Schema: d.Schema, Name: d.Name, ArgNames: d.ArgNames, ArgTypes: d.ArgTypes,
 			Result: d.Result, Volatility: byte(d.Volatility), Strict: d.Strict, Source: d.Source, Arguments: d.Arguments()})
 	}
 	return out

@@ -178,6 +178,18 @@ type boundCatalog struct {
 	// record, while a view is being defined, resolves names without an
 	// image in base and adds their images.
 	record bool
+	// funcPath, when set, is the search path calls of SQL functions
+	// resolve through: a plain view's, as when it was created, whatever
+	// the reading session's path.
+	funcPath []string
+}
+
+// Functions implements sql.FunctionCatalog: through funcPath when set.
+func (b *boundCatalog) Functions(schema, name string) []*sql.Function {
+	if b.funcPath != nil {
+		return b.catalog.withPath(b.funcPath).Functions(schema, name)
+	}
+	return b.catalog.Functions(schema, name)
 }
 
 // Relation implements sql.Catalog.
@@ -246,9 +258,21 @@ func (c *catalog) relationOf(o *object) *sql.Relation {
 	rel := &sql.Relation{Name: o.name, Kind: o.kind, Cols: o.cols, Query: o.query, AppendOnly: o.appendOnly,
 		Unique: o.kind == sql.Table && len(o.pk) > 0, SystemCols: o.systemCols}
 	if o.kind == sql.View && o.inputs != nil {
-		rel.Cat = &boundCatalog{catalog: c, images: o.inputs}
+		rel.Cat = viewCatalog(c, o, o.inputs)
 	}
 	return rel
+}
+
+// viewCatalog is the catalog existing view o's definition binds again
+// in: through images, its calls of SQL functions resolving through the
+// search path it was created in.
+func viewCatalog(c *catalog, o *object, images map[string]*inputImage) *boundCatalog {
+	bc := definitionCatalog(c, images, images == nil)
+	bc.funcPath = o.funcPath
+	if bc.funcPath == nil {
+		bc.funcPath = defaultPath
+	}
+	return bc
 }
 
 // definitionCatalog is the catalog a view's definition binds in: through

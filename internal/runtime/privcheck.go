@@ -273,6 +273,14 @@ func requestOf(n *pg.Node) (req checkRequest, ok bool) {
 			}
 			req.owns = append(req.owns, rv)
 		}
+	case n.GetCreateFunctionStmt() != nil:
+		// A function is created in a schema as a relation is.
+		req.create = true
+		req.target = functionTarget(n.GetCreateFunctionStmt().Funcname, "")
+	case n.GetAlterObjectSchemaStmt() != nil && n.GetAlterObjectSchemaStmt().ObjectType == pg.ObjectType_OBJECT_FUNCTION:
+		as := n.GetAlterObjectSchemaStmt()
+		req.create = true
+		req.target = functionTarget(as.Object.GetObjectWithArgs().GetObjname(), as.Newschema)
 	case n.GetAlterTableStmt() != nil:
 		req.owns = []*pg.RangeVar{n.GetAlterTableStmt().Relation}
 	case n.GetIndexStmt() != nil:
@@ -302,6 +310,22 @@ func requestOf(n *pg.Node) (req checkRequest, ok bool) {
 		return req, false
 	}
 	return req, true
+}
+
+// functionTarget is the name a function named names is created under, in
+// schema when set, for the CREATE check on its schema.
+func functionTarget(names []*pg.Node, schema string) *pg.RangeVar {
+	rv := &pg.RangeVar{}
+	if len(names) > 0 {
+		rv.Relname = names[len(names)-1].GetString_().GetSval()
+	}
+	if len(names) > 1 {
+		rv.Schemaname = names[len(names)-2].GetString_().GetSval()
+	}
+	if schema != "" {
+		rv.Schemaname = schema
+	}
+	return rv
 }
 
 // checkStatement checks the privileges n needs, for the session's

@@ -108,9 +108,12 @@ func (s *Session) dropSchemas(st state.Store, cat *catalog, ds *pg.DropStmt) (*c
 		if err := s.checkSchemaOwner(st, nc, name); err != nil {
 			return nil, nil, err
 		}
-		objs := nc.inSchema(name)
+		objs, fns := nc.inSchema(name), nc.functionsInSchema(name)
 		lines := nc.schemaDependents(name, objs)
-		if len(objs) > 0 && !cascade {
+		for i := len(fns) - 1; i >= 0; i-- {
+			lines = append(lines, "function "+fns[i].def.Signature()+" depends on schema "+name)
+		}
+		if (len(objs) > 0 || len(fns) > 0) && !cascade {
 			e := errs.Newf(errs.DependentObjects, "cannot drop schema %s because other objects depend on it", name).(*errs.Error)
 			e.Detail = strings.Join(lines, "\n")
 			e.Hint = "Use DROP ... CASCADE to drop the dependent objects too."
@@ -127,6 +130,14 @@ func (s *Session) dropSchemas(st state.Store, cat *catalog, ds *pg.DropStmt) (*c
 				continue
 			}
 			if err := dropObject(st, nc, o, true); err != nil {
+				return nil, nil, err
+			}
+		}
+		for _, f := range fns {
+			if nc.functionBySignature(f.def.Signature()) != f {
+				continue
+			}
+			if err := dropFunction(st, nc, f, true); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -235,6 +246,9 @@ func (s *Session) alterSchema(st state.Store, cat *catalog, n *pg.Node) (*catalo
 // schemaHasFunctionsOrIndexes reports whether an index is keyed in the
 // schema name.
 func (c *catalog) schemaHasFunctionsOrIndexes(name string) bool {
+	if len(c.functionsInSchema(name)) > 0 {
+		return true
+	}
 	for key := range c.indexes {
 		if strings.HasPrefix(key, name+".") {
 			return true

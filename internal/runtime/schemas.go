@@ -373,10 +373,28 @@ func (c *catalog) recordSchema(o *object) string {
 // recordPath is the search path a catalog record's definition is
 // replayed with: the schema it was created in.
 func recordPath(rec catalogRecord) []string {
+	if rec.Path != nil {
+		return rec.Path
+	}
 	if rec.Schema == "" {
 		return nil
 	}
 	return []string{rec.Schema}
+}
+
+// existingSchemas returns the schemas of path that exist, in order (nil
+// for nil: the default path).
+func (c *catalog) existingSchemas(path []string) []string {
+	if path == nil {
+		return nil
+	}
+	out := []string{}
+	for _, s := range path {
+		if c.schemaExists(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // indexSQL is an index's defining statement as its catalog record keeps

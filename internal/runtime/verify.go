@@ -36,7 +36,9 @@ func (e *Engine) verifyViewsLocked() error {
 		}
 		// Through the view's images: its names mean what they meant
 		// when it was created, whatever the search path was then.
-		b := sql.Binder{Cat: definitionCatalog(e.mu.cat, v.inputs, false), Zone: v.zone}
+		bc := viewCatalog(e.mu.cat, v, v.inputs)
+		bc.record = false
+		b := sql.Binder{Cat: bc, Zone: v.zone}
 		if clocked && v.circuit.Temporal() {
 			at := time.UnixMicro(clock)
 			b.Clock = sql.Clock{Transaction: at, Statement: at, Zone: v.zone}

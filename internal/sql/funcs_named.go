@@ -16,13 +16,13 @@ import (
 // parameter defaults).
 
 // hasNamedSQLFunction reports whether the catalog has a SQL function
-// called name with named parameters.
-func (ec *exprCtx) hasNamedSQLFunction(name string) bool {
+// that call names with named parameters.
+func (ec *exprCtx) hasNamedSQLFunction(call *pg.FuncCall) bool {
 	fc, _ := ec.st.b.Cat.(FunctionCatalog)
 	if fc == nil {
 		return false
 	}
-	for _, f := range fc.Functions(name) {
+	for _, f := range fc.Functions(funcName(call.Funcname)) {
 		for _, n := range f.ArgNames {
 			if n != "" {
 				return true
@@ -49,7 +49,8 @@ func (ec *exprCtx) placeSQLFunctionArgs(f *pg.FuncCall, name string, args []plan
 	fc, _ := ec.st.b.Cat.(FunctionCatalog)
 	var placed []plan.Expr
 	fits := 0
-	for _, fn := range fc.Functions(name) {
+	schema, _ := funcName(f.Funcname)
+	for _, fn := range fc.Functions(schema, name) {
 		if len(fn.ArgNames) != len(args) {
 			continue
 		}

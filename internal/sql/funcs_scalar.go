@@ -45,7 +45,7 @@ func (ec *exprCtx) funcArgs(f *pg.FuncCall, name string) ([]plan.Expr, error) {
 	var names []string
 	for _, a := range f.Args {
 		if na := a.GetNamedArgExpr(); na != nil {
-			if !named && !ec.hasNamedSQLFunction(name) {
+			if !named && !ec.hasNamedSQLFunction(f) {
 				return nil, notSupported(f.Location, "named function arguments are not supported for %s()", name)
 			}
 			e, err := ec.bind(na.Arg)

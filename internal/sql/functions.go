@@ -47,7 +47,10 @@ const (
 
 // Function is a SQL function whose body is one expression.
 type Function struct {
-	Name string
+	// Schema is the function's schema when not public ("" for public);
+	// Name its name in it.
+	Schema string
+	Name   string
 	// ArgNames are the parameters' names ("" for one without a name).
 	ArgNames   []string
 	ArgTypes   []types.Type
@@ -65,7 +68,17 @@ type Function struct {
 
 // Signature is the function's identity: its name and argument types, as
 // PostgreSQL's regprocedure prints it (add(integer, integer)).
-func (f *Function) Signature() string { return f.Name + "(" + f.IdentityArgs() + ")" }
+// A function outside public is named qualified (s.add(integer)).
+func (f *Function) Signature() string { return f.QualifiedName() + "(" + f.IdentityArgs() + ")" }
+
+// QualifiedName is the function's name, schema-qualified when its schema
+// is not public.
+func (f *Function) QualifiedName() string {
+	if f.Schema == "" {
+		return f.Name
+	}
+	return f.Schema + "." + f.Name
+}
 
 // IdentityArgs lists the argument types (integer, text).
 func (f *Function) IdentityArgs() string {
@@ -91,8 +104,14 @@ func (f *Function) Arguments() string {
 
 // FunctionCatalog is a Catalog that also holds SQL functions.
 type FunctionCatalog interface {
-	// Functions returns the SQL functions called name (its overloads).
-	Functions(name string) []*Function
+	// Functions returns the SQL functions a call of schema.name can
+	// mean: with a schema, that schema's overloads called name; without
+	// one, those of the search path's schemas, where an overload of the
+	// same argument types as one of an earlier schema is hidden by it,
+	// as in PostgreSQL.
+	Functions(schema, name string) []*Function
+	// SchemaExists reports whether a schema of that name exists.
+	SchemaExists(name string) bool
 }
 
 // checkTime is the clock a function's body is checked with.
@@ -110,10 +129,12 @@ func (b *Binder) DefineFunction(cs *pg.CreateFunctionStmt) (*Function, error) {
 		return nil, notSupported(-1, "CREATE PROCEDURE is not supported")
 	}
 	schema, name := funcName(cs.Funcname)
-	if schema != "" && schema != "public" {
-		return nil, notSupported(-1, "functions in schema %q are not supported", schema)
+	if schema == "public" {
+		schema = ""
 	}
-	f := &Function{Name: name, Volatility: Volatile}
+	// An unqualified name is created in the catalog's creation schema,
+	// which the caller sets (Function.Schema).
+	f := &Function{Schema: schema, Name: name, Volatility: Volatile}
 	seen := map[string]bool{}
 	for _, n := range cs.Parameters {
 		p := n.GetFunctionParameter()
@@ -360,10 +381,13 @@ func (b *Binder) inline(f *Function, args []plan.Expr) (plan.Expr, error) {
 // when the catalog has no function of that name taking args.
 func (ec *exprCtx) userFunction(schema, name string, args []plan.Expr, loc int32) (plan.Expr, bool, error) {
 	fc, _ := ec.st.b.Cat.(FunctionCatalog)
-	if fc == nil || schema != "" && schema != "public" {
+	if fc == nil {
 		return nil, false, nil
 	}
-	f, err := pickFunction(fc.Functions(name), args)
+	if schema != "" && !fc.SchemaExists(schema) {
+		return nil, true, posErr(errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", schema), loc)
+	}
+	f, err := pickFunction(fc.Functions(schema, name), args)
 	if f == nil || err != nil {
 		return nil, err != nil, posErr(err, loc)
 	}

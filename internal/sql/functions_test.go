@@ -22,8 +22,14 @@ func defineTestFunction(cat testCatalog, n *pg.Node) (string, error) {
 	return "function " + f.Signature() + " returns " + f.Result.String(), nil
 }
 
+// SchemaExists implements FunctionCatalog: public alone.
+func (c testCatalog) SchemaExists(name string) bool { return name == "public" }
+
 // Functions implements FunctionCatalog.
-func (c testCatalog) Functions(name string) []*Function {
+func (c testCatalog) Functions(schema, name string) []*Function {
+	if schema != "" && schema != "public" {
+		return nil
+	}
 	var out []*Function
 	for k, rel := range c {
 		if !strings.HasPrefix(k, testFunctionKey+name+"(") {
