@@ -27,7 +27,7 @@ import (
 // as a NOTICE to the client ("backfill of v: 400000 of 1000000 rows") once
 // it has run backfillNoticeAfter, then every backfillNoticeEvery.
 var (
-	backfillChunkRows   = 100_000
+	backfillChunkRows   = 16_384 // as epochChunkRows: the operators' working memory is a chunk's
 	backfillNoticeAfter = time.Second
 	backfillNoticeEvery = time.Second
 )
@@ -139,7 +139,11 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 	}
 	par := cat.parallelism()
 	if total <= backfillChunkRows {
-		return o.circuit.StepParallel(ctx, st, deltas, par)
+		out, err := o.circuit.StepParallel(ctx, st, deltas, par)
+		if err == nil {
+			err = chargeEpochWrite(ctx, out, viewChangeWrites)
+		}
+		return out, err
 	}
 	started := time.Now()
 	nextNotice := started.Add(backfillNoticeAfter)
@@ -169,6 +173,10 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 		for len(rows) > 0 {
 			n := min(len(rows), backfillChunkRows)
 			step, err := o.circuit.StepParallel(ctx, st, map[string]zset.Batch{r: rows[:n]}, par)
+			if err == nil {
+				// Held until the epoch commits, as the view's rows.
+				err = chargeEpochWrite(ctx, step, viewChangeWrites)
+			}
 			if err != nil {
 				return nil, err
 			}

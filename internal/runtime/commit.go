@@ -61,7 +61,7 @@ func (w *epochWrite) flush(ctx context.Context) error {
 		}
 	}
 	sub := state.NewOverlay(w.ov)
-	if err := propagate(ctx, sub, w, deltas); err != nil {
+	if err := propagatePending(ctx, sub, w, deltas); err != nil {
 		sub.Discard()
 		return err
 	}

@@ -88,6 +88,9 @@ func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, d
 		if err := checkFinal(st, o, delta); err != nil {
 			return err
 		}
+		if err := chargeEpochWrite(ctx, delta, tableRowWrites); err != nil {
+			return err
+		}
 		parts, err := appendRowsOn(st, o, delta, w.cat.parallelism())
 		if err != nil {
 			return err
@@ -99,6 +102,9 @@ func writeTable(ctx context.Context, st state.Store, w *epochWrite, o *object, d
 		return err
 	}
 	if err := checkFinal(st, o, delta); err != nil {
+		return err
+	}
+	if err := chargeEpochWrite(ctx, delta, tableRowWrites); err != nil {
 		return err
 	}
 	if !splitWrites(w.cat.parallelism(), len(delta)) {
@@ -128,7 +134,7 @@ func tableWritten(ctx context.Context, st state.Store, w *epochWrite, o *object,
 		w.pending[o.name] = append(w.pending[o.name], delta...)
 		return nil
 	}
-	return propagate(ctx, st, w, map[string]zset.Batch{o.name: delta})
+	return propagateTableDelta(ctx, st, w, o, delta, nil)
 }
 
 // returning binds a RETURNING list over the table's scope.
@@ -387,11 +393,15 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 		}
 		rows = append(rows, row)
 	}
-	for _, qr := range queryRows {
-		row, err := o.fullRow(targets, qr, declared.clockOf())
+	// The query's rows become the table's where they give every column
+	// in order (epochmemory.go): a large INSERT ... SELECT holds its rows
+	// once.
+	for i, qr := range queryRows {
+		row, err := o.ownRow(targets, qr, declared.clockOf())
 		if err != nil {
 			return nil, err
 		}
+		queryRows[i] = nil
 		rows = append(rows, row)
 	}
 	affected, err := insertFullRows(ctx, st, w, o, rows, conflict, b, nUser)

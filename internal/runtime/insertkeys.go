@@ -21,6 +21,9 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 	if len(rows) == 0 {
 		return nil
 	}
+	if err := chargeEpochRows(ctx, rows, tableRowWrites); err != nil {
+		return err
+	}
 	if par := w.cat.parallelism(); splitWrites(par, len(rows)) {
 		return insertNewKeysOn(ctx, st, w, o, rows, par.Workers)
 	}

@@ -180,7 +180,7 @@ func tableWrittenSplit(ctx context.Context, st state.Store, w *epochWrite, o *ob
 		return err
 	}
 	routed := map[string]diff.Routed{o.name: {Key: o.routeKey(), Parts: parts}}
-	return propagateRouted(ctx, st, w, map[string]zset.Batch{o.name: delta}, routed)
+	return propagateTableDelta(ctx, st, w, o, delta, routed)
 }
 
 // insertNewKeysOn is insertNewKeys split between n workers: each checks

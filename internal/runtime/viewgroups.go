@@ -59,7 +59,7 @@ func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas m
 			if err != nil {
 				return err
 			}
-			if err := logViewDelta(st, w, v, out, deltas); err != nil {
+			if err := logViewDelta(ctx, st, w, v, out, deltas); err != nil {
 				return err
 			}
 		}
@@ -127,9 +127,12 @@ func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, delt
 
 // logViewDelta writes v's output to its change log and passes it on to
 // the views that read v.
-func logViewDelta(st state.Store, w *epochWrite, v *object, out zset.Batch, deltas map[string]zset.Batch) error {
+func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object, out zset.Batch, deltas map[string]zset.Batch) error {
 	if len(out) == 0 {
 		return nil
+	}
+	if err := chargeEpochWrite(ctx, out, viewChangeWrites); err != nil {
+		return err
 	}
 	if err := logChanges(st, w, v, out); err != nil {
 		return err
@@ -203,7 +206,7 @@ func stepViewsConcurrently(ctx context.Context, st state.Store, w *epochWrite, g
 		if err := runs[i].ov.Commit(); err != nil {
 			return err
 		}
-		if err := logViewDelta(st, w, v, runs[i].out, deltas); err != nil {
+		if err := logViewDelta(ctx, st, w, v, runs[i].out, deltas); err != nil {
 			return err
 		}
 	}
