@@ -12,7 +12,8 @@ import (
 // TestChunkedPropagationMatchesPostgres: with chunks of 7 rows, large
 // table changes taken through aggregates, joins, a view over a view and
 // DISTINCT leave the views PostgreSQL's plain views show, after an
-// INSERT ... SELECT, a transaction block of several writes and a DELETE.
+// INSERT ... SELECT, a transaction block of several writes and a DELETE;
+// the change log shows that the insert was in fact chunked.
 func TestChunkedPropagationMatchesPostgres(t *testing.T) {
 	pgtest.Require(t)
 	defer SetEpochChunkRows(7)()
@@ -50,8 +51,19 @@ func TestChunkedPropagationMatchesPostgres(t *testing.T) {
 			spillCompare(t, s, pgc, "SELECT * FROM "+name, false)
 		}
 	}
+	before := eng.Epoch()
 	mustBoth(t, s, pgc, "INSERT INTO t SELECT i, i % 50, i % 13 FROM generate_series(1, 1000) i")
 	check()
+	// The insert went through by_g in chunks: stepped at once it would
+	// log one insertion for each of the 50 groups; in 143 chunks of 7
+	// rows each group's row is replaced as its count grows.
+	changes, _, err := eng.Changes("by_g", before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) <= 2*50 {
+		t.Errorf("by_g logged %d changes for the 1,000-row insert: it was not taken through the view in chunks", len(changes))
+	}
 	for _, q := range []string{
 		"BEGIN",
 		"INSERT INTO t SELECT i, i % 37, i % 11 FROM generate_series(1001, 1300) i",
