@@ -558,7 +558,8 @@ func (n *notices) add(sqlstate, msg string) {
 	*n = append(*n, Notice{Severity: "NOTICE", SQLState: sqlstate, Message: msg})
 }
 
-// execAlter runs ALTER TABLE and sends its notices once it has committed
+// execAlter runs ALTER TABLE, ALTER ... RENAME and ALTER ... SET SCHEMA
+// of a relation, and sends its notices once it has committed
 // (or, in a transaction block, succeeded).
 func (s *Session) execAlter(ctx context.Context, text string, n *pg.Node) (*Result, error) {
 	var notes notices
@@ -571,6 +572,11 @@ func (s *Session) execAlter(ctx context.Context, text string, n *pg.Node) (*Resu
 		switch {
 		case n.GetAlterTableStmt() != nil:
 			nc, res, err = alterTable(pctx, st, w, text, n.GetAlterTableStmt(), &notes)
+		case n.GetAlterObjectSchemaStmt() != nil:
+			// The relation's rows and columns stay as they are, and its
+			// indexes move with it (alterRelationSchema): nothing to
+			// reindex.
+			return alterRelationSchema(pctx, st, w, n.GetAlterObjectSchemaStmt(), &notes)
 		default:
 			nc, res, err = renameStmt(pctx, st, w, text, n.GetRenameStmt(), &notes)
 		}

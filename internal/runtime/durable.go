@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/storage"
@@ -205,7 +207,9 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 		return nil, 0, err
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
-	recs = inDependencyOrder(recs)
+	// Schemas first: an object moved by ALTER ... SET SCHEMA may be in a
+	// schema created after it.
+	recs = append(schemaRecords(recs, true), inDependencyOrder(schemaRecords(recs, false))...)
 	cat := newCatalog()
 	// Replayed definitions write nothing that is kept: their state is
 	// already in the store.
@@ -242,7 +246,21 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 	return cat, epoch, nil
 }
 
-// replay re-runs one object's defining statement against cat.
+// schemaRecords returns the schema records of recs (schemas set), or
+// the others, in recs' order.
+func schemaRecords(recs []catalogRecord, schemas bool) []catalogRecord {
+	var out []catalogRecord
+	for _, r := range recs {
+		if (r.Kind == "schema") == schemas {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// replay re-runs one object's defining statement against cat. A
+// relation is created in its record's schema, whatever schema its
+// statement names: ALTER ... SET SCHEMA may have moved it since.
 func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 	tree, err := parse(rec.SQL)
 	if err != nil {
@@ -252,6 +270,12 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 		return nil, errs.New(errs.DataCorrupted, "definition is not one statement")
 	}
 	n := tree.Stmts[0].Stmt
+	if rv := createdRelation(n); rv != nil && rec.Kind != indexRecordKind {
+		rv.Schemaname = publicSchema
+		if rec.Schema != "" {
+			rv.Schemaname = rec.Schema
+		}
+	}
 	var next *catalog
 	switch {
 	case n.GetCreateStmt() != nil:
@@ -415,4 +439,18 @@ func deleteRange(st state.Store, lo, hi []byte) error {
 func Frontier(r state.Reader) (uint64, error) {
 	epoch, _, err := readUint64(r, metaFrontier)
 	return epoch, err
+}
+
+// createdRelation is the name a CREATE TABLE, VIEW or MATERIALIZED VIEW
+// statement creates; nil for other statements.
+func createdRelation(n *pg.Node) *pg.RangeVar {
+	switch {
+	case n.GetCreateStmt() != nil:
+		return n.GetCreateStmt().Relation
+	case n.GetViewStmt() != nil:
+		return n.GetViewStmt().View
+	case n.GetCreateTableAsStmt() != nil && n.GetCreateTableAsStmt().Into != nil:
+		return n.GetCreateTableAsStmt().Into.Rel
+	}
+	return nil
 }

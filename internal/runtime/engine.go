@@ -723,7 +723,8 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {
 			return createOrReplaceView(s.withProgress(ctx), st, w, text, n.GetViewStmt())
 		})
-	case n.GetAlterTableStmt() != nil, n.GetRenameStmt() != nil:
+	case n.GetAlterTableStmt() != nil, n.GetRenameStmt() != nil,
+		n.GetAlterObjectSchemaStmt() != nil && isRelationSetSchema(n.GetAlterObjectSchemaStmt()):
 		return s.execAlter(ctx, text, n)
 	case n.GetIndexStmt() != nil:
 		return s.ddl(ctx, func(st state.Store, w *epochWrite) (*catalog, *Result, error) {

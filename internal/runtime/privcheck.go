@@ -281,6 +281,13 @@ func requestOf(n *pg.Node) (req checkRequest, ok bool) {
 		as := n.GetAlterObjectSchemaStmt()
 		req.create = true
 		req.target = functionTarget(as.Object.GetObjectWithArgs().GetObjname(), as.Newschema)
+	case n.GetAlterObjectSchemaStmt() != nil && isRelationSetSchema(n.GetAlterObjectSchemaStmt()):
+		// As in PostgreSQL: the relation's owner moves it, into a schema
+		// it may create in.
+		as := n.GetAlterObjectSchemaStmt()
+		req.owns = []*pg.RangeVar{as.Relation}
+		req.create = true
+		req.target = &pg.RangeVar{Schemaname: as.Newschema, Relname: as.Relation.Relname}
 	case n.GetAlterTableStmt() != nil:
 		req.owns = []*pg.RangeVar{n.GetAlterTableStmt().Relation}
 	case n.GetIndexStmt() != nil:
@@ -388,8 +395,10 @@ func (a *access) checkRequest(req checkRequest) error {
 	if err := a.checkReads(req.reads, a.role); err != nil {
 		return err
 	}
-	if req.create {
-		sch, err := a.namedSchemaObject(cat.targetSchema(req.target))
+	// A schema that does not exist is the statement's error (3F000), as
+	// in PostgreSQL, not a missing privilege.
+	if target := cat.targetSchema(req.target); req.create && cat.schemaExists(target) {
+		sch, err := a.namedSchemaObject(target)
 		if err != nil {
 			return err
 		}
@@ -560,8 +569,14 @@ func (s *Session) recordOwners(st state.Store, old, c *catalog) error {
 	if err != nil {
 		return err
 	}
-	for name, o := range c.byName {
-		if p := old.byName[name]; p != nil && p.id == o.id || o.system != nil {
+	// A relation renamed or moved to another schema keeps its id, and so
+	// its owner and privileges.
+	had := make(map[uint64]bool, len(old.byName))
+	for _, o := range old.byName {
+		had[o.id] = true
+	}
+	for _, o := range c.byName {
+		if had[o.id] || o.system != nil {
 			continue
 		}
 		if err := writePriv(st, relPrivName(o.id), role, def); err != nil {

@@ -371,12 +371,16 @@ func (c *catalog) recordSchema(o *object) string {
 }
 
 // recordPath is the search path a catalog record's definition is
-// replayed with: the schema it was created in.
+// replayed with: the path it keeps, else, for a function (created in
+// the first schema of the path), its schema. A relation is created in
+// its record's schema whatever the path (replay), and without a path of
+// its own every function it calls is in public, which the default path
+// finds: whether it was created in another schema or moved since.
 func recordPath(rec catalogRecord) []string {
 	if rec.Path != nil {
 		return rec.Path
 	}
-	if rec.Schema == "" {
+	if rec.Schema == "" || rec.Kind != "function" {
 		return nil
 	}
 	return []string{rec.Schema}

@@ -16,9 +16,9 @@ func TestUnsupportedStatementNames(t *testing.T) {
 	s := e.NewSession()
 	defer s.Close()
 	for q, want := range map[string]string{
-		"ALTER TABLE t SET SCHEMA s":                                     "ALTER TABLE ... SET SCHEMA is not supported: only a function moves to another schema",
-		"ALTER MATERIALIZED VIEW v SET SCHEMA s":                         "ALTER MATERIALIZED VIEW ... SET SCHEMA is not supported: only a function moves to another schema",
-		"ALTER VIEW v SET SCHEMA s":                                      "ALTER VIEW ... SET SCHEMA is not supported: only a function moves to another schema",
+		"ALTER TYPE e SET SCHEMA s":                                      "ALTER TYPE ... SET SCHEMA is not supported",
+		"ALTER DOMAIN d SET SCHEMA s":                                    "ALTER DOMAIN ... SET SCHEMA is not supported",
+		"ALTER FOREIGN TABLE t SET SCHEMA s":                             "ALTER FOREIGN TABLE ... SET SCHEMA is not supported",
 		"CREATE UNIQUE INDEX i ON t (a) WHERE a > 1":                     "partial indexes (CREATE INDEX ... WHERE) are not supported",
 		"COMMENT ON FUNCTION f() IS 'x'":                                 "COMMENT ON FUNCTION is not supported",
 		"CREATE DOMAIN d AS int":                                         "CREATE DOMAIN is not supported",
