@@ -70,6 +70,15 @@ func aclValue(acl []string) types.Value {
 }
 
 // ownerOID is the OID of an owner ("" is the bootstrap superuser).
+// ownerName is the name of a relation's owner ("": the bootstrap
+// superuser), as pg_tables, pg_views and pg_matviews show it.
+func ownerName(owner string) string {
+	if owner == "" {
+		return bootstrapRole
+	}
+	return owner
+}
+
 func ownerOID(owner string) uint32 {
 	if owner == "" {
 		return bootstrapRoleOID

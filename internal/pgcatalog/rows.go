@@ -346,7 +346,7 @@ func pgViewsRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_views")
 	for _, r := range c.snapshot().rels {
 		if r.relkind == 'v' && r.user {
-			b.row().set("schemaname", r.schema).set("viewname", r.name).set("viewowner", bootstrapRole).
+			b.row().set("schemaname", r.schema).set("viewname", r.name).set("viewowner", ownerName(r.owner)).
 				set("definition", r.viewQuery)
 		}
 	}
@@ -357,7 +357,7 @@ func pgMatviewsRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_matviews")
 	for _, r := range c.snapshot().rels {
 		if r.relkind == 'm' {
-			b.row().set("schemaname", r.schema).set("matviewname", r.name).set("matviewowner", bootstrapRole).
+			b.row().set("schemaname", r.schema).set("matviewname", r.name).set("matviewowner", ownerName(r.owner)).
 				set("tablespace", nil).set("hasindexes", len(r.indexes) > 0).set("ispopulated", true).set("definition", r.viewQuery)
 		}
 	}
@@ -368,7 +368,7 @@ func pgTablesRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("pg_catalog.pg_tables")
 	for _, r := range c.snapshot().rels {
 		if r.relkind == 'r' {
-			b.row().set("schemaname", r.schema).set("tablename", r.name).set("tableowner", bootstrapRole).
+			b.row().set("schemaname", r.schema).set("tablename", r.name).set("tableowner", ownerName(r.owner)).
 				set("tablespace", nil).set("hasindexes", len(r.indexes) > 0)
 		}
 	}

@@ -280,7 +280,12 @@ func (s *Session) accessWith(r state.Reader, cat *catalog, role string, rec *Rol
 // relObject returns o as the privilege model sees it.
 func (a *access) relObject(o *object) (privilege.Object, error) {
 	owner, acl, err := readPriv(a.r, relPrivName(o.id))
-	return privilege.Object{Kind: privilege.Relation, KindName: o.kindName(), Name: o.name, Owner: owner, ACL: acl}, err
+	// Named without its schema, as PostgreSQL's messages name it.
+	name := o.name
+	if a.cat != nil {
+		_, name = a.cat.splitKey(o.name)
+	}
+	return privilege.Object{Kind: privilege.Relation, KindName: o.kindName(), Name: name, Owner: owner, ACL: acl}, err
 }
 
 // schemaObject returns the schema public: owned by the bootstrap
