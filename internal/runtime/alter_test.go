@@ -283,10 +283,12 @@ func TestAlterInTransactionBlock(t *testing.T) {
 }
 
 // TestAlterConnectorTables: a table a source writes into and a view a
-// sink reads keep their columns and names while the connector exists.
+// sink reads keep their columns, names and schemas while the connector
+// exists.
 func TestAlterConnectorTables(t *testing.T) {
 	s, _ := alterSession(t)
 	execAll(t, s,
+		"CREATE SCHEMA s",
 		"CREATE TABLE t (a int)",
 		"CREATE MATERIALIZED VIEW v AS SELECT count(*) AS c FROM t",
 		"CREATE SOURCE src FROM testkind (host = 'h', pw = 'x') INTO t",
@@ -295,6 +297,8 @@ func TestAlterConnectorTables(t *testing.T) {
 		"ALTER TABLE t ADD COLUMN b int":           "cannot change the columns of table t: source src names it; drop it first",
 		"ALTER TABLE t RENAME TO t2":               "cannot rename table t: source src names it; drop it first",
 		"ALTER MATERIALIZED VIEW v RENAME TO v2":   "cannot rename materialized view v: sink out names it; drop it first",
+		"ALTER TABLE t SET SCHEMA s":               "cannot move table t to another schema: source src names it; drop it first",
+		"ALTER MATERIALIZED VIEW v SET SCHEMA s":   "cannot move materialized view v to another schema: sink out names it; drop it first",
 		"ALTER TABLE t ALTER COLUMN a TYPE bigint": "cannot change the columns of table t: source src names it; drop it first",
 	} {
 		_, err := s.Exec(context.Background(), q, nil)

@@ -10,13 +10,14 @@ import (
 )
 
 // TestSetSchemaRecovery reopens a store whose relations moved between
-// schemas: a table with a key, a unique constraint, an index and a
-// default calling a public function, moved out of public into a schema
-// created after it, renamed there, and moved again out of a schema
-// dropped since; a view and a materialized view (with an index) that
-// read it, moved by ALTER VIEW and ALTER MATERIALIZED VIEW. They come
-// back in their schemas, under their names, with their indexes, and the
-// views are maintained.
+// schemas: a table with a key, a unique constraint, an index, a comment
+// and a default calling a public function, moved out of public into a
+// schema created after it, renamed there, and moved again out of a
+// schema dropped since; a view and a materialized view (with an index)
+// that read it, moved by ALTER VIEW and ALTER MATERIALIZED VIEW; and a
+// table created outside public whose default calls a public function.
+// They come back in their schemas, under their names, with their
+// indexes and comment, and the views are maintained.
 func TestSetSchemaRecovery(t *testing.T) {
 	dir := t.TempDir()
 	eng := openEngineIn(t, dir)
@@ -25,6 +26,7 @@ func TestSetSchemaRecovery(t *testing.T) {
 		"CREATE FUNCTION f(x int) RETURNS int LANGUAGE SQL IMMUTABLE AS 'SELECT x + 1'",
 		"CREATE TABLE t (k int PRIMARY KEY, v int DEFAULT f(41), w text UNIQUE)",
 		"CREATE INDEX t_v ON t (v)",
+		"COMMENT ON TABLE t IS 'kept'",
 		"INSERT INTO t VALUES (1, 10, 'x'), (2, 20, 'y')",
 		"CREATE VIEW pv AS SELECT k, v FROM t",
 		"CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n, sum(v) AS s FROM t",
@@ -58,6 +60,9 @@ func TestSetSchemaRecovery(t *testing.T) {
 		}
 		if got := rowsOf(t, s, "SELECT pg_get_viewdef('c.pv'::regclass)"); got != " SELECT k, v FROM b.u;\n" {
 			t.Fatalf("c.pv's definition: %q", got)
+		}
+		if got := rowsOf(t, s, "SELECT obj_description('b.u'::regclass, 'pg_class')"); got != "kept\n" {
+			t.Fatalf("b.u's comment: %q", got)
 		}
 		if got := rowsOf(t, s, "SELECT * FROM d.e"); got != "1|2\n" {
 			t.Fatalf("d.e: %q", got)
