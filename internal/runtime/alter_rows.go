@@ -28,8 +28,13 @@ func findRelation(cat *catalog, rv *pg.RangeVar, missingOk bool) (*object, strin
 		return nil, "", systemRelationError(o, "alter")
 	}
 	if o == nil {
+		// As PostgreSQL words them: the NOTICE names the relation alone,
+		// and a schema that does not exist is the error.
 		if missingOk {
-			return nil, fmt.Sprintf("relation %q does not exist, skipping", name), nil
+			return nil, fmt.Sprintf("relation %q does not exist, skipping", rv.Relname), nil
+		}
+		if sch := rv.Schemaname; sch != "" && !cat.schemaExists(sch) && !isSystemSchema(sch) {
+			return nil, "", errs.Newf(errs.InvalidSchemaName, "schema %q does not exist", sch)
 		}
 		return nil, "", errs.Newf(errs.UndefinedTable, "relation %q does not exist", name)
 	}

@@ -131,6 +131,9 @@ func TestSetSchemaErrors(t *testing.T) {
 	}{
 		{"ALTER TABLE nosuch SET SCHEMA b", "42P01", `relation "nosuch" does not exist`, ""},
 		{"ALTER SEQUENCE nosuch SET SCHEMA b", "42P01", `relation "nosuch" does not exist`, ""},
+		{"ALTER TABLE a.nosuch SET SCHEMA b", "42P01", `relation "a.nosuch" does not exist`, ""},
+		{"ALTER TABLE nosuch.t SET SCHEMA b", "3F000", `schema "nosuch" does not exist`, ""},
+		{"ALTER TABLE nosuch.t RENAME TO u", "3F000", `schema "nosuch" does not exist`, ""},
 		{"ALTER TABLE a.t SET SCHEMA nosuch", "3F000", `schema "nosuch" does not exist`, ""},
 		{"ALTER TABLE a.t SET SCHEMA b", "42P07", `relation "ti" already exists in schema "b"`, ""},
 		{"ALTER VIEW a.t SET SCHEMA b", "42809", `"t" is not a view`, ""},
@@ -154,13 +157,15 @@ func TestSetSchemaErrors(t *testing.T) {
 		"ALTER VIEW IF EXISTS nosuch SET SCHEMA b":              "ALTER VIEW",
 		"ALTER MATERIALIZED VIEW IF EXISTS nosuch SET SCHEMA b": "ALTER MATERIALIZED VIEW",
 		"ALTER SEQUENCE IF EXISTS nosuch SET SCHEMA b":          "ALTER SEQUENCE",
+		"ALTER TABLE IF EXISTS a.nosuch SET SCHEMA b":           "ALTER TABLE",
+		"ALTER TABLE IF EXISTS b.nosuch SET SCHEMA a":           "ALTER TABLE",
 	} {
 		res, err := s.Exec(context.Background(), q, nil)
 		if err != nil || res.Tag != tag {
 			t.Errorf("%s: got %v %v, want %s", q, res, err, tag)
 		}
 	}
-	if len(notes) != 4 {
+	if len(notes) != 6 {
 		t.Fatalf("IF EXISTS notices: %v", notes)
 	}
 	for _, n := range notes {

@@ -80,6 +80,12 @@ SELECT c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.rel
 ALTER TABLE nosuch SET SCHEMA b;
 ALTER TABLE IF EXISTS nosuch SET SCHEMA b;
 --! error 42P01
+ALTER TABLE a.nosuch SET SCHEMA b;
+ALTER TABLE IF EXISTS a.nosuch SET SCHEMA b;
+--! error 3F000
+ALTER TABLE nosuch.t SET SCHEMA b;
+ALTER TABLE IF EXISTS nosuch.t SET SCHEMA b;
+--! error 42P01
 ALTER TABLE t SET SCHEMA b;
 --! error 3F000
 ALTER TABLE a.t SET SCHEMA nosuch;
