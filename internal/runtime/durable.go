@@ -69,8 +69,9 @@ type catalogRecord struct {
 	// TimeZone is the session time zone a materialized view is bound in
 	// (zone.go); absent: UTC.
 	TimeZone string `json:"time_zone,omitempty"`
-	// Schema is the schema the object was created in when not public
-	// (schemas.go); absent: public.
+	// Schema is the object's schema when not public (schemas.go): the
+	// one it was created in, or moved to by ALTER ... SET SCHEMA;
+	// absent: public.
 	Schema string `json:"schema,omitempty"`
 	// Path is the search path a function or view was created in, when
 	// its definition calls a function outside public (recordPath);
