@@ -50,9 +50,9 @@ func alterTable(ctx context.Context, st state.Store, w *epochWrite, text string,
 	switch at.Objtype {
 	case pg.ObjectType_OBJECT_TABLE:
 	case pg.ObjectType_OBJECT_VIEW:
-		return nil, nil, errs.Newf(errs.FeatureNotSupported, "ALTER VIEW ... %s is not supported; only RENAME TO is", firstCmdName(at))
+		return nil, nil, errs.Newf(errs.FeatureNotSupported, "ALTER VIEW ... %s is not supported; only RENAME TO and SET SCHEMA are", firstCmdName(at))
 	case pg.ObjectType_OBJECT_MATVIEW:
-		return nil, nil, errs.Newf(errs.FeatureNotSupported, "ALTER MATERIALIZED VIEW ... %s is not supported; only RENAME TO is", firstCmdName(at))
+		return nil, nil, errs.Newf(errs.FeatureNotSupported, "ALTER MATERIALIZED VIEW ... %s is not supported; only RENAME TO and SET SCHEMA are", firstCmdName(at))
 	default:
 		return nil, nil, errs.Newf(errs.FeatureNotSupported, "%s is not supported", stmtName(&pg.Node{Node: &pg.Node_AlterTableStmt{AlterTableStmt: at}}))
 	}

@@ -31,6 +31,9 @@ import (
 // keep what their names resolved to (inputs.go), so a later change of
 // search_path does not change them.
 //
+// ALTER ... SET SCHEMA moves a relation, with its indexes, to another
+// schema: its key changes, its id does not (setschema.go).
+//
 // Invariants: every key "s.name" in byName has s in schemas; a schema
 // with objects in it is not dropped without them (DROP SCHEMA ...
 // CASCADE drops them first) and is not renamed.
