@@ -33,7 +33,7 @@ func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 |
 // realType reports whether id is a concrete SQL type (operators may name
 // polymorphic pseudo-types for their operands, which take any type).
 func realType(id types.TypeID) bool {
-	return id > types.Unknown && (id <= types.Jsonb || id == types.Time || types.IsCatalogType(id)) || id.IsArray()
+	return id > types.Unknown && (id <= types.Jsonb || id == types.Time || id == types.TimeTZ || types.IsCatalogType(id)) || id.IsArray()
 }
 
 // coerceExpr converts e to type to under context c, as PostgreSQL's
