@@ -73,6 +73,17 @@ func dateFreeOffset(loc *time.Location) (off int64, ok bool) {
 	return int64(o), true
 }
 
+// fixedOffset returns loc's offset east of UTC when loc has only ever had
+// that one offset (pg_get_timezone_offset); ok is false otherwise.
+func fixedOffset(loc *time.Location) (off int64, ok bool) {
+	t := time.Unix(0, 0).In(loc)
+	if start, end := t.ZoneBounds(); !start.IsZero() || !end.IsZero() {
+		return 0, false
+	}
+	_, o := t.Zone()
+	return int64(o), true
+}
+
 // zoneChangesOffset is the error where PostgreSQL would take a zone's
 // offset on the current date and the zone's offset depends on the date.
 func zoneChangesOffset(what, zone string) error {
@@ -126,7 +137,9 @@ func ParseTimeTZ(s string, z Zone) (micros int64, zoneWest int32, err error) {
 	case p.fmask&fmTZ != 0 && p.tzLoc == nil:
 		east = p.tzOffset
 	case p.fmask&fmTZ != 0:
-		if off, ok := dateFreeOffset(p.tzLoc); ok {
+		// A region's offset needs the text's date unless the region has
+		// only ever had one.
+		if off, ok := fixedOffset(p.tzLoc); ok {
 			east = off
 		} else if !hasDate {
 			return 0, 0, syntax()
