@@ -65,23 +65,33 @@ func dateFreeOffset(loc *time.Location) (off int64, ok bool) {
 	if loc == nil {
 		return 0, true
 	}
-	t := dateFreeRef.In(loc)
-	_, o := t.Zone()
-	if _, end := t.ZoneBounds(); !end.IsZero() {
-		return 0, false
-	}
-	return int64(o), true
+	return offsetFrom(loc, dateFreeRef)
 }
 
 // fixedOffset returns loc's offset east of UTC when loc has only ever had
 // that one offset (pg_get_timezone_offset); ok is false otherwise.
 func fixedOffset(loc *time.Location) (off int64, ok bool) {
-	t := time.Unix(0, 0).In(loc)
-	if start, end := t.ZoneBounds(); !start.IsZero() || !end.IsZero() {
-		return 0, false
+	return offsetFrom(loc, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
+}
+
+// offsetFrom returns loc's offset at from when no later transition
+// changes it (the tz database has transitions that change only the
+// abbreviation, or nothing, as in the 2038 entries of some zones); ok is
+// false when one does, or when there are too many to follow.
+func offsetFrom(loc *time.Location, from time.Time) (int64, bool) {
+	t := from.In(loc)
+	_, off := t.Zone()
+	for range 16 {
+		_, end := t.ZoneBounds()
+		if end.IsZero() {
+			return int64(off), true
+		}
+		t = end.In(loc)
+		if _, o := t.Zone(); o != off {
+			return 0, false
+		}
 	}
-	_, o := t.Zone()
-	return int64(o), true
+	return 0, false
 }
 
 // zoneChangesOffset is the error where PostgreSQL would take a zone's
