@@ -23,7 +23,9 @@ func TestTimeTZWireMatchesPostgres(t *testing.T) {
 	want := timeTZWireScenario(t, connectPgx(t, pgtest.NewDatabase(t, "gw"), pgx.QueryExecModeCacheStatement))
 	got := timeTZWireScenario(t, connectPgx(t, ts.dsn("tester", ""), pgx.QueryExecModeCacheStatement))
 	compareLogs(t, got, want)
-	for _, l := range got { t.Log(l) }
+	for _, l := range got {
+		t.Log(l)
+	}
 }
 
 func timeTZWireScenario(t *testing.T, conn *pgx.Conn) []string {
