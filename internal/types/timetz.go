@@ -262,16 +262,19 @@ func timeTZAtInterval(a []Value) (Value, error) {
 // parseTimeTZBinary decodes timetz_recv's format: int64 microseconds
 // since midnight and int32 seconds west of UTC, big-endian.
 func parseTimeTZBinary(src []byte, t Type) (Value, error) {
-	if len(src) < 12 {
+	if len(src) < 8 {
 		return Null, errInsufficientData
 	}
 	tod := int64(binary.BigEndian.Uint64(src))
 	if tod < 0 || tod > microsPerDay {
 		return Null, errTimeRange
 	}
+	if len(src) < 12 {
+		return Null, errInsufficientData
+	}
 	zone := int32(binary.BigEndian.Uint32(src[8:]))
 	if zone <= -tzDispLimit || zone >= tzDispLimit {
-		return Null, errs.New(errs.InvalidBinaryRep, `invalid time zone in external "time with time zone" value`)
+		return Null, errs.New(errs.InvalidTimeZone, "time zone displacement out of range")
 	}
 	return MakeTimeTZ(roundTimePrecision(tod, t.Precision), zone), trailing(src, 12)
 }
