@@ -44,6 +44,7 @@ func TestTimeTZMatchesPostgres(t *testing.T) {
 		`SELECT extract(timezone from '10:30-05:30'::timetz), extract(timezone_hour from '10:30-05:30'::timetz), extract(timezone_minute from '10:30-05:30'::timetz), date_part('epoch', '01:00+05'::timetz), date_part('timezone', '10:30+01:02:03'::timetz), date_part('hour', '24:00+00'::timetz)`,
 		`SELECT pg_typeof('10:00+02'::timetz)::text, pg_typeof(current_time)::text, format_type('timetz'::regtype, 3), 'timetz'::regtype::oid, '_timetz'::regtype::oid, 'time with time zone'::regtype::text, 1266::regtype::text`,
 		`SELECT ARRAY['10:00+02'::timetz, '11:00:30-05']::text, greatest('10:00+02'::timetz, '09:00+00'), least('10:00+02'::timetz, '09:00+00'), '{10:00+02,NULL}'::timetz[]`,
+		`SELECT to_jsonb('10:30+02'::timetz), to_jsonb('10:30:15.5-05:30'::timetz), jsonb_build_object('10:30+01:02:03'::timetz, 1), to_jsonb(ARRAY['23:00-12'::timetz])`,
 		`SELECT x FROM (VALUES ('10:00+02'::timetz), ('09:00+01'), ('08:00+00'), ('10:00+00'), (NULL), ('23:00-05')) v(x) ORDER BY x`,
 	)
 	// Text without an offset, and time to timetz, take the session
