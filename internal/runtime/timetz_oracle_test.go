@@ -60,6 +60,17 @@ func TestTimeTZMatchesPostgres(t *testing.T) {
 			t.Errorf("%s in New York: got %v, want 0A000", q, err)
 		}
 	}
+	// A cast of a column that would read the date is refused when bound,
+	// not on each row.
+	mustBoth(t, s, pgc, "CREATE TABLE texts (id int PRIMARY KEY, s text, tm time)")
+	for _, q := range []string{"SELECT s::timetz FROM texts", "SELECT tm::timetz FROM texts", "CREATE MATERIALIZED VIEW nyv AS SELECT tm::timetz AS t FROM texts"} {
+		if _, err := s.Exec(ctx, q, nil); errs.SQLState(err) != "0A000" || !strings.Contains(err.Error(), "America/New_York") {
+			t.Errorf("%s in New York: got %v, want 0A000 naming the zone", q, err)
+		}
+	}
+	mustBoth(t, s, pgc, "SET TimeZone = 'Asia/Kolkata'")
+	mustBoth(t, s, pgc, "INSERT INTO texts VALUES (1, '10:30', '11:00'), (2, '10:30-02', '23:59'), (3, NULL, NULL)")
+	same(`SELECT s::timetz, tm::timetz, tm::timetz = '11:00+05:30' FROM texts`)
 	mustBoth(t, s, pgc, "SET TimeZone = 'UTC'")
 	for _, q := range []string{
 		"SELECT '25:00+00'::timetz", "SELECT 'abc'::timetz", "SELECT '10:00+16'::timetz", "SELECT '10:30 America/New_York'::timetz",

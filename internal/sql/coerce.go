@@ -123,6 +123,9 @@ func castOf(e plan.Expr, to types.Type, explicit bool, z types.Zone) (plan.Expr,
 		}
 		return &plan.Const{Val: v, Typ: to}, nil
 	}
+	if err := types.CheckTimeTZCast(e.Type().ID, to.ID, z); err != nil {
+		return nil, err
+	}
 	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit, Zone: z}, nil
 }
 

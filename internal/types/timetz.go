@@ -102,6 +102,30 @@ func zoneChangesOffset(what, zone string) error {
 		what, quoteInput(zone))
 }
 
+// CheckTimeTZCast returns the error a cast from type from to timetz (or
+// between their arrays) gives in session zone z when it would take z's
+// offset on the current date: from time, or from text without an
+// offset, in a zone whose offset changes. The binder refuses such a cast
+// of a column up front rather than failing on each row.
+func CheckTimeTZCast(from, to TypeID, z Zone) error {
+	if from.IsArray() && to.IsArray() {
+		from, to = from.Elem(), to.Elem()
+	}
+	if to != TimeTZ {
+		return nil
+	}
+	if _, ok := dateFreeOffset(z.loc); ok {
+		return nil
+	}
+	switch from {
+	case Time:
+		return zoneChangesOffset("the cast of time to time with time zone", z.Name())
+	case Text, Varchar:
+		return zoneChangesOffset("the cast of text to time with time zone (for text without an offset)", z.Name())
+	}
+	return nil
+}
+
 // ParseTimeTZ parses TIMETZ text as timetz_in does: a time of day, possibly
 // after a date, and a zone (an offset, an abbreviation, or a region name,
 // which then needs the date unless its offset never changes). Text
