@@ -45,6 +45,9 @@ func TestTimeTZMatchesPostgres(t *testing.T) {
 		`SELECT pg_typeof('10:00+02'::timetz)::text, pg_typeof(current_time)::text, format_type('timetz'::regtype, 3), 'timetz'::regtype::oid, '_timetz'::regtype::oid, 'time with time zone'::regtype::text, 1266::regtype::text`,
 		`SELECT ARRAY['10:00+02'::timetz, '11:00:30-05']::text, greatest('10:00+02'::timetz, '09:00+00'), least('10:00+02'::timetz, '09:00+00'), '{10:00+02,NULL}'::timetz[]`,
 		`SELECT to_jsonb('10:30+02'::timetz), to_jsonb('10:30:15.5-05:30'::timetz), jsonb_build_object('10:30+01:02:03'::timetz, 1), to_jsonb(ARRAY['23:00-12'::timetz])`,
+		`SELECT CASE WHEN true THEN time '10:00' ELSE '11:00+02'::timetz END, time '10:00' = '10:00+00'::timetz, '10:00+02'::timetz::varchar(5), pg_typeof(CASE WHEN false THEN time '10:00' ELSE '11:00+02'::timetz END)::text`,
+		`SELECT time '10:00' UNION SELECT '10:00+01'::timetz`,
+		`SELECT count(DISTINCT x), min(x), max(x) FROM (VALUES ('10:00+02'::timetz), ('09:00+01'), ('10:00+02:00'), (NULL)) v(x)`,
 		`SELECT x FROM (VALUES ('10:00+02'::timetz), ('09:00+01'), ('08:00+00'), ('10:00+00'), (NULL), ('23:00-05')) v(x) ORDER BY x`,
 	)
 	// Text without an offset, and time to timetz, take the session
