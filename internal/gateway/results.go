@@ -93,6 +93,8 @@ func typeSize(t types.Type) int16 {
 		return 4
 	case types.Int8, types.Float8, types.Timestamp, types.TimestampTZ, types.Time:
 		return 8
+	case types.TimeTZ:
+		return 12
 	case types.Interval:
 		return 16
 	}
@@ -110,7 +112,7 @@ func typeModifier(t types.Type) int32 {
 		if t.Length >= 0 {
 			return t.Length + 4
 		}
-	case types.Timestamp, types.TimestampTZ, types.Time:
+	case types.Timestamp, types.TimestampTZ, types.Time, types.TimeTZ:
 		if t.Precision >= 0 {
 			return t.Precision
 		}

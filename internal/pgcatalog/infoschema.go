@@ -142,7 +142,7 @@ func setInfoType(b *rowBuilder, t types.Type) {
 		}
 	case types.Date:
 		b.set("datetime_precision", 0)
-	case types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
+	case types.Timestamp, types.TimestampTZ, types.Interval, types.Time, types.TimeTZ:
 		p := 6
 		if t.Precision >= 0 {
 			p = int(t.Precision)

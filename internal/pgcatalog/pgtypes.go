@@ -58,6 +58,7 @@ var pgTypes = []pgTypeFacts{
 	{types.Varchar, -1, false, 'i', 'x', 1015, defaultCollationOID, 1046, "varcharin", 1047, "varcharout", 2432, "varcharrecv", 2433, "varcharsend", false},
 	{types.Date, 4, true, 'i', 'p', 1182, 0, 1084, "date_in", 1085, "date_out", 2468, "date_recv", 2469, "date_send", false},
 	{types.Time, 8, true, 'd', 'p', 1183, 0, 1143, "time_in", 1144, "time_out", 2470, "time_recv", 2471, "time_send", false},
+	{types.TimeTZ, 12, false, 'd', 'p', 1270, 0, 1350, "timetz_in", 1351, "timetz_out", 2472, "timetz_recv", 2473, "timetz_send", false},
 	{types.Timestamp, 8, true, 'd', 'p', 1115, 0, 1312, "timestamp_in", 1313, "timestamp_out", 2474, "timestamp_recv", 2475, "timestamp_send", false},
 	{types.TimestampTZ, 8, true, 'd', 'p', 1185, 0, 1150, "timestamptz_in", 1151, "timestamptz_out", 2476, "timestamptz_recv", 2477, "timestamptz_send", false},
 	{types.Interval, 16, false, 'd', 'p', 1187, 0, 1160, "interval_in", 1161, "interval_out", 2478, "interval_recv", 2479, "interval_send", false},

@@ -185,7 +185,7 @@ func ordered(id types.TypeID) bool {
 	switch id {
 	case types.Bool, types.Int2, types.Int4, types.Int8, types.Numeric,
 		types.Float4, types.Float8, types.Text, types.Varchar, types.Bytea,
-		types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time:
+		types.Date, types.Timestamp, types.TimestampTZ, types.Interval, types.Time, types.TimeTZ:
 		return true
 	}
 	return false

@@ -351,14 +351,10 @@ func (ec *exprCtx) toBool(e plan.Expr, clause string, loc int32) (plan.Expr, err
 }
 
 // sqlValueFunction refuses the SQL value functions that are not bound:
-// CURRENT_TIME, of type time with time zone, and any other the binder
-// does not know (CURRENT_TIMESTAMP and the others of the clock are bound
-// in clock.go, CURRENT_USER and the session's in system.go).
+// any the binder does not know (CURRENT_TIMESTAMP and the others of the
+// clock are bound in clock.go, CURRENT_USER and the session's in
+// system.go).
 func sqlValueFunction(f *pg.SQLValueFunction) error {
-	switch f.Op {
-	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
-		return notSupported(f.Location, "current_time is not supported: its type, time with time zone, is not supported (localtime is the time of day without a zone)")
-	}
 	return notSupported(f.Location, "%s is not supported yet", strings.ToLower(strings.TrimPrefix(f.Op.String(), "SVFOP_")))
 }
 

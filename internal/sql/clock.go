@@ -22,7 +22,8 @@ import (
 // clock is bound again by each statement that uses it (runtime's
 // defaults.go); UsedClock tells the binder's caller that it did.
 // localtimestamp, localtime and current_date are the session time zone's
-// wall-clock time and date at that instant (Binder.Zone).
+// wall-clock time and date at that instant (Binder.Zone), current_time
+// its time of day with the zone's offset at that instant.
 type Clock struct {
 	Transaction, Statement time.Time
 	// Zone is the session time zone of the statement, for what a column
@@ -57,8 +58,9 @@ func (ec *exprCtx) clockFunction(f *pg.FuncCall, name string) (plan.Expr, bool, 
 	return e, true, err
 }
 
-// clockValueFunction binds CURRENT_TIMESTAMP[(p)], LOCALTIMESTAMP[(p)]
-// and CURRENT_DATE; ok is false for the other SQL value functions.
+// clockValueFunction binds CURRENT_TIMESTAMP[(p)], CURRENT_TIME[(p)],
+// LOCALTIMESTAMP[(p)], LOCALTIME[(p)] and CURRENT_DATE; ok is false for
+// the other SQL value functions.
 func (ec *exprCtx) clockValueFunction(f *pg.SQLValueFunction) (plan.Expr, bool, error) {
 	var id types.TypeID
 	switch f.Op {
@@ -70,6 +72,8 @@ func (ec *exprCtx) clockValueFunction(f *pg.SQLValueFunction) (plan.Expr, bool, 
 		id = types.Date
 	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
 		id = types.Time
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		id = types.TimeTZ
 	default:
 		return nil, false, nil
 	}
@@ -83,7 +87,9 @@ func (ec *exprCtx) clockValueFunction(f *pg.SQLValueFunction) (plan.Expr, bool, 
 		return nil, true, clockRefused(f.Location, clockNames[f.Op])
 	}
 	precision := int32(-1)
-	if f.Op == pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N || f.Op == pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N || f.Op == pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N {
+	switch f.Op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N,
+		pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
 		precision = min(f.Typmod, 6)
 	}
 	ec.st.b.UsedClock = true
@@ -99,6 +105,8 @@ var clockNames = map[pg.SQLValueFunctionOp]string{
 	pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:        "current_date",
 	pg.SQLValueFunctionOp_SVFOP_LOCALTIME:           "localtime",
 	pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:         "localtime",
+	pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME:        "current_time",
+	pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:      "current_time",
 }
 
 // clockRefused is the error for a function of the clock where the
@@ -129,7 +137,8 @@ type NowUse struct {
 
 // clockConst is at as a constant of type id, with precision fractional
 // digits of seconds (-1: all six), rounded as the type's cast rounds; a
-// timestamp or date is the wall-clock time of the session zone z.
+// timestamp, date or time is the wall-clock time of the session zone z,
+// a timetz that time of day with z's offset at that instant.
 func clockConst(at time.Time, id types.TypeID, precision int32, z types.Zone) (plan.Expr, error) {
 	v, err := types.FromGoTime(at.UTC(), types.TimestampTZ)
 	if err == nil && id != types.TimestampTZ {

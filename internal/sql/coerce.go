@@ -33,7 +33,7 @@ func constrained(t types.Type) bool { return t.Precision >= 0 || t.Length >= 0 |
 // realType reports whether id is a concrete SQL type (operators may name
 // polymorphic pseudo-types for their operands, which take any type).
 func realType(id types.TypeID) bool {
-	return id > types.Unknown && (id <= types.Jsonb || id == types.Time || types.IsCatalogType(id)) || id.IsArray()
+	return id > types.Unknown && (id <= types.Jsonb || id == types.Time || id == types.TimeTZ || types.IsCatalogType(id)) || id.IsArray()
 }
 
 // coerceExpr converts e to type to under context c, as PostgreSQL's
@@ -122,6 +122,9 @@ func castOf(e plan.Expr, to types.Type, explicit bool, z types.Zone) (plan.Expr,
 			return nil, err
 		}
 		return &plan.Const{Val: v, Typ: to}, nil
+	}
+	if err := types.CheckTimeTZCast(e.Type().ID, to.ID, z); err != nil {
+		return nil, err
 	}
 	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit, Zone: z}, nil
 }

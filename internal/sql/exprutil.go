@@ -311,6 +311,10 @@ func sameValue(a, b types.Value) bool {
 		return a.Decimal().Cmp(b.Decimal()) == 0 && a.Decimal().Exponent == b.Decimal().Exponent
 	case types.Interval:
 		return a.Interval() == b.Interval()
+	case types.TimeTZ:
+		am, az := a.TimeTZ()
+		bm, bz := b.TimeTZ()
+		return am == bm && az == bz
 	case types.Float4, types.Float8:
 		x, y := a.Float(), b.Float()
 		return x == y || (x != x && y != y)

@@ -49,7 +49,7 @@ func ArrayOf(elem TypeID) TypeID {
 // HasArrayType reports whether elem has an array type (ArrayOf(elem) is
 // defined).
 func HasArrayType(elem TypeID) bool {
-	return elem != Unknown && (elem <= Jsonb || elem == Time || IsCatalogType(elem))
+	return elem != Unknown && (elem <= Jsonb || elem == Time || elem == TimeTZ || IsCatalogType(elem))
 }
 
 // ArrayType returns the array type whose elements have type elem (with its
@@ -75,7 +75,7 @@ func (t Type) Elem() Type {
 var arrayOID = map[TypeID]uint32{
 	Bool: 1000, Int2: 1005, Int4: 1007, Int8: 1016, Numeric: 1231,
 	Float4: 1021, Float8: 1022, Text: 1009, Varchar: 1015, Bytea: 1001,
-	Date: 1182, Time: 1183, Timestamp: 1115, TimestampTZ: 1185, Interval: 1187, Jsonb: 3807,
+	Date: 1182, Time: 1183, TimeTZ: 1270, Timestamp: 1115, TimestampTZ: 1185, Interval: 1187, Jsonb: 3807,
 }
 
 // MakeArray returns an array value whose elements have kind elem (each

@@ -14,7 +14,7 @@ import (
 
 // arrayElemTypes are the element types with array types.
 var arrayElemTypes = []TypeID{Bool, Int2, Int4, Int8, Numeric, Float4, Float8, Text, Varchar, Bytea,
-	Date, Timestamp, TimestampTZ, Interval, Time,
+	Date, Timestamp, TimestampTZ, Interval, Time, TimeTZ,
 	Oid, RegClass, RegType, RegProc, RegNamespace, RegRole, Name, Char}
 
 func init() {

@@ -107,6 +107,10 @@ func AppendBinary(dst []byte, v Value, t Type) ([]byte, error) {
 		if v.kind == Time {
 			return binary.BigEndian.AppendUint64(dst, uint64(v.n)), nil
 		}
+	case TimeTZ:
+		if v.kind == TimeTZ {
+			return appendTimeTZBinary(dst, v), nil
+		}
 	case Timestamp, TimestampTZ:
 		if v.kind == Timestamp || v.kind == TimestampTZ {
 			micros := v.n
@@ -198,6 +202,8 @@ func ParseBinary(src []byte, t Type) (Value, error) {
 		return parseTimestampBinary(src, t)
 	case Time:
 		return parseTimeBinary(src, t)
+	case TimeTZ:
+		return parseTimeTZBinary(src, t)
 	case Jsonb:
 		return parseJSONBBinary(src)
 	case Json:

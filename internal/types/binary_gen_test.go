@@ -14,7 +14,7 @@ var binaryTestTypes = []string{
 	"numeric", "numeric(5,2)", "numeric(3,-1)", "numeric(20,20)",
 	"text", "varchar", "varchar(3)", "bytea",
 	"date", "timestamp", "timestamp(0)", "timestamptz", "timestamptz(3)",
-	"interval", "interval(2)", "jsonb",
+	"interval", "interval(2)", "jsonb", "timetz", "timetz(2)",
 }
 
 // binaryValueGen generates the values of typ: every value of the type
@@ -82,6 +82,14 @@ func binaryValueGen(typ Type) *rapid.Generator[Value] {
 				return Value{kind: id, n: us}
 			}),
 			rapid.SampledFrom([]Value{{kind: id, n: TimestampNegInfinity}, {kind: id, n: TimestampPosInfinity}}))
+	case TimeTZ:
+		return rapid.Custom(func(t *rapid.T) Value {
+			micros := rapid.OneOf(rapid.Int64Range(0, microsPerDay), rapid.SampledFrom([]int64{0, microsPerDay, microsPerDay - 1})).Draw(t, "micros")
+			zone := rapid.OneOf(rapid.Int32Range(-tzDispLimit+1, tzDispLimit-1),
+				rapid.Map(rapid.Int32Range(-15*4, 15*4), func(q int32) int32 { return q * 900 }),
+				rapid.SampledFrom([]int32{0, -tzDispLimit + 1, tzDispLimit - 1})).Draw(t, "zone")
+			return MakeTimeTZ(roundTimePrecision(micros, typ.Precision), zone)
+		})
 	case Interval:
 		return rapid.Custom(func(t *rapid.T) Value {
 			iv := IntervalValue{

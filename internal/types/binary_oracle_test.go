@@ -27,7 +27,7 @@ var sendFunction = map[TypeID]string{
 	Float4: "float4send", Float8: "float8send", Numeric: "numeric_send",
 	Text: "textsend", Varchar: "varcharsend", Bytea: "byteasend", Date: "date_send",
 	Timestamp: "timestamp_send", TimestampTZ: "timestamptz_send", Interval: "interval_send",
-	Jsonb: "jsonb_send",
+	Jsonb: "jsonb_send", TimeTZ: "timetz_send",
 }
 
 // binaryEdgeLiterals are values worth checking by hand, by type name; the
@@ -69,6 +69,9 @@ var binaryEdgeLiterals = map[string][]string{
 		"-2562047788:00:54.775807", "1 year 2 mons 3 days 04:05:06.789"},
 	"interval(2)": {"00:00:00.005", "-00:00:00.005", "1 day 00:00:00.125"},
 	"jsonb":       {`{"b": 1, "a": [1.50, "x", null, true]}`, `1e2`, `"s\n"`, `[]`, `{}`, `null`},
+	"timetz": {"00:00:00+00", "24:00:00-15:59:59", "23:59:59.999999+15:59:59", "10:30:15.123456+05:45",
+		"12:00:00-00:00:01", "04:05:06.5+01:02:03"},
+	"timetz(2)": {"23:59:59.995+01", "10:30:15.125-03:30", "00:00:00.004+00"},
 }
 
 // TestBinarySendOracle compares AppendBinary's bytes with what PostgreSQL's
@@ -280,6 +283,15 @@ func binaryReceiveCases(typ Type, seed int, rng *rand.Rand) [][]byte {
 		n := map[TypeID]int{Int2: 2, Int4: 4, Int8: 8, Float4: 4, Float8: 8, Interval: 16}[typ.ID]
 		for range 30 {
 			cases = append(cases, randBytes(n))
+		}
+	case TimeTZ:
+		for _, c := range [][2]int64{{-1, 0}, {microsPerDay + 1, 0}, {0, tzDispLimit}, {0, -tzDispLimit}, {0, tzDispLimit - 1},
+			{microsPerDay, -tzDispLimit + 1}, {math.MaxInt64, 0}, {0, math.MinInt32}} {
+			b := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, uint64(c[0])), uint32(int32(c[1])))
+			cases = append(cases, b, b[:8], b[:10])
+		}
+		for range 30 {
+			cases = append(cases, randBytes(12))
 		}
 	case Date:
 		// PostgreSQL's date range in its own days: [-2451545, 2145031949).

@@ -182,6 +182,8 @@ func Cast(v Value, t Type, explicit bool) (Value, error) {
 		return Value{kind: t.ID, n: ts}, nil
 	case Time:
 		return castToTime(v, t)
+	case TimeTZ:
+		return castToTimeTZ(v, t, UTCZone)
 	case Interval:
 		if from == Time {
 			return MakeInterval(IntervalValue{Micros: v.n}), nil

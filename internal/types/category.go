@@ -31,7 +31,7 @@ func (id TypeID) category() category {
 		return catString
 	case Bytea, Jsonb, Json:
 		return catUser
-	case Date, Timestamp, TimestampTZ, Time:
+	case Date, Timestamp, TimestampTZ, Time, TimeTZ:
 		return catDatetime
 	case Interval:
 		return catTimespan
@@ -101,7 +101,7 @@ func CastContext(from, to TypeID) CastKind {
 	if from == Jsonb || to == Jsonb {
 		return jsonbCastContext(from, to)
 	}
-	if to == Unknown || from > Interval && from != Time || to > Interval && to != Time {
+	if to == Unknown || from > Interval && !isTimeOfDay(from) || to > Interval && !isTimeOfDay(to) {
 		return NoCast
 	}
 	switch from {
@@ -168,15 +168,17 @@ func CastContext(from, to TypeID) CastKind {
 		}
 	case TimestampTZ:
 		switch to {
-		case Date, Timestamp, Time:
+		case Date, Timestamp, Time, TimeTZ:
 			return AssignmentCast
 		}
 	case Time:
 		switch to {
-		case Interval:
+		case Interval, TimeTZ:
 			return ImplicitCast
-		case Time:
-			return ImplicitCast
+		}
+	case TimeTZ:
+		if to == Time {
+			return AssignmentCast
 		}
 	case Interval:
 		if to == Time {

@@ -54,6 +54,8 @@ func Compare(a, b Value) int {
 		return strings.Compare(a.s, b.s)
 	case Interval:
 		return compareInterval(a.Interval(), b.Interval())
+	case TimeTZ:
+		return compareTimeTZ(a, b)
 	case Jsonb:
 		return compareJSONB(a.JSONB(), b.JSONB())
 	}

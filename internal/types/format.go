@@ -73,6 +73,8 @@ func AppendFormatZone(dst []byte, v Value, t Type, z Zone) []byte {
 		return AppendTimestamp(dst, v.n, false)
 	case Time:
 		return AppendTime(dst, v.n)
+	case TimeTZ:
+		return AppendTimeTZ(dst, v.n, int32(v.aux))
 	case TimestampTZ:
 		return AppendTimestampTZ(dst, v.n, z)
 	case Interval:

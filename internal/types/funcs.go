@@ -110,7 +110,6 @@ const (
 	phantomName                         // name: S
 	phantomGeometry                     // lseg, path: G
 	phantomUser                         // tsvector, macaddr, macaddr8, xid: U
-	phantomTime                         // time, timetz: D
 	phantomAny                          // anyrange, anymultirange, anycompatible...: P
 	phantomArray                        // anycompatiblearray: P
 )
@@ -128,8 +127,6 @@ func phantomCategory(id TypeID) (category, bool) {
 		return 'G', false
 	case phantomUser:
 		return catUser, false
-	case phantomTime:
-		return catDatetime, false
 	}
 	return catPseudo, false
 }
@@ -233,8 +230,6 @@ func sigTypeName(id TypeID) string {
 		return "geometric type"
 	case phantomUser:
 		return "other type"
-	case phantomTime:
-		return "time"
 	case phantomAny, phantomArray:
 		return "anyelement"
 	}

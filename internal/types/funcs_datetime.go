@@ -135,7 +135,6 @@ func init() {
 		addFunc(name, result, timestampPart(Timestamp, numericResult), Text, Timestamp)
 		addFunc(name, result, timestampPart(TimestampTZ, numericResult), Text, TimestampTZ)
 		addFunc(name, result, intervalPart(numericResult), Text, Interval)
-		addPhantom(name, []TypeID{Text, phantomTime}, []TypeID{Text, phantomTime})
 	}
 	addFunc("extract", Numeric, extractDate, Text, Date)
 	addFunc("date_part", Float8, datePart, Text, Date)

@@ -20,7 +20,6 @@ func init() {
 	addFunc("timezone", Timestamp, timestampTZAtZone, Text, TimestampTZ)
 	addFunc("timezone", TimestampTZ, timestampAtInterval, Interval, Timestamp)
 	addFunc("timezone", Timestamp, timestampTZAtInterval, Interval, TimestampTZ)
-	addPhantom("timezone", []TypeID{Text, phantomTime}, []TypeID{Interval, phantomTime})
 }
 
 // timestampTZAtZone shows an instant as the wall-clock time of a zone.

@@ -84,6 +84,12 @@ func ParseZone(t Type, s string, z Zone) (Value, error) {
 			return Null, err
 		}
 		return MakeTime(roundTimePrecision(tod, t.Precision)), nil
+	case TimeTZ:
+		tod, zone, err := ParseTimeTZ(s, z)
+		if err != nil {
+			return Null, err
+		}
+		return MakeTimeTZ(roundTimePrecision(tod, t.Precision), zone), nil
 	case Timestamp, TimestampTZ:
 		ts, err := parseTimestampZone(t.ID, s, z)
 		if err != nil {

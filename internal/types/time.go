@@ -11,7 +11,7 @@ import (
 // TIME (time without time zone) is a time of day: microseconds since
 // midnight, from 00:00:00 to 24:00:00 inclusive, as in PostgreSQL. It has
 // a precision (time(p), 0..6 fractional digits) like timestamp. TIME WITH
-// TIME ZONE is not supported.
+// TIME ZONE is in timetz.go.
 
 // MakeTime returns a TIME of micros since midnight.
 func MakeTime(micros int64) Value { return Value{kind: Time, n: micros} }
@@ -64,11 +64,11 @@ func roundTimePrecision(micros int64, p int32) int64 {
 
 // castToTime converts v to TIME t: the time of day of a timestamp (of a
 // timestamptz, in UTC; CastZone gives the session zone's), the time part
-// of an interval, or a TIME of another precision.
+// of an interval, the time of a TIMETZ, or a TIME of another precision.
 func castToTime(v Value, t Type) (Value, error) {
 	var tod int64
 	switch v.kind {
-	case Time:
+	case Time, TimeTZ:
 		tod = v.n
 	case Timestamp, TimestampTZ:
 		if !isFiniteTimestamp(v.n) {

@@ -28,6 +28,8 @@ const (
 	Jsonb
 	// Time is time without time zone (time.go).
 	Time
+	// TimeTZ is time with time zone (timetz.go).
+	TimeTZ
 )
 
 // Type is a SQL type with its modifiers.
@@ -36,7 +38,7 @@ type Type struct {
 	// Precision and Scale are NUMERIC's typmod; Precision is -1 when
 	// unconstrained. When Precision is set, Scale is the scale, which may be
 	// negative (NUMERIC(3,-1) rounds to tens, as in PostgreSQL 15). For
-	// TIMESTAMP, TIMESTAMPTZ, TIME and INTERVAL, Precision is the number of
+	// TIMESTAMP, TIMESTAMPTZ, TIME, TIMETZ and INTERVAL, Precision is the number of
 	// fractional-second digits kept (0..6), or -1 for all six.
 	Precision, Scale int32
 	// Length is VARCHAR's maximum length in characters; -1 when unbounded.

@@ -47,6 +47,8 @@ func (id TypeID) baseName() string {
 		return "timestamp without time zone"
 	case Time:
 		return "time without time zone"
+	case TimeTZ:
+		return "time with time zone"
 	case TimestampTZ:
 		return "timestamp with time zone"
 	case Interval:
@@ -100,6 +102,10 @@ func (t Type) String() string {
 		if t.Precision >= 0 {
 			return "time(" + strconv.Itoa(int(t.Precision)) + ") without time zone"
 		}
+	case TimeTZ:
+		if t.Precision >= 0 {
+			return "time(" + strconv.Itoa(int(t.Precision)) + ") with time zone"
+		}
 	case Interval:
 		name := "interval"
 		if t.Fields != 0 {
@@ -152,6 +158,8 @@ func (id TypeID) OID() uint32 {
 		return 1114
 	case Time:
 		return 1083
+	case TimeTZ:
+		return 1266
 	case TimestampTZ:
 		return 1184
 	case Interval:
@@ -175,7 +183,7 @@ func TypeByOID(oid uint32) (Type, bool) {
 	if oid == Json.OID() {
 		return Of(Json), true
 	}
-	for id := Unknown; id <= Time; id++ {
+	for id := Unknown; id <= TimeTZ; id++ {
 		if id.OID() == oid {
 			return Of(id), true
 		}
@@ -227,6 +235,7 @@ var typeAliases = map[string]TypeID{
 	"timestamp": Timestamp, "timestamp without time zone": Timestamp,
 	"timestamptz": TimestampTZ, "timestamp with time zone": TimestampTZ,
 	"time": Time, "time without time zone": Time,
+	"timetz": TimeTZ, "time with time zone": TimeTZ,
 	"interval": Interval,
 	"jsonb":    Jsonb,
 	"json":     Json,
@@ -238,7 +247,6 @@ var typeAliases = map[string]TypeID{
 var unsupportedTypes = map[string]bool{
 	"bpchar": true, "character": true,
 	"uuid": true, "xml": true,
-	"timetz": true, "time with time zone": true,
 	"money": true, "inet": true, "cidr": true, "macaddr": true, "macaddr8": true,
 	"bit": true, "varbit": true, "bit varying": true,
 	"point": true, "line": true, "lseg": true, "box": true, "path": true, "polygon": true, "circle": true,
@@ -345,17 +353,17 @@ func TypeByName(names []string, typmods []int32) (Type, error) {
 			return Type{}, errs.Newf(errs.InvalidParameterValue, "length for type varchar cannot exceed %d", maxVarcharLength)
 		}
 		return VarcharType(n), nil
-	case Timestamp, TimestampTZ, Time:
+	case Timestamp, TimestampTZ, Time, TimeTZ:
 		if len(typmods) > 1 {
 			return Type{}, errs.New(errs.InvalidParameterValue, "invalid type modifier")
 		}
 		p := typmods[0]
 		if p < 0 {
 			name, suffix := "TIMESTAMP", ""
-			if id == TimestampTZ {
+			if id == TimestampTZ || id == TimeTZ {
 				suffix = " WITH TIME ZONE"
 			}
-			if id == Time {
+			if id == Time || id == TimeTZ {
 				name = "TIME"
 			}
 			return Type{}, errs.Newf(errs.InvalidParameterValue, "%s(%d)%s precision must not be negative", name, p, suffix)
@@ -420,6 +428,8 @@ func pgTypName(id TypeID) string {
 		return "timestamp"
 	case Time:
 		return "time"
+	case TimeTZ:
+		return "timetz"
 	case TimestampTZ:
 		return "timestamptz"
 	case Interval:

@@ -20,7 +20,7 @@ func (t Type) Typmod() int32 {
 		if t.Length >= 0 {
 			return t.Length + 4
 		}
-	case Timestamp, TimestampTZ, Time:
+	case Timestamp, TimestampTZ, Time, TimeTZ:
 		if t.Precision >= 0 {
 			return t.Precision
 		}
@@ -57,7 +57,7 @@ func TypeByOIDTypmod(oid uint32, typmod int32) (Type, bool) {
 		if typmod >= 4 {
 			return VarcharType(typmod - 4), true
 		}
-	case Timestamp, TimestampTZ, Time:
+	case Timestamp, TimestampTZ, Time, TimeTZ:
 		if typmod <= maxTimePrecision {
 			t.Precision = typmod
 		}

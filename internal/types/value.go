@@ -142,6 +142,10 @@ func (v Value) Days() int32 { return int32(v.n) }
 // Unix epoch.
 func (v Value) Micros() int64 { return v.n }
 
+// TimeTZ returns a TIMETZ value's time of day (microseconds since
+// midnight) and zone (seconds west of UTC, as PostgreSQL keeps it).
+func (v Value) TimeTZ() (micros int64, zoneWest int32) { return v.n, int32(v.aux) }
+
 // Interval returns an INTERVAL value.
 func (v Value) Interval() IntervalValue {
 	return IntervalValue{Months: int32(v.aux >> 32), Days: int32(uint32(v.aux)), Micros: v.n}

@@ -445,6 +445,10 @@ func CastZone(v Value, t Type, explicit bool, z Zone) (Value, error) {
 	}
 	from := v.kind
 	switch {
+	case t.ID == TimeTZ && from != Text:
+		return castToTimeTZ(v, t, z)
+	case from == Text && t.ID == TimeTZ || from == Text && t.ID == ArrayOf(TimeTZ):
+		return ParseZone(t, v.s, z)
 	case (t.ID == Text || t.ID == Varchar) && hasTimestampTZ(from):
 		return Cast(MakeText(castTextZone(v, t, z)), t, explicit)
 	case from == Text && hasTimestampTZ(t.ID):

@@ -21,6 +21,7 @@ var allKinds = []types.Kind{
 	types.ArrayOf(types.Int4), types.ArrayOf(types.Text), types.ArrayOf(types.Numeric),
 	types.ArrayOf(types.Float8), types.ArrayOf(types.Interval), types.ArrayOf(types.Bool),
 	types.Jsonb, types.ArrayOf(types.Jsonb), types.Time, types.ArrayOf(types.Time),
+	types.TimeTZ, types.ArrayOf(types.TimeTZ),
 }
 
 // genKind draws one of allKinds.
@@ -110,6 +111,12 @@ func genNonNull(k types.Kind) *rapid.Generator[types.Value] {
 			make)
 	case types.Time:
 		return rapid.Map(edgy(rapid.Int64Range(0, 86_400_000_000), 0, 86_400_000_000, 1, 43_200_000_000), types.MakeTime)
+	case types.TimeTZ:
+		return rapid.Custom(func(t *rapid.T) types.Value {
+			micros := edgy(rapid.Int64Range(0, 86_400_000_000), 0, 86_400_000_000, 1).Draw(t, "micros")
+			zone := edgy(rapid.Int32Range(-57_599, 57_599), -57_599, 57_599, 0, -3600, 3600).Draw(t, "zone")
+			return types.MakeTimeTZ(micros, zone)
+		})
 	case types.Interval:
 		return rapid.Map(genInterval(), types.MakeInterval)
 	case types.Jsonb:
@@ -259,6 +266,9 @@ func describe(v types.Value) string {
 		b.WriteString(v.Decimal().String())
 	case types.Text, types.Bytea:
 		b.WriteString(quote(v.Str()))
+	case types.TimeTZ:
+		micros, zone := v.TimeTZ()
+		b.WriteString(itoa(micros) + "us " + itoa(int64(zone)) + "s")
 	case types.Interval:
 		iv := v.Interval()
 		b.WriteString(itoa(int64(iv.Months)) + "m " + itoa(int64(iv.Days)) + "d " + itoa(iv.Micros) + "us")

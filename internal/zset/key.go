@@ -35,7 +35,11 @@ const (
 	keyTagTimestamp   byte = 0x2a
 	keyTagTimestampTZ byte = 0x2b
 	keyTagInterval    byte = 0x2c
-	keyTagArray       byte = 0x30
+	// keyTagTimeTZ is followed by the UTC equivalent (the time plus the
+	// zone, in microseconds) in 8 bytes, then the zone (seconds west of
+	// UTC) in 4, both sign-flipped: timetz_cmp's order.
+	keyTagTimeTZ byte = 0x2d
+	keyTagArray  byte = 0x30
 	// keyArrayEnd ends an array's elements; it is below every value tag,
 	// so an array sorts before its extensions. It ends an array with one
 	// dimension and lower bound 1 (or none); the other shapes end with
@@ -239,6 +243,21 @@ func DecodeKeyValue(key []byte) (types.Value, []byte, error) {
 			return types.Null, key, err
 		}
 		return types.MakeJSONB(j), rest, nil
+	case keyTagTimeTZ:
+		u, rest, err := readFixed(body, 8, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		z, rest, err := readFixed(rest, 4, mask)
+		if err != nil {
+			return types.Null, key, err
+		}
+		zone := int32(uint32(z) ^ 1<<31)
+		micros := int64(u^1<<63) - int64(zone)*1_000_000
+		if micros < 0 || micros > 86_400_000_000 {
+			return types.Null, key, corruptKey("time with time zone out of range")
+		}
+		return types.MakeTimeTZ(micros, zone), rest, nil
 	case keyTagInterval:
 		days, rest, err := readFixed(body, 5, mask)
 		if err != nil {
@@ -398,6 +417,10 @@ func appendKeyValue(dst []byte, v types.Value) []byte {
 		return binary.BigEndian.AppendUint32(append(dst, keyTagDate), uint32(v.Days())^1<<31)
 	case types.Time:
 		return binary.BigEndian.AppendUint64(append(dst, keyTagTime), uint64(v.Micros())^1<<63)
+	case types.TimeTZ:
+		micros, zone := v.TimeTZ()
+		dst = binary.BigEndian.AppendUint64(append(dst, keyTagTimeTZ), uint64(micros+int64(zone)*1_000_000)^1<<63)
+		return binary.BigEndian.AppendUint32(dst, uint32(zone)^1<<31)
 	case types.Timestamp:
 		return binary.BigEndian.AppendUint64(append(dst, keyTagTimestamp), uint64(v.Micros())^1<<63)
 	case types.TimestampTZ:

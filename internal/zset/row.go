@@ -40,6 +40,7 @@ const (
 	// each dimension's length (uvarint) and lower bound (varint), then the
 	// elements.
 	rowTagShapedArray
+	rowTagTimeTZ // then the microseconds since midnight and the zone (seconds west of UTC), varints
 )
 
 // Numeric header bits in EncodeRow's format.
@@ -114,6 +115,9 @@ func appendRowValue(dst []byte, v types.Value) []byte {
 		return binary.AppendVarint(append(dst, rowTagDate), int64(v.Days()))
 	case types.Time:
 		return binary.AppendVarint(append(dst, rowTagTime), v.Micros())
+	case types.TimeTZ:
+		micros, zone := v.TimeTZ()
+		return binary.AppendVarint(binary.AppendVarint(append(dst, rowTagTimeTZ), micros), int64(zone))
 	case types.Timestamp:
 		return binary.AppendVarint(append(dst, rowTagTimestamp), v.Micros())
 	case types.TimestampTZ:
@@ -395,6 +399,9 @@ func (d *rowDecoder) valueAt(depth int) types.Value {
 		return types.MakeTimestamp(d.varint())
 	case rowTagTime:
 		return types.MakeTime(d.varintRange(0, 86_400_000_000))
+	case rowTagTimeTZ:
+		micros := d.varintRange(0, 86_400_000_000)
+		return types.MakeTimeTZ(micros, int32(d.varintRange(math.MinInt32, math.MaxInt32)))
 	case rowTagTimestampTZ:
 		return types.MakeTimestampTZ(d.varint())
 	case rowTagInterval:
@@ -521,6 +528,10 @@ func identicalValues(x, y types.Value) bool {
 		return x.Micros() == y.Micros()
 	case types.Interval:
 		return x.Interval() == y.Interval()
+	case types.TimeTZ:
+		xm, xz := x.TimeTZ()
+		ym, yz := y.TimeTZ()
+		return xm == ym && xz == yz
 	case types.Jsonb:
 		return types.FormatJSONB(x.JSONB()) == types.FormatJSONB(y.JSONB())
 	}
