@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -272,11 +271,12 @@ func checkViewColumns(old, n *object) error {
 
 // replaceMatView runs CREATE OR REPLACE MATERIALIZED VIEW m, a RockStream
 // extension: m keeps its id and its history (AS OF EPOCH before the
-// replacement reads the old definition's contents), is computed from
-// scratch by the new definition, and its change in this epoch is the
-// difference. Views that read m go on reading it when the new definition
-// returns the same columns (names and types); otherwise the statement is
-// refused.
+// replacement reads the old definition's contents), is computed by the
+// new definition, and its change in this epoch is the difference. The
+// operators the new circuit shares with the old keep their state and are
+// not recomputed (replace_reuse.go); the rest start from no state. While
+// views read m, the new definition must keep m's columns as CREATE OR
+// REPLACE VIEW does (names and types, in order; more may follow).
 func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recursionLimit int, zone types.Zone) (*catalog, *Result, error) {
 	cat := w.cat
 	old := cat.resolveRV(cs.Into.Rel)
@@ -303,15 +303,13 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 	if dependsOn(n, old.id) {
 		return nil, nil, errs.Newf(errs.InvalidObjectDef, "infinite recursion detected in rules for relation %q", old.name)
 	}
-	if deps := transitiveDependents(cat, old); len(deps) > 0 && !typesEqual(old.cols, n.cols) {
-		e := errs.Newf(errs.DependentObjects, "cannot replace materialized view %s with other columns because other objects depend on it", old.name).(*errs.Error)
-		var lines []string
-		for _, d := range cat.dependents(old.name) {
-			lines = append(lines, fmt.Sprintf("%s %s depends on materialized view %s", d.kindName(), d.name, old.name))
+	if len(transitiveDependents(cat, old)) > 0 {
+		// What CREATE OR REPLACE VIEW demands of every view: the old
+		// columns kept, in order, with their names and types; new ones
+		// may follow. Without readers the columns are free.
+		if err := checkViewColumns(old, n); err != nil {
+			return nil, nil, err
 		}
-		e.Detail = strings.Join(lines, "\n")
-		e.Hint = "Keep the columns' names and types, or drop the dependent objects first."
-		return nil, nil, e
 	}
 	// With the same columns the view keeps its history: AS OF EPOCH
 	// before the replacement reads the old definition's contents. With
@@ -327,7 +325,8 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 	if err != nil {
 		return nil, nil, err
 	}
-	drops := [][]byte{old.rowsPrefix(), relPrefix(nsOpState, old.id)}
+	reuse := planReplaceReuse(cat, base, old, n)
+	drops := [][]byte{old.rowsPrefix()}
 	if !sameCols {
 		drops = append(drops, relPrefix(nsChangeLog, old.id))
 		prev = nil
@@ -337,7 +336,10 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 			return nil, nil, err
 		}
 	}
-	fresh, err := backfill(ctx, st, base, n)
+	if err := reuse.dropUnkeptState(st, old.id); err != nil {
+		return nil, nil, err
+	}
+	fresh, err := backfillReusing(ctx, st, base, n, reuse)
 	if err != nil {
 		return nil, nil, viewError(n, err)
 	}
@@ -364,7 +366,7 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 	for _, e := range fresh {
 		rows += e.Weight
 	}
-	return next, &Result{Tag: fmt.Sprintf("SELECT %d", rows)}, nil
+	return next, &Result{Tag: fmt.Sprintf("SELECT %d", rows), note: reuse.note(n.name)}, nil
 }
 
 // markReplace marks a CREATE MATERIALIZED VIEW parsed from CREATE OR
