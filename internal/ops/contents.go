@@ -18,16 +18,19 @@ import (
 //
 // Only the operators whose contents are a function of their state alone
 // say what they are: an aggregate's groups (each live group's output row
-// is in its state). A windowed aggregate forgets the groups of closed
-// windows while its output keeps them; a join's contents would be the
-// join of its arrangements. Those, and the others, are recomputed.
+// is in its state) and an inner join's pairs (the join of its two
+// arrangements). A windowed aggregate forgets the groups of closed
+// windows while its output keeps them, a lookup join has one arrangement
+// only; those, and the others, are recomputed.
 
 // HasContents reports whether Contents can read op's contents from its
 // state.
 func HasContents(op Operator) bool {
-	switch op.(type) {
+	switch o := op.(type) {
 	case *Aggregate, *FinalAggregate:
 		return true
+	case *Join:
+		return o.lookup == nil
 	}
 	return false
 }
@@ -40,6 +43,10 @@ func Contents(ctx context.Context, st state.Store, op Operator) (zset.Batch, err
 		return o.contents(ctx, st)
 	case *FinalAggregate:
 		return o.contents(ctx, st)
+	case *Join:
+		if o.lookup == nil {
+			return o.contents(ctx, st)
+		}
 	}
 	return nil, errs.Newf(errs.Internal, "operator %T cannot read its contents from its state", op)
 }
@@ -101,5 +108,64 @@ func (a *Aggregate) contents(ctx context.Context, st state.Store) (zset.Batch, e
 	}
 	// An aggregate without GROUP BY that never stepped has emitted
 	// nothing yet and has no state: its contents are empty.
+	return zset.Consolidate(out)
+}
+
+// contents returns the join of the two arrangements: bucket by bucket,
+// each left row arranged probes the right rows of its key, as a step of
+// the left rows alone over the right arrangement would.
+func (j *Join) contents(ctx context.Context, st state.Store) (zset.Batch, error) {
+	j.rows.bind(ctx)
+	w := &work{ctx: ctx}
+	var out zset.Batch
+	plen := j.leftPrefix.plen()
+	var arena []byte
+	type span struct{ key, end int }
+	var spans []span
+	var rows []zset.Row
+	var weights []int64
+	for b := range zset.Buckets {
+		p := j.leftPrefix.at(b)
+		j.probes, arena, spans, rows, weights = j.probes[:0], arena[:0], spans[:0], rows[:0], weights[:0]
+		var ferr error
+		err := st.Scan(p, state.PrefixEnd(p), func(k, v []byte) bool {
+			if ferr = w.tick(); ferr != nil {
+				return false
+			}
+			_, rest, err := zset.DecodeKey(k[plen:], len(j.leftKeys))
+			if err != nil || len(rest) == 0 || rest[0] != rowSep {
+				ferr = corrupt("join arrangement")
+				return false
+			}
+			row, err := zset.DecodeRow(rest[1:])
+			if err != nil {
+				ferr = err
+				return false
+			}
+			weight, _, err := readWeight(v)
+			if err != nil {
+				ferr = err
+				return false
+			}
+			off := len(arena)
+			arena = append(arena, k[:len(k)-len(rest)]...)
+			spans = append(spans, span{off, len(arena)})
+			rows = append(rows, row)
+			weights = append(weights, weight)
+			return true
+		})
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i, sp := range spans {
+			j.probes = append(j.probes, probe{key: arena[sp.key:sp.end:sp.end], row: rows[i], weight: weights[i]})
+		}
+		if out, err = j.probe(w, st, out, j.probes, j.leftPrefix, j.rightPrefix, true); err != nil {
+			return nil, err
+		}
+	}
 	return zset.Consolidate(out)
 }
