@@ -279,37 +279,12 @@ func checkViewColumns(old, n *object) error {
 // REPLACE VIEW does (names and types, in order; more may follow).
 func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recursionLimit int, zone types.Zone) (*catalog, *Result, error) {
 	cat := w.cat
-	old := cat.resolveRV(cs.Into.Rel)
-	if old == nil || old.system != nil {
-		return createMatView(ctx, st, w, text, cs, false, recursionLimit, zone)
-	}
-	if old.kind != sql.MaterializedView {
-		return nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a materialized view", old.name)
-	}
-	if cs.IfNotExists {
-		return nil, nil, errs.New(errs.SyntaxError, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
-	}
-	base := cat.clone()
-	delete(base.byName, old.name)
-	// The same id, so the same state prefixes.
-	base.nextID = old.id
-	bw := &epochWrite{epoch: w.epoch, ov: w.ov, cat: base, logSeq: w.logSeq, now: w.epochTime}
-	// Recovering: the definition is bound and built, nothing is written.
-	next, _, err := createMatView(ctx, st, bw, text, cs, true, recursionLimit, zone)
+	old, n, next, base, err := bindReplacement(ctx, st, w, text, cs, recursionLimit, zone)
 	if err != nil {
 		return nil, nil, err
 	}
-	n := next.byName[old.name]
-	if dependsOn(n, old.id) {
-		return nil, nil, errs.Newf(errs.InvalidObjectDef, "infinite recursion detected in rules for relation %q", old.name)
-	}
-	if len(transitiveDependents(cat, old)) > 0 {
-		// What CREATE OR REPLACE VIEW demands of every view: the old
-		// columns kept, in order, with their names and types; new ones
-		// may follow. Without readers the columns are free.
-		if err := checkViewColumns(old, n); err != nil {
-			return nil, nil, err
-		}
+	if old == nil {
+		return createMatView(ctx, st, w, text, cs, false, recursionLimit, zone)
 	}
 	// With the same columns the view keeps its history: AS OF EPOCH
 	// before the replacement reads the old definition's contents. With
@@ -367,6 +342,48 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 		rows += e.Weight
 	}
 	return next, &Result{Tag: fmt.Sprintf("SELECT %d", rows), note: reuse.note(n.name)}, nil
+}
+
+// bindReplacement binds and builds the new definition of the materialized
+// view CREATE OR REPLACE MATERIALIZED VIEW cs replaces, and checks it: it
+// returns the view old as the catalog holds it, n as the new definition
+// makes it (the same id), next the catalog holding n in old's place and
+// base the catalog without old that n was bound in. old is nil when no
+// such view exists (the statement creates one). Nothing is written.
+func bindReplacement(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recursionLimit int, zone types.Zone) (old, n *object, next, base *catalog, err error) {
+	cat := w.cat
+	old = cat.resolveRV(cs.Into.Rel)
+	if old == nil || old.system != nil {
+		return nil, nil, nil, nil, nil
+	}
+	if old.kind != sql.MaterializedView {
+		return nil, nil, nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a materialized view", old.name)
+	}
+	if cs.IfNotExists {
+		return nil, nil, nil, nil, errs.New(errs.SyntaxError, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
+	}
+	base = cat.clone()
+	delete(base.byName, old.name)
+	// The same id, so the same state prefixes.
+	base.nextID = old.id
+	bw := &epochWrite{epoch: w.epoch, ov: w.ov, cat: base, logSeq: w.logSeq, now: w.epochTime}
+	// Recovering: the definition is bound and built, nothing is written.
+	if next, _, err = createMatView(ctx, st, bw, text, cs, true, recursionLimit, zone); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	n = next.byName[old.name]
+	if dependsOn(n, old.id) {
+		return nil, nil, nil, nil, errs.Newf(errs.InvalidObjectDef, "infinite recursion detected in rules for relation %q", old.name)
+	}
+	if len(transitiveDependents(cat, old)) > 0 {
+		// What CREATE OR REPLACE VIEW demands of every view: the old
+		// columns kept, in order, with their names and types; new ones
+		// may follow. Without readers the columns are free.
+		if err := checkViewColumns(old, n); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	return old, n, next, base, nil
 }
 
 // markReplace marks a CREATE MATERIALIZED VIEW parsed from CREATE OR

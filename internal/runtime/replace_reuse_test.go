@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -209,4 +210,52 @@ func TestReplaceReuseRestart(t *testing.T) {
 	s = e.NewSession()
 	execAll(t, s, "DELETE FROM t WHERE a = 0", "INSERT INTO t VALUES (7, 8)")
 	check("after a second reopen", " HAVING count(*) > 1")
+}
+
+// TestExplainReplace: EXPLAIN INCREMENTAL CREATE OR REPLACE MATERIALIZED
+// VIEW shows which operators the replacement would keep, changing
+// nothing, and the replacement then keeps those.
+func TestExplainReplace(t *testing.T) {
+	s, notes := alterSession(t)
+	execAll(t, s,
+		"CREATE TABLE t (a int, b int)",
+		"CREATE TABLE w (k int, y int)",
+		"INSERT INTO t VALUES (1, 2), (2, 3)",
+		"INSERT INTO w VALUES (1, 10), (2, 20)",
+		"CREATE MATERIALIZED VIEW m AS SELECT t.a, count(*) AS n FROM t JOIN w ON t.a = w.k GROUP BY t.a")
+	const replace = "CREATE OR REPLACE MATERIALIZED VIEW m AS SELECT t.a, count(*) AS n, max(w.y) AS y FROM t JOIN w ON t.a = w.k GROUP BY t.a"
+	got := alterQuery(t, s, "EXPLAIN INCREMENTAL "+replace)
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "Replacement: 1 of 2 stateful operators keep their state, 1 backfilled" {
+		t.Errorf("last line %q in\n%s", last, got)
+	}
+	var agg, join string
+	for _, l := range lines {
+		switch l = strings.TrimSpace(l); {
+		case strings.HasPrefix(l, "aggregate"):
+			agg = l
+		case strings.HasPrefix(l, "join"):
+			join = l
+		}
+	}
+	if !strings.HasSuffix(agg, "reuse=backfill") || !strings.HasSuffix(join, "reuse=kept, read") {
+		t.Errorf("aggregate %q, join %q in\n%s", agg, join, got)
+	}
+	if got := alterQuery(t, s, "SELECT * FROM m ORDER BY a"); got != "1|1\n2|1\n" {
+		t.Errorf("EXPLAIN changed m: %q", got)
+	}
+	*notes = nil
+	execAll(t, s, replace)
+	wantKept(t, *notes, "m", 1, 2)
+	if got := alterQuery(t, s, "SELECT * FROM m ORDER BY a"); got != "1|1|10\n2|1|20\n" {
+		t.Errorf("m = %q", got)
+	}
+	// A view that does not exist yet: every operator is new.
+	got = alterQuery(t, s, "EXPLAIN INCREMENTAL CREATE OR REPLACE MATERIALIZED VIEW m2 AS SELECT a, sum(b) AS s FROM t GROUP BY a")
+	if !strings.HasSuffix(got, "Replacement: 0 of 1 stateful operators keep their state, 1 backfilled\n") {
+		t.Errorf("EXPLAIN of a new view:\n%s", got)
+	}
+	if _, err := s.Exec(context.Background(), "SELECT * FROM m2", nil); err == nil {
+		t.Error("EXPLAIN created m2")
+	}
 }
