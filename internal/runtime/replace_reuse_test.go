@@ -247,8 +247,18 @@ func TestExplainReplace(t *testing.T) {
 	*notes = nil
 	execAll(t, s, replace)
 	wantKept(t, *notes, "m", 1, 2)
+	if backfilled(*notes, "m") {
+		t.Errorf("the replacement read its inputs whole: %q", *notes)
+	}
 	if got := alterQuery(t, s, "SELECT * FROM m ORDER BY a"); got != "1|1|10\n2|1|20\n" {
 		t.Errorf("m = %q", got)
+	}
+	// Another join: everything is computed again from the inputs.
+	*notes = nil
+	execAll(t, s, "CREATE OR REPLACE MATERIALIZED VIEW m AS SELECT t.a, count(*) AS n, max(w.y) AS y FROM t JOIN w ON t.a = w.k AND w.y > 0 GROUP BY t.a")
+	wantKept(t, *notes, "m", 0, 2)
+	if !backfilled(*notes, "m") {
+		t.Errorf("a replacement keeping nothing did not backfill: %q", *notes)
 	}
 	// A view that does not exist yet: every operator is new.
 	got = alterQuery(t, s, "EXPLAIN INCREMENTAL CREATE OR REPLACE MATERIALIZED VIEW m2 AS SELECT a, sum(b) AS s FROM t GROUP BY a")
@@ -258,4 +268,38 @@ func TestExplainReplace(t *testing.T) {
 	if _, err := s.Exec(context.Background(), "SELECT * FROM m2", nil); err == nil {
 		t.Error("EXPLAIN created m2")
 	}
+}
+
+// TestReplaceInTransaction: a replacement in a transaction block keeps
+// the state the block's earlier changes brought up to date, and one rolled
+// back leaves the old view and its state as they were.
+func TestReplaceInTransaction(t *testing.T) {
+	s, notes := alterSession(t)
+	execAll(t, s,
+		"CREATE TABLE t (a int, b int)",
+		"INSERT INTO t VALUES (1, 2), (2, 3), (2, 4)",
+		"CREATE MATERIALIZED VIEW m AS SELECT a, sum(b) AS s, count(*) AS n FROM t GROUP BY a")
+	const query = "SELECT a, sum(b) AS s, count(*) AS n FROM t GROUP BY a"
+	check := func(when, q string) {
+		t.Helper()
+		if got, want := alterQuery(t, s, "SELECT * FROM m ORDER BY a"), alterQuery(t, s, q+" ORDER BY a"); got != want {
+			t.Errorf("m %s = %q, want %q", when, got, want)
+		}
+	}
+	execAll(t, s, "BEGIN", "INSERT INTO t VALUES (3, 5), (1, 1)", "DELETE FROM t WHERE b = 3")
+	*notes = nil
+	execAll(t, s, "CREATE OR REPLACE MATERIALIZED VIEW m AS "+query+" HAVING sum(b) > 0",
+		"INSERT INTO t VALUES (4, 6)")
+	wantKept(t, *notes, "m", 1, 1)
+	check("in the block", query+" HAVING sum(b) > 0")
+	execAll(t, s, "ROLLBACK")
+	check("after ROLLBACK", query)
+	execAll(t, s, "INSERT INTO t VALUES (5, 7)", "DELETE FROM t WHERE a = 1")
+	check("after ROLLBACK and changes", query)
+	*notes = nil
+	execAll(t, s, "BEGIN", "INSERT INTO t VALUES (2, 10)",
+		"CREATE OR REPLACE MATERIALIZED VIEW m AS "+query+" HAVING count(*) > 1",
+		"UPDATE t SET b = b * 2 WHERE a = 2", "COMMIT", "INSERT INTO t VALUES (6, 1)")
+	wantKept(t, *notes, "m", 1, 1)
+	check("after COMMIT", query+" HAVING count(*) > 1")
 }
