@@ -24,13 +24,15 @@ import (
 // its state depends on: the plan node it was built for with every node
 // below it (each relation it scans named by the identity its caller gives,
 // such as the relation's id and the columns' positions and types), its
-// position among the nodes built for that plan, and the circuit nodes of
-// that subtree as built (kind, key, state kind, exchanges, lookups). Two
-// circuits' operators with the same id and the same identity keep the
-// same state for the same input: a circuit may take over the other's
-// state for them. Same id and same identity imply that every operator
-// below has the same id and identity too (the ids of a subtree follow from
-// where it starts and what it is).
+// place among the nodes built for that plan, and the circuit nodes of that
+// subtree as built (kind, key, state kind, exchanges, lookups), their
+// inputs numbered from the subtree's first node. It does not depend on
+// where the subtree is in the circuit: two operators, of one circuit or of
+// two, with the same identity keep the same state for the same input
+// history, and a circuit may take over another's state for an operator of
+// the same identity, under the operator's own id (the caller moves the
+// entries when the ids differ). Every operator below one with the same
+// identity has the same identity as its counterpart too.
 
 // StateIdentities returns the state identity of each operator of c that
 // keeps state, by operator id. scan names a scanned relation (a
@@ -64,7 +66,12 @@ func (c *Circuit) StateIdentities(scan func(rel string) (string, bool)) map[int]
 		h.Write(num[:binary.PutUvarint(num[:], uint64(i-nd.start))])
 		for k := nd.start; k <= i; k++ {
 			m := &c.nodes[k]
-			fmt.Fprintf(h, "\x00%T|%s|%v|%v|%v|%v|%d", m.op, m.explain, m.inputs, m.labels, m.single, m.stateful, len(m.routes))
+			// Inputs by their place after start: the identity does not
+			// depend on where the subtree is in the circuit.
+			fmt.Fprintf(h, "\x00%T|%s|%v|%v|%v|%d|", m.op, m.explain, m.labels, m.single, m.stateful, len(m.routes))
+			for _, in := range m.inputs {
+				fmt.Fprintf(h, "%d,", in-nd.start)
+			}
 			for _, r := range m.routes {
 				fmt.Fprintf(h, "|%d|%s", r.kind, exprList(r.key))
 			}
@@ -266,9 +273,9 @@ type Reuse struct {
 }
 
 // PlanReuse decides which of c's stateful operators keep their state in
-// a backfill, given reusable: the operators whose state in the store is
-// exact for their input now (a former circuit's operator with the same id
-// and state identity). From the root down, the first reusable operator
+// a backfill, given reusable: the operators whose state is exact for their
+// input now (a former circuit's operator with the same state identity,
+// whose state the caller puts under the operator's id). From the root down, the first reusable operator
 // met on each path whose contents its state gives (ops.HasContents) is a
 // seed: it and everything below it keep their state and do not run. Every
 // other node runs; a stateful one that runs starts from no state, even if

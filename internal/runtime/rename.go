@@ -311,7 +311,7 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 			return nil, nil, err
 		}
 	}
-	if err := reuse.dropUnkeptState(st, old.id); err != nil {
+	if err := reuse.keepState(st, old.id); err != nil {
 		return nil, nil, err
 	}
 	fresh, err := backfillReusing(ctx, st, base, n, reuse)

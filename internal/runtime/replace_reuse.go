@@ -15,19 +15,23 @@ import (
 )
 
 // CREATE OR REPLACE MATERIALIZED VIEW keeps the operator state of the
-// parts of the old circuit the new one still has (docs/sql.md, "CREATE OR
-// REPLACE MATERIALIZED VIEW"). An operator of the new circuit takes over
-// the old one's state when both have the same id (its position in the
-// circuit) and the same state identity (diff.Circuit.StateIdentities: a
-// fingerprint of its plan and everything below it, its scans named by
-// relation id and column positions and types), and both circuits were
-// bound in the same time zone with the same recursion limit. The old
-// state of such an operator is exact for its input now, which is the new
-// operator's input too.
+// parts of the old circuit the new one still has (docs/sql.md, "What a
+// replacement recomputes"). An operator of the new circuit takes over the
+// state of an old operator with the same state identity
+// (diff.Circuit.StateIdentities: a fingerprint of its plan and everything
+// below it, its scans named by relation id and column positions and
+// types), when both circuits were bound in the same time zone with the
+// same recursion limit: the old operator's state is exact for its input
+// now, which is the new operator's input too. When the two operators'
+// ids (their positions in the circuits) differ, the entries move to the
+// new id.
 
 // replaceReuse is what a replacement keeps of the old view's state.
 type replaceReuse struct {
 	plan *diff.Reuse // nil: nothing is kept
+	// from gives, for each kept operator of the new circuit, the id of
+	// the old operator whose state it takes over.
+	from map[int]int
 	// stateful counts the new circuit's operators that keep state.
 	stateful int
 }
@@ -41,13 +45,36 @@ func planReplaceReuse(cat, base *catalog, old, n *object) replaceReuse {
 		return r
 	}
 	was := old.circuit.StateIdentities(scanIdentity(cat))
+	byIdentity := map[[32]byte]int{} // the lowest old id of each identity
+	for _, id := range old.circuit.StatefulOperators() {
+		if fp, ok := was[id]; ok {
+			if _, dup := byIdentity[fp]; !dup {
+				byIdentity[fp] = id
+			}
+		}
+	}
 	now := n.circuit.StateIdentities(scanIdentity(base))
+	source := func(id int) (int, bool) {
+		fp, ok := now[id]
+		if !ok {
+			return 0, false
+		}
+		if w, ok := was[id]; ok && w == fp {
+			return id, true // in place
+		}
+		from, ok := byIdentity[fp]
+		return from, ok
+	}
 	p := n.circuit.PlanReuse(func(id int) bool {
-		w, ok := was[id]
-		return ok && now[id] == w
+		_, ok := source(id)
+		return ok
 	})
-	if len(p.Kept) > 0 {
-		r.plan = p
+	if len(p.Kept) == 0 {
+		return r
+	}
+	r.plan, r.from = p, map[int]int{}
+	for _, id := range p.Kept {
+		r.from[id], _ = source(id)
 	}
 	return r
 }
@@ -86,20 +113,44 @@ func (r replaceReuse) note(view string) string {
 		view, kept, r.stateful, r.stateful-kept)
 }
 
-// dropUnkeptState deletes every operator state entry of view id but those
-// of the operators r keeps (all of them when r keeps none).
-func (r replaceReuse) dropUnkeptState(st state.Store, id uint64) error {
+// keepState leaves, of view id's operator state, the entries of the
+// operators r keeps, each under its new id: in every bucket, the entries
+// of a kept operator whose id changed are read, every entry but those of
+// the operators kept in place is deleted, and the entries read are
+// written under their new ids. It deletes all of it when r keeps nothing.
+func (r replaceReuse) keepState(st state.Store, id uint64) error {
 	prefix := relPrefix(nsOpState, id)
 	if r.plan == nil {
 		return deletePrefix(st, prefix)
 	}
-	kept := slices.Clone(r.plan.Kept)
-	slices.Sort(kept)
+	var inPlace, moved []int
+	for _, k := range r.plan.Kept {
+		if r.from[k] == k {
+			inPlace = append(inPlace, k)
+		} else {
+			moved = append(moved, k)
+		}
+	}
+	slices.Sort(inPlace)
+	opPrefix := func(bucket []byte, op int) []byte {
+		return binary.BigEndian.AppendUint32(slices.Clip(bucket), uint32(op))
+	}
+	type entry struct{ key, value []byte }
 	for b := range zset.Buckets {
 		bucket := append(slices.Clip(prefix), byte(b))
+		var writes []entry
+		for _, k := range moved {
+			from, to := opPrefix(bucket, r.from[k]), opPrefix(bucket, k)
+			if err := st.Scan(from, state.PrefixEnd(from), func(key, value []byte) bool {
+				writes = append(writes, entry{append(slices.Clip(to), key[len(from):]...), slices.Clone(value)})
+				return true
+			}); err != nil {
+				return err
+			}
+		}
 		lo := bucket
-		for _, k := range kept {
-			hi := binary.BigEndian.AppendUint32(slices.Clip(bucket), uint32(k))
+		for _, k := range inPlace {
+			hi := opPrefix(bucket, k)
 			if err := deleteRange(st, lo, hi); err != nil {
 				return err
 			}
@@ -107,6 +158,11 @@ func (r replaceReuse) dropUnkeptState(st state.Store, id uint64) error {
 		}
 		if err := deleteRange(st, lo, state.PrefixEnd(bucket)); err != nil {
 			return err
+		}
+		for _, e := range writes {
+			if err := st.Set(e.key, e.value); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -74,6 +74,13 @@ var replaceSteps = []struct {
 	// The join's filter changes: nothing below the scans is the same.
 	{`CREATE OR REPLACE {MV} m_join AS SELECT t.a, w.y, count(*) AS n, sum(t.b) AS s FROM t JOIN w ON t.a = w.k AND w.y > 100 GROUP BY t.a, w.y`, 0, 2},
 	{stmt: `UPDATE w SET y = y + 1`},
+	// Two aggregates joined: a filter added on the left gives the right
+	// aggregate another operator number; its state moves there.
+	{stmt: `CREATE {MV} m_two AS SELECT l.a, l.n, r.s FROM (SELECT a, count(*) AS n FROM t GROUP BY a) l JOIN (SELECT k, sum(y) AS s FROM w GROUP BY k) r ON l.a = r.k`},
+	{`CREATE OR REPLACE {MV} m_two AS SELECT l.a, l.n, r.s FROM (SELECT a, count(*) AS n FROM t WHERE b > 20 GROUP BY a) l JOIN (SELECT k, sum(y) AS s FROM w GROUP BY k) r ON l.a = r.k`, 1, 3},
+	{stmt: `INSERT INTO w VALUES (2, 7), (6, 1)`},
+	{stmt: `INSERT INTO t VALUES (6, 66, 'i'), (2, 25, 'j')`},
+	{stmt: `DELETE FROM w WHERE k = 1`},
 	// An aggregate without GROUP BY: a partial and a final step, kept.
 	{`CREATE OR REPLACE {MV} m_total AS SELECT count(*) AS n, sum(b) AS s, max(b) AS mx, count(*) + 1 AS n1 FROM t`, 2, 2},
 	{stmt: `DELETE FROM t WHERE b = 51`},
@@ -302,4 +309,40 @@ func TestReplaceInTransaction(t *testing.T) {
 		"UPDATE t SET b = b * 2 WHERE a = 2", "COMMIT", "INSERT INTO t VALUES (6, 1)")
 	wantKept(t, *notes, "m", 1, 1)
 	check("after COMMIT", query+" HAVING count(*) > 1")
+}
+
+// TestReplaceMovesState: an unchanged operator that the new circuit
+// numbers otherwise keeps its state under its new number, and the view
+// goes on exactly.
+func TestReplaceMovesState(t *testing.T) {
+	e := OpenMemory()
+	s := e.NewSession()
+	var notes []string
+	s.OnNotice(func(n Notice) { notes = append(notes, n.Message) })
+	const right = "(SELECT k, sum(y) AS s, count(*) AS c FROM w GROUP BY k) r"
+	execAll(t, s,
+		"CREATE TABLE t (a int, b int)",
+		"CREATE TABLE w (k int, y int)",
+		"INSERT INTO t SELECT i % 9, i FROM generate_series(1, 60) AS i",
+		"INSERT INTO w SELECT i % 11, i FROM generate_series(1, 80) AS i",
+		"CREATE MATERIALIZED VIEW m AS SELECT l.a, l.n, r.s FROM (SELECT a, count(*) AS n FROM t GROUP BY a) l JOIN "+right+" ON l.a = r.k")
+	id := e.mu.cat.byName["m"].id
+	before := opStateIDs(t, e, id)
+	oldAgg := e.mu.cat.byName["m"].circuit.StatefulOperators()[1] // the right aggregate
+	const replaced = "SELECT l.a, l.n, r.s FROM (SELECT a, count(*) AS n FROM t WHERE b > 5 GROUP BY a) l JOIN " + right + " ON l.a = r.k"
+	notes = nil
+	execAll(t, s, "CREATE OR REPLACE MATERIALIZED VIEW m AS "+replaced)
+	wantKept(t, notes, "m", 1, 3)
+	newAgg := e.mu.cat.byName["m"].circuit.StatefulOperators()[1]
+	if newAgg == oldAgg {
+		t.Fatalf("the right aggregate is operator %d before and after: the test moves nothing", newAgg)
+	}
+	after := opStateIDs(t, e, id)
+	if after[uint32(newAgg)] != before[uint32(oldAgg)] || before[uint32(oldAgg)] == 0 {
+		t.Errorf("right aggregate: %d entries under %d before, %d under %d after", before[uint32(oldAgg)], oldAgg, after[uint32(newAgg)], newAgg)
+	}
+	execAll(t, s, "INSERT INTO w VALUES (3, 1000), (12, 5)", "DELETE FROM w WHERE y < 10", "UPDATE t SET b = b + 1 WHERE a = 4")
+	if got, want := alterQuery(t, s, "SELECT * FROM m ORDER BY 1, 2, 3"), alterQuery(t, s, replaced+" ORDER BY 1, 2, 3"); got != want || got == "" {
+		t.Errorf("m = %q, want %q", got, want)
+	}
 }
