@@ -275,12 +275,12 @@ type Reuse struct {
 // PlanReuse decides which of c's stateful operators keep their state in
 // a backfill, given reusable: the operators whose state is exact for their
 // input now (a former circuit's operator with the same state identity,
-// whose state the caller puts under the operator's id). From the root down, the first reusable operator
-// met on each path whose contents its state gives (ops.HasContents) is a
-// seed: it and everything below it keep their state and do not run. Every
-// other node runs; a stateful one that runs starts from no state, even if
-// it was reusable (its output must be computed again, and its input
-// arrives whole).
+// whose state the caller puts under the operator's id). From the root
+// down, the first reusable operator met on each path whose contents its
+// state gives (ops.HasContents) is a seed: it and everything below it keep
+// their state and do not run. Every other node runs; a stateful one that
+// runs starts from no state, even if it was reusable (its output must be
+// computed again, and its input arrives whole).
 func (c *Circuit) PlanReuse(reusable func(id int) bool) *Reuse {
 	r := &Reuse{run: make([]bool, len(c.nodes))}
 	seed := make([]bool, len(c.nodes))

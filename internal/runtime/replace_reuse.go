@@ -72,10 +72,17 @@ func planReplaceReuse(cat, base *catalog, old, n *object) replaceReuse {
 	if len(p.Kept) == 0 {
 		return r
 	}
-	r.plan, r.from = p, map[int]int{}
+	from := map[int]int{}
 	for _, id := range p.Kept {
-		r.from[id], _ = source(id)
+		// Every operator below a seed has its counterpart (its identity
+		// follows from the seed's); should one not, nothing is kept.
+		src, ok := source(id)
+		if !ok {
+			return r
+		}
+		from[id] = src
 	}
+	r.plan, r.from = p, from
 	return r
 }
 
