@@ -27,6 +27,10 @@ type builder struct {
 	lookups  Lookups
 	uses     map[string]int
 	lookedUp map[string]bool
+
+	// stateful holds the ids opPrefix gave out: the operators that keep
+	// state (reuse.go).
+	stateful map[int]bool
 }
 
 // stripOrdering removes the Sort and Limit nodes at the top of an ad-hoc
@@ -53,6 +57,10 @@ func (b *builder) opPrefix() (ops.Prefix, error) {
 	if id > math.MaxUint32 {
 		return ops.Prefix{}, errs.New(errs.ProgramLimitExceeded, "query has too many operators")
 	}
+	if b.stateful == nil {
+		b.stateful = map[int]bool{}
+	}
+	b.stateful[id] = true
 	return ops.Prefix{Circuit: b.prefix.Circuit, Op: binary.BigEndian.AppendUint32(slices.Clip(b.prefix.Op), uint32(id))}, nil
 }
 
@@ -61,7 +69,25 @@ func (b *builder) add(n node) int {
 	return len(b.nodes) - 1
 }
 
+// build adds the nodes of p, inputs first, and returns the id of the one
+// that outputs p's rows. Each node added for p itself (not for one of its
+// inputs) records p and where p's nodes start, from which its state's
+// identity is derived (reuse.go).
 func (b *builder) build(p plan.Node) (int, error) {
+	start := len(b.nodes)
+	id, err := b.buildNode(p)
+	if err != nil {
+		return 0, err
+	}
+	for i := start; i < len(b.nodes); i++ {
+		if b.nodes[i].src == nil {
+			b.nodes[i].src, b.nodes[i].start = p, start
+		}
+	}
+	return id, nil
+}
+
+func (b *builder) buildNode(p plan.Node) (int, error) {
 	switch n := p.(type) {
 	case *plan.Scan:
 		if !slices.Contains(b.relations, n.Relation) {

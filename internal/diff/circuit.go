@@ -69,6 +69,12 @@ type node struct {
 	// lenient nodes take loose input, and looseOut ones may leave their
 	// output loose (loose.go).
 	lenient, looseOut bool
+	// src is the plan node this node was built for, start the id of the
+	// first node built for src's subtree, and stateful whether the node
+	// keeps state under its operator prefix (reuse.go).
+	src      plan.Node
+	start    int
+	stateful bool
 }
 
 // Build differentiates p. Every key the circuit's operators write starts
@@ -107,6 +113,11 @@ func buildWith(p plan.Node, prefix ops.Prefix, forQuery, serial bool, lookups Lo
 	root, err := b.build(p)
 	if err != nil {
 		return nil, err
+	}
+	for id := range b.stateful {
+		if id < len(b.nodes) {
+			b.nodes[id].stateful = true
+		}
 	}
 	c := &Circuit{nodes: b.nodes, root: root, relations: b.relations,
 		plan: p, prefix: b.prefix, forQuery: forQuery, nows: b.nows,

@@ -225,6 +225,10 @@ type Result struct {
 	// skippedCode is the SQLSTATE code of that NOTICE; "" means 42P07
 	// (a relation exists).
 	skippedCode errs.Code
+	// note, when set, is a NOTICE (00000) a DDL statement raises once it
+	// has succeeded (CREATE OR REPLACE MATERIALIZED VIEW says what it
+	// kept); the session sends it (Session.ddl).
+	note string
 }
 
 // Session is one client's sequence of statements.
@@ -792,6 +796,9 @@ func (s *Session) ddl(ctx context.Context, fn func(st state.Store, w *epochWrite
 			code = errs.DuplicateTable
 		}
 		s.notice("NOTICE", code, res.skipped)
+	}
+	if err == nil && res != nil && res.note != "" {
+		s.notice("NOTICE", "00000", res.note)
 	}
 	return res, err
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -12,6 +13,7 @@ import (
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/sql/pgparse"
+	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -22,11 +24,14 @@ func (s *Session) explainIncremental(ctx context.Context, st ext.Statement) (*Re
 	if st.Estimate {
 		return s.explainEstimate(ctx, st)
 	}
-	_, cat, done, err := s.readView(ctx)
+	r, cat, done, err := s.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	if text, ok := ext.OrReplaceMatView(st.Query); ok && st.Name == "" {
+		return s.explainReplace(ctx, r, cat, text)
+	}
 	var c *diff.Circuit
 	switch {
 	case st.Name != "":
@@ -146,4 +151,76 @@ func explainScans(cat *catalog, p plan.Node) []string {
 		lines = append(lines, "no stored relation is read")
 	}
 	return lines
+}
+
+// explainReplace is EXPLAIN INCREMENTAL CREATE OR REPLACE MATERIALIZED
+// VIEW: the new query's circuit with, on each stateful operator, whether
+// the replacement would keep its state (reuse=kept; reuse=kept, read when
+// the backfill reads its contents) or compute it again (reuse=backfill),
+// and a last line counting them. Nothing is replaced.
+func (s *Session) explainReplace(ctx context.Context, r state.Reader, cat *catalog, text string) (*Result, error) {
+	tree, err := pgparse.Parse(text)
+	if err != nil {
+		return nil, errs.WithPosition(parseError(err), 0)
+	}
+	var cs *pg.CreateTableAsStmt
+	if len(tree.Stmts) == 1 {
+		cs = tree.Stmts[0].Stmt.GetCreateTableAsStmt()
+	}
+	if cs == nil || cs.Objtype != pg.ObjectType_OBJECT_MATVIEW || cs.Into == nil {
+		return nil, errs.New(errs.SyntaxError, "EXPLAIN INCREMENTAL takes a view name, one SELECT or one CREATE OR REPLACE MATERIALIZED VIEW")
+	}
+	role := s.currentRole()
+	pathed := cat.withPath(cat.usablePath(r, cat.pathFor(s.Setting("search_path"), role), role))
+	w := &epochWrite{cat: pathed}
+	old, n, _, base, err := bindReplacement(ctx, nil, w, text, cs, s.recursionLimit(), s.Zone())
+	if err != nil {
+		return nil, err
+	}
+	var reuse replaceReuse
+	if old == nil {
+		// Nothing to replace: the statement would create the view.
+		next, _, err := createMatView(ctx, nil, w, text, cs, true, s.recursionLimit(), s.Zone())
+		if err != nil {
+			return nil, err
+		}
+		name, _ := checkNewName(pathed, cs.Into.Rel)
+		if n = next.byName[name]; n == nil {
+			return nil, errs.Newf(errs.Internal, "internal error: materialized view %q not built", name)
+		}
+		reuse.stateful = len(n.circuit.StatefulOperators())
+	} else {
+		reuse = planReplaceReuse(pathed, base, old, n)
+	}
+	kept, seeds := map[int]bool{}, map[int]bool{}
+	if reuse.plan != nil {
+		for _, id := range reuse.plan.Kept {
+			kept[id] = true
+		}
+		for _, id := range reuse.plan.Seeds {
+			seeds[id] = true
+		}
+	}
+	stateful := map[int]bool{}
+	for _, id := range n.circuit.StatefulOperators() {
+		stateful[id] = true
+	}
+	note := func(id int) string {
+		switch {
+		case !stateful[id]:
+			return ""
+		case seeds[id]:
+			return "reuse=kept, read"
+		case kept[id]:
+			return "reuse=kept"
+		}
+		return "reuse=backfill"
+	}
+	res := &Result{Columns: []Column{{Name: "QUERY PLAN", Type: types.Of(types.Text)}}, Tag: "EXPLAIN"}
+	for _, line := range strings.Split(strings.TrimRight(displayExplain(n.circuit.ExplainWith(note)), "\n"), "\n") {
+		res.Rows = append(res.Rows, zset.Row{types.MakeText(line)})
+	}
+	res.Rows = append(res.Rows, zset.Row{types.MakeText(fmt.Sprintf("Replacement: %d of %d stateful operators keep their state, %d backfilled",
+		len(kept), reuse.stateful, reuse.stateful-len(kept)))})
+	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -272,46 +271,20 @@ func checkViewColumns(old, n *object) error {
 
 // replaceMatView runs CREATE OR REPLACE MATERIALIZED VIEW m, a RockStream
 // extension: m keeps its id and its history (AS OF EPOCH before the
-// replacement reads the old definition's contents), is computed from
-// scratch by the new definition, and its change in this epoch is the
-// difference. Views that read m go on reading it when the new definition
-// returns the same columns (names and types); otherwise the statement is
-// refused.
+// replacement reads the old definition's contents), is computed by the
+// new definition, and its change in this epoch is the difference. The
+// operators the new circuit shares with the old keep their state and are
+// not recomputed (replace_reuse.go); the rest start from no state. While
+// views read m, the new definition must keep m's columns as CREATE OR
+// REPLACE VIEW does (names and types, in order; more may follow).
 func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recursionLimit int, zone types.Zone) (*catalog, *Result, error) {
 	cat := w.cat
-	old := cat.resolveRV(cs.Into.Rel)
-	if old == nil || old.system != nil {
-		return createMatView(ctx, st, w, text, cs, false, recursionLimit, zone)
-	}
-	if old.kind != sql.MaterializedView {
-		return nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a materialized view", old.name)
-	}
-	if cs.IfNotExists {
-		return nil, nil, errs.New(errs.SyntaxError, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
-	}
-	base := cat.clone()
-	delete(base.byName, old.name)
-	// The same id, so the same state prefixes.
-	base.nextID = old.id
-	bw := &epochWrite{epoch: w.epoch, ov: w.ov, cat: base, logSeq: w.logSeq, now: w.epochTime}
-	// Recovering: the definition is bound and built, nothing is written.
-	next, _, err := createMatView(ctx, st, bw, text, cs, true, recursionLimit, zone)
+	old, n, next, base, err := bindReplacement(ctx, st, w, text, cs, recursionLimit, zone)
 	if err != nil {
 		return nil, nil, err
 	}
-	n := next.byName[old.name]
-	if dependsOn(n, old.id) {
-		return nil, nil, errs.Newf(errs.InvalidObjectDef, "infinite recursion detected in rules for relation %q", old.name)
-	}
-	if deps := transitiveDependents(cat, old); len(deps) > 0 && !typesEqual(old.cols, n.cols) {
-		e := errs.Newf(errs.DependentObjects, "cannot replace materialized view %s with other columns because other objects depend on it", old.name).(*errs.Error)
-		var lines []string
-		for _, d := range cat.dependents(old.name) {
-			lines = append(lines, fmt.Sprintf("%s %s depends on materialized view %s", d.kindName(), d.name, old.name))
-		}
-		e.Detail = strings.Join(lines, "\n")
-		e.Hint = "Keep the columns' names and types, or drop the dependent objects first."
-		return nil, nil, e
+	if old == nil {
+		return createMatView(ctx, st, w, text, cs, false, recursionLimit, zone)
 	}
 	// With the same columns the view keeps its history: AS OF EPOCH
 	// before the replacement reads the old definition's contents. With
@@ -327,7 +300,8 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 	if err != nil {
 		return nil, nil, err
 	}
-	drops := [][]byte{old.rowsPrefix(), relPrefix(nsOpState, old.id)}
+	reuse := planReplaceReuse(cat, base, old, n)
+	drops := [][]byte{old.rowsPrefix()}
 	if !sameCols {
 		drops = append(drops, relPrefix(nsChangeLog, old.id))
 		prev = nil
@@ -337,7 +311,10 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 			return nil, nil, err
 		}
 	}
-	fresh, err := backfill(ctx, st, base, n)
+	if err := reuse.keepState(st, old.id); err != nil {
+		return nil, nil, err
+	}
+	fresh, err := backfillReusing(ctx, st, base, n, reuse)
 	if err != nil {
 		return nil, nil, viewError(n, err)
 	}
@@ -364,7 +341,49 @@ func replaceMatView(ctx context.Context, st state.Store, w *epochWrite, text str
 	for _, e := range fresh {
 		rows += e.Weight
 	}
-	return next, &Result{Tag: fmt.Sprintf("SELECT %d", rows)}, nil
+	return next, &Result{Tag: fmt.Sprintf("SELECT %d", rows), note: reuse.note(n.name)}, nil
+}
+
+// bindReplacement binds and builds the new definition of the materialized
+// view CREATE OR REPLACE MATERIALIZED VIEW cs replaces, and checks it: it
+// returns the view old as the catalog holds it, n as the new definition
+// makes it (the same id), next the catalog holding n in old's place and
+// base the catalog without old that n was bound in. old is nil when no
+// such view exists (the statement creates one). Nothing is written.
+func bindReplacement(ctx context.Context, st state.Store, w *epochWrite, text string, cs *pg.CreateTableAsStmt, recursionLimit int, zone types.Zone) (old, n *object, next, base *catalog, err error) {
+	cat := w.cat
+	old = cat.resolveRV(cs.Into.Rel)
+	if old == nil || old.system != nil {
+		return nil, nil, nil, nil, nil
+	}
+	if old.kind != sql.MaterializedView {
+		return nil, nil, nil, nil, errs.Newf(errs.WrongObjectType, "%q is not a materialized view", old.name)
+	}
+	if cs.IfNotExists {
+		return nil, nil, nil, nil, errs.New(errs.SyntaxError, "CREATE OR REPLACE and IF NOT EXISTS cannot be used together")
+	}
+	base = cat.clone()
+	delete(base.byName, old.name)
+	// The same id, so the same state prefixes.
+	base.nextID = old.id
+	bw := &epochWrite{epoch: w.epoch, ov: w.ov, cat: base, logSeq: w.logSeq, now: w.epochTime}
+	// Recovering: the definition is bound and built, nothing is written.
+	if next, _, err = createMatView(ctx, st, bw, text, cs, true, recursionLimit, zone); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	n = next.byName[old.name]
+	if dependsOn(n, old.id) {
+		return nil, nil, nil, nil, errs.Newf(errs.InvalidObjectDef, "infinite recursion detected in rules for relation %q", old.name)
+	}
+	if len(transitiveDependents(cat, old)) > 0 {
+		// What CREATE OR REPLACE VIEW demands of every view: the old
+		// columns kept, in order, with their names and types; new ones
+		// may follow. Without readers the columns are free.
+		if err := checkViewColumns(old, n); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	return old, n, next, base, nil
 }
 
 // markReplace marks a CREATE MATERIALIZED VIEW parsed from CREATE OR
