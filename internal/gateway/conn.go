@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
@@ -52,6 +53,11 @@ type conn struct {
 	sess      *runtime.Session
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// reportedAt is the version of the session's settings the reported
+	// values were computed at, valid once reportedOK; every reported
+	// value that can change is a setting's.
+	reportedAt uint64
+	reportedOK bool
 
 	// The extended protocol's objects (extended.go).
 	stmts   map[string]*statement
@@ -314,8 +320,9 @@ func (c *conn) cancelStatement(cause error) {
 // function that ends it. The statement timeout is the session's.
 func (c *conn) statementContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx = memgov.WithCancel(ctx, cancel)
 	var timer *time.Timer
-	if d := c.sess.SettingDuration("statement_timeout"); d > 0 {
+	if d := c.sess.StatementTimeout(); d > 0 {
 		timer = time.AfterFunc(d, func() { cancel(errStatementTimeout) })
 	}
 	c.mu.Lock()

@@ -15,8 +15,11 @@ import (
 // from any goroutine, and on a nil *Account (a context without one),
 // where they do nothing.
 type Account struct {
-	gov     *Governor
-	cancel  context.CancelCauseFunc
+	gov    *Governor
+	cancel context.CancelCauseFunc
+	// own is set when cancel is of a context Open derived, which Close
+	// ends; else it is the statement's own (WithCancel).
+	own     bool
 	workMem int64
 	used    atomic.Int64
 	// sinceCheck is the growth since the last look at the limit.
@@ -92,7 +95,9 @@ func (a *Account) Close() {
 	a.gov.mu.Lock()
 	delete(a.gov.mu.accounts, a)
 	a.gov.mu.Unlock()
-	a.cancel(nil)
+	if a.own {
+		a.cancel(nil)
+	}
 	if a.stopped.Load() {
 		// What the stopped statement held is garbage now: return it to
 		// the system before its statement reports the error, so that

@@ -93,6 +93,20 @@ func (g *Governor) SetLimit(n int64) {
 	}
 }
 
+type cancelKey struct{}
+
+// WithCancel marks ctx as canceled by cancel, the function that cancels
+// ctx itself with a cause: a statement's context, which its caller
+// cancels when the statement ends. Accounts opened under it stop their
+// statement through cancel, so that opening one derives no context (a
+// cancelable context costs a registration with its parent and a
+// channel), and closing one leaves ctx alone. A statement that opens
+// several accounts (one per piece of a streamed result) is stopped whole
+// by any of them.
+func WithCancel(ctx context.Context, cancel context.CancelCauseFunc) context.Context {
+	return context.WithValue(ctx, cancelKey{}, cancel)
+}
+
 // Limit returns the memory limit in bytes (0: none).
 func (g *Governor) Limit() int64 { return g.limit.Load() }
 
@@ -106,9 +120,16 @@ func (g *Governor) Stopped() int64 { return g.stopped.Load() }
 // of workMem bytes for each of its operators that spill (0: none). The
 // statement runs under the returned context, which the governor cancels
 // when it stops the statement; Close the account when the statement ends.
+// Under a context marked by WithCancel the governor stops the statement
+// through the mark's function and Open derives no cancelable context.
 func (g *Governor) Open(ctx context.Context, workMem int64) (context.Context, *Account) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	a := &Account{gov: g, cancel: cancel, workMem: workMem}
+	a := &Account{gov: g, workMem: workMem}
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelCauseFunc); ok {
+		a.cancel = cancel
+	} else {
+		ctx, a.cancel = context.WithCancelCause(ctx)
+		a.own = true
+	}
 	ctx = context.WithValue(ctx, accountKey{}, a)
 	g.mu.Lock()
 	g.mu.accounts[a] = struct{}{}

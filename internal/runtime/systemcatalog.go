@@ -25,9 +25,9 @@ import (
 // sessionInfo returns what the system catalog shows of s.
 func (s *Session) sessionInfo() *pgcatalog.Session {
 	return &pgcatalog.Session{
-		User:      s.Setting("session_authorization"),
+		User:      s.sessionUser(),
 		Role:      s.setRole(),
-		Database:  s.Setting("current_database"),
+		Database:  s.resolved().database,
 		Setting:   s.Setting,
 		SetConfig: s.setConfig,
 		PID:       backendPID(s),
