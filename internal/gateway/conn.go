@@ -78,6 +78,9 @@ type conn struct {
 	// pendingErr is a read error met while watching the client, after
 	// the pending messages (watch.go).
 	pendingErr error
+	// watchTimer starts the reading of a delayed watch (watch.go); one
+	// per connection, reset for each statement.
+	watchTimer *time.Timer
 
 	mu struct {
 		sync.Mutex
@@ -88,6 +91,9 @@ type conn struct {
 		slot bool
 		// cancel cancels the running statement; nil when none runs.
 		cancel context.CancelCauseFunc
+		// watch is the delayed watch of the running statement that
+		// watchTimer starts; nil when none waits.
+		watch *clientWatch
 		// shutdown is set by Server.Shutdown: the connection ends at its
 		// next idle point.
 		shutdown bool

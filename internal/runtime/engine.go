@@ -251,6 +251,8 @@ type Session struct {
 	// res holds the settings each execution reads, resolved at a
 	// version of settings (resolved.go).
 	res resolvedSettings
+	// path is the search path last resolved for a catalog (resolved.go).
+	path pathMemo
 	// declared holds the parameters of the prepared statement being run
 	// (prepare.go): their types and values; nil otherwise.
 	declared *statementParams

@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"context"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/session"
+	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 )
 
@@ -64,6 +67,31 @@ func resolveSettings(set *session.Settings) resolvedSettings {
 		r.role = role
 	}
 	return r
+}
+
+// pathMemo is the search path a session's statements resolved against a
+// catalog at a version of the session's settings (sessionCatalog).
+type pathMemo struct {
+	cat     *catalog
+	version uint64
+	path    []string
+}
+
+// sessionCatalog returns cat.withSession for a statement of s reading r.
+// The search path depends only on the settings and on cat's schemas
+// when cat has no schemas of its own (usablePath then reads nothing), so
+// it is resolved once for each catalog and settings version; a catalog
+// that changed is a new one (a DDL commit replaces it).
+func (s *Session) sessionCatalog(ctx context.Context, cat *catalog, r state.Reader) *catalog {
+	info := s.sessionInfo()
+	if len(cat.schemas) > 0 {
+		return cat.withSession(ctx, info, r)
+	}
+	m, v := &s.path, s.settings.Version()
+	if m.cat != cat || m.version != v || m.path == nil {
+		*m = pathMemo{cat: cat, version: v, path: slices.Clip(cat.sessionPath(info))}
+	}
+	return cat.withSessionPath(ctx, info, r, m.path)
 }
 
 // SettingsVersion returns the version of the session's settings: a
