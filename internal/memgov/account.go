@@ -26,6 +26,8 @@ type Account struct {
 	sinceCheck atomic.Int64
 	stopped    atomic.Bool
 	closed     atomic.Bool
+	// prev and next link the governor's open accounts (gov.mu).
+	prev, next *Account
 }
 
 type accountKey struct{}
@@ -93,7 +95,15 @@ func (a *Account) Close() {
 	}
 	a.gov.reserved.Add(-a.used.Load())
 	a.gov.mu.Lock()
-	delete(a.gov.mu.accounts, a)
+	if a.prev != nil {
+		a.prev.next = a.next
+	} else {
+		a.gov.mu.accounts = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	}
+	a.prev, a.next = nil, nil
 	a.gov.mu.Unlock()
 	if a.own {
 		a.cancel(nil)

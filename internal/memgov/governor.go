@@ -50,7 +50,10 @@ type Governor struct {
 
 	mu struct {
 		sync.Mutex
-		accounts map[*Account]struct{}
+		// accounts lists the open accounts, linked through their
+		// prev and next (an account opens and closes with every
+		// statement: no hashing, no allocation).
+		accounts *Account
 		// sampling is true while the sampler goroutine runs.
 		sampling bool
 	}
@@ -62,9 +65,7 @@ func New(rss func() int64) *Governor {
 	if rss == nil {
 		rss = ProcessRSS
 	}
-	g := &Governor{rss: rss}
-	g.mu.accounts = map[*Account]struct{}{}
-	return g
+	return &Governor{rss: rss}
 }
 
 var process = New(nil)
@@ -132,7 +133,10 @@ func (g *Governor) Open(ctx context.Context, workMem int64) (context.Context, *A
 	}
 	ctx = context.WithValue(ctx, accountKey{}, a)
 	g.mu.Lock()
-	g.mu.accounts[a] = struct{}{}
+	if a.next = g.mu.accounts; a.next != nil {
+		a.next.prev = a
+	}
+	g.mu.accounts = a
 	g.mu.Unlock()
 	return ctx, a
 }
@@ -192,7 +196,7 @@ func (g *Governor) largest() *Account {
 	defer g.mu.Unlock()
 	var best *Account
 	most := g.limit.Load()/minVictimShare - 1
-	for a := range g.mu.accounts {
+	for a := g.mu.accounts; a != nil; a = a.next {
 		if a.stopped.Load() {
 			continue
 		}
