@@ -49,20 +49,19 @@ func backendPID(s *Session) int32 {
 // session s reading r: system functions, OID alias casts and per-row
 // subqueries are bound against it. The copy shares c's objects.
 func (c *catalog) withSession(ctx context.Context, s *pgcatalog.Session, r state.Reader) *catalog {
-	var path []string
-	if s != nil && s.Setting != nil {
-		path = c.sessionPath(s)
-	}
-	return c.withSessionPath(ctx, s, r, path)
+	return c.withSessionPath(ctx, s, r, nil)
 }
 
 // withSessionPath is withSession with the search path path, as
-// sessionPath gives it.
+// sessionPath gives it for a copy reading r; nil: the copy's sessionPath.
 func (c *catalog) withSessionPath(ctx context.Context, s *pgcatalog.Session, r state.Reader, path []string) *catalog {
 	cp := *c
 	cp.ctx = ctx
 	cp.reader = r
 	if s != nil && s.Setting != nil {
+		if path == nil {
+			path = cp.sessionPath(s)
+		}
 		cp.path = path
 		cp.database = s.Database
 	}
