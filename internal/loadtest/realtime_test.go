@@ -26,7 +26,9 @@ var (
 // thread of its own process (the RockStream server runs in it) and
 // every process of PostgreSQL's server to SCHED_FIFO, and start
 // pgbench, which inherits the policy (as PostgreSQL's backends do from
-// their postmaster); afterwards all return to SCHED_OTHER.
+// their postmaster); afterwards all return to SCHED_OTHER. Setting a
+// real-time policy needs the privilege to (root, or CAP_SYS_NICE); the
+// test fails without it.
 
 // realtime is the state of one real-time section.
 type realtime struct {
