@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
@@ -52,6 +53,11 @@ type conn struct {
 	sess      *runtime.Session
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// reportedAt is the version of the session's settings the reported
+	// values were computed at, valid once reportedOK; every reported
+	// value that can change is a setting's.
+	reportedAt uint64
+	reportedOK bool
 
 	// The extended protocol's objects (extended.go).
 	stmts   map[string]*statement
@@ -72,6 +78,9 @@ type conn struct {
 	// pendingErr is a read error met while watching the client, after
 	// the pending messages (watch.go).
 	pendingErr error
+	// watchTimer starts the reading of a delayed watch (watch.go); one
+	// per connection, reset for each statement.
+	watchTimer *time.Timer
 
 	mu struct {
 		sync.Mutex
@@ -82,6 +91,9 @@ type conn struct {
 		slot bool
 		// cancel cancels the running statement; nil when none runs.
 		cancel context.CancelCauseFunc
+		// watch is the delayed watch of the running statement that
+		// watchTimer starts; nil when none waits.
+		watch *clientWatch
 		// shutdown is set by Server.Shutdown: the connection ends at its
 		// next idle point.
 		shutdown bool
@@ -314,8 +326,9 @@ func (c *conn) cancelStatement(cause error) {
 // function that ends it. The statement timeout is the session's.
 func (c *conn) statementContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx = memgov.WithCancel(ctx, cancel)
 	var timer *time.Timer
-	if d := c.sess.SettingDuration("statement_timeout"); d > 0 {
+	if d := c.sess.StatementTimeout(); d > 0 {
 		timer = time.AfterFunc(d, func() { cancel(errStatementTimeout) })
 	}
 	c.mu.Lock()

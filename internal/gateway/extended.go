@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,23 @@ type statement struct {
 	prep *runtime.Prepared
 	// empty is set for a statement with no SQL in it (EmptyQueryResponse).
 	empty bool
+	// desc is the RowDescription last sent for a portal of the
+	// statement, of the columns descCols in the formats descFormats:
+	// a client that binds and describes each execution (libpq's
+	// PQsendQueryPrepared) is sent the same one again.
+	desc        *pgproto3.RowDescription
+	descCols    []runtime.Column
+	descFormats []int16
+}
+
+// portalDescription returns the RowDescription of cols in formats for a
+// portal of st, the one sent last when they are the same.
+func (st *statement) portalDescription(cols []runtime.Column, formats []int16) *pgproto3.RowDescription {
+	if st.desc == nil || len(cols) != len(st.descCols) || len(cols) > 0 && &cols[0] != &st.descCols[0] ||
+		!slices.Equal(formats, st.descFormats) {
+		st.desc, st.descCols, st.descFormats = rowDescription(cols, formats), cols, slices.Clone(formats)
+	}
+	return st.desc
 }
 
 // maxParams is how many parameters the protocol's messages can count
@@ -241,7 +259,7 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 					return c.extendedError(err)
 				}
 			}
-			c.be.Send(rowDescription(cols, p.formats))
+			c.be.Send(p.stmt.portalDescription(cols, p.formats))
 		}
 	default:
 		return c.extendedError(errs.Newf(errs.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType))

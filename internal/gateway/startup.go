@@ -342,8 +342,14 @@ func (c *conn) reportedValue(name string) string {
 // reportParameters sends ParameterStatus for each reported parameter whose
 // value the client does not have yet: all of them after authentication,
 // the changed ones after SET. It runs at every ReadyForQuery, so it
-// builds nothing when nothing changed.
+// builds nothing when nothing changed: while the session's settings keep
+// their version, it looks at none of them.
 func (c *conn) reportParameters() {
+	v := c.sess.SettingsVersion()
+	if c.reportedOK && v == c.reportedAt {
+		return
+	}
+	c.reportedAt, c.reportedOK = v, true
 	for _, k := range reportedParameters {
 		v := c.reportedValue(k)
 		if old, ok := c.reported[k]; ok && old == v {

@@ -34,7 +34,11 @@ import (
 // watch reads as far as maxQueued messages and then leaves the rest in
 // the socket. Reading starts only once the statement has run for
 // watchStatement.after, so that short statements, the most, pay for a
-// timer and nothing else.
+// timer reset and nothing else: the connection keeps one timer
+// (conn.watchTimer), which starts the watch it finds in conn.mu.watch.
+// A timer that fires late, after its statement's watch stopped, finds
+// no watch or the next statement's, whose reading it starts a little
+// early, which does no harm.
 //
 // A Terminate counts as the client going away: PostgreSQL would finish
 // the statement first, but a client closing its connection (drivers send
@@ -72,13 +76,13 @@ type clientWatch struct {
 	mode   watchMode
 	cancel context.CancelCauseFunc
 	own    bool // cancel is of a context the watch derived
-	timer  *time.Timer
 
 	mu struct {
 		sync.Mutex
 		started, stopped bool
 	}
-	// done is closed when the reading goroutine has returned.
+	// done is closed when the reading goroutine has returned; made when
+	// it starts.
 	done chan struct{}
 
 	// Written by the reading goroutine, read after done.
@@ -95,20 +99,36 @@ type clientWatch struct {
 // read meanwhile in c.pending; it returns errClose when the client is
 // gone.
 func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context, func() error) {
-	w := &clientWatch{c: c, mode: mode, done: make(chan struct{})}
+	w := &clientWatch{c: c, mode: mode}
 	c.mu.Lock()
 	w.cancel = c.mu.cancel
+	if mode.after > 0 {
+		c.mu.watch = w
+	}
 	c.mu.Unlock()
 	if w.cancel == nil {
 		ctx, w.cancel = context.WithCancelCause(ctx)
 		w.own = true
 	}
-	if mode.after > 0 {
-		w.timer = time.AfterFunc(mode.after, w.start)
-	} else {
+	switch {
+	case mode.after == 0:
 		w.start()
+	case c.watchTimer == nil:
+		c.watchTimer = time.AfterFunc(mode.after, c.startWatch)
+	default:
+		c.watchTimer.Reset(mode.after)
 	}
 	return ctx, w.stop
+}
+
+// startWatch starts the delayed watch waiting, if any (watchTimer).
+func (c *conn) startWatch() {
+	c.mu.Lock()
+	w := c.mu.watch
+	c.mu.Unlock()
+	if w != nil {
+		w.start()
+	}
 }
 
 // start starts the reading goroutine, unless the watch already stopped.
@@ -119,6 +139,7 @@ func (w *clientWatch) start() {
 		return
 	}
 	w.mu.started = true
+	w.done = make(chan struct{})
 	go w.read()
 }
 
@@ -175,8 +196,12 @@ func (w *clientWatch) clientGone() {
 
 // stop ends the watch.
 func (w *clientWatch) stop() error {
-	if w.timer != nil {
-		w.timer.Stop()
+	c := w.c
+	if w.mode.after > 0 {
+		c.watchTimer.Stop()
+		c.mu.Lock()
+		c.mu.watch = nil
+		c.mu.Unlock()
 	}
 	w.mu.Lock()
 	w.mu.stopped = true
@@ -193,11 +218,10 @@ func (w *clientWatch) stop() error {
 	default:
 		// Interrupt the read; a message half read stays buffered in the
 		// backend and is completed by the next read.
-		_ = w.c.nc.SetReadDeadline(time.Now())
+		_ = c.nc.SetReadDeadline(time.Now())
 		<-w.done
-		_ = w.c.nc.SetReadDeadline(time.Time{})
+		_ = c.nc.SetReadDeadline(time.Time{})
 	}
-	c := w.c
 	c.pending = append(c.pending, w.queue...)
 	if w.err != nil && c.pendingErr == nil {
 		c.pendingErr = w.err

@@ -28,6 +28,18 @@ var pgbenchRows = flag.Int("pgbench.rows", 1_000_000, "rows of the large view (a
 // servers' CPU per read. It runs only with -pgbench:
 //
 //	go test ./internal/loadtest -run PgbenchPointReads -pgbench -pgbench.time 10s -v
+//
+// With -pgbench.rt the loads run at the test's own priority and only the
+// pgbench runs under SCHED_FIFO (realtime_test.go), so that a view of
+// 10,000,000 rows, whose load takes minutes, can be read under real-time
+// priority:
+//
+//	go test -c -o /tmp/loadtest.test ./internal/loadtest
+//	/tmp/loadtest.test -test.run PgbenchPointReads -pgbench -pgbench.rt \
+//	    -pgbench.rows 10000000 -pgbench.time 6s -test.timeout 40m -test.v
+//
+// Tables past pgbenchChunk rows are loaded by INSERTs of that many rows
+// each, so that no single statement's change holds them all.
 func TestPgbenchPointReads(t *testing.T) {
 	if !*pgbenchRun {
 		t.Skip("run with -pgbench")
@@ -57,13 +69,24 @@ func TestPgbenchPointReads(t *testing.T) {
 		}
 	}
 	for _, n := range sizes {
-		load := fmt.Sprintf("INSERT INTO t%d SELECT g, g %% 100 FROM generate_series(1, %d) g", n, n)
-		exec(rsPort, "rockstream",
+		var load []string
+		for from := 1; from <= n; from += pgbenchChunk {
+			load = append(load, fmt.Sprintf("INSERT INTO t%d SELECT g, g %% 100 FROM generate_series(%d, %d) g", n, from, min(n, from+pgbenchChunk-1)))
+		}
+		start := time.Now()
+		exec(rsPort, "rockstream", append([]string{
 			fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, x int)", n),
 			fmt.Sprintf("CREATE MATERIALIZED VIEW v%d AS SELECT id, count(*) AS n, sum(x) AS s FROM t%d GROUP BY id", n, n),
-			load)
-		exec(pg.Port(), pgDB,
-			fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, x int)", n), load, fmt.Sprintf("VACUUM ANALYZE t%d", n))
+		}, load...)...)
+		t.Logf("RockStream: %d rows loaded in %.1fs", n, time.Since(start).Seconds())
+		start = time.Now()
+		exec(pg.Port(), pgDB, append(append([]string{fmt.Sprintf("CREATE TABLE t%d (id bigint PRIMARY KEY, x int)", n)}, load...),
+			fmt.Sprintf("VACUUM ANALYZE t%d", n))...)
+		t.Logf("PostgreSQL: %d rows loaded in %.1fs", n, time.Since(start).Seconds())
+	}
+	if *pgbenchRT {
+		rt := enterRealtime(t, postmasterPID(t, pg))
+		defer rt.leave(t)
 	}
 
 	type run struct {
@@ -87,10 +110,20 @@ func TestPgbenchPointReads(t *testing.T) {
 	fmt.Printf("%-10s | %-40s | %-40s\n", "rows", "RockStream view: tps, p50, p99, CPU/read", "PostgreSQL indexed table: tps, p50, p99, CPU/read")
 	for _, n := range sizes {
 		rs, pq := results[fmt.Sprint("RockStream", n)], results[fmt.Sprint("PostgreSQL", n)]
-		fmt.Printf("%-10d | %8.0f %7.3fms %7.3fms %8.1fµs | %8.0f %7.3fms %7.3fms %8.1fµs\n", n,
-			rs.r.tps, rs.r.p50, rs.r.p99, micros(rs.cpu), pq.r.tps, pq.r.p50, pq.r.p99, micros(pq.cpu))
+		fmt.Printf("%-10d | %8.0f %7.3fms %7.3fms %8.1fµs | %8.0f %7.3fms %7.3fms %8.1fµs | tps %.2f×, CPU/read %.2f×\n", n,
+			rs.r.tps, rs.r.p50, rs.r.p99, micros(rs.cpu), pq.r.tps, pq.r.p50, pq.r.p99, micros(pq.cpu),
+			rs.r.tps/pq.r.tps, float64(rs.cpu)/float64(pq.cpu))
+	}
+	small, large := sizes[0], sizes[len(sizes)-1]
+	for _, srv := range []string{"RockStream", "PostgreSQL"} {
+		s, l := results[fmt.Sprint(srv, small)], results[fmt.Sprint(srv, large)]
+		fmt.Printf("%s, %d rows against %d: tps %.2f×, CPU/read %.2f×, p50 %.2f×\n", srv, large, small,
+			l.r.tps/s.r.tps, float64(l.cpu)/float64(s.cpu), l.r.p50/s.r.p50)
 	}
 }
+
+// pgbenchChunk is the most rows one INSERT of the load writes.
+const pgbenchChunk = 1_000_000
 
 func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
@@ -100,14 +133,7 @@ func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 // until the count has settled.
 func postmasterCPU(t *testing.T, pg *pgtest.Server) time.Duration {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pg.Dir(), "data", "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pid := postmasterPID(t, pg)
 	last := time.Duration(-1)
 	for {
 		d, err := proccpu.UsedByTree(pid)
@@ -120,4 +146,18 @@ func postmasterCPU(t *testing.T, pg *pgtest.Server) time.Duration {
 		last = d
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// postmasterPID returns the process id of pg's postmaster.
+func postmasterPID(t *testing.T, pg *pgtest.Server) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pg.Dir(), "data", "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }

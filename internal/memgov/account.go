@@ -15,14 +15,19 @@ import (
 // from any goroutine, and on a nil *Account (a context without one),
 // where they do nothing.
 type Account struct {
-	gov     *Governor
-	cancel  context.CancelCauseFunc
+	gov    *Governor
+	cancel context.CancelCauseFunc
+	// own is set when cancel is of a context Open derived, which Close
+	// ends; else it is the statement's own (WithCancel).
+	own     bool
 	workMem int64
 	used    atomic.Int64
 	// sinceCheck is the growth since the last look at the limit.
 	sinceCheck atomic.Int64
 	stopped    atomic.Bool
 	closed     atomic.Bool
+	// prev and next link the governor's open accounts (gov.mu).
+	prev, next *Account
 }
 
 type accountKey struct{}
@@ -90,9 +95,19 @@ func (a *Account) Close() {
 	}
 	a.gov.reserved.Add(-a.used.Load())
 	a.gov.mu.Lock()
-	delete(a.gov.mu.accounts, a)
+	if a.prev != nil {
+		a.prev.next = a.next
+	} else {
+		a.gov.mu.accounts = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	}
+	a.prev, a.next = nil, nil
 	a.gov.mu.Unlock()
-	a.cancel(nil)
+	if a.own {
+		a.cancel(nil)
+	}
 	if a.stopped.Load() {
 		// What the stopped statement held is garbage now: return it to
 		// the system before its statement reports the error, so that

@@ -50,7 +50,10 @@ type Governor struct {
 
 	mu struct {
 		sync.Mutex
-		accounts map[*Account]struct{}
+		// accounts lists the open accounts, linked through their
+		// prev and next (an account opens and closes with every
+		// statement: no hashing, no allocation).
+		accounts *Account
 		// sampling is true while the sampler goroutine runs.
 		sampling bool
 	}
@@ -62,9 +65,7 @@ func New(rss func() int64) *Governor {
 	if rss == nil {
 		rss = ProcessRSS
 	}
-	g := &Governor{rss: rss}
-	g.mu.accounts = map[*Account]struct{}{}
-	return g
+	return &Governor{rss: rss}
 }
 
 var process = New(nil)
@@ -93,6 +94,20 @@ func (g *Governor) SetLimit(n int64) {
 	}
 }
 
+type cancelKey struct{}
+
+// WithCancel marks ctx as canceled by cancel, the function that cancels
+// ctx itself with a cause: a statement's context, which its caller
+// cancels when the statement ends. Accounts opened under it stop their
+// statement through cancel, so that opening one derives no context (a
+// cancelable context costs a registration with its parent and a
+// channel), and closing one leaves ctx alone. A statement that opens
+// several accounts (one per piece of a streamed result) is stopped whole
+// by any of them.
+func WithCancel(ctx context.Context, cancel context.CancelCauseFunc) context.Context {
+	return context.WithValue(ctx, cancelKey{}, cancel)
+}
+
 // Limit returns the memory limit in bytes (0: none).
 func (g *Governor) Limit() int64 { return g.limit.Load() }
 
@@ -106,12 +121,22 @@ func (g *Governor) Stopped() int64 { return g.stopped.Load() }
 // of workMem bytes for each of its operators that spill (0: none). The
 // statement runs under the returned context, which the governor cancels
 // when it stops the statement; Close the account when the statement ends.
+// Under a context marked by WithCancel the governor stops the statement
+// through the mark's function and Open derives no cancelable context.
 func (g *Governor) Open(ctx context.Context, workMem int64) (context.Context, *Account) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	a := &Account{gov: g, cancel: cancel, workMem: workMem}
+	a := &Account{gov: g, workMem: workMem}
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelCauseFunc); ok {
+		a.cancel = cancel
+	} else {
+		ctx, a.cancel = context.WithCancelCause(ctx)
+		a.own = true
+	}
 	ctx = context.WithValue(ctx, accountKey{}, a)
 	g.mu.Lock()
-	g.mu.accounts[a] = struct{}{}
+	if a.next = g.mu.accounts; a.next != nil {
+		a.next.prev = a
+	}
+	g.mu.accounts = a
 	g.mu.Unlock()
 	return ctx, a
 }
@@ -171,7 +196,7 @@ func (g *Governor) largest() *Account {
 	defer g.mu.Unlock()
 	var best *Account
 	most := g.limit.Load()/minVictimShare - 1
-	for a := range g.mu.accounts {
+	for a := g.mu.accounts; a != nil; a = a.next {
 		if a.stopped.Load() {
 			continue
 		}

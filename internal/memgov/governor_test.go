@@ -175,3 +175,87 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestWithCancelStopsThroughTheStatement checks an account opened under
+// a context marked by WithCancel: the governor stops the statement
+// through the mark's function (the marked context itself ends, with
+// 53200), and closing an account leaves the statement's context alone.
+func TestWithCancelStopsThroughTheStatement(t *testing.T) {
+	var rss atomic.Int64
+	rss.Store(10 << 20)
+	g := fakeGovernor(100<<20, &rss)
+
+	stmt, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	marked := WithCancel(stmt, cancel)
+	ctx, a := g.Open(marked, 0)
+	if From(ctx) != a {
+		t.Fatal("the account is not the context's")
+	}
+	a.Charge(1 << 20)
+	a.Close()
+	if stmt.Err() != nil {
+		t.Fatal("closing an account canceled the statement's context")
+	}
+	if g.Reserved() != 0 {
+		t.Fatalf("reserved %d after Close", g.Reserved())
+	}
+
+	// A second account of the same statement, past the limit.
+	ctx, a = g.Open(marked, 0)
+	defer a.Close()
+	rss.Store(95 << 20)
+	a.Charge(20 << 20)
+	if !oomCause(stmt) || !oomCause(ctx) {
+		t.Fatalf("the statement was not stopped with 53200: %v", context.Cause(stmt))
+	}
+
+	// Without the mark, Open derives a context of its own, which Close
+	// ends and the caller's does not see.
+	plain, plainCancel := context.WithCancelCause(context.Background())
+	defer plainCancel(nil)
+	own, b := g.Open(plain, 0)
+	b.Close()
+	if own.Err() == nil || plain.Err() != nil {
+		t.Fatalf("Close: the account's context err %v, the caller's %v", own.Err(), plain.Err())
+	}
+}
+
+// TestLargestAmongManyAccounts opens and closes accounts in an order
+// that unlinks the first, a middle and the last of the governor's list,
+// and checks that the largest open one is still the one stopped.
+func TestLargestAmongManyAccounts(t *testing.T) {
+	var rss atomic.Int64
+	rss.Store(10 << 20)
+	g := fakeGovernor(100<<20, &rss)
+	var ctxs []context.Context
+	var accts []*Account
+	for i := range 6 {
+		ctx, a := g.Open(context.Background(), 0)
+		a.Charge(int64(i+4) << 20)
+		ctxs, accts = append(ctxs, ctx), append(accts, a)
+	}
+	// The newest is the list's head, the oldest its tail.
+	for _, i := range []int{5, 2, 0} {
+		accts[i].Close()
+	}
+	if got, want := g.Reserved(), int64(5+7+8)<<20; got != want {
+		t.Fatalf("reserved %d, want %d", got, want)
+	}
+	rss.Store(95 << 20)
+	accts[1].Charge(CheckBytes)
+	if !oomCause(ctxs[4]) {
+		t.Fatalf("the largest open account was not stopped: %v", context.Cause(ctxs[4]))
+	}
+	for _, i := range []int{1, 3} {
+		if ctxs[i].Err() != nil {
+			t.Fatalf("account %d was stopped too", i)
+		}
+	}
+	for _, i := range []int{1, 3, 4} {
+		accts[i].Close()
+	}
+	if g.mu.accounts != nil || g.Reserved() != 0 {
+		t.Fatal("accounts left open after every Close")
+	}
+}

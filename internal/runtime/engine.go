@@ -252,6 +252,11 @@ type Session struct {
 	// settings holds the values SET in this session; others have their
 	// defaults.
 	settings session.Settings
+	// res holds the settings each execution reads, resolved at a
+	// version of settings (resolved.go).
+	res resolvedSettings
+	// path is the search path last resolved for a catalog (resolved.go).
+	path pathMemo
 	// declared holds the parameters of the prepared statement being run
 	// (prepare.go): their types and values; nil otherwise.
 	declared *statementParams
@@ -338,7 +343,7 @@ func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []
 	defer acct.Close()
 	ctx, scratch := s.openScratch(ctx)
 	defer scratch.Close()
-	if d := s.SettingDuration("statement_timeout"); d > 0 {
+	if d := s.StatementTimeout(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrStatementTimeout)
 		defer cancel()

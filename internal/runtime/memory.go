@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/rockstream/rockstream/internal/memgov"
-	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -32,7 +31,7 @@ func (s *Session) openAccount(ctx context.Context) (context.Context, *memgov.Acc
 }
 
 // workMem returns the session's work_mem in bytes.
-func (s *Session) workMem() int64 { return session.WorkMemBytes(s.Setting("work_mem")) }
+func (s *Session) workMem() int64 { return s.resolved().workMem }
 
 // batchBytes estimates the memory of b's entries and rows.
 func batchBytes(b zset.Batch) int64 {

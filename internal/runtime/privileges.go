@@ -203,14 +203,15 @@ func writeMembers(st state.Store, old, ms []privilege.Membership) error {
 }
 
 // sessionUser is the session's user: session_authorization.
-func (s *Session) sessionUser() string { return s.Setting("session_authorization") }
+func (s *Session) sessionUser() string { return s.resolved().user }
 
 // currentRole is the role the session's statements run as.
 func (s *Session) currentRole() string {
-	if r := s.Setting("role"); r != "" && r != "none" {
-		return r
+	r := s.resolved()
+	if r.role != "" {
+		return r.role
 	}
-	return s.sessionUser()
+	return r.user
 }
 
 // authenticatedUser is who the session's client authenticated as (the
@@ -542,12 +543,7 @@ func (s *Session) setIdentity(name string, v *pg.VariableSetStmt) (*Result, erro
 }
 
 // setRole is the role SET ROLE chose, "" for none.
-func (s *Session) setRole() string {
-	if r := s.Setting("role"); r != "none" {
-		return r
-	}
-	return ""
-}
+func (s *Session) setRole() string { return s.resolved().role }
 
 // sortedKeys returns m's keys, sorted.
 func sortedKeys(m map[string]privilege.ACL) []string {

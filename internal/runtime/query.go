@@ -146,7 +146,7 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if kept != nil {
 		key = s.selectKeyOf(cat, params.zone)
 	}
-	cat = cat.withSession(ctx, s.sessionInfo(), r)
+	cat = s.sessionCatalog(ctx, cat, r)
 	b, p, ok := kept.kept(key, params.values)
 	if !ok {
 		b = newBinder(cat, paramText, params)

@@ -25,7 +25,7 @@ func (s *Session) newTxn(block bool) *txn {
 }
 
 // defaultReadOnly is the access mode a new transaction has.
-func (s *Session) defaultReadOnly() bool { return s.Setting("default_transaction_read_only") == "on" }
+func (s *Session) defaultReadOnly() bool { return s.resolved().defaultReadOnly }
 
 // readOnlyTxn reports whether t may not write: it is read-only, or it
 // declared a SUBSCRIBE cursor.

@@ -3,10 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/rockstream/rockstream/internal/errs"
-	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 )
 
@@ -20,13 +18,7 @@ import (
 // is maintained never depends on who writes.
 
 // recursionLimit returns the session's iteration limit.
-func (s *Session) recursionLimit() int {
-	n, err := strconv.Atoi(s.Setting("rockstream.max_recursion_iterations"))
-	if err != nil || n < 1 {
-		return ops.DefaultMaxIterations
-	}
-	return n
-}
+func (s *Session) recursionLimit() int { return s.resolved().recursionLimit }
 
 // limitRecursion sets the iteration limit of every recursive query in p;
 // 0 leaves the default.

@@ -2,8 +2,8 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/memgov"
@@ -100,7 +100,7 @@ func (r *RowStream) Next(ctx context.Context) (rows []zset.Row, err error) {
 func (r *RowStream) More() bool { return r.more == nil || r.more() }
 
 // Tag returns the statement's command tag for the rows Next returned.
-func (r *RowStream) Tag() string { return fmt.Sprintf("SELECT %d", r.rows) }
+func (r *RowStream) Tag() string { return "SELECT " + strconv.FormatInt(r.rows, 10) }
 
 // linearScan returns the single relation p reads when p is a chain of
 // filters and projections over a scan, with at most a LIMIT on top (no

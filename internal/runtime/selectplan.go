@@ -102,8 +102,8 @@ func selectCacheable(sel *pg.SelectStmt) bool {
 
 // selectKeyOf returns the key of a binding by s against cat now.
 func (s *Session) selectKeyOf(cat *catalog, zone types.Zone) selectKey {
-	return selectKey{cat: cat, sess: s, zone: zone.Name(), user: s.Setting("session_authorization"),
-		role: s.setRole(), searchPath: s.Setting("search_path")}
+	return selectKey{cat: cat, sess: s, zone: zone.Name(), user: s.sessionUser(),
+		role: s.setRole(), searchPath: s.resolved().searchPath}
 }
 
 // kept returns the kept plan and binder when they were bound under key,

@@ -7,7 +7,6 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 
 	"github.com/rockstream/rockstream/internal/memgov"
-	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/spill"
 	"github.com/rockstream/rockstream/internal/state"
 )
@@ -31,7 +30,7 @@ func openSpillArea(opts Options) (*spill.Area, error) {
 // openScratch gives the statement under ctx its temporary files, with
 // the session's temp_file_limit.
 func (s *Session) openScratch(ctx context.Context) (context.Context, *spill.Statement) {
-	return spill.WithStatement(ctx, s.eng.spill, session.TempFileLimitBytes(s.Setting("temp_file_limit")))
+	return spill.WithStatement(ctx, s.eng.spill, s.resolved().tempFileLimit)
 }
 
 // spillingState returns the operator state of an ad-hoc query under ctx

@@ -25,9 +25,9 @@ import (
 // sessionInfo returns what the system catalog shows of s.
 func (s *Session) sessionInfo() *pgcatalog.Session {
 	return &pgcatalog.Session{
-		User:      s.Setting("session_authorization"),
+		User:      s.sessionUser(),
 		Role:      s.setRole(),
-		Database:  s.Setting("current_database"),
+		Database:  s.resolved().database,
 		Setting:   s.Setting,
 		SetConfig: s.setConfig,
 		PID:       backendPID(s),
@@ -49,11 +49,20 @@ func backendPID(s *Session) int32 {
 // session s reading r: system functions, OID alias casts and per-row
 // subqueries are bound against it. The copy shares c's objects.
 func (c *catalog) withSession(ctx context.Context, s *pgcatalog.Session, r state.Reader) *catalog {
+	return c.withSessionPath(ctx, s, r, nil)
+}
+
+// withSessionPath is withSession with the search path path, as
+// sessionPath gives it for a copy reading r; nil: the copy's sessionPath.
+func (c *catalog) withSessionPath(ctx context.Context, s *pgcatalog.Session, r state.Reader, path []string) *catalog {
 	cp := *c
 	cp.ctx = ctx
 	cp.reader = r
 	if s != nil && s.Setting != nil {
-		cp.path = cp.sessionPath(s)
+		if path == nil {
+			path = cp.sessionPath(s)
+		}
+		cp.path = path
 		cp.database = s.Database
 	}
 	cp.pg = pgcatalog.New(catalogSource{&cp}, s)

@@ -15,13 +15,7 @@ import (
 // (object.zone) and is always bound in that one.
 
 // Zone returns the session time zone.
-func (s *Session) Zone() types.Zone {
-	z, err := types.LoadZone(s.Setting("timezone"))
-	if err != nil {
-		return types.UTCZone
-	}
-	return z
-}
+func (s *Session) Zone() types.Zone { return s.resolved().zone }
 
 // recordZone is the zone a catalog record names (UTC when none).
 func recordZone(name string) (types.Zone, error) {

@@ -268,3 +268,53 @@ func TestSavepointsFind(t *testing.T) {
 		t.Errorf("Find(c): %v", err)
 	}
 }
+
+// TestSettingsVersion checks that every change of a value moves the
+// version and that reads do not: what is derived from the settings is
+// kept by version.
+func TestSettingsVersion(t *testing.T) {
+	var s Settings
+	moved := func(what string, change func()) {
+		t.Helper()
+		v := s.Version()
+		change()
+		if s.Version() == v {
+			t.Errorf("%s left the version at %d", what, v)
+		}
+	}
+	still := func(what string, read func()) {
+		t.Helper()
+		v := s.Version()
+		read()
+		if s.Version() != v {
+			t.Errorf("%s moved the version", what)
+		}
+	}
+	moved("Put", func() { s.Put("timezone", "Europe/Paris") })
+	moved("Set", func() {
+		if err := s.Set("work_mem", "8MB"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	still("Get and Lookup", func() { s.Get("timezone"); s.Lookup("work_mem") })
+	moved("Reset", func() { s.Reset("work_mem") })
+	moved("ResetAll", func() { s.ResetAll() })
+
+	s.BlockChange()
+	moved("a SET in a block", func() { s.Put("timezone", "Asia/Tokyo") })
+	s.ChangedInBlock("timezone", false)
+	moved("a rollback of a block that changed a value", func() { s.EndBlock(false) })
+	if got := s.Get("timezone"); got != "UTC" {
+		t.Fatalf("after rollback timezone = %q", got)
+	}
+	s.BlockChange()
+	s.Put("timezone", "Asia/Tokyo")
+	s.ChangedInBlock("timezone", true)
+	moved("the commit of a block with SET LOCAL", func() { s.EndBlock(true) })
+	still("the end of a block that changed nothing", func() { s.EndBlock(true) })
+
+	s.BlockChange()
+	m := s.Mark()
+	s.Put("timezone", "Asia/Tokyo")
+	moved("Restore", func() { s.Restore(m) })
+}

@@ -18,7 +18,16 @@ type Settings struct {
 	saved        map[string]string
 	blockChanged bool
 	local        map[string]bool
+	// version counts the changes to values: what a caller derived from
+	// the settings at one version (a parsed time zone, work_mem in
+	// bytes) holds until it moves.
+	version uint64
 }
+
+// Version returns the settings' version, which every change of a value
+// moves: SET, RESET, the end of a transaction block that changed one,
+// and a return to a savepoint.
+func (s *Settings) Version() uint64 { return s.version }
 
 // Lookup returns the value SET for name (lower case); ok is false when
 // the setting has its default.
@@ -42,6 +51,7 @@ func (s *Settings) Put(name, value string) {
 		s.values = map[string]string{}
 	}
 	s.values[name] = value
+	s.version++
 }
 
 // Set sets name (lower case) to value, as SET name = value does, after
@@ -55,10 +65,16 @@ func (s *Settings) Set(name, value string) error {
 }
 
 // Reset returns name (lower case) to its default.
-func (s *Settings) Reset(name string) { delete(s.values, name) }
+func (s *Settings) Reset(name string) {
+	delete(s.values, name)
+	s.version++
+}
 
 // ResetAll returns every setting to its default.
-func (s *Settings) ResetAll() { s.values = nil }
+func (s *Settings) ResetAll() {
+	s.values = nil
+	s.version++
+}
 
 // BlockChange records, before the open block changes a setting, what is
 // needed to undo the block's changes: the values before its first
@@ -91,6 +107,7 @@ func (s *Settings) EndBlock(committed bool) {
 		return
 	}
 	s.blockChanged = false
+	s.version++
 	if !committed {
 		s.values = saved
 		return
@@ -116,4 +133,7 @@ func (s *Settings) Mark() Mark { return Mark{values: maps.Clone(s.values), local
 
 // Restore returns the settings to m: the values, and which of them SET
 // LOCAL changed.
-func (s *Settings) Restore(m Mark) { s.values, s.local = maps.Clone(m.values), maps.Clone(m.local) }
+func (s *Settings) Restore(m Mark) {
+	s.values, s.local = maps.Clone(m.values), maps.Clone(m.local)
+	s.version++
+}
