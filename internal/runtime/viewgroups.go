@@ -38,9 +38,8 @@ var testHookStepView func(view string)
 
 // propagateViews is propagateRouted's loop over the views: it steps the
 // touched views, group by group, and stores and logs their deltas.
-func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed) error {
+func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) error {
 	views := w.cat.matviewsInOrder()
-	par := w.cat.parallelism()
 	due, err := dueTemporalViews(st, w, views, deltas)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -57,6 +58,18 @@ func TestWorkersWriteTheSameStoreUnsplit(t *testing.T) {
 	defer func(v, b int) { viewsMinRows, besideMinRows = v, b }(viewsMinRows, besideMinRows)
 	viewsMinRows, besideMinRows = 1, 1
 	workersWriteTheSameStore(t, 1<<30)
+}
+
+// TestWorkersWriteTheSameStoreChunked is TestWorkersWriteTheSameStore
+// with changes taken through the views in chunks of 7 rows (and
+// backfills stepped 11 rows at a time), and only the changes of 30 rows
+// or more split: the chunks of a split change, all smaller than that,
+// split between the workers too (chunkParallelism), the chunks of a
+// change split by bucket each split by the same key.
+func TestWorkersWriteTheSameStoreChunked(t *testing.T) {
+	defer SetEpochChunkRows(7)()
+	defer SetBackfillProgress(11, time.Hour, time.Hour)()
+	workersWriteTheSameStore(t, 30)
 }
 
 func workersWriteTheSameStore(t *testing.T, minRows int) {
