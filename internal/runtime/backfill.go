@@ -168,6 +168,7 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 	}
 	var out zset.Batch
 	done := 0
+	par = chunkParallelism(par, total)
 	for _, r := range rels {
 		rows := deltas[r]
 		for len(rows) > 0 {

@@ -329,12 +329,20 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 // instead of descending the tree from its root. The keys and values are
 // those of writing them in the delta's order.
 func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
+	return logChangesOn(st, w, o, delta, 1)
+}
+
+// logChangesOn is logChanges with the entries written by n workers, each
+// those of the buckets it owns (zset.BucketOwner), into an overlay of its
+// own committed into st (writeOnWorkers): an entry's key and value do not
+// depend on who writes it, so the log is the same for any n.
+func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, n int) error {
 	id := o.id
 	prefix := relPrefix(nsChangeLog, id)
 	base := w.logSeq[id]
 	var scratch []byte
 	buckets := make([]byte, len(delta))
-	var starts [257]int32 // starts[b+1]: entries in buckets <= b, once summed
+	var starts [zset.Buckets + 1]int32 // starts[b+1]: entries in buckets <= b, once summed
 	for i, e := range delta {
 		var b int
 		b, scratch = o.viewRowBucket(e.Row, scratch)
@@ -344,21 +352,38 @@ func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) erro
 	for b := 1; b < len(starts); b++ {
 		starts[b] += starts[b-1]
 	}
+	first := starts // first[b]: where bucket b's entries start in order
 	order := make([]int32, len(delta))
 	for i, b := range buckets {
 		order[starts[b]] = int32(i)
 		starts[b]++
 	}
-	var k, v []byte
-	var hint state.Hint
-	for _, i := range order {
-		k = append(append(k[:0], prefix...), buckets[i])
-		k = binary.BigEndian.AppendUint64(k, w.epoch)
-		k = binary.BigEndian.AppendUint64(k, base+uint64(i))
-		v = encodeStored(v, delta[i].Weight, delta[i].Row)
-		if err := state.SetHinted(st, k, v, &hint); err != nil {
-			return err
+	write := func(st state.Store, order []int32) error {
+		var k, v []byte
+		var hint state.Hint
+		for _, i := range order {
+			k = append(append(k[:0], prefix...), buckets[i])
+			k = binary.BigEndian.AppendUint64(k, w.epoch)
+			k = binary.BigEndian.AppendUint64(k, base+uint64(i))
+			v = encodeStored(v, delta[i].Weight, delta[i].Row)
+			if err := state.SetHinted(st, k, v, &hint); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	var err error
+	if n <= 1 {
+		err = write(st, order)
+	} else {
+		// A worker's buckets are one contiguous range, so its entries
+		// are one run of order.
+		err = writeOnWorkers(st, n, func(j int, ov state.Store) error {
+			return write(ov, order[first[firstBucketOf(j, n)]:first[firstBucketOf(j+1, n)]])
+		}, nil)
+	}
+	if err != nil {
+		return err
 	}
 	w.logSeq[id] = base + uint64(len(delta))
 	return nil

@@ -86,21 +86,45 @@ var epochChunkRows = 16_384
 
 // propagateTableDelta takes delta, just written to o's rows, through o's
 // views; routed, when not nil, splits it between the workers
-// (splitwrite.go). A delta larger than epochChunkRows goes in chunks.
+// (splitwrite.go). A delta larger than epochChunkRows goes in chunks, and
+// a delta large enough to split between the workers has each of its
+// chunks split too (chunkParallelism), each routed chunk split by the
+// same key as the delta.
 func propagateTableDelta(ctx context.Context, st state.Store, w *epochWrite, o *object, delta zset.Batch, routed map[string]diff.Routed) error {
+	par := w.cat.parallelism()
 	if len(delta) <= epochChunkRows || w.cat.lookedUpByView(o.name) {
-		return propagateRouted(ctx, st, w, map[string]zset.Batch{o.name: delta}, routed)
+		return propagateRouted(ctx, st, w, map[string]zset.Batch{o.name: delta}, routed, par)
 	}
+	par = chunkParallelism(par, len(delta))
+	r, split := routed[o.name]
 	for lo := 0; lo < len(delta); lo += epochChunkRows {
 		if ctx.Err() != nil {
 			return canceled(ctx)
 		}
 		chunk := delta[lo:min(lo+epochChunkRows, len(delta))]
-		if err := propagate(ctx, st, w, map[string]zset.Batch{o.name: chunk}); err != nil {
+		var parts map[string]diff.Routed
+		if split {
+			parts = map[string]diff.Routed{o.name: {Key: r.Key, Parts: splitDelta(chunk, r.Key, len(r.Parts))}}
+		}
+		if err := propagateRouted(ctx, st, w, map[string]zset.Batch{o.name: chunk}, parts, par); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// chunkParallelism is how the chunks of a change of total rows step on
+// par's workers: when the whole change is large enough to split
+// (par.MinRows), so is every chunk of it, however small. The chunks only
+// bound the operators' working memory; stepping them one worker at a
+// time would leave the other workers idle for all of a large change.
+// A split step's output and writes are the unsplit step's for any number
+// of workers (diff.Circuit.StepParallel), so this changes no stored byte.
+func chunkParallelism(par diff.Parallelism, total int) diff.Parallelism {
+	if par.Workers > 1 && total >= max(par.MinRows, 1) {
+		par.MinRows = 1
+	}
+	return par
 }
 
 // SetEpochChunkRows sets the rows of a table delta's chunk and returns
@@ -129,7 +153,7 @@ func propagatePending(ctx context.Context, st state.Store, w *epochWrite, deltas
 		}
 	}
 	if total <= epochChunkRows {
-		return propagate(ctx, st, w, deltas)
+		return propagateRouted(ctx, st, w, deltas, nil, w.cat.parallelism())
 	}
 	slices.Sort(names) // the same order on every run
 	for _, name := range names {

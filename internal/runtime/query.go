@@ -480,13 +480,15 @@ func compareSort(a, b types.Value, k plan.SortKey) int {
 // of the relations it reads, stores its output delta, and passes it on to
 // the views that read it.
 func propagate(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch) error {
-	return propagateRouted(ctx, st, w, deltas, nil)
+	return propagateRouted(ctx, st, w, deltas, nil, w.cat.parallelism())
 }
 
 // propagateRouted is propagate with some of the table deltas split
-// between the workers by bucket too (splitwrite.go). Views that read none
+// between the workers by bucket too (splitwrite.go), stepping on par's
+// workers (a chunk of a large change splits however small it is,
+// chunkParallelism). Views that read none
 // of each other's outputs step concurrently on the workers
 // (viewgroups.go).
-func propagateRouted(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed) error {
-	return propagateViews(ctx, st, w, deltas, routed)
+func propagateRouted(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) error {
+	return propagateViews(ctx, st, w, deltas, routed, par)
 }

@@ -149,6 +149,58 @@ func writeOnWorkers(st state.Store, n int, write func(i int, ov state.Store) err
 	return nil
 }
 
+// viewWriteMinRows is the smallest view output whose rows and change-log
+// entries are written split between the workers (applyDeltaSplit,
+// logChangesOn), when the step that made it was split: below it, the
+// goroutine and the overlay a worker's share costs are more than the
+// share. A variable so that tests can split every write.
+var viewWriteMinRows = 1024
+
+// viewWriters is how many workers write a view's output of rows rows,
+// from a step on par: all of par's when the step was split and the
+// output is large enough, else one.
+func viewWriters(par diff.Parallelism, rows int) int {
+	if par.Workers > 1 && rows >= max(par.MinRows, viewWriteMinRows) {
+		return par.Workers
+	}
+	return 1
+}
+
+// applyDeltaSplit is applyDelta split between n workers by the bucket in
+// each row's stored key (the byte after prefix): a key's changes are all
+// one worker's, in their order in delta, so the rows stored are the same
+// for any n. On failure the error is the lowest failing worker's, which
+// may name another row than one worker would; applyDelta fails only on
+// a weight out of range, an internal error.
+func applyDeltaSplit(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte, n int) error {
+	if n <= 1 {
+		return applyDelta(st, prefix, delta, keyOf)
+	}
+	owners := make([]uint8, len(delta))
+	counts := make([]int, n)
+	var k []byte
+	for i, e := range delta {
+		k = keyOf(k, prefix, e.Row)
+		w := owner(k[len(prefix)], n)
+		owners[i] = uint8(w)
+		counts[w]++
+	}
+	parts := make([]zset.Batch, n)
+	for i := range parts {
+		parts[i] = make(zset.Batch, 0, counts[i])
+	}
+	for i, e := range delta {
+		parts[owners[i]] = append(parts[owners[i]], e)
+	}
+	return writeOnWorkers(st, n, func(i int, ov state.Store) error {
+		return applyDelta(ov, prefix, parts[i], keyOf)
+	}, nil)
+}
+
+// firstBucketOf is the first bucket worker i of n owns (zset.BucketOwner);
+// n for i gives zset.Buckets, the end of the last worker's.
+func firstBucketOf(i, n int) int { return (i*zset.Buckets + n - 1) / n }
+
 // applyDeltaOn is applyDelta of o's consolidated delta, split between
 // par's workers when it is large. It returns the split (nil when the
 // write was not split).

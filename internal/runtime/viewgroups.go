@@ -38,9 +38,8 @@ var testHookStepView func(view string)
 
 // propagateViews is propagateRouted's loop over the views: it steps the
 // touched views, group by group, and stores and logs their deltas.
-func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed) error {
+func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) error {
 	views := w.cat.matviewsInOrder()
-	par := w.cat.parallelism()
 	due, err := dueTemporalViews(st, w, views, deltas)
 	if err != nil {
 		return err
@@ -59,7 +58,7 @@ func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas m
 			if err != nil {
 				return err
 			}
-			if err := logViewDelta(ctx, st, w, v, out, deltas); err != nil {
+			if err := logViewDelta(ctx, st, w, v, out, deltas, par); err != nil {
 				return err
 			}
 		}
@@ -113,7 +112,7 @@ func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, delt
 	if len(out) == 0 {
 		return nil, nil
 	}
-	if err := applyDelta(st, v.rowsPrefix(), out, v.keyOf()); err != nil {
+	if err := applyDeltaSplit(st, v.rowsPrefix(), out, v.keyOf(), viewWriters(par, len(out))); err != nil {
 		return nil, err
 	}
 	if err := indexWritten(st, cat, v, out); err != nil {
@@ -127,14 +126,14 @@ func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, delt
 
 // logViewDelta writes v's output to its change log and passes it on to
 // the views that read v.
-func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object, out zset.Batch, deltas map[string]zset.Batch) error {
+func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object, out zset.Batch, deltas map[string]zset.Batch, par diff.Parallelism) error {
 	if len(out) == 0 {
 		return nil
 	}
 	if err := chargeEpochWrite(ctx, out, viewChangeWrites); err != nil {
 		return err
 	}
-	if err := logChanges(st, w, v, out); err != nil {
+	if err := logChangesOn(st, w, v, out, viewWriters(par, len(out))); err != nil {
 		return err
 	}
 	deltas[v.name] = out
@@ -206,7 +205,7 @@ func stepViewsConcurrently(ctx context.Context, st state.Store, w *epochWrite, g
 		if err := runs[i].ov.Commit(); err != nil {
 			return err
 		}
-		if err := logViewDelta(ctx, st, w, v, runs[i].out, deltas); err != nil {
+		if err := logViewDelta(ctx, st, w, v, runs[i].out, deltas, par); err != nil {
 			return err
 		}
 	}

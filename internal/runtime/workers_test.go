@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
 )
@@ -41,7 +42,8 @@ var workerViews = []string{
 // engines stepping on 1, 2, 3 and 8 workers (every step split however
 // small), and after every statement compares the engines' whole stores
 // byte for byte: table rows, view contents, operator state, change logs
-// and metadata. So every result, view and change log on N workers is the
+// and metadata (the views' rows and change logs written split between
+// the workers by bucket after every split step). So every result, view and change log on N workers is the
 // one on one worker, and a store does not depend on the number that
 // wrote it. Its UPDATEs and DELETEs scan, and some fail on a row whose
 // values their error message shows: the error on N workers is the one
@@ -59,7 +61,22 @@ func TestWorkersWriteTheSameStoreUnsplit(t *testing.T) {
 	workersWriteTheSameStore(t, 1<<30)
 }
 
+// TestWorkersWriteTheSameStoreChunked is TestWorkersWriteTheSameStore
+// with changes taken through the views in chunks of 7 rows (and
+// backfills stepped 11 rows at a time), and only the changes of 30 rows
+// or more split: the chunks of a split change, all smaller than that,
+// split between the workers too (chunkParallelism), the chunks of a
+// change split by bucket each split by the same key.
+func TestWorkersWriteTheSameStoreChunked(t *testing.T) {
+	defer SetEpochChunkRows(7)()
+	defer SetBackfillProgress(11, time.Hour, time.Hour)()
+	workersWriteTheSameStore(t, 30)
+}
+
 func workersWriteTheSameStore(t *testing.T, minRows int) {
+	// Every view output of a split step is written split too.
+	defer func(v int) { viewWriteMinRows = v }(viewWriteMinRows)
+	viewWriteMinRows = 1
 	ctx := context.Background()
 	counts := []int{1, 2, 3, 8}
 	var engines []*Engine
