@@ -58,13 +58,14 @@ const (
 	tBool
 	tDate
 	tJsonb
+	tTimetz
 )
 
-var allTypes = []sqlType{tInt, tBigint, tNumeric, tText, tBool, tDate, tJsonb}
+var allTypes = []sqlType{tInt, tBigint, tNumeric, tText, tBool, tDate, tJsonb, tTimetz}
 
 // ddl returns the type as written in CREATE TABLE.
 func (t sqlType) ddl() string {
-	return [...]string{"int", "bigint", "numeric(8,2)", "text", "boolean", "date", "jsonb"}[t]
+	return [...]string{"int", "bigint", "numeric(8,2)", "text", "boolean", "date", "jsonb", "timetz"}[t]
 }
 
 // class groups types that compare with each other and can meet in a

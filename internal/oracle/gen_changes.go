@@ -88,6 +88,12 @@ func (g *gen) literal(t sqlType) string {
 		// Integers only, so that values equal under jsonb's = print alike.
 		return pick(g, []string{`'{"a": 1}'`, `'{"a": 2, "b": "x"}'`, `'{"b": [1, 2]}'`, `'[1, 2]'`, `'[2]'`,
 			`'"a"'`, `'null'`, `'1'`, `'[]'`, `'{}'`, `'{"a": {"b": 1}}'`, `'["a", 1]'`})
+	case tTimetz:
+		// Explicit offsets only: a time without one would take the
+		// session zone's. Some pairs are the same instant at different
+		// offsets, which timetz keeps apart.
+		return pick(g, []string{"'10:00:00+02'", "'09:00:00+01'", "'10:00:00+00'", "'23:30:00-05'",
+			"'00:15:00+05:30'", "'10:00:00.5+02'", "'12:00:00-03'"})
 	default:
 		return fmt.Sprintf("'2024-01-%02d'", g.intn(1, 9, "day"))
 	}
@@ -103,6 +109,8 @@ func (g *gen) typedLiteral(t sqlType) string {
 		return g.literal(t) + "::date"
 	case tJsonb:
 		return g.literal(t) + "::jsonb"
+	case tTimetz:
+		return g.literal(t) + "::timetz"
 	case tBigint:
 		return g.literal(t) + "::bigint"
 	case tNumeric:
@@ -179,6 +187,8 @@ func (g *gen) newValue(c column) string {
 		val = fmt.Sprintf("%s + %d.25", c.name, g.intn(-1, 1, "delta"))
 	case c.typ == tDate && g.chance(50):
 		val = fmt.Sprintf("%s + %d", c.name, g.intn(-2, 2, "delta"))
+	case c.typ == tTimetz && g.chance(50):
+		val = fmt.Sprintf("%s + interval '%d minutes'", c.name, 30*g.intn(-2, 2, "delta"))
 	default:
 		val = g.value(c.typ)
 	}

@@ -105,6 +105,15 @@ func (g *gen) exprOf(sc []expr, want sqlType, depth int) expr {
 			d := sub()
 			return expr{fmt.Sprintf("(%s + %d)", d.sql, g.intn(-3, 3, "days")), tDate}
 		}
+	case tTimetz:
+		if g.chance(50) {
+			d := sub()
+			if g.chance(30) {
+				// The same instant at another fixed offset.
+				return expr{"(" + d.sql + " AT TIME ZONE " + pick(g, []string{"'UTC'", "INTERVAL '+02:00'", "INTERVAL '-05:00'"}) + ")", tTimetz}
+			}
+			return expr{fmt.Sprintf("(%s + interval '%d minutes')", d.sql, 15*g.intn(-4, 4, "minutes")), tTimetz}
+		}
 	}
 	// CASE, COALESCE and NULLIF for every class.
 	switch g.intn(0, 2, "conditional") {
