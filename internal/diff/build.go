@@ -299,6 +299,9 @@ func (b *builder) join(n *plan.Join) (int, error) {
 			fmt.Fprintf(&sb, "  state=arrangement(left by %s)  %s", lkeys, lookup)
 		}
 	case plan.LeftJoin, plan.RightJoin, plan.FullJoin:
+		if op = b.lookupOuterJoin(n, prefix, lw, rw, lkeys, rkeys, &sb); op != nil {
+			break
+		}
 		op = ops.NewOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, lw, rw, n.SingleMatch)
 		lm, rm := "", ""
 		if n.Kind != plan.RightJoin {
@@ -309,6 +312,9 @@ func (b *builder) join(n *plan.Join) (int, error) {
 		}
 		fmt.Fprintf(&sb, "  state=arrangements(left by %s%s, right by %s%s)", lkeys, lm, rkeys, rm)
 	default:
+		if op = b.lookupOuterJoin(n, prefix, lw, rw, lkeys, rkeys, &sb); op != nil {
+			break
+		}
 		sj := ops.NewSemiJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.NullSafe, n.Residual, n.Test, lw, rw)
 		op = sj
 		switch {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -158,4 +159,88 @@ func (b *builder) lookupJoin(n *plan.Join, j *ops.Join) string {
 		return "lookup " + sr.Base + " by (" + strings.Join(cols, ", ") + ")"
 	}
 	return ""
+}
+
+// Lookups on the nullable side. A LEFT join's right input, a RIGHT
+// join's left input, or a semi-, anti- or mark join's right input (its
+// subquery) is read by key under the same conditions as an inner join's,
+// and also through a projection of its scan's columns (a subquery's
+// select list), when the join has no NULL-safe key and no ANY test (NOT
+// IN): ops.LookupOuterJoin, whose delta rule reads the relation's rows
+// after the epoch from the store and those before as the stored rows
+// less the relation's delta in the step. A FULL join, whose two inputs
+// are both preserved, keeps its arrangements.
+
+// lookupOuterJoin returns the operator for outer, semi-, anti- or mark
+// join n of plan reading its nullable input by key, and writes its state
+// to sb; nil when n may not read an input so.
+func (b *builder) lookupOuterJoin(n *plan.Join, prefix ops.Prefix, lw, rw int, lkeys, rkeys string, sb *strings.Builder) ops.Operator {
+	if b.lookups == nil || b.forQuery || b.serial || len(n.LeftKeys) == 0 || n.Test != nil || slices.Contains(n.NullSafe, true) {
+		return nil
+	}
+	side, own, other, arranged, arrangedKeys := n.Right, n.RightKeys, n.LeftKeys, "left", lkeys
+	switch n.Kind {
+	case plan.LeftJoin, plan.SemiJoin, plan.AntiJoin, plan.MarkJoin:
+	case plan.RightJoin:
+		side, own, other, arranged, arrangedKeys = n.Left, n.LeftKeys, n.RightKeys, "right", rkeys
+	default:
+		return nil
+	}
+	var proj []int
+	below := side
+	if p, ok := side.(*plan.Project); ok {
+		proj = make([]int, len(p.Exprs))
+		for i, e := range p.Exprs {
+			c, isCol := e.(*plan.ColRef)
+			if !isCol {
+				return nil
+			}
+			proj[i] = c.Index
+		}
+		below = p.Input
+	}
+	scan, preds := scanBelow(below)
+	if scan == nil {
+		return nil
+	}
+	sr, ok := b.lookups(scan.Relation)
+	if !ok || b.uses[sr.Base] != 1 || len(sr.KeyCols) != len(own) {
+		return nil
+	}
+	order := make([]int, len(sr.KeyCols))
+	used := make([]bool, len(own))
+	for k, col := range sr.KeyCols {
+		order[k] = -1
+		for i, e := range own {
+			c, isCol := e.(*plan.ColRef)
+			if used[i] || !isCol || other[i].Type().ID != c.Typ.ID {
+				continue
+			}
+			at := c.Index
+			if proj != nil && at < len(proj) {
+				at = proj[at]
+			} else if proj != nil {
+				continue
+			}
+			if at != col {
+				continue
+			}
+			order[k], used[i] = i, true
+			break
+		}
+		if order[k] < 0 {
+			return nil
+		}
+	}
+	op := ops.NewLookupOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.Residual, lw, rw, n.SingleMatch, sr.Rows, order, preds, proj)
+	if b.lookedUp == nil {
+		b.lookedUp = map[string]bool{}
+	}
+	b.lookedUp[scan.Relation] = true
+	cols := make([]string, len(sr.KeyCols))
+	for i, c := range sr.KeyCols {
+		cols[i] = scan.Cols[c].Name
+	}
+	fmt.Fprintf(sb, "  state=arrangement(%s by %s)  lookup %s by (%s)", arranged, arrangedKeys, sr.Base, strings.Join(cols, ", "))
+	return op
 }
