@@ -15,10 +15,10 @@ import (
 // (under filters without now()) whose stored key columns are exactly the
 // join key's columns on that side, each compared with a key of the other
 // side of the same type, and when the circuit reads that relation
-// nowhere else. The right input is chosen when both qualify. Outer,
-// semi-, anti- and mark joins keep their arrangements: their padded rows
-// and match counts are state about the pairs, which a read of one
-// input's stored rows does not give. Nothing of this applies to ad-hoc
+// nowhere else. The right input is chosen when both qualify. An outer,
+// semi-, anti- or mark join may read its nullable input so
+// (lookupOuterJoin below, ops.LookupOuterJoin); a FULL join, whose inputs
+// are both preserved, keeps its arrangements. Nothing of this applies to ad-hoc
 // queries (their inputs are whole relations in one step) or inside a
 // recursive query's body.
 //

@@ -6,9 +6,11 @@
 // the Values source, and the Fixpoint of a recursive query, which runs a
 // nested circuit (its Body) until nothing changes. IVM.md gives the delta
 // rule each one implements. A Join may read one input by key from that
-// relation's stored rows instead of arranging it (lookupjoin.go): the
-// one read an operator makes outside its own prefix, of rows the caller
-// has written before the step.
+// relation's stored rows instead of arranging it (lookupjoin.go), and a
+// LookupOuterJoin reads an outer join's nullable input, or a semi-, anti-
+// or mark join's subquery input, so (lookupouter.go): the one read an
+// operator makes outside its own prefix, of rows the caller has written
+// before the step.
 //
 // Invariants:
 //   - Purity. An operator is a deterministic function of its state (read

@@ -28,7 +28,9 @@ import (
 // so the pair Δa⋈Δb is counted once. The other input is arranged as in
 // any join. A relation read this way must be read nowhere else in the
 // circuit (its delta would reach this join's probe and another operator
-// in a backfill that feeds it no delta).
+// in a backfill that feeds it no delta). Outer, semi-, anti- and mark
+// joins that read their nullable input by key are LookupOuterJoin
+// (lookupouter.go).
 
 // StoredRows reads a stored relation's current rows by key.
 type StoredRows interface {

@@ -8,12 +8,13 @@ import (
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
-// Lookup joins inside circuits. A materialized view's inner join whose
-// input is a table joined on its whole primary key, or a materialized
-// view joined on the group key its rows are routed by (its first
-// columns, docs/format/storage.md), reads that relation's stored rows by
-// key instead of keeping an arrangement of them (diff/lookup.go,
-// ops/lookupjoin.go): one Get of the table's row, or one prefix scan of
+// Lookup joins inside circuits. A materialized view's join whose input
+// (either of an inner join's, an outer join's nullable one, a semi- or
+// anti-join's subquery) is a table joined on its whole primary key, or a
+// materialized view joined on the group key its rows are routed by (its
+// first columns, docs/format/storage.md), reads that relation's stored
+// rows by key instead of keeping an arrangement of them (diff/lookup.go,
+// ops/lookupjoin.go, ops/lookupouter.go): one Get of the table's row, or one prefix scan of
 // the view's rows of the key, in the bucket of the key, which is the
 // bucket the relation stores them in. This relies on the relation's rows
 // being written before its readers step in every epoch (a table's in
