@@ -39,7 +39,9 @@ import (
 //
 // and the join's change at k is, over the rows r of A ∪ ΔA (all of A when
 // ΔB is not empty at k, else ΔA's rows only, whose matches did not change
-// otherwise),
+// otherwise; for a semi-, anti- or mark join without a residual, whose
+// m(r) is the same for every r of k, all of A only when ΔB makes it cross
+// zero),
 //
 //	outer:  Σ_s (w'(r)·v'(s) − w(r)·v(s))·(r, s)  +  (w'(r)·[m'(r) = 0] − w(r)·[m(r) = 0])·pad(r)
 //	semi:   (w'(r)·[m'(r) > 0] − w(r)·[m(r) > 0])·r
@@ -194,17 +196,41 @@ func (j *LookupOuterJoin) join(r, s zset.Row) zset.Row {
 // stepKey applies one join key's deltas: da of the preserved input, db of
 // the looked-up one.
 func (j *LookupOuterJoin) stepKey(w *work, st state.Store, out zset.Batch, key []byte, da, db []keyedRow) (zset.Batch, error) {
-	var err error
-	if j.es, err = j.arr.load(st, key, da, len(db) > 0, j.es[:0]); err != nil {
-		return nil, err
-	}
-	if len(j.es) == 0 {
-		return out, nil
-	}
-	if err := j.loadLookedUp(w, st, da, db); err != nil {
-		return nil, err
-	}
 	outer := j.kind == plan.LeftJoin || j.kind == plan.RightJoin
+	var err error
+	if outer || j.residual != nil {
+		// Every pair of the key may change: the preserved rows are read
+		// in full when the looked-up ones changed, and the looked-up
+		// rows only when there are preserved rows to pair them with.
+		if j.es, err = j.arr.load(st, key, da, len(db) > 0, j.es[:0]); err != nil {
+			return nil, err
+		}
+		if len(j.es) == 0 {
+			return out, nil
+		}
+		if err := j.loadLookedUp(w, st, da, db); err != nil {
+			return nil, err
+		}
+	} else {
+		// The match count is the key's: the preserved rows of the key
+		// are read only when it crosses zero.
+		if err := j.loadLookedUp(w, st, da, db); err != nil {
+			return nil, err
+		}
+		var mOld, mNew int64
+		for _, s := range j.bs {
+			if mOld, err = zset.AddWeight(mOld, s.wOld); err != nil {
+				return nil, err
+			}
+			if mNew, err = zset.AddWeight(mNew, s.wNew); err != nil {
+				return nil, err
+			}
+		}
+		flips := len(db) > 0 && (mOld > 0) != (mNew > 0)
+		if j.es, err = j.arr.load(st, key, da, flips, j.es[:0]); err != nil {
+			return nil, err
+		}
+	}
 	width := j.leftWidth + j.rightWidth
 	for i := range j.es {
 		e := &j.es[i]

@@ -58,9 +58,12 @@ var lookupViews = []string{
 	`SELECT f.x, f.b FROM fact f WHERE (f.a, f.b) IN (SELECT a, b FROM dim2)`,
 	`SELECT f.k, f.x, EXISTS (SELECT 1 FROM dim d WHERE d.id = f.k AND d.v < f.x + 1) AS e FROM fact f`,
 	`SELECT d.id, d.v FROM dim d WHERE NOT EXISTS (SELECT 1 FROM v10 s WHERE s.k = d.id AND s.n > 1)`,
-	// NOT IN (an ANY test) and FULL joins keep their arrangements.
+	// NOT IN and IN in an expression (ANY tests), FULL joins and
+	// NULL-safe keys keep their arrangements.
 	`SELECT * FROM fact f WHERE f.k NOT IN (SELECT id FROM dim)`,
+	`SELECT f.x, f.k IN (SELECT id FROM dim) AS i FROM fact f`,
 	`SELECT f.k, d.id FROM fact f FULL JOIN dim d ON f.k = d.id`,
+	`SELECT f.x, d.name FROM fact f LEFT JOIN dim d ON f.k IS NOT DISTINCT FROM d.id`,
 }
 
 func TestLookupJoinsMatchPostgres(t *testing.T) {
@@ -101,7 +104,7 @@ func runLookupOracle(t *testing.T, workers int) {
 		"join anti  on=[f.k = d.id]  state=arrangement(left by [f.k])  lookup dim by (id)",
 		"lookup dim by (id)", "lookup dim by (id)", "lookup dim2 by (b, a)",
 		"join mark  on=[f.k = d.id]  residual=(d.v < (f.x + 1))  state=arrangement(left by [f.k])  lookup dim by (id)",
-		"lookup v10 by (k)", "", ""} {
+		"lookup v10 by (k)", "", "", "", ""} {
 		got := eng.mu.cat.lookup(names[i]).circuit.Explain()
 		if (want == "") != !strings.Contains(got, "lookup ") || want != "" && !strings.Contains(got, want) {
 			t.Fatalf("view %s: want %q in its circuit:\n%s", lookupViews[i], want, got)
