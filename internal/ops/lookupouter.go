@@ -315,6 +315,9 @@ func (j *LookupOuterJoin) loadLookedUp(w *work, st state.Store, da, db []keyedRo
 		j.key[k] = j.vals[pair]
 	}
 	j.bs = j.bs[:0]
+	// A semi-, anti- or mark join without a residual needs the rows'
+	// weights alone, unless the rows must be matched with db's.
+	rows := j.residual != nil || j.kind == plan.LeftJoin || j.kind == plan.RightJoin || len(db) > 0
 	err = j.src.Rows(st, j.key, func(row zset.Row, weight int64) error {
 		if err := w.tick(); err != nil {
 			return err
@@ -324,6 +327,10 @@ func (j *LookupOuterJoin) loadLookedUp(w *work, st state.Store, da, db []keyedRo
 			if err != nil || !ok {
 				return err
 			}
+		}
+		if !rows {
+			j.bs = append(j.bs, lookedUp{wOld: weight, wNew: weight})
+			return nil
 		}
 		if j.proj != nil {
 			cut := make(zset.Row, len(j.proj))
