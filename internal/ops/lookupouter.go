@@ -339,7 +339,11 @@ func (j *LookupOuterJoin) loadLookedUp(w *work, st state.Store, da, db []keyedRo
 			}
 			row = cut
 		}
-		j.bs = append(j.bs, lookedUp{row: row, enc: zset.EncodeRow(nil, row), wOld: weight, wNew: weight})
+		var enc []byte
+		if len(db) > 0 {
+			enc = zset.EncodeRow(nil, row)
+		}
+		j.bs = append(j.bs, lookedUp{row: row, enc: enc, wOld: weight, wNew: weight})
 		return nil
 	})
 	if err != nil {
