@@ -131,11 +131,13 @@ func (c *conn) startWatch() {
 	}
 }
 
-// start starts the reading goroutine, unless the watch already stopped.
+// start starts the reading goroutine, unless the watch already stopped
+// or started: a late fire of the connection's timer and the fire of its
+// reset can both reach the same watch.
 func (w *clientWatch) start() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.mu.stopped {
+	if w.mu.stopped || w.mu.started {
 		return
 	}
 	w.mu.started = true
