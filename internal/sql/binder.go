@@ -52,6 +52,11 @@ type Binder struct {
 	// reads every one in a temporal filter.
 	TemporalFilters bool
 	Nows            []NowUse
+	// AnyZone, set when binding a column default, which each statement
+	// that uses it binds again in its own session zone, makes every
+	// conversion that reads a zone's offset on the current date read the
+	// clock (UsedClock), whatever Zone is.
+	AnyZone bool
 }
 
 // bindState is the state of one call into the binder: it is shared by the

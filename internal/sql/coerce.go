@@ -136,7 +136,10 @@ func castOf(e plan.Expr, to types.Type, explicit bool, z types.Zone) (plan.Expr,
 // default, a cached plan). Where the binder has no clock (a view's
 // query), the conversion itself refuses such a zone.
 func (st *bindState) noteCast(from, to types.Type) {
-	if st.b.Zone.Dated() && types.CastReadsCurrentDate(from.ID, to.ID, st.b.Zone) {
+	if !st.b.Zone.Dated() {
+		return
+	}
+	if st.b.AnyZone && types.CastMayReadCurrentDate(from.ID, to.ID) || types.CastReadsCurrentDate(from.ID, to.ID, st.b.Zone) {
 		st.b.UsedClock = true
 	}
 }

@@ -136,10 +136,17 @@ func zoneChangesOffset(what, zone string) error {
 // current date: from time, or from text (which may have no offset), in a
 // zone whose offset depends on the date.
 func CastReadsCurrentDate(from, to TypeID, z Zone) bool {
+	return ZoneReadsCurrentDate(z) && CastMayReadCurrentDate(from, to)
+}
+
+// CastMayReadCurrentDate reports whether a cast from type from to timetz
+// (or between their arrays) reads the session zone's offset on the
+// current date in some zone.
+func CastMayReadCurrentDate(from, to TypeID) bool {
 	if from.IsArray() && to.IsArray() {
 		from, to = from.Elem(), to.Elem()
 	}
-	if to != TimeTZ || !ZoneReadsCurrentDate(z) {
+	if to != TimeTZ {
 		return false
 	}
 	switch from {
