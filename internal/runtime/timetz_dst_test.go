@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -57,6 +58,27 @@ func TestTimeTZCurrentDateMatchesPostgres(t *testing.T) {
 		mustBoth(t, s, pgc, "INSERT INTO meet_"+zone[:2]+" (id, at) SELECT 10 + id, tm FROM texts WHERE tm IS NOT NULL")
 		mustBoth(t, s, pgc, "UPDATE meet_"+zone[:2]+" SET later = at::time::timetz WHERE id > 10")
 		same("SELECT * FROM meet_" + zone[:2] + " ORDER BY id")
+	}
+	// COPY FROM and parameters read text without an offset on the
+	// current date too.
+	mustBoth(t, s, pgc, "SET TimeZone = 'Europe/Berlin'")
+	mustBoth(t, s, pgc, "CREATE TABLE copied (id int PRIMARY KEY, at timetz, ats timetz[])")
+	p := copyPeer{t: t, ctx: context.Background(), s: s, pgc: pgc}
+	p.load("COPY copied FROM STDIN", "1\t10:30\t{10:00,11:00+03}\n2\t23:59:59\t\\N\n")
+	if got, want := p.copyOut("COPY (SELECT * FROM copied ORDER BY id) TO STDOUT"); !bytes.Equal(got, want) {
+		t.Errorf("COPY of timetz without an offset in Berlin:\nRockStream: %q\nPostgreSQL: %q", got, want)
+	}
+	param := "10:30"
+	res, err := s.Exec(context.Background(), "SELECT $1::timetz::text", []*string{&param})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := o.theirs([]string{"SELECT '10:30'::timetz::text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(formatRows(res)); got != want[0][0] {
+		t.Errorf("a timetz parameter without an offset in Berlin: RockStream %q, PostgreSQL %q", got, want[0][0])
 	}
 }
 
@@ -156,6 +178,7 @@ func TestTimeTZViewRefusesCurrentDate(t *testing.T) {
 			"SELECT id FROM slots WHERE tm = at",
 			"SELECT at AT TIME ZONE 'Europe/Berlin' AS t FROM slots",
 			"SELECT at AT TIME ZONE zone AS t FROM slots",
+			"SELECT tm::timetz AS t FROM slots WHERE id > 0 UNION ALL SELECT at FROM slots",
 		},
 		"UTC": {
 			"SELECT at AT TIME ZONE 'America/New_York' AS t FROM slots",
