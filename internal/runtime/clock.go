@@ -56,3 +56,15 @@ func (s *Session) params() *statementParams {
 	p.random = &s.random
 	return &p
 }
+
+// datedZone is the session time zone with the current date of the
+// running statement's transaction (or of now, between statements), for
+// what reads text outside a bound statement: parameters and COPY input
+// of time with time zone without an offset.
+func (s *Session) datedZone() types.Zone {
+	at := s.clock().Transaction
+	if at.IsZero() {
+		at = s.eng.now()
+	}
+	return s.Zone().OnDate(at)
+}

@@ -154,7 +154,7 @@ func (s *Session) copyIn(ctx context.Context, c *pg.CopyStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.Zone = s.Zone()
+	opts.Zone = s.datedZone()
 	return &Result{CopyIn: &CopyIn{
 		Binary:  opts.Format == copyfmt.Binary,
 		Columns: len(targets),

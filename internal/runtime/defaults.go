@@ -20,7 +20,10 @@ import (
 // (sql.Clock) means the time of the statement that uses it, as in
 // PostgreSQL: such a default is kept as its expression (clockDefault) and
 // bound again, with the statement's clock, by the statement that fills
-// the column. Its every row then gets that statement's one value.
+// the column. Its every row then gets that statement's one value. So is
+// a default that converts time or text to time with time zone, which
+// takes the offset of the session zone of the statement that uses it on
+// that statement's date.
 
 // standInClock is the time a clock default is bound at when its table is
 // created, to check it and learn its type; the value is never used.
@@ -28,13 +31,14 @@ var standInClock = sql.Clock{Transaction: time.Unix(0, 0).UTC(), Statement: time
 
 // bindDefault binds column col's DEFAULT raw, of column type t.
 func bindDefault(b *sql.Binder, raw *pg.Node, t types.Type, col string) (plan.Expr, error) {
-	b.Clock, b.UsedClock = standInClock, false
-	defer func() { b.Clock, b.UsedClock = sql.Clock{}, false }()
+	zone := b.Zone
+	b.Clock, b.UsedClock, b.AnyZone = standInClock, false, true
+	defer func() { b.Clock, b.UsedClock, b.AnyZone, b.Zone = sql.Clock{}, false, false, zone }()
 	e, err := b.Scalar(nil, raw)
 	if err != nil {
 		return nil, err
 	}
-	if e, err = sql.Coerce(e, t, col); err != nil {
+	if e, err = b.Assign(e, t, col); err != nil {
 		return nil, err
 	}
 	if b.UsedClock {
@@ -82,7 +86,7 @@ func (d *clockDefault) expr(clock sql.Clock) (plan.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sql.Coerce(e, d.typ, d.col)
+	return b.Assign(e, d.typ, d.col)
 }
 
 // at evaluates the default at clock.

@@ -284,7 +284,7 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, params []types.
 // looked up in the catalog the session sees.
 func (s *Session) DecodeParam(ctx context.Context, t types.Type, text string) (types.Value, error) {
 	if !types.IsReg(t.ID) && !(t.ID.IsArray() && types.IsReg(t.ID.Elem())) {
-		return types.ParseZone(t, text, s.Zone())
+		return types.ParseZone(t, text, s.datedZone())
 	}
 	return guard(s.eng, func() (types.Value, error) {
 		r, view, done, err := s.readView(ctx)
@@ -292,7 +292,7 @@ func (s *Session) DecodeParam(ctx context.Context, t types.Type, text string) (t
 			return types.Null, err
 		}
 		defer done()
-		return parseParam(view.withSession(ctx, s.sessionInfo(), r), t, text, s.Zone())
+		return parseParam(view.withSession(ctx, s.sessionInfo(), r), t, text, s.datedZone())
 	})
 }
 

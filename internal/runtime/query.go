@@ -77,14 +77,19 @@ func newBinder(cat *catalog, paramText []*string, declared *statementParams) *sq
 	pt := make([]types.Type, n)
 	copy(pt, declared.types)
 	copy(vals, declared.values)
+	zone := declared.zone
+	if !declared.clock.Transaction.IsZero() {
+		// The current date of time with time zone conversions (sql.Clock).
+		zone = zone.OnDate(declared.clock.Transaction)
+	}
 	for i, p := range paramText {
 		if p != nil && pt[i].ID != types.Unknown {
-			if v, err := parseParam(cat, pt[i], *p, declared.zone); err == nil {
+			if v, err := parseParam(cat, pt[i], *p, zone); err == nil {
 				vals[i] = v
 			}
 		}
 	}
-	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt, Clock: declared.clock, Zone: declared.zone, Random: declared.random}
+	return &sql.Binder{Cat: cat, Params: &vals, ParamTypes: pt, Clock: declared.clock, Zone: zone, Random: declared.random}
 }
 
 // bindParams parses the parameter texts as the types the binder inferred

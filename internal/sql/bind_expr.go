@@ -290,6 +290,7 @@ func (ec *exprCtx) coerce(e plan.Expr, to types.Type, c coercion) (plan.Expr, er
 	if out, ok, err := ec.regCoerce(e, to, c); ok {
 		return out, err
 	}
+	ec.st.noteCast(e.Type(), to)
 	out, err := coerceExpr(e, to, c, ec.st.setParamType, ec.st.b.Zone)
 	loc, ok := ec.st.locs[e]
 	if err != nil && !errors.Is(err, errNoCast) && ok {

@@ -52,6 +52,11 @@ type Binder struct {
 	// reads every one in a temporal filter.
 	TemporalFilters bool
 	Nows            []NowUse
+	// AnyZone, set when binding a column default, which each statement
+	// that uses it binds again in its own session zone, makes every
+	// conversion that reads a zone's offset on the current date read the
+	// clock (UsedClock), whatever Zone is.
+	AnyZone bool
 }
 
 // bindState is the state of one call into the binder: it is shared by the
@@ -93,6 +98,11 @@ type bindState struct {
 const maxViewDepth = 64
 
 func newBindState(b *Binder) *bindState {
+	if !b.Clock.Transaction.IsZero() {
+		// The current date, where a conversion reads the session zone's
+		// offset on it (time with time zone), is the transaction's.
+		b.Zone = b.Zone.OnDate(b.Clock.Transaction)
+	}
 	return &bindState{b: b, locs: map[plan.Expr]int32{}, params: map[int][]*plan.Param{}}
 }
 
@@ -168,6 +178,7 @@ func (b *Binder) insertQuery(stmt *pg.Node, targets []plan.Column, prefix bool) 
 		return nil, 0, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	n, err = st.convertOutputs(n, targets, func(i int, e plan.Expr) (plan.Expr, error) {
+		st.noteCast(e.Type(), targets[i].Type)
 		out, err := assign(e, targets[i].Type, targets[i].Name, st.setParamType, b.Zone)
 		if loc, ok := st.locs[e]; ok && err != nil {
 			err = posErr(err, loc)

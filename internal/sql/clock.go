@@ -23,7 +23,11 @@ import (
 // defaults.go); UsedClock tells the binder's caller that it did.
 // localtimestamp, localtime and current_date are the session time zone's
 // wall-clock time and date at that instant (Binder.Zone), current_time
-// its time of day with the zone's offset at that instant.
+// its time of day with the zone's offset at that instant. The
+// transaction's date is also the current date of the timetz conversions
+// that read a zone's offset on it (types.Zone.OnDate): a binder with a
+// clock binds them on it and sets UsedClock, one without refuses them
+// where the zone's offset depends on the date.
 type Clock struct {
 	Transaction, Statement time.Time
 	// Zone is the session time zone of the statement, for what a column

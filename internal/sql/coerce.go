@@ -129,6 +129,21 @@ func castOf(e plan.Expr, to types.Type, explicit bool, z types.Zone) (plan.Expr,
 	return &plan.Cast{Arg: e, Typ: to, Explicit: explicit, Zone: z}, nil
 }
 
+// noteCast records that a conversion from one type to another reads
+// the clock when it takes the session zone's offset on the current date
+// (time or text to timetz in a zone with daylight saving time), so that
+// what binds it is bound again at each statement's clock (a column
+// default, a cached plan). Where the binder has no clock (a view's
+// query), the conversion itself refuses such a zone.
+func (st *bindState) noteCast(from, to types.Type) {
+	if !st.b.Zone.Dated() {
+		return
+	}
+	if st.b.AnyZone && types.CastMayReadCurrentDate(from.ID, to.ID) || types.CastReadsCurrentDate(from.ID, to.ID, st.b.Zone) {
+		st.b.UsedClock = true
+	}
+}
+
 // castAllowed reports whether a cast from one type to another may be
 // applied in context c.
 func castAllowed(from, to types.TypeID, c coercion) bool {
@@ -160,6 +175,7 @@ func Coerce(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
 // infers $1 from the target column).
 func (b *Binder) Assign(e plan.Expr, to types.Type, column string) (plan.Expr, error) {
 	st := newBindState(b)
+	st.noteCast(e.Type(), to)
 	out, err := assign(e, to, column, st.setParamType, b.Zone)
 	if err != nil {
 		return nil, err

@@ -185,6 +185,9 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		}
 		out[i] = c
 	}
+	if err := ec.atZoneCurrentDate(name, f, out, loc); err != nil {
+		return nil, true, err
+	}
 	call := &plan.Func{Name: name, Args: out, Typ: f.Result, NonStrict: f.NonStrict, Fn: f.Eval}
 	if err := types.RegexCallRefusal(f, constArgs(out)); err != nil {
 		return nil, true, posErr(err, loc)
@@ -193,6 +196,26 @@ func (ec *exprCtx) catalogFunc(display, name string, args []plan.Expr, loc int32
 		return foldConstant(call), true, nil
 	}
 	return call, true, nil
+}
+
+// atZoneCurrentDate checks timezone(text, timetz) (timetz AT TIME ZONE
+// text), which takes a region's offset on the current date: with the
+// statement's clock it reads the clock (so that what binds it is bound
+// again at each statement's); without one (a view's query) it is refused
+// unless the zone is a constant whose offset does not depend on the
+// date, as PostgreSQL marks the function not immutable.
+func (ec *exprCtx) atZoneCurrentDate(name string, f *types.Function, args []plan.Expr, loc int32) error {
+	if name != "timezone" || len(args) != 2 || f.Result.ID != types.TimeTZ || f.Args[0].ID != types.Text {
+		return nil
+	}
+	if k, ok := args[0].(*plan.Const); ok && (k.Val.IsNull() || !types.AtZoneReadsCurrentDate(k.Val.Str())) {
+		return nil
+	}
+	if ec.st.b.Zone.Dated() {
+		ec.st.b.UsedClock = true
+		return nil
+	}
+	return notSupported(loc, "time with time zone AT TIME ZONE a zone that is not a constant with a fixed offset is not supported in a view: it takes the offset the zone has on the current date (daylight saving time), so the view would depend on when it is computed; write an offset (AT TIME ZONE '+02', INTERVAL '2 hours') or a fixed zone")
 }
 
 // constArgs returns the values of the constant arguments (nil for the

@@ -349,6 +349,7 @@ func (b *Binder) inline(f *Function, args []plan.Expr) (plan.Expr, error) {
 		return nil, err
 	}
 	e = ec.resolveUnknown(e)
+	st.noteCast(e.Type(), f.Result)
 	out, err := coerceExpr(e, f.Result, assignmentCoercion, st.setParamType, st.b.Zone)
 	if errors.Is(err, errNoCast) {
 		ee := errs.Newf(errs.InvalidFunctionDef, "return type mismatch in function declared to return %s", f.Result).(*errs.Error)

@@ -68,7 +68,7 @@ func addZoned(name string, result TypeID, zoned func(Zone) func([]Value) (Value,
 // InZone returns f evaluated in the session time zone z: f itself unless
 // its result depends on the zone.
 func (f *Function) InZone(z Zone) *Function {
-	if f.zoned == nil || z.IsUTC() {
+	if f.zoned == nil || z.IsUTC() && !z.dated {
 		return f
 	}
 	c := *f

@@ -21,10 +21,13 @@ import (
 //
 // Wherever PostgreSQL takes a zone's offset on the current date (text
 // without an offset, time to timetz, AT TIME ZONE a region name), the
-// offset here must not depend on the date: UTC, a fixed offset, an
-// abbreviation, or a region with no transition since 2025. A region that
-// changes its offset (daylight saving time) fails with 0A000 there, so
-// that a value never depends on when it is computed.
+// zone's current date is the transaction's start (Zone.OnDate), as
+// PostgreSQL's GetCurrentDateTime and timetz_zone read it. Where there is
+// no current date (a view's query, which is maintained at any later
+// time), only a zone whose offset does not depend on the date may be used
+// there: UTC, a fixed offset, an abbreviation, or a region with no
+// transition since 2025; the binder refuses the others when the view is
+// created (ReadsCurrentDate, ZoneReadsCurrentDate).
 
 // MakeTimeTZ returns a TIMETZ of micros since midnight in the zone
 // zoneWest seconds west of UTC.
@@ -68,6 +71,32 @@ func dateFreeOffset(loc *time.Location) (off int64, ok bool) {
 	return offsetFrom(loc, dateFreeRef)
 }
 
+// ZoneReadsCurrentDate reports whether the offset of zone z's location
+// depends on the date, so that PostgreSQL's reading of it on the current
+// date gives a result that depends on when it is computed.
+func ZoneReadsCurrentDate(z Zone) bool {
+	_, ok := dateFreeOffset(z.loc)
+	return !ok
+}
+
+// currentDateOffset returns z's offset east of UTC, in seconds, at the
+// time of day tod (microseconds) on the current date, as time_timetz and
+// DecodeTimeOnly find it: the date of the transaction's start in z, with
+// that date's clock reading tod resolved as DetermineTimeZoneOffset
+// resolves a local time. what names the conversion for the error where
+// z has no current date and its offset depends on the date.
+func currentDateOffset(z Zone, tod int64, what string) (int64, error) {
+	if off, ok := dateFreeOffset(z.loc); ok {
+		return off, nil
+	}
+	if !z.dated {
+		return 0, zoneChangesOffset(what, z.Name())
+	}
+	local := floorDiv(z.today, microsPerSecond) + z.offsetAt(z.today)
+	day := floorDiv(local, 86400) * 86400
+	return localOffset(z.loc, day+floorDiv(tod, microsPerSecond)), nil
+}
+
 // fixedOffset returns loc's offset east of UTC when loc has only ever had
 // that one offset (pg_get_timezone_offset); ok is false otherwise.
 func fixedOffset(loc *time.Location) (off int64, ok bool) {
@@ -98,32 +127,52 @@ func offsetFrom(loc *time.Location, from time.Time) (int64, bool) {
 // offset on the current date and the zone's offset depends on the date.
 func zoneChangesOffset(what, zone string) error {
 	return errs.Newf(errs.FeatureNotSupported,
-		"%s takes the offset time zone %s has on the current date, which changes with daylight saving time; RockStream does not let a value depend on when it is computed: write the offset (+02, -05:30) or a fixed zone",
+		"%s takes the offset time zone %s has on the current date, which changes with daylight saving time, so it is not supported in a view (a maintained view must not depend on when it is computed): write the offset (+02, -05:30) or a fixed zone",
 		what, quoteInput(zone))
 }
 
-// CheckTimeTZCast returns the error a cast from type from to timetz (or
-// between their arrays) gives in session zone z when it would take z's
-// offset on the current date: from time, or from text without an
-// offset, in a zone whose offset changes. The binder refuses such a cast
-// of a column up front rather than failing on each row.
-func CheckTimeTZCast(from, to TypeID, z Zone) error {
+// CastReadsCurrentDate reports whether a cast from type from to timetz
+// (or between their arrays) may read session zone z's offset on the
+// current date: from time, or from text (which may have no offset), in a
+// zone whose offset depends on the date.
+func CastReadsCurrentDate(from, to TypeID, z Zone) bool {
+	return ZoneReadsCurrentDate(z) && CastMayReadCurrentDate(from, to)
+}
+
+// CastMayReadCurrentDate reports whether a cast from type from to timetz
+// (or between their arrays) reads the session zone's offset on the
+// current date in some zone.
+func CastMayReadCurrentDate(from, to TypeID) bool {
 	if from.IsArray() && to.IsArray() {
 		from, to = from.Elem(), to.Elem()
 	}
 	if to != TimeTZ {
-		return nil
-	}
-	if _, ok := dateFreeOffset(z.loc); ok {
-		return nil
+		return false
 	}
 	switch from {
-	case Time:
-		return zoneChangesOffset("the cast of time to time with time zone", z.Name())
-	case Text, Varchar:
-		return zoneChangesOffset("the cast of text to time with time zone (for text without an offset)", z.Name())
+	case Time, Text, Varchar, Unknown:
+		return true
 	}
-	return nil
+	return false
+}
+
+// CheckTimeTZCast returns the error a cast from type from to timetz (or
+// between their arrays) gives in session zone z when it would take z's
+// offset on the current date and z has none (a view's query): from time,
+// or from text without an offset, in a zone whose offset changes. The
+// binder refuses such a cast of a column up front rather than failing on
+// each row.
+func CheckTimeTZCast(from, to TypeID, z Zone) error {
+	if z.dated || !CastReadsCurrentDate(from, to, z) {
+		return nil
+	}
+	if from.IsArray() {
+		from = from.Elem()
+	}
+	if from == Time {
+		return zoneChangesOffset("the cast of time to time with time zone", z.Name())
+	}
+	return zoneChangesOffset("the cast of text to time with time zone (for text without an offset)", z.Name())
 }
 
 // ParseTimeTZ parses TIMETZ text as timetz_in does: a time of day, possibly
@@ -183,11 +232,9 @@ func ParseTimeTZ(s string, z Zone) (micros int64, zoneWest int32, err error) {
 	case hasDate && z.loc != nil:
 		east = zoneOffset(p, z.loc)
 	default:
-		off, ok := dateFreeOffset(z.loc)
-		if !ok {
-			return 0, 0, zoneChangesOffset("time with time zone input "+quoteInput(s)+" without an offset", z.Name())
+		if east, err = currentDateOffset(z, tod, "time with time zone input "+quoteInput(s)+" without an offset"); err != nil {
+			return 0, 0, err
 		}
-		east = off
 	}
 	if east <= -tzDispLimit || east >= tzDispLimit {
 		return 0, 0, errs.Newf(errs.InvalidTimeZone, "time zone displacement out of range: %s", quoteInput(s))
@@ -196,7 +243,7 @@ func ParseTimeTZ(s string, z Zone) (micros int64, zoneWest int32, err error) {
 }
 
 // castToTimeTZ converts v to TIMETZ t in the session time zone z: a time
-// takes z's offset (which must not depend on the date), a timestamptz
+// takes z's offset on the current date, a timestamptz
 // the time of day and offset of its instant in z.
 func castToTimeTZ(v Value, t Type, z Zone) (Value, error) {
 	var tod, east int64
@@ -204,9 +251,9 @@ func castToTimeTZ(v Value, t Type, z Zone) (Value, error) {
 	case TimeTZ:
 		return MakeTimeTZ(roundTimePrecision(v.n, t.Precision), int32(v.aux)), nil
 	case Time:
-		off, ok := dateFreeOffset(z.loc)
-		if !ok {
-			return Null, zoneChangesOffset("the cast of time to time with time zone", z.Name())
+		off, err := currentDateOffset(z, v.n, "the cast of time to time with time zone")
+		if err != nil {
+			return Null, err
 		}
 		tod, east = v.n, off
 	case TimestampTZ:
@@ -257,20 +304,38 @@ func timeTZAt(t Value, east int64) Value {
 	return MakeTimeTZ(tod, int32(-east))
 }
 
-// timeTZAtZone is timetz AT TIME ZONE text: an abbreviation, a POSIX zone
-// or a region name; PostgreSQL takes a region's offset at the
-// transaction's start, so the region's offset must not depend on the
-// date.
-func timeTZAtZone(a []Value) (Value, error) {
-	loc, err := evalZone(a[0].s)
+// timeTZAtZone is timetz AT TIME ZONE text in session zone z (for its
+// current date): an abbreviation, a POSIX zone or a region name; a
+// region's offset is the one it has at the transaction's start, as
+// timetz_zone takes it.
+func timeTZAtZone(z Zone) func(a []Value) (Value, error) {
+	return func(a []Value) (Value, error) {
+		loc, err := evalZone(a[0].s)
+		if err != nil {
+			return Null, err
+		}
+		off, ok := dateFreeOffset(loc)
+		if !ok {
+			if !z.dated {
+				return Null, zoneChangesOffset("time with time zone AT TIME ZONE", a[0].s)
+			}
+			off = Zone{loc: loc}.offsetAt(z.today)
+		}
+		return timeTZAt(a[1], off), nil
+	}
+}
+
+// AtZoneReadsCurrentDate reports whether timetz AT TIME ZONE zone reads
+// the zone's offset on the current date: zone is a region whose offset
+// depends on the date. A zone that is not valid does not (it fails
+// alike whenever it is computed).
+func AtZoneReadsCurrentDate(zone string) bool {
+	loc, err := evalZone(zone)
 	if err != nil {
-		return Null, err
+		return false
 	}
-	off, ok := dateFreeOffset(loc)
-	if !ok {
-		return Null, zoneChangesOffset("time with time zone AT TIME ZONE", a[0].s)
-	}
-	return timeTZAt(a[1], off), nil
+	_, ok := dateFreeOffset(loc)
+	return !ok
 }
 
 // timeTZAtInterval is timetz AT TIME ZONE interval (east of UTC).
@@ -346,6 +411,6 @@ func init() {
 	addAggregate("max", TimeTZ, TimeTZ)
 	addFunc("extract", Numeric, timeTZPart(true), Text, TimeTZ)
 	addFunc("date_part", Float8, timeTZPart(false), Text, TimeTZ)
-	addFunc("timezone", TimeTZ, timeTZAtZone, Text, TimeTZ)
+	addZoned("timezone", TimeTZ, timeTZAtZone, Text, TimeTZ)
 	addFunc("timezone", TimeTZ, timeTZAtInterval, Interval, TimeTZ)
 }

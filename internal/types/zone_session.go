@@ -31,6 +31,29 @@ import (
 type Zone struct {
 	name string
 	loc  *time.Location // nil: UTC
+	// today is the instant (microseconds since the epoch) whose date is
+	// the current date, where PostgreSQL reads a zone's offset on it
+	// (time with time zone: GetCurrentDateTime, timetz_zone): the
+	// statement's transaction start. dated is false where there is no
+	// current date: the binding of a view's query.
+	today int64
+	dated bool
+}
+
+// OnDate returns z with the current date of the instant at (the
+// transaction's start), for the timetz conversions that read it.
+func (z Zone) OnDate(at time.Time) Zone {
+	z.today, z.dated = at.UnixMicro(), true
+	return z
+}
+
+// Dated reports whether z has a current date (OnDate).
+func (z Zone) Dated() bool { return z.dated }
+
+// Undated returns z without a current date.
+func (z Zone) Undated() Zone {
+	z.today, z.dated = 0, false
+	return z
 }
 
 // UTCZone is the session time zone UTC, the default.
