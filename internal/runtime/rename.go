@@ -91,16 +91,7 @@ func renameStmt(ctx context.Context, st state.Store, w *epochWrite, text string,
 	n.name = newKey
 	delete(nc.byName, o.name)
 	nc.byName[n.name] = n
-	// The names the readers' definitions name, as observability shows
-	// them.
-	for name, v := range nc.byName {
-		if i := slices.Index(v.deps, o.name); i >= 0 && v.readsRelation(o.id, o.name) {
-			c := *v
-			c.deps = slices.Clone(v.deps)
-			c.deps[i] = n.name
-			nc.byName[name] = &c
-		}
-	}
+	renameInReaders(nc, o, n.name)
 	if err := refreshViews(ctx, st, w, cat, nc, o.id, nil); err != nil {
 		return nil, nil, err
 	}
@@ -405,4 +396,17 @@ func hasReplace(cs *pg.CreateTableAsStmt) bool {
 		}
 	}
 	return false
+}
+
+// renameInReaders gives the readers of o in nc the relation's new name
+// among the names their definitions name, as observability shows them.
+func renameInReaders(nc *catalog, o *object, newName string) {
+	for name, v := range nc.byName {
+		if i := slices.Index(v.deps, o.name); i >= 0 && v.readsRelation(o.id, o.name) {
+			c := *v
+			c.deps = slices.Clone(v.deps)
+			c.deps[i] = newName
+			nc.byName[name] = &c
+		}
+	}
 }

@@ -234,16 +234,7 @@ func alterRelationSchema(ctx context.Context, st state.Store, w *epochWrite, as 
 		delete(nc.indexes, ix.name)
 		nc.indexes[nix.name] = &nix
 	}
-	// The names the readers' definitions name, as observability shows
-	// them.
-	for name, v := range nc.byName {
-		if i := slices.Index(v.deps, o.name); i >= 0 && v.readsRelation(o.id, o.name) {
-			c := *v
-			c.deps = slices.Clone(v.deps)
-			c.deps[i] = n.name
-			nc.byName[name] = &c
-		}
-	}
+	renameInReaders(nc, o, n.name)
 	if err := refreshViews(ctx, st, w, cat, nc, o.id, nil); err != nil {
 		return nil, nil, err
 	}
