@@ -38,26 +38,7 @@ func TestTimeTZSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	read := func(q string) string {
-		t.Helper()
-		res, err := db.Query(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var rows []string
-		for _, r := range res.Rows {
-			var vals []string
-			for _, v := range r {
-				if v == nil {
-					vals = append(vals, "NULL")
-				} else {
-					vals = append(vals, *v)
-				}
-			}
-			rows = append(rows, strings.Join(vals, "|"))
-		}
-		return strings.Join(rows, "\n")
-	}
+	read := func(q string) string { t.Helper(); return rowsText(t, db, q) }
 	if got, want := read("SELECT at, local FROM tz ORDER BY at"), "10:00:00+02|10:00:00.5-05:30\n09:00:00+01|NULL\n24:00:00+14|10:00:00.5-05:30"; got != want {
 		t.Errorf("table after reopening:\n got %q\nwant %q", got, want)
 	}
