@@ -33,35 +33,11 @@ func opStateKeys(t *testing.T, eng *Engine, name string) map[int]int {
 // input's arrangement alone, on 1 and on 3 workers, while a view built
 // with arrangements on both sides holds the table's rows a second time.
 func TestLookupJoinKeepsNoArrangement(t *testing.T) {
-	ctx := context.Background()
 	for _, workers := range []int{1, 3} {
 		for _, lookups := range []bool{true, false} {
 			t.Run(fmt.Sprintf("workers=%d/lookups=%v", workers, lookups), func(t *testing.T) {
-				defer func(old bool) { disableCircuitLookups = old }(disableCircuitLookups)
-				disableCircuitLookups = !lookups
-				eng, err := Open(NewMemoryStore(), Options{Workers: workers, ParallelMinRows: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer eng.Close()
-				s := eng.NewSession()
-				for _, q := range []string{
-					"CREATE TABLE dim (id int PRIMARY KEY, name text)",
-					"CREATE TABLE fact (id int PRIMARY KEY, k int, x int)",
-					"INSERT INTO dim SELECT i, 'n' || i FROM generate_series(1, 1000) i",
-					"INSERT INTO fact SELECT i, i * 7 % 1200, i FROM generate_series(1, 40) i",
-					"CREATE MATERIALIZED VIEW j AS SELECT f.id, d.name FROM fact f JOIN dim d ON f.k = d.id",
-					"INSERT INTO fact SELECT i, i * 7 % 1200, i FROM generate_series(41, 50) i",
-					"UPDATE dim SET name = 'x' WHERE id < 100",
-				} {
-					if _, err := s.Exec(ctx, q, nil); err != nil {
-						t.Fatalf("%s: %v", q, err)
-					}
-				}
-				var total int
-				for _, n := range opStateKeys(t, eng, "j") {
-					total += n
-				}
+				const query = "SELECT f.id, d.name FROM fact f JOIN dim d ON f.k = d.id"
+				total, got, adhoc := lookupWorkload(t, workers, lookups, query)
 				want := 50 // fact's rows, arranged by k
 				if !lookups {
 					want += 1000 // and dim's
@@ -69,13 +45,49 @@ func TestLookupJoinKeepsNoArrangement(t *testing.T) {
 				if total != want {
 					t.Fatalf("view state has %d keys, want %d", total, want)
 				}
-				got := resultText(s.Exec(ctx, "SELECT * FROM j", nil))
-				if adhoc := resultText(s.Exec(ctx, "SELECT f.id, d.name FROM fact f JOIN dim d ON f.k = d.id", nil)); got != adhoc {
+				if got != adhoc {
 					t.Fatalf("view:\n%s\nad hoc:\n%s", got, adhoc)
 				}
 			})
 		}
 	}
+}
+
+// lookupWorkload opens an engine on workers, with circuit lookups on or
+// off, loads dim (1,000 rows) and fact (50 rows, 10 of them after the
+// view), creates the view j as query, updates dim and runs changes. It
+// returns the number of j's operator-state keys, and j's rows and
+// query's, both ordered by their first column.
+func lookupWorkload(t *testing.T, workers int, lookups bool, query string, changes ...string) (keys int, view, adhoc string) {
+	t.Helper()
+	ctx := context.Background()
+	defer func(old bool) { disableCircuitLookups = old }(disableCircuitLookups)
+	disableCircuitLookups = !lookups
+	eng, err := Open(NewMemoryStore(), Options{Workers: workers, ParallelMinRows: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := eng.NewSession()
+	for _, q := range append([]string{
+		"CREATE TABLE dim (id int PRIMARY KEY, name text)",
+		"CREATE TABLE fact (id int PRIMARY KEY, k int, x int)",
+		"INSERT INTO dim SELECT i, 'n' || i FROM generate_series(1, 1000) i",
+		"INSERT INTO fact SELECT i, i * 7 % 1200, i FROM generate_series(1, 40) i",
+		"CREATE MATERIALIZED VIEW j AS " + query,
+		"INSERT INTO fact SELECT i, i * 7 % 1200, i FROM generate_series(41, 50) i",
+		"UPDATE dim SET name = 'x' WHERE id < 100",
+	}, changes...) {
+		if _, err := s.Exec(ctx, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, n := range opStateKeys(t, eng, "j") {
+		keys += n
+	}
+	view = resultText(s.Exec(ctx, "SELECT * FROM j ORDER BY 1", nil))
+	adhoc = resultText(s.Exec(ctx, query+" ORDER BY 1", nil))
+	return keys, view, adhoc
 }
 
 // TestLookupJoinAcrossRestart reopens an engine, on another number of
