@@ -676,7 +676,7 @@ func (s *Session) dispatch(ctx context.Context, text string, n *pg.Node, paramTe
 	}
 	if s.txn.readOnlyTxn() {
 		if name := writeStmtName(n); name != "" {
-			return nil, errs.Newf(errs.ReadOnlyTransaction, "cannot execute %s in a read-only transaction", name)
+			return nil, s.readOnlyError(n, name, paramText)
 		}
 	}
 	if err := s.checkStatement(n); err != nil {
