@@ -117,7 +117,9 @@ func (m *Mesh) Exchange(ctx context.Context, key Key, out []zset.Batch) ([]zset.
 	}
 	in := make([]zset.Batch, len(out))
 	for p, msg := range msgs {
-		in[p] = msg.batch
+		if msg != nil {
+			in[p] = msg.batch
+		}
 	}
 	in[m.a.Self] = out[m.a.Self]
 	return in, nil

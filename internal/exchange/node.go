@@ -171,7 +171,7 @@ type Assignment struct {
 
 // Join makes the node serve assignment a, whose revision must be newer
 // than every one joined before. The previous mesh, if still open, fails
-// its pending and later exchanges with ErrAssignmentMoved.
+// its pending and later calls with ErrAssignmentMoved and is closed.
 func (n *Node) Join(a Assignment) (*Mesh, error) {
 	if a.Self < 0 || a.Self >= len(a.Peers) {
 		return nil, fmt.Errorf("exchange: assignment's own index %d outside its %d peers", a.Self, len(a.Peers))
@@ -193,6 +193,7 @@ func (n *Node) Join(a Assignment) (*Mesh, error) {
 	n.mu.Unlock()
 	if old != nil {
 		old.fail(fmt.Errorf("%w: this process joined revision %d, past this mesh's %d", ErrAssignmentMoved, a.Revision, old.a.Revision))
+		old.Close()
 	}
 	return m, nil
 }
