@@ -62,6 +62,12 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// frameCRC is the checksum of a frame: of the header's first 44 bytes,
+// then the payload.
+func frameCRC(head, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, payload)
+}
+
 // appendFrame appends the frame of h and payload to dst.
 func appendFrame(dst []byte, h header, payload []byte) []byte {
 	start := len(dst)
@@ -78,8 +84,7 @@ func appendFrame(dst []byte, h header, payload []byte) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.key.Iteration))
 	dst = binary.LittleEndian.AppendUint32(dst, h.sequence)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
-	crc := crc32.Update(crc32.Checksum(dst[start:], castagnoli), castagnoli, payload)
-	dst = binary.LittleEndian.AppendUint32(dst, crc)
+	dst = binary.LittleEndian.AppendUint32(dst, frameCRC(dst[start:], payload))
 	return append(dst, payload...)
 }
 
@@ -116,7 +121,7 @@ func parseFrame(b []byte) (header, []byte, error) {
 	if uint64(n) != uint64(len(payload)) {
 		return h, nil, malformed("frame header says %d payload bytes, the frame has %d", n, len(payload))
 	}
-	crc := crc32.Update(crc32.Checksum(b[:44], castagnoli), castagnoli, payload)
+	crc := frameCRC(b[:44], payload)
 	if got := le.Uint32(b[44:]); got != crc {
 		return h, nil, malformed("frame checksum %#08x, computed %#08x", got, crc)
 	}

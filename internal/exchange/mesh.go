@@ -53,6 +53,7 @@ type message struct {
 	next   uint32 // the sequence number of the next chunk
 	asked  bool   // a call waits for it; its bytes are not buffered
 	done   bool
+	err    error // why it could not be received
 	batch  zset.Batch
 	value  int64
 }
@@ -250,8 +251,14 @@ func (m *Mesh) await(ctx context.Context, k kind, key Key) ([]*message, error) {
 		}
 		var missing []int
 		for p := range m.a.Peers {
-			if p == m.a.Self || m.mu.msgs[msgID{k, key, p}].done {
+			msg := m.mu.msgs[msgID{k, key, p}]
+			if p == m.a.Self || msg.done {
 				continue
+			}
+			if msg.err != nil {
+				err := fmt.Errorf("peer %d (%s)'s %s part of %v: %w", p, m.a.Peers[p], k, key, msg.err)
+				m.failLocked(err)
+				return nil, err
 			}
 			if m.mu.streams[p] == 0 && m.mu.lost[p] != nil {
 				err := fmt.Errorf("%w: peer %d (%s) ended its stream before its %s part of %v: %w",
@@ -311,21 +318,26 @@ func (m *Mesh) streamStarted(p int) {
 	m.mu.lost[p] = nil
 }
 
-// streamEnded records why peer p's stream ended (nil: it closed it) and,
-// when it was p's last, drops p's partly received messages.
-func (m *Mesh) streamEnded(p int, why error) {
+// streamEnded records why peer p's stream ended (nil: it closed it) and
+// drops p's partly received messages: the messages a call waits for fail
+// with why. A stream this node refused (refused) says nothing of the
+// peer, whose name anyone can send; one that ended otherwise, when it was
+// p's last, means p is lost.
+func (m *Mesh) streamEnded(p int, why error, refused bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mu.streams[p]--
-	if m.mu.streams[p] > 0 {
+	if !refused && m.mu.streams[p] > 0 {
 		return
 	}
 	if why == nil {
 		why = errors.New("the stream was closed")
 	}
-	m.mu.lost[p] = why
+	if !refused {
+		m.mu.lost[p] = why
+	}
 	for id, msg := range m.mu.msgs {
-		if id.sender != p || msg.done || msg.next == 0 {
+		if id.sender != p || msg.done || (msg.next == 0 && msg.err == nil) {
 			continue
 		}
 		if !msg.asked {
@@ -334,6 +346,9 @@ func (m *Mesh) streamEnded(p int, why error) {
 			continue
 		}
 		msg.chunks, msg.bytes, msg.next = nil, 0, 0
+		if msg.err == nil {
+			msg.err = why
+		}
 	}
 	m.notifyLocked()
 }
@@ -406,8 +421,11 @@ func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
-		err = fmt.Errorf("sender %d's %s part of %v: %w", h.sender, h.kind, h.key, err)
-		return err
+		if m.mu.msgs[id] == msg {
+			msg.err = err
+			m.notifyLocked()
+		}
+		return fmt.Errorf("sender %d's %s part of %v: %w", h.sender, h.kind, h.key, err)
 	}
 	if m.mu.msgs[id] == msg { // not dropped by a failure meanwhile
 		msg.batch, msg.value, msg.done = batch, value, true

@@ -246,11 +246,12 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 	var (
 		m      *Mesh
 		sender int
-		reason error // why the stream ended
+		reason  error // why the stream ended
+		refused bool  // by this node, for what the stream carried
 	)
 	defer func() {
 		if m != nil {
-			m.streamEnded(sender, reason)
+			m.streamEnded(sender, reason, refused)
 		}
 	}()
 	var f rawFrame
@@ -276,12 +277,12 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 			sender = int(h.sender)
 			m.streamStarted(sender)
 		} else if h.revision != m.a.Revision || int(h.sender) != sender {
-			reason = malformed("a stream of sender %d at revision %d carries a frame of sender %d at revision %d",
-				sender, m.a.Revision, h.sender, h.revision)
+			reason, refused = malformed("a stream of sender %d at revision %d carries a frame of sender %d at revision %d",
+				sender, m.a.Revision, h.sender, h.revision), true
 			return status.Error(codes.InvalidArgument, reason.Error())
 		}
 		if err := m.deliver(ctx, h, payload); err != nil {
-			reason = err
+			reason, refused = err, true
 			return toStatus(err)
 		}
 		f.b = f.b[:0:0] // the payload is the mesh's now
