@@ -244,8 +244,8 @@ func (n *Node) meshFor(ctx context.Context, rev uint64) (*Mesh, error) {
 func (n *Node) serveStream(s grpc.ServerStream) error {
 	ctx := s.Context()
 	var (
-		m      *Mesh
-		sender int
+		m       *Mesh
+		sender  int
 		reason  error // why the stream ended
 		refused bool  // by this node, for what the stream carried
 	)
