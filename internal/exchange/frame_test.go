@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -171,4 +172,24 @@ func TestDeliveredTruncatedBatchFailsWaiter(t *testing.T) {
 	}
 	err = <-done
 	wantErr(t, err, ErrMalformed, "peer 1", "no end-of-stream marker")
+}
+
+// TestSpecExample checks the example of docs/format/exchange.md.
+func TestSpecExample(t *testing.T) {
+	b := zset.Batch{{Row: zset.Row{types.MakeInt(types.Int8, 1), types.MakeText("a")}, Weight: 2}}
+	payload, err := EncodeBatch(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := payload[:5], []byte{0x02, 0x04, 0x00, 0x08, 0x00}; !bytes.Equal(got, want) {
+		t.Fatalf("layout % x, want % x", got, want)
+	}
+	if !bytes.HasSuffix(payload, endOfStream) {
+		t.Fatal("no end-of-stream marker")
+	}
+	f := appendFrame(nil, header{kind: kindBatch, last: true, sender: 1, revision: 7, key: Key{Epoch: 3, Node: 2}}, payload)
+	want := []byte{1, 1, 1, 0, 1, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 3, 0}
+	if !bytes.HasPrefix(f, want) {
+		t.Fatalf("header % x, want it to begin % x", f[:18], want)
+	}
 }
