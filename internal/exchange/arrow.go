@@ -136,24 +136,44 @@ func recordOf(mem memory.Allocator, schema *arrow.Schema, cols []column, entries
 	rb.Reserve(len(entries))
 	var cell []byte
 	for j, c := range cols {
-		fb := rb.Field(j)
-		for _, e := range entries {
-			v := e.Row[j]
-			if v.IsNull() {
-				fb.AppendNull()
-				continue
+		var err error
+		switch fb := rb.Field(j).(type) {
+		case *array.NullBuilder:
+			fb.AppendNulls(len(entries))
+		case *array.BooleanBuilder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(v.Bool()) })
+		case *array.Int16Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(int16(v.Int())) })
+		case *array.Int32Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(int32(v.Int())) })
+		case *array.Int64Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(v.Int()) })
+		case *array.Float32Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(float32(v.Float())) })
+		case *array.Float64Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(v.Float()) })
+		case *array.StringBuilder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(v.Str()) })
+		case *array.Date32Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(arrow.Date32(v.Days())) })
+		case *array.TimestampBuilder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(arrow.Timestamp(v.Micros())) })
+		case *array.Time64Builder:
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.Append(arrow.Time64(v.Micros())) })
+		case *array.BinaryBuilder:
+			if !c.rowEncoded {
+				err = appendColumn(fb, entries, j, c.kind, func(v types.Value) { fb.AppendString(v.Str()) })
+				break
 			}
-			if c.rowEncoded {
-				if c.kind != kindMixed && v.Kind() != c.kind {
-					return nil, errs.Newf(errs.Internal, "exchange: column %d mixes kinds %d and %d", j, c.kind, v.Kind())
-				}
+			err = appendColumn(fb, entries, j, c.kind, func(v types.Value) {
 				cell = zset.EncodeRow(cell[:0], zset.Row{v})
-				fb.(*array.BinaryBuilder).Append(cell)
-				continue
-			}
-			if err := appendExact(fb, c.kind, v); err != nil {
-				return nil, fmt.Errorf("exchange: column %d: %w", j, err)
-			}
+				fb.Append(cell)
+			})
+		default:
+			err = errs.Newf(errs.Internal, "exchange: no builder for column %d of kind %d", j, c.kind)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	wb := rb.Field(len(cols)).(*array.Int64Builder)
@@ -163,37 +183,19 @@ func recordOf(mem memory.Allocator, schema *arrow.Schema, cols []column, entries
 	return rb.NewRecordBatch(), nil
 }
 
-// appendExact appends non-NULL v to fb, the builder of a column of kind k
-// with an exact Arrow type.
-func appendExact(fb array.Builder, k types.Kind, v types.Value) error {
-	if v.Kind() != k {
-		return errs.Newf(errs.Internal, "a value of kind %d in a column of kind %d", v.Kind(), k)
-	}
-	switch k {
-	case types.Bool:
-		fb.(*array.BooleanBuilder).Append(v.Bool())
-	case types.Int2:
-		fb.(*array.Int16Builder).Append(int16(v.Int()))
-	case types.Int4:
-		fb.(*array.Int32Builder).Append(int32(v.Int()))
-	case types.Int8:
-		fb.(*array.Int64Builder).Append(v.Int())
-	case types.Float4:
-		fb.(*array.Float32Builder).Append(float32(v.Float()))
-	case types.Float8:
-		fb.(*array.Float64Builder).Append(v.Float())
-	case types.Text:
-		fb.(*array.StringBuilder).Append(v.Str())
-	case types.Bytea:
-		fb.(*array.BinaryBuilder).AppendString(v.Str())
-	case types.Date:
-		fb.(*array.Date32Builder).Append(arrow.Date32(v.Days()))
-	case types.Timestamp, types.TimestampTZ:
-		fb.(*array.TimestampBuilder).Append(arrow.Timestamp(v.Micros()))
-	case types.Time:
-		fb.(*array.Time64Builder).Append(arrow.Time64(v.Micros()))
-	default:
-		return errs.Newf(errs.Internal, "kind %d has no exact Arrow type", k)
+// appendColumn appends value j of every entry to fb: NULL as an Arrow
+// null, another value by add, after checking it is of the column's kind.
+func appendColumn(fb interface{ AppendNull() }, entries zset.Batch, j int, k types.Kind, add func(types.Value)) error {
+	for _, e := range entries {
+		v := e.Row[j]
+		switch {
+		case v.IsNull():
+			fb.AppendNull()
+		case v.Kind() == k || k == kindMixed:
+			add(v)
+		default:
+			return errs.Newf(errs.Internal, "exchange: column %d of kind %d holds a value of kind %d", j, k, v.Kind())
+		}
 	}
 	return nil
 }
@@ -246,6 +248,7 @@ func decodeColumn(entries zset.Batch, j int, c column, a arrow.Array) error {
 		}
 		return nil
 	case *array.Binary:
+		var row zset.Row // one value's scratch row
 		for i := range entries {
 			if !a.IsValid(i) {
 				continue
@@ -254,8 +257,8 @@ func decodeColumn(entries zset.Batch, j int, c column, a arrow.Array) error {
 				entries[i].Row[j] = types.MakeBytea(a.Value(i))
 				continue
 			}
-			row, err := zset.DecodeRow(a.Value(i))
-			if err != nil {
+			var err error
+			if row, err = zset.DecodeRowAppend(row[:0], a.Value(i)); err != nil {
 				return fmt.Errorf("exchange: column %d row %d: %w", j, i, err)
 			}
 			if len(row) != 1 || row[0].IsNull() || (c.kind != kindMixed && row[0].Kind() != c.kind) {
