@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -29,7 +30,11 @@ func EncodeBatch(dst []byte, b zset.Batch) ([]byte, error) {
 		return dst, err
 	}
 	schema := schemaOf(cols)
-	buf := bytes.NewBuffer(appendLayout(dst, cols))
+	est := 1 << 10
+	for _, e := range b {
+		est += rowSize(e.Row)
+	}
+	buf := bytes.NewBuffer(slices.Grow(appendLayout(dst, cols), est))
 	mem := memory.DefaultAllocator
 	w := ipc.NewWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(mem))
 	for start := 0; start < len(b); {
