@@ -36,16 +36,26 @@ func sameEntries(t interface {
 func TestRoundTripProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := drawBatch(t, 20)
-		data, err := EncodeBatch(nil, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := DecodeBatch(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameEntries(t, got, b)
+		roundTrip(t, b)
 	})
+}
+
+// roundTrip fails t unless b decodes from its encoding exactly.
+func roundTrip(t interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, b zset.Batch) {
+	t.Helper()
+	data, err := EncodeBatch(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeBatch(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEntries(t, got, b)
 }
 
 // TestRoundTripManyRecords crosses the record batch size, so that a batch
@@ -129,15 +139,7 @@ weight int64 kind=
 	if got := sb.String(); got != want {
 		t.Fatalf("schema:\n%s\nwant:\n%s", got, want)
 	}
-	data, err := EncodeBatch(nil, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := DecodeBatch(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameEntries(t, got, b)
+	roundTrip(t, b)
 }
 
 func TestEncodeRejectsRaggedRows(t *testing.T) {

@@ -46,12 +46,16 @@ func addrsOf(nodes []*Node) []string {
 	return addrs
 }
 
-// joinAll makes every node join revision rev with the same peers.
-func joinAll(t testing.TB, nodes []*Node, rev uint64) []*Mesh {
+// joinAll makes nodes join revision rev with peers (by default the
+// nodes), as the last len(nodes) of peers.
+func joinAll(t testing.TB, nodes []*Node, rev uint64, peers ...string) []*Mesh {
 	t.Helper()
+	if peers == nil {
+		peers = addrsOf(nodes)
+	}
 	meshes := make([]*Mesh, len(nodes))
 	for i, n := range nodes {
-		m, err := n.Join(Assignment{Revision: rev, Self: i, Peers: addrsOf(nodes)})
+		m, err := n.Join(Assignment{Revision: rev, Self: len(peers) - len(nodes) + i, Peers: peers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,14 +287,7 @@ func TestStaleRevision(t *testing.T) {
 	for _, m := range old {
 		m.Close()
 	}
-	meshes := []*Mesh{m0}
-	for i, n := range nodes[1:] {
-		m, err := n.Join(Assignment{Revision: 2, Self: i + 1, Peers: addrsOf(nodes)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		meshes = append(meshes, m)
-	}
+	meshes := append([]*Mesh{m0}, joinAll(t, nodes[1:], 2, addrsOf(nodes)...)...)
 	noErrors(t, runAll(meshes, func(i int, m *Mesh) error { return exchangeKey(ctx, m, i, k) }))
 }
 
@@ -320,14 +317,7 @@ func TestNewerRevision(t *testing.T) {
 		}
 	}
 	// The revision 2 frames were held; they arrive once the others join.
-	meshes := []*Mesh{m0}
-	for i, n := range nodes[1:] {
-		m, err := n.Join(Assignment{Revision: 2, Self: i + 1, Peers: addrsOf(nodes)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		meshes = append(meshes, m)
-	}
+	meshes := append([]*Mesh{m0}, joinAll(t, nodes[1:], 2, addrsOf(nodes)...)...)
 	noErrors(t, runAll(meshes[1:], func(i int, m *Mesh) error { return exchangeKey(ctx, m, i+1, k) }))
 	if err := <-done0; err != nil {
 		t.Fatal(err)
