@@ -411,7 +411,11 @@ func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
 		err   error
 	)
 	if h.kind == kindBatch {
-		batch, err = DecodeBatch(slices.Concat(chunks...))
+		payload := chunks[0]
+		if len(chunks) > 1 {
+			payload = slices.Concat(chunks...)
+		}
+		batch, err = DecodeBatch(payload)
 	} else {
 		value = int64(binary.LittleEndian.Uint64(chunks[0]))
 		if h.kind == kindAny && value != 0 && value != 1 {

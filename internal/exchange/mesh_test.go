@@ -378,3 +378,21 @@ func TestSilentPeerDeadline(t *testing.T) {
 		t.Fatalf("error %v does not wrap the context's", err)
 	}
 }
+
+func TestOptionsChecked(t *testing.T) {
+	for _, o := range []Options{
+		{ChunkBytes: 1 << 20, BufferBytes: 1 << 10},
+		{ChunkBytes: 4 << 20},
+		{ChunkBytes: -1},
+	} {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := Listen(lis, o); err == nil {
+			n.Close()
+			t.Errorf("options %+v accepted", o)
+		}
+		lis.Close()
+	}
+}
