@@ -335,6 +335,7 @@ func (m *Mesh) streamEnded(p int, why error, refused bool) {
 	}
 	if !refused {
 		m.mu.lost[p] = why
+		why = fmt.Errorf("%w: its stream ended: %w", ErrPeerLost, why)
 	}
 	for id, msg := range m.mu.msgs {
 		if id.sender != p || msg.done || (msg.next == 0 && msg.err == nil) {

@@ -396,3 +396,36 @@ func TestOptionsChecked(t *testing.T) {
 		lis.Close()
 	}
 }
+
+// TestPeerClosedMidMessage closes a member while the flow control holds
+// it back in the middle of a large message: the receiver drops the part
+// it has, and its exchange of that key fails, naming the member.
+func TestPeerClosedMidMessage(t *testing.T) {
+	nodes := startNodes(t, 2, Options{ChunkBytes: 16 << 10, BufferBytes: 64 << 10})
+	meshes := joinAll(t, nodes, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	k := Key{Node: 6}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := meshes[1].Exchange(ctx, k, []zset.Batch{textBatch(2000, 400), nil})
+		sent <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	m0 := meshes[0]
+	m0.mu.Lock()
+	partial := m0.mu.buffered
+	m0.mu.Unlock()
+	if partial == 0 {
+		t.Fatal("nothing of the message arrived before the close")
+	}
+	nodes[1].Close()
+	wantErr(t, <-sent, ErrClosed)
+	_, err := m0.Exchange(ctx, k, []zset.Batch{nil, nil})
+	wantErr(t, err, ErrPeerLost, "peer 1", nodes[1].Addr())
+	m0.mu.Lock()
+	defer m0.mu.Unlock()
+	if m0.mu.buffered != 0 {
+		t.Fatalf("%d bytes of the dropped message still counted", m0.mu.buffered)
+	}
+}

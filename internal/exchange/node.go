@@ -282,7 +282,8 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 			return status.Error(codes.InvalidArgument, reason.Error())
 		}
 		if err := m.deliver(ctx, h, payload); err != nil {
-			reason, refused = err, true
+			// The stream's end while the frame waited is no refusal.
+			reason, refused = err, ctx.Err() == nil
 			return toStatus(err)
 		}
 		f.b = f.b[:0:0] // the payload is the mesh's now
