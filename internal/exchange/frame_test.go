@@ -165,7 +165,13 @@ func TestDeliveredTruncatedBatchFailsWaiter(t *testing.T) {
 		_, err := meshes[0].Exchange(ctx, k, []zset.Batch{nil, nil})
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the call asks for the key first
+	// The call asks for the key first.
+	for asked := false; !asked; time.Sleep(time.Millisecond) {
+		meshes[0].mu.Lock()
+		msg := meshes[0].mu.msgs[msgID{kindBatch, k, 1}]
+		asked = msg != nil && msg.asked
+		meshes[0].mu.Unlock()
+	}
 	h := header{kind: kindBatch, last: true, sender: 1, revision: 1, key: k}
 	if err := rawSend(t, nodes[0].Addr(), appendFrame(nil, h, stream[:len(stream)-9])); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("status %v, want InvalidArgument", err)
