@@ -233,8 +233,10 @@ func (m *Mesh) ask(k kind, key Key) {
 			msg = &message{}
 			m.mu.msgs[id] = msg
 		}
-		msg.asked = true
-		m.mu.buffered -= msg.bytes
+		if !msg.asked {
+			msg.asked = true
+			m.mu.buffered -= msg.bytes
+		}
 	}
 	m.notifyLocked()
 }
