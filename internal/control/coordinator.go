@@ -23,7 +23,7 @@ type CoordinatorHostConfig struct {
 	// EpochEvery, PollEvery, Resend and CheckpointEvery are the
 	// coordinator machine's pacing (cluster.CoordinatorConfig).
 	EpochEvery, PollEvery, Resend time.Duration
-	CheckpointEvery              cluster.Epoch
+	CheckpointEvery               cluster.Epoch
 	// Tick is how often the machine's clock advances; zero means 10 ms.
 	Tick time.Duration
 	// Logger receives the host's log lines; nil discards them.
