@@ -162,6 +162,18 @@ func (c *testCluster) settled() (map[cluster.NodeID]WorkerStatus, bool) {
 	return states, true
 }
 
+// waitSettled waits for settled and returns the workers' states.
+func (c *testCluster) waitSettled() map[cluster.NodeID]WorkerStatus {
+	c.t.Helper()
+	var states map[cluster.NodeID]WorkerStatus
+	c.waitFor("the workers serving the frontier", 20*time.Second, func() bool {
+		var ok bool
+		states, ok = c.settled()
+		return ok
+	})
+	return states
+}
+
 // checkExactlyOnce checks the union of the workers' states: every write
 // adds 1 to a key of its own, so an acknowledged write's key must be 1
 // and no key may be more (a doubled write).
@@ -294,12 +306,7 @@ func TestClusterRunsAndFailsOverOnRealEtcd(t *testing.T) {
 	c.waitFor("200 more acknowledged writes", 30*time.Second, func() bool { return c.client.ackCount() >= acked+200 })
 
 	c.client.stop()
-	var states map[cluster.NodeID]WorkerStatus
-	c.waitFor("w1 and w3 serving the frontier", 20*time.Second, func() bool {
-		var ok bool
-		states, ok = c.settled()
-		return ok
-	})
+	states := c.waitSettled()
 	if len(states) != 2 {
 		t.Fatalf("settled with %d workers, want w1 and w3", len(states))
 	}
@@ -321,19 +328,6 @@ func newFenceLog() *fenceLog {
 		fenceSig: make(chan cluster.LeaseID, 16)}
 }
 
-// effect reports whether a is an action the simulator forbids under an
-// expired lease.
-func effect(a cluster.Action) bool {
-	switch a.Kind {
-	case cluster.ActDiskPrepare, cluster.ActDiskApply, cluster.ActDiskReset, cluster.ActPutObject:
-		return true
-	case cluster.ActSend:
-		k := a.Msg.Kind
-		return k == cluster.MsgPrepared || k == cluster.MsgReady || k == cluster.MsgCheckpointDone
-	}
-	return false
-}
-
 func (f *fenceLog) observe(lease cluster.LeaseID, a cluster.Action) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -351,7 +345,7 @@ func (f *fenceLog) observe(lease cluster.LeaseID, a cluster.Action) {
 	if lease != 0 {
 		f.lease = lease
 	}
-	if effect(a) {
+	if hasEffect(a) {
 		f.lastAct[lease] = now
 	}
 }
@@ -435,11 +429,6 @@ func TestWorkerCutOffFromEtcdFencesItselfBeforeItsLeaseExpires(t *testing.T) {
 	}
 	fl.mu.Unlock()
 	c.client.stop()
-	var states map[cluster.NodeID]WorkerStatus
-	c.waitFor("w1 and w2 serving the frontier", 20*time.Second, func() bool {
-		var ok bool
-		states, ok = c.settled()
-		return ok
-	})
+	states := c.waitSettled()
 	c.checkExactlyOnce(states)
 }

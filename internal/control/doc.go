@@ -31,9 +31,13 @@
 //   - A worker's lease is renewed only by ActKeepAlive, one KeepAliveOnce
 //     per action, never by clientv3's keepalive stream: the machine
 //     decides when to renew and counts its deadline from the renewal's
-//     send time. The worker's LeaseTTL is at most etcd's, and its clock is
-//     brought up to date before every event, so it fences itself no later
-//     than etcd expires the lease.
+//     send time. The worker's LeaseTTL is at most etcd's, its clock is
+//     brought up to date before every event, and the host begins no action
+//     with an effect (a disk write, an upload, a prepared, ready or
+//     checkpoint report) once its clock has passed the machine's deadline,
+//     so the worker stops no later than etcd expires the lease. An action
+//     begun just before the deadline may finish after it; the difference
+//     between the two TTLs is the margin for that.
 //   - A host performs messages and disk writes in the order the machine
 //     asked for them (a prepared record is durable before it is reported);
 //     etcd and object store requests run in one lane each, in order, so a

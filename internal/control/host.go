@@ -60,6 +60,9 @@ type host struct {
 	log     *slog.Logger
 	start   time.Time
 	observe func(lease cluster.LeaseID, a cluster.Action)
+	// expired, on a worker, reports whether the clock has passed the
+	// machine's lease deadline.
+	expired func() bool
 
 	inbox chan cluster.Message
 }
@@ -108,7 +111,18 @@ func (h *host) run(ctx context.Context, m machine, lease func() cluster.LeaseID,
 	defer ticker.Stop()
 	var local []cluster.Event // results decided in the loop itself
 	perform := func() error {
-		for _, a := range m.Ready() {
+		actions := m.Ready()
+		for i := 0; i < len(actions); i++ {
+			a := actions[i]
+			if h.expired != nil && hasEffect(a) && h.expired() {
+				// The clock passed the lease deadline while earlier actions
+				// were performed (a slow disk): drop the rest, as a crash
+				// would, and let the machine fence itself.
+				h.log.Warn("lease deadline passed while acting; dropping actions", "dropped", len(actions)-i)
+				m.Step(cluster.Event{Kind: cluster.EvTick, Now: h.now()})
+				actions, i = m.Ready(), -1
+				continue
+			}
 			if h.observe != nil {
 				h.observe(lease(), a)
 			}
@@ -156,6 +170,20 @@ func (h *host) run(ctx context.Context, m machine, lease func() cluster.LeaseID,
 			return err
 		}
 	}
+}
+
+// hasEffect reports whether a changes state others rely on: a worker must
+// not begin such an action past its lease deadline (the actions the
+// simulator checks against expired leases).
+func hasEffect(a cluster.Action) bool {
+	switch a.Kind {
+	case cluster.ActDiskPrepare, cluster.ActDiskApply, cluster.ActDiskReset, cluster.ActPutObject:
+		return true
+	case cluster.ActSend:
+		k := a.Msg.Kind
+		return k == cluster.MsgPrepared || k == cluster.MsgReady || k == cluster.MsgCheckpointDone
+	}
+	return false
 }
 
 // lane performs the requests queued on it one at a time.
@@ -257,31 +285,22 @@ func (h *host) performObject(ctx context.Context, a cluster.Action) cluster.Even
 	return ev
 }
 
+// resultKinds maps each request to the kind of its result event.
+var resultKinds = map[cluster.ActionKind]cluster.EventKind{
+	cluster.ActReadCluster:      cluster.EvClusterRead,
+	cluster.ActWriteAssignment:  cluster.EvAssignmentWritten,
+	cluster.ActCommit:           cluster.EvCommitted,
+	cluster.ActRecordCheckpoint: cluster.EvCheckpointRecorded,
+	cluster.ActRegister:         cluster.EvRegistered,
+	cluster.ActKeepAlive:        cluster.EvRenewed,
+	cluster.ActAppendInput:      cluster.EvInputAppended,
+	cluster.ActReadInput:        cluster.EvInputRead,
+	cluster.ActPutObject:        cluster.EvObjectPut,
+	cluster.ActGetObject:        cluster.EvObjectGot,
+}
+
 // failedEvent is the result event of a that reports err, with the fields
 // the machine matches results by.
 func failedEvent(a cluster.Action, err error) cluster.Event {
-	ev := cluster.Event{Err: err, Epoch: a.Epoch, Key: a.Key, Tag: a.Rev, Lease: a.Lease, SentAt: a.SentAt}
-	switch a.Kind {
-	case cluster.ActReadCluster:
-		ev.Kind = cluster.EvClusterRead
-	case cluster.ActWriteAssignment:
-		ev.Kind = cluster.EvAssignmentWritten
-	case cluster.ActCommit:
-		ev.Kind = cluster.EvCommitted
-	case cluster.ActRecordCheckpoint:
-		ev.Kind = cluster.EvCheckpointRecorded
-	case cluster.ActRegister:
-		ev.Kind = cluster.EvRegistered
-	case cluster.ActKeepAlive:
-		ev.Kind = cluster.EvRenewed
-	case cluster.ActAppendInput:
-		ev.Kind = cluster.EvInputAppended
-	case cluster.ActReadInput:
-		ev.Kind = cluster.EvInputRead
-	case cluster.ActPutObject:
-		ev.Kind = cluster.EvObjectPut
-	case cluster.ActGetObject:
-		ev.Kind = cluster.EvObjectGot
-	}
-	return ev
+	return cluster.Event{Kind: resultKinds[a.Kind], Err: err, Epoch: a.Epoch, Key: a.Key, Tag: a.Rev, Lease: a.Lease, SentAt: a.SentAt}
 }

@@ -82,6 +82,9 @@ func (w *WorkerHost) Run(ctx context.Context) error {
 		return err
 	}
 	w.machine = cluster.NewWorker(w.cfg.ID, w.mcfg, d)
+	w.host.expired = func() bool {
+		return w.machine.Lease() != 0 && w.host.now() >= w.machine.Deadline()
+	}
 	return w.host.run(ctx, w.machine, w.machine.Lease, nil, w.query)
 }
 
