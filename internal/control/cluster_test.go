@@ -91,6 +91,11 @@ func (c *testCluster) startWorker(id cluster.NodeID, dir string, endpoints []str
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	c.startWorkerOn(id, disk, endpoints, observe)
+}
+
+func (c *testCluster) startWorkerOn(id cluster.NodeID, disk Disk, endpoints []string, observe func(cluster.LeaseID, cluster.Action)) {
+	c.t.Helper()
 	h, err := NewWorkerHost(WorkerHostConfig{ID: id, LeaseTTL: testWorkerTTL, RenewEvery: testRenewEvery, Observe: observe},
 		c.store(connect(c.t, endpoints)), c.objects, c.net, disk)
 	if err != nil {
@@ -431,4 +436,82 @@ func TestWorkerCutOffFromEtcdFencesItselfBeforeItsLeaseExpires(t *testing.T) {
 	c.client.stop()
 	states := c.waitSettled()
 	c.checkExactlyOnce(states)
+}
+
+// stallingDisk is a FileDisk whose next Prepare, once armed, takes stall
+// longer: a disk too slow for the worker to renew its lease in time.
+type stallingDisk struct {
+	*FileDisk
+	stall   time.Duration
+	armed   chan struct{} // closed to arm
+	stalled chan struct{} // closed when the stall began
+	once    sync.Once
+}
+
+func (d *stallingDisk) Prepare(e cluster.Epoch, delta cluster.Batch) error {
+	select {
+	case <-d.armed:
+		stalls := false
+		d.once.Do(func() { stalls = true; close(d.stalled) })
+		if stalls {
+			time.Sleep(d.stall)
+		}
+	default:
+	}
+	return d.FileDisk.Prepare(e, delta)
+}
+
+func TestWorkerPastItsDeadlineAfterASlowDiskDoesNotReport(t *testing.T) {
+	c := newTestCluster(t)
+	fd, err := OpenFileDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := &stallingDisk{FileDisk: fd, stall: testWorkerTTL + 200*time.Millisecond,
+		armed: make(chan struct{}), stalled: make(chan struct{})}
+	var mu sync.Mutex
+	var lease cluster.LeaseID
+	var stalledEpoch cluster.Epoch
+	var reportedAfter []string
+	c.startWorkerOn("w1", disk, c.etcd.Endpoints(), func(l cluster.LeaseID, a cluster.Action) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stalledEpoch == 0 && a.Kind == cluster.ActDiskPrepare && l == lease && lease != 0 {
+			select {
+			case <-disk.armed:
+				stalledEpoch = a.Epoch
+			default:
+			}
+		}
+		if stalledEpoch != 0 && l == lease && hasEffect(a) && a.Kind != cluster.ActDiskPrepare {
+			reportedAfter = append(reportedAfter, a.String())
+		}
+	})
+	c.startWorker("w2", t.TempDir(), c.etcd.Endpoints(), nil)
+	c.client.start(3 * time.Millisecond)
+	c.waitFor("50 acknowledged writes", 30*time.Second, func() bool { return c.client.ackCount() >= 50 })
+	st, err := c.workers["w1"].host.Status(context.Background())
+	if err != nil || !st.Serving {
+		t.Fatalf("w1 not serving: %+v %v", st, err)
+	}
+	mu.Lock()
+	lease = st.Lease
+	mu.Unlock()
+	close(disk.armed)
+	select {
+	case <-disk.stalled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("w1 prepared nothing")
+	}
+	c.waitFor("w1 serving under a new lease", 20*time.Second, func() bool {
+		st, err := c.workers["w1"].host.Status(context.Background())
+		return err == nil && st.Serving && st.Lease != lease
+	})
+	mu.Lock()
+	if len(reportedAfter) > 0 {
+		t.Errorf("after the stalled prepare of epoch %d, w1 acted under its old lease: %v", stalledEpoch, reportedAfter)
+	}
+	mu.Unlock()
+	c.client.stop()
+	c.checkExactlyOnce(c.waitSettled())
 }

@@ -30,9 +30,9 @@ type EmbedConfig struct {
 	// Logger receives etcd's log lines at LogLevel or above; nil discards
 	// them.
 	Logger *slog.Logger
-	// LogLevel is the least level passed on; the zero value, slog.LevelInfo,
-	// is raised to slog.LevelError so that etcd is quiet by default.
-	LogLevel slog.Level
+	// LogLevel is the least level passed on; nil means slog.LevelError, so
+	// that etcd is quiet by default.
+	LogLevel slog.Leveler
 	// Tick and Election are raft's heartbeat interval and election
 	// timeout; zero means 100 ms and 1 s, etcd's defaults. They bound the
 	// least lease TTL etcd grants: 1.5 elections, rounded up to seconds.
@@ -143,7 +143,7 @@ func isAddrInUse(err error) bool {
 // Connect returns a client of the etcd cluster at endpoints (an external
 // cluster, or Embedded.Endpoints). Its log lines go to logger at level or
 // above, as for the embedded server.
-func Connect(ctx context.Context, endpoints []string, logger *slog.Logger, level slog.Level) (*clientv3.Client, error) {
+func Connect(ctx context.Context, endpoints []string, logger *slog.Logger, level slog.Leveler) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("control: no etcd endpoints")
 	}
@@ -163,17 +163,18 @@ func Connect(ctx context.Context, endpoints []string, logger *slog.Logger, level
 }
 
 // ZapLogger is a zap logger that passes entries at level or above to
-// logger (none if logger is nil). The zero level, slog.LevelInfo, is taken
-// as slog.LevelError: etcd and its client log much at info and warn
-// level that an operator of RockStream need not see.
-func ZapLogger(logger *slog.Logger, level slog.Level) *zap.Logger {
-	if level == slog.LevelInfo {
-		level = slog.LevelError
-	}
+// logger (none if logger is nil). A nil level is slog.LevelError: etcd and
+// its client log much at info and warn level that an operator of
+// RockStream need not see.
+func ZapLogger(logger *slog.Logger, level slog.Leveler) *zap.Logger {
 	if logger == nil {
 		return zap.NewNop()
 	}
-	return zap.New(&slogCore{logger: logger, level: level})
+	least := slog.LevelError
+	if level != nil {
+		least = level.Level()
+	}
+	return zap.New(&slogCore{logger: logger, level: least})
 }
 
 // slogCore is a zapcore.Core writing to a slog.Logger.

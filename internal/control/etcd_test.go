@@ -1,14 +1,18 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // startEtcd runs an embedded etcd in a temporary directory for the test.
@@ -25,12 +29,35 @@ func startEtcd(t *testing.T) *Embedded {
 
 func connect(t *testing.T, endpoints []string) *clientv3.Client {
 	t.Helper()
-	cli, err := Connect(context.Background(), endpoints, nil, 0)
+	cli, err := Connect(context.Background(), endpoints, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() })
 	return cli
+}
+
+func TestEtcdLogsGoToSlogAtTheirLevel(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	quiet := ZapLogger(logger, nil)
+	quiet.Info("chatty")
+	quiet.Warn("chattier")
+	quiet.Error("broken", zap.String("member", "m1"))
+	verbose := ZapLogger(logger, slog.LevelInfo)
+	verbose.Info("shown")
+	verbose.Debug("hidden")
+	out := buf.String()
+	for _, want := range []string{"msg=broken", "member=m1", "component=etcd", "msg=shown"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"chatty", "chattier", "hidden"} {
+		if strings.Contains(out, not) {
+			t.Errorf("log has %q:\n%s", not, out)
+		}
+	}
 }
 
 func TestEmbeddedServesAndStops(t *testing.T) {
