@@ -15,6 +15,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/rockstream/rockstream/internal/gateway"
 	"github.com/rockstream/rockstream/internal/instance"
@@ -53,7 +54,9 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	if code != http.StatusOK {
 		t.Fatalf("/metrics: %d\n%s", code, body)
 	}
-	var p expfmt.TextParser
+	// Legacy validation: every name must be valid for scrapers that know
+	// nothing of UTF-8 metric names.
+	p := expfmt.NewTextParser(model.LegacyValidation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
 	if err != nil {
 		t.Fatalf("/metrics does not parse: %v\n%s", err, body)

@@ -6,8 +6,9 @@
 // message, the result of an etcd, object store or disk request) through
 // Step and performs the actions Ready returns, in order, feeding their
 // results back as events — etcd raft's Ready/Advance style. Package sim is
-// such a host, with fakes and faults; the production host (etcd, gRPC,
-// object storage and the engine) is not built yet.
+// such a host, with fakes and faults; package control is the host on real
+// etcd and object storage (gRPC between processes and the engine are not
+// connected yet).
 //
 // The protocol, for epoch e under assignment revision r:
 //

@@ -113,6 +113,12 @@ func (w *Worker) ID() NodeID { return w.id }
 // Lease is the lease of the current registration, 0 before one is granted.
 func (w *Worker) Lease() LeaseID { return w.lease }
 
+// Deadline is the tick at which the worker fences itself unless a renewal
+// succeeds first: the send time of the last successful renewal plus the
+// TTL. It is meaningful only while Lease is not 0. A host uses it to hold
+// back actions it has not performed yet once its clock passes it.
+func (w *Worker) Deadline() int64 { return w.deadline }
+
 // Rev is the assignment revision the worker serves, 0 for none.
 func (w *Worker) Rev() Revision { return w.rev }
 

@@ -1,0 +1,138 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/rockstream/rockstream/internal/cluster"
+)
+
+// CoordinatorHostConfig configures a coordinator host.
+type CoordinatorHostConfig struct {
+	// Name is the candidate's value in the election (an address, say).
+	Name string
+	// SessionTTL is the lease of the election session, rounded up to
+	// seconds: how long a coordinator that stopped renewing still leads.
+	SessionTTL time.Duration
+	// EpochEvery, PollEvery, Resend and CheckpointEvery are the
+	// coordinator machine's pacing (cluster.CoordinatorConfig).
+	EpochEvery, PollEvery, Resend time.Duration
+	CheckpointEvery               cluster.Epoch
+	// Tick is how often the machine's clock advances; zero means 10 ms.
+	Tick time.Duration
+	// Logger receives the host's log lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// CoordinatorHost campaigns in the etcd election and, while it leads,
+// drives a cluster.Coordinator with a Store whose writes are conditioned
+// on its leadership. When it loses the election it drops the machine and
+// campaigns again; each leadership term runs a new incarnation.
+type CoordinatorHost struct {
+	cfg   CoordinatorHostConfig
+	mcfg  cluster.CoordinatorConfig
+	cli   *clientv3.Client
+	host  *host
+	query chan func()
+	// machine is the incarnation of the current term, nil between terms;
+	// read and written only by the goroutine of Run.
+	machine *cluster.Coordinator
+}
+
+// NewCoordinatorHost returns a coordinator host; Run starts it. The
+// network must deliver messages to cluster.CoordinatorID to the host that
+// leads (Deliver); messages reaching a host that does not lead are lost.
+func NewCoordinatorHost(cfg CoordinatorHostConfig, cli *clientv3.Client, store *Store, objects Objects, net Network) (*CoordinatorHost, error) {
+	if cfg.EpochEvery <= 0 || cfg.PollEvery <= 0 || cfg.Resend <= 0 {
+		return nil, errors.New("control: coordinator pacing (EpochEvery, PollEvery, Resend) must be positive")
+	}
+	if cfg.SessionTTL <= 0 {
+		cfg.SessionTTL = 5 * time.Second
+	}
+	return &CoordinatorHost{
+		cfg: cfg,
+		mcfg: cluster.CoordinatorConfig{EpochEvery: ticks(cfg.EpochEvery), PollEvery: ticks(cfg.PollEvery),
+			Resend: ticks(cfg.Resend), CheckpointEvery: cfg.CheckpointEvery},
+		cli:   cli,
+		host:  newHost(cluster.CoordinatorID, store, objects, net, cfg.Tick, cfg.Logger),
+		query: make(chan func()),
+	}, nil
+}
+
+// Deliver hands the host a message addressed to the coordinator; it never
+// blocks.
+func (c *CoordinatorHost) Deliver(m cluster.Message) { c.host.deliver(m) }
+
+// Run campaigns and leads until ctx ends; then it resigns.
+func (c *CoordinatorHost) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		if err := c.term(ctx); err != nil && ctx.Err() == nil {
+			c.host.log.Warn("coordinator term ended", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(c.host.tick):
+			}
+		}
+	}
+	return nil
+}
+
+// term wins the election once and leads until the session ends.
+func (c *CoordinatorHost) term(ctx context.Context) error {
+	// The session outlives ctx by its Close, which revokes its lease: a
+	// stopping coordinator resigns at once rather than after the TTL.
+	sctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := concurrency.NewSession(c.cli, concurrency.WithTTL(int(ttlSeconds(c.cfg.SessionTTL))), concurrency.WithContext(sctx))
+	if err != nil {
+		return fmt.Errorf("control: election session: %w", err)
+	}
+	defer s.Close()
+	e := concurrency.NewElection(s, c.host.store.Keys().Election())
+	if err := e.Campaign(ctx, c.cfg.Name); err != nil {
+		return fmt.Errorf("control: campaign: %w", err)
+	}
+	store := c.host.store
+	store.SetLeader(&Leadership{Key: e.Key(), Rev: e.Rev()})
+	defer store.SetLeader(nil)
+	if err := store.Bootstrap(ctx); err != nil {
+		return err
+	}
+	c.host.log.Info("coordinator elected", "leader_key", e.Key(), "leader_rev", e.Rev())
+	c.machine = cluster.NewCoordinator(c.mcfg)
+	defer func() { c.machine = nil }()
+	err = c.host.run(ctx, c.machine, func() cluster.LeaseID { return 0 }, s.Done(), c.query)
+	if err == nil && ctx.Err() == nil {
+		err = errors.New("control: election session ended")
+	}
+	return err
+}
+
+func ttlSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// CoordinatorStatus is what the leading coordinator's machine holds.
+type CoordinatorStatus struct {
+	Phase     string
+	Rev       cluster.Revision
+	Committed cluster.Epoch
+}
+
+// Status reads the leading coordinator's state; it fails if the host does
+// not lead (or does not answer) before ctx ends.
+func (c *CoordinatorHost) Status(ctx context.Context) (CoordinatorStatus, error) {
+	return inspect(ctx, c.query, func() CoordinatorStatus {
+		return CoordinatorStatus{Phase: c.machine.Phase(), Rev: c.machine.Rev(), Committed: c.machine.Committed()}
+	})
+}
