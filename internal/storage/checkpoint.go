@@ -603,7 +603,7 @@ func RestoreCheckpointID(ctx context.Context, url, id, dir string, progress Prog
 	sp.Start("restore checkpoint "+m.ID, total.Files, total.Bytes)
 	defer func() { sp.Done(err) }()
 	err = transfer(ctx, m.Files, func(ctx context.Context, f ManifestFile) error {
-		return download(ctx, bucket, dir, f, sp)
+		return download(ctx, bucket, vfs.Default, dir, f, "checkpoint", sp)
 	})
 	if err != nil {
 		return withURL(err, url)
@@ -661,19 +661,23 @@ func mkdirAllTop(dir string) (string, error) {
 	return top, os.MkdirAll(abs, 0o755)
 }
 
-// download fetches f into dir, verifying its size and digest before it
-// takes its final name.
-func download(ctx context.Context, bucket *blob.Bucket, dir string, f ManifestFile, p Progress) error {
+// download fetches f into dir on fs, verifying its size and digest
+// before it takes its final name. what names the thing f belongs to in
+// errors ("checkpoint", "bucket export").
+func download(ctx context.Context, bucket *blob.Bucket, fs vfs.FS, dir string, f ManifestFile, what string, p Progress) error {
 	r, err := bucket.NewReader(ctx, f.Key, nil)
 	if err != nil {
 		if isNotFound(err) {
-			return corrupted(err, "storage: checkpoint file %s (object %s) is missing; the checkpoint is damaged", f.Name, f.Key)
+			return corrupted(err, "storage: %s file %s (object %s) is missing; the %s is damaged", what, f.Name, f.Key, what)
 		}
 		return wrapf(errs.IOError, err, "storage: downloading %s (object %s)", f.Name, f.Key)
 	}
 	defer r.Close()
-	partial := filepath.Join(dir, f.Name+partialSuffix)
-	out, err := os.OpenFile(partial, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	partial := fs.PathJoin(dir, f.Name+partialSuffix)
+	if _, err := fs.Stat(partial); err == nil {
+		return errs.Newf(errs.IOError, "storage: %s exists already", partial)
+	}
+	out, err := fs.Create(partial, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return wrapf(errs.IOError, err, "storage: creating %s", partial)
 	}
@@ -690,10 +694,10 @@ func download(ctx context.Context, bucket *blob.Bucket, dir string, f ManifestFi
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); n != f.Size || sum != f.SHA256 {
 		return corrupted(nil,
-			"storage: checkpoint file %s (object %s) failed its check: it has %d bytes with SHA-256 %s, the manifest says %d bytes with SHA-256 %s; the checkpoint is damaged",
-			f.Name, f.Key, n, sum, f.Size, f.SHA256)
+			"storage: %s file %s (object %s) failed its check: it has %d bytes with SHA-256 %s, the manifest says %d bytes with SHA-256 %s; the %s is damaged",
+			what, f.Name, f.Key, n, sum, f.Size, f.SHA256, what)
 	}
-	if err := os.Rename(partial, filepath.Join(dir, f.Name)); err != nil {
+	if err := fs.Rename(partial, fs.PathJoin(dir, f.Name)); err != nil {
 		return wrapf(errs.IOError, err, "storage: renaming %s", partial)
 	}
 	p.Advance(1, 0)
@@ -725,8 +729,8 @@ func syncDir(dir string) error {
 	return f.Sync()
 }
 
-// removeCheckpointScratch deletes checkpoint copies that a crash left in
-// the scratch directory.
+// removeCheckpointScratch deletes checkpoint copies and the downloads of bucket
+// imports that a crash left in the scratch directory.
 func (d *DB) removeCheckpointScratch() {
 	scratch := d.fs.PathJoin(d.dir, scratchDirName)
 	names, err := d.fs.List(scratch)
@@ -734,7 +738,7 @@ func (d *DB) removeCheckpointScratch() {
 		return
 	}
 	for _, name := range names {
-		if strings.HasPrefix(name, checkpointScratchPrefix) {
+		if strings.HasPrefix(name, checkpointScratchPrefix) || strings.HasPrefix(name, importScratchPrefix) {
 			path := d.fs.PathJoin(scratch, name)
 			if err := d.fs.RemoveAll(path); err != nil {
 				d.log.Warn("storage could not remove a stale checkpoint copy", "path", path, "err", err)
