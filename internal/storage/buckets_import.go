@@ -378,4 +378,3 @@ func (d *DB) ingest(ctx context.Context, paths []string) error {
 	}
 	return d.commitOwn(b, "recording a bucket import")
 }
-
