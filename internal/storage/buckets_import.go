@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -25,7 +27,7 @@ import (
 const importScratchPrefix = "import-"
 
 // importHook, when set (by tests), is called at each stage of an import:
-// "downloaded", "prepared", "ingested".
+// "downloaded" (and checked), "prepared", "ingested".
 var importHook func(stage string)
 
 // ImportBuckets replaces, in db, exactly the buckets of the export id at
@@ -108,21 +110,22 @@ func ImportBuckets(ctx context.Context, db *DB, url, id, manifestSHA256 string, 
 	sp := &serialProgress{p: progress}
 	sp.Start("import buckets "+m.ID, len(files), m.Bytes)
 	defer func() { sp.Done(err) }()
+	// Each table is checked as soon as it is downloaded, while others
+	// download.
+	paths := make([]string, len(m.Files))
+	cov := &coverage{covered: make([]bool, len(expected))}
 	err = transfer(ctx, files, func(ctx context.Context, f ManifestFile) error {
-		return download(ctx, bucket, db.fs, scratch, f, "bucket export", sp)
+		if err := download(ctx, bucket, db.fs, scratch, f, "bucket export", sp); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(m.Files, func(bf BucketFile) bool { return bf.Name == f.Name })
+		paths[i] = db.fs.PathJoin(scratch, f.Name)
+		return db.checkImportFile(paths[i], m.Files[i], expected, cov)
 	})
 	if err != nil {
 		return nil, withURL(err, url)
 	}
-	paths := make([]string, len(m.Files))
-	covered := make([]bool, len(expected))
-	for i, f := range m.Files {
-		paths[i] = db.fs.PathJoin(scratch, f.Name)
-		if err := db.checkImportFile(paths[i], f, expected, covered); err != nil {
-			return nil, err
-		}
-	}
-	for i, ok := range covered {
+	for i, ok := range cov.covered {
 		if !ok {
 			return nil, corrupted(nil, "storage: bucket export %s does not clear the range [%x, %x) of its buckets; the export is damaged or not of this catalog",
 				m.ID, expected[i].start, expected[i].end)
@@ -223,10 +226,27 @@ func (d *DB) checkImportable(m *BucketManifest, set BucketSet) ([]keyRange, stor
 	return bucketRanges(own.ids, set), own, nil
 }
 
+// coverage marks the ranges of an import that a table deletes.
+type coverage struct {
+	mu      sync.Mutex
+	covered []bool
+}
+
+// mark marks range i, and reports false if it was marked already.
+func (c *coverage) mark(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.covered[i] {
+		return false
+	}
+	c.covered[i] = true
+	return true
+}
+
 // checkImportFile reads the downloaded table at path whole: every point
 // key must be a set inside expected, and every range deletion one of
-// expected, which it marks in covered.
-func (d *DB) checkImportFile(path string, f BucketFile, expected []keyRange, covered []bool) (err error) {
+// expected, which it marks in cov.
+func (d *DB) checkImportFile(path string, f BucketFile, expected []keyRange, cov *coverage) (err error) {
 	damaged := func(cause error, format string, args ...any) error {
 		return corrupted(cause, "storage: bucket export file %s (object %s) %s; the export is damaged or not of this catalog",
 			f.Name, f.Key, fmt.Sprintf(format, args...))
@@ -289,10 +309,9 @@ func (d *DB) checkImportFile(path string, f BucketFile, expected []keyRange, cov
 	span, err := rit.First()
 	for ; span != nil && err == nil; span, err = rit.Next() {
 		i := findRange(expected, span.Start)
-		if i < 0 || !bytes.Equal(expected[i].start, span.Start) || !bytes.Equal(expected[i].end, span.End) || covered[i] {
-			return damaged(nil, "deletes the range [%x, %x), which is not one range of its buckets", span.Start, span.End)
+		if i < 0 || !bytes.Equal(expected[i].start, span.Start) || !bytes.Equal(expected[i].end, span.End) || !cov.mark(i) {
+			return damaged(nil, "deletes the range [%x, %x), which is not one range of its buckets or another table's", span.Start, span.End)
 		}
-		covered[i] = true
 		ranges++
 	}
 	if err != nil {

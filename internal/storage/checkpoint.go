@@ -681,8 +681,9 @@ func download(ctx context.Context, bucket *blob.Bucket, fs vfs.FS, dir string, f
 	if err != nil {
 		return wrapf(errs.IOError, err, "storage: creating %s", partial)
 	}
+	// Hash before writing: a vfs.File may modify what it is given.
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), &progressReader{r: r, p: p})
+	n, err := io.Copy(io.MultiWriter(h, out), &progressReader{r: r, p: p})
 	if err == nil {
 		err = out.Sync()
 	}
