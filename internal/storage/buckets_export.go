@@ -108,15 +108,11 @@ func ExportBuckets(ctx context.Context, db *DB, url string, buckets BucketSet, p
 		return nil, err
 	}
 	defer db.exit()
-	bucket, err := openBucket(ctx, url, true)
+	bucket, id, err := openUpload(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer bucket.Close()
-	id, err := newCheckpointID(time.Now())
-	if err != nil {
-		return nil, err
-	}
 	snap := db.db.NewSnapshot()
 	defer snap.Close()
 	sh, err := readShape(snap)

@@ -142,16 +142,11 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	bucket, err := openBucket(ctx, url, true)
+	bucket, id, err := openUpload(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer bucket.Close()
-
-	id, err := newCheckpointID(time.Now())
-	if err != nil {
-		return nil, err
-	}
 	// The copy is assembled in the directory, which needs space.
 	if err := db.space.check(0); err != nil {
 		return nil, err
@@ -279,6 +274,20 @@ func (d *DB) verifyCopy(dir string) (observed, error) {
 		return obs, err
 	}
 	return obs, nil
+}
+
+// openUpload opens the location url to write an upload into, creating a
+// missing file:// directory, and returns a new id for the upload.
+func openUpload(ctx context.Context, url string) (*blob.Bucket, string, error) {
+	id, err := newCheckpointID(time.Now())
+	if err != nil {
+		return nil, "", err
+	}
+	bucket, err := openBucket(ctx, url, true)
+	if err != nil {
+		return nil, "", err
+	}
+	return bucket, id, nil
 }
 
 // newCheckpointID returns an identifier that sorts by creation time.
