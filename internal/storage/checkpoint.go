@@ -142,16 +142,11 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 	}
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
-	bucket, err := openBucket(ctx, url, true)
+	bucket, id, err := openUpload(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	defer bucket.Close()
-
-	id, err := newCheckpointID(time.Now())
-	if err != nil {
-		return nil, err
-	}
 	// The copy is assembled in the directory, which needs space.
 	if err := db.space.check(0); err != nil {
 		return nil, err
@@ -279,6 +274,20 @@ func (d *DB) verifyCopy(dir string) (observed, error) {
 		return obs, err
 	}
 	return obs, nil
+}
+
+// openUpload opens the location url to write an upload into, creating a
+// missing file:// directory, and returns a new id for the upload.
+func openUpload(ctx context.Context, url string) (*blob.Bucket, string, error) {
+	id, err := newCheckpointID(time.Now())
+	if err != nil {
+		return nil, "", err
+	}
+	bucket, err := openBucket(ctx, url, true)
+	if err != nil {
+		return nil, "", err
+	}
+	return bucket, id, nil
 }
 
 // newCheckpointID returns an identifier that sorts by creation time.
@@ -603,7 +612,7 @@ func RestoreCheckpointID(ctx context.Context, url, id, dir string, progress Prog
 	sp.Start("restore checkpoint "+m.ID, total.Files, total.Bytes)
 	defer func() { sp.Done(err) }()
 	err = transfer(ctx, m.Files, func(ctx context.Context, f ManifestFile) error {
-		return download(ctx, bucket, dir, f, sp)
+		return download(ctx, bucket, vfs.Default, dir, f, "checkpoint", sp)
 	})
 	if err != nil {
 		return withURL(err, url)
@@ -661,24 +670,29 @@ func mkdirAllTop(dir string) (string, error) {
 	return top, os.MkdirAll(abs, 0o755)
 }
 
-// download fetches f into dir, verifying its size and digest before it
-// takes its final name.
-func download(ctx context.Context, bucket *blob.Bucket, dir string, f ManifestFile, p Progress) error {
+// download fetches f into dir on fs, verifying its size and digest
+// before it takes its final name. what names the thing f belongs to in
+// errors ("checkpoint", "bucket export").
+func download(ctx context.Context, bucket *blob.Bucket, fs vfs.FS, dir string, f ManifestFile, what string, p Progress) error {
 	r, err := bucket.NewReader(ctx, f.Key, nil)
 	if err != nil {
 		if isNotFound(err) {
-			return corrupted(err, "storage: checkpoint file %s (object %s) is missing; the checkpoint is damaged", f.Name, f.Key)
+			return corrupted(err, "storage: %s file %s (object %s) is missing; the %s is damaged", what, f.Name, f.Key, what)
 		}
 		return wrapf(errs.IOError, err, "storage: downloading %s (object %s)", f.Name, f.Key)
 	}
 	defer r.Close()
-	partial := filepath.Join(dir, f.Name+partialSuffix)
-	out, err := os.OpenFile(partial, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	partial := fs.PathJoin(dir, f.Name+partialSuffix)
+	if _, err := fs.Stat(partial); err == nil {
+		return errs.Newf(errs.IOError, "storage: %s exists already", partial)
+	}
+	out, err := fs.Create(partial, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return wrapf(errs.IOError, err, "storage: creating %s", partial)
 	}
+	// Hash before writing: a vfs.File may modify what it is given.
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), &progressReader{r: r, p: p})
+	n, err := io.Copy(io.MultiWriter(h, out), &progressReader{r: r, p: p})
 	if err == nil {
 		err = out.Sync()
 	}
@@ -690,10 +704,10 @@ func download(ctx context.Context, bucket *blob.Bucket, dir string, f ManifestFi
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); n != f.Size || sum != f.SHA256 {
 		return corrupted(nil,
-			"storage: checkpoint file %s (object %s) failed its check: it has %d bytes with SHA-256 %s, the manifest says %d bytes with SHA-256 %s; the checkpoint is damaged",
-			f.Name, f.Key, n, sum, f.Size, f.SHA256)
+			"storage: %s file %s (object %s) failed its check: it has %d bytes with SHA-256 %s, the manifest says %d bytes with SHA-256 %s; the %s is damaged",
+			what, f.Name, f.Key, n, sum, f.Size, f.SHA256, what)
 	}
-	if err := os.Rename(partial, filepath.Join(dir, f.Name)); err != nil {
+	if err := fs.Rename(partial, fs.PathJoin(dir, f.Name)); err != nil {
 		return wrapf(errs.IOError, err, "storage: renaming %s", partial)
 	}
 	p.Advance(1, 0)
@@ -725,8 +739,8 @@ func syncDir(dir string) error {
 	return f.Sync()
 }
 
-// removeCheckpointScratch deletes checkpoint copies that a crash left in
-// the scratch directory.
+// removeCheckpointScratch deletes checkpoint copies and the downloads of bucket
+// imports that a crash left in the scratch directory.
 func (d *DB) removeCheckpointScratch() {
 	scratch := d.fs.PathJoin(d.dir, scratchDirName)
 	names, err := d.fs.List(scratch)
@@ -734,7 +748,7 @@ func (d *DB) removeCheckpointScratch() {
 		return
 	}
 	for _, name := range names {
-		if strings.HasPrefix(name, checkpointScratchPrefix) {
+		if strings.HasPrefix(name, checkpointScratchPrefix) || strings.HasPrefix(name, importScratchPrefix) {
 			path := d.fs.PathJoin(scratch, name)
 			if err := d.fs.RemoveAll(path); err != nil {
 				d.log.Warn("storage could not remove a stale checkpoint copy", "path", path, "err", err)

@@ -844,9 +844,14 @@ func (d *DB) Commit() error {
 // snapshot of the last acknowledged commit at it (stopped.go). No other
 // batch reaches Pebble in between.
 func (d *DB) apply(b *pebble.Batch, epoch uint64, hasEpoch bool) (claim Claim, fatal bool, err error) {
+	return d.applyWith(b, d.writeOpts, epoch, hasEpoch)
+}
+
+// applyWith is apply with the write options wo.
+func (d *DB) applyWith(b *pebble.Batch, wo *pebble.WriteOptions, epoch uint64, hasEpoch bool) (claim Claim, fatal bool, err error) {
 	d.ack.commit.Lock()
 	defer d.ack.commit.Unlock()
-	fatal, err = d.guard(func() error { return d.db.Apply(b, d.writeOpts) })
+	fatal, err = d.guard(func() error { return d.db.Apply(b, wo) })
 	// Reads that start from now on must see the batch (iterpool.go).
 	d.iters.invalidate(!d.wedged())
 	if err != nil {

@@ -1,6 +1,8 @@
 // Package storage is RockStream's durable state store: one Pebble database
 // per shard behind the state.Store interface, checksummed records for the
-// catalog, and incremental checkpoints to object storage.
+// catalog, incremental checkpoints to object storage, and the objects a
+// cluster keeps there: bucket exports (buckets move between stores) and
+// the epoch input log.
 //
 // Invariants:
 //
@@ -58,10 +60,26 @@
 //     last epoch in it. PruneCheckpoints deletes a checkpoint's manifest
 //     before its files, and a shared table only when no kept manifest
 //     lists it; Close waits for a checkpoint under way.
+//   - A bucket import replaces exactly its buckets, atomically.
+//     ExportBuckets reads one snapshot; each range it exports (a bucketed
+//     key space, a catalog object, a run of buckets) travels as its range
+//     deletion and its keys in one table. ImportBuckets checks every
+//     table (digest, blocks, every key inside its buckets, deletions
+//     covering each range once) before it writes anything, refuses an
+//     export of another layout or catalog, and ingests all tables in one
+//     Pebble ingest: after a crash the buckets hold the old contents or
+//     the new ones, whole. What it commits before (append counters
+//     raised, view row counts dropped) is correct either way.
+//   - An input log entry is written once. InputLog.Append creates an
+//     epoch's entry only if it is absent (a conditional create; a hard
+//     link in file:// locations), so of two appenders exactly one wins
+//     and every reader reads its entry; entries carry CRC32Cs that Read
+//     verifies.
 //   - Names fixed on disk never change: the merge operator is MergerName and
 //     the Pebble format major version is FormatMajorVersion.
 //
 // The key layout the engine stores in a DB is specified in
 // docs/format/storage.md, with the record envelope and the checkpoint
-// bucket layout.
+// bucket layout; bucket exports and the input log in
+// docs/format/cluster-objects.md.
 package storage
