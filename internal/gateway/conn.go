@@ -58,6 +58,9 @@ type conn struct {
 	// value that can change is a setting's.
 	reportedAt uint64
 	reportedOK bool
+	// reportedEpoch is the rockstream_commit_epoch the client has; 0
+	// before the session's first commit (startup.go).
+	reportedEpoch uint64
 
 	// The extended protocol's objects (extended.go).
 	stmts   map[string]*statement
