@@ -38,6 +38,9 @@ type BucketRange struct {
 	First, Last int
 }
 
+// String returns r as "first-last".
+func (r BucketRange) String() string { return fmt.Sprintf("%d-%d", r.First, r.Last) }
+
 // Len returns the number of buckets in r.
 func (r BucketRange) Len() int { return r.Last - r.First + 1 }
 
@@ -69,7 +72,7 @@ func (w WorkerInfo) BucketCount() int {
 func (w WorkerInfo) BucketText() string {
 	parts := make([]string, len(w.Buckets))
 	for i, r := range w.Buckets {
-		parts[i] = fmt.Sprintf("%d-%d", r.First, r.Last)
+		parts[i] = r.String()
 	}
 	return strings.Join(parts, ",")
 }
