@@ -363,7 +363,7 @@ func (c *conn) reportParameters() {
 }
 
 // commitEpochParameter is the ParameterStatus that reports the epoch the
-// session's last commit is visible at (docs/wire.md#freshness-tokens).
+// session's last commit is visible at (docs/wire.md, docs/sql.md#freshness-tokens).
 const commitEpochParameter = "rockstream_commit_epoch"
 
 // reportCommitEpoch sends ParameterStatus rockstream_commit_epoch when the
