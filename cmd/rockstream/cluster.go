@@ -42,20 +42,11 @@ the answer of GET /health as it is.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				_, err = cmd.OutOrStdout().Write(body)
-				return err
-			}
 			var h admin.Health
-			if err := json.Unmarshal(body, &h); err != nil {
-				return fmt.Errorf("the answer does not decode: %w", err)
-			}
-			printClusterStatus(cmd.OutOrStdout(), &h)
-			return nil
+			return writeAnswer(cmd, body, asJSON, &h, func(w io.Writer) { printClusterStatus(w, &h) })
 		},
 	}
-	status.Flags().StringVar(&server, "server", defaultServer, "the running server's HTTP address, as `URL` http://host:port")
-	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	answerFlags(status, &server, &asJSON)
 	cmd.AddCommand(status)
 	for _, c := range cmd.Commands() {
 		c.Args = wrapArgs(c.Args)
