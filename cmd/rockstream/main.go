@@ -94,7 +94,7 @@ with "rockstream start".`,
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, cmd.CommandPath())}
 	})
 	root.AddCommand(newDemoCommand(), newSQLCommand(), newVersionCommand(), newDoctorCommand(), newCheckpointCommand(), newStartCommand(), newNexmarkCommand(), newInitCommand(), newLakeCommand(),
-		newExplainCommand(), newAuditCommand(), newResourceCommand(), newSupportCommand())
+		newExplainCommand(), newAuditCommand(), newResourceCommand(), newSupportCommand(), newClusterCommand())
 	root.Args = wrapArgs(root.Args)
 	for _, c := range root.Commands() {
 		c.Args = wrapArgs(c.Args)

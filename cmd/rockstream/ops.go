@@ -243,25 +243,37 @@ so it takes time on a large store. --json prints the answer of GET
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				_, err = cmd.OutOrStdout().Write(body)
-				return err
-			}
 			var u runtime.ResourceUsage
-			if err := json.Unmarshal(body, &u); err != nil {
-				return fmt.Errorf("the answer does not decode: %w", err)
-			}
-			printUsage(cmd.OutOrStdout(), &u)
-			return nil
+			return writeAnswer(cmd, body, asJSON, &u, func(w io.Writer) { printUsage(w, &u) })
 		},
 	}
-	usage.Flags().StringVar(&server, "server", defaultServer, "the running server's HTTP address, as `URL` http://host:port")
-	usage.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	answerFlags(usage, &server, &asJSON)
 	cmd.AddCommand(usage)
 	for _, c := range cmd.Commands() {
 		c.Args = wrapArgs(c.Args)
 	}
 	return cmd
+}
+
+// answerFlags adds --server and --json to a command that reads a running
+// server and prints its JSON answer, as it is or readably (writeAnswer).
+func answerFlags(cmd *cobra.Command, server *string, asJSON *bool) {
+	cmd.Flags().StringVar(server, "server", defaultServer, "the running server's HTTP address, as `URL` http://host:port")
+	cmd.Flags().BoolVar(asJSON, "json", false, "print JSON")
+}
+
+// writeAnswer writes a server's JSON answer body: as it is with asJSON,
+// else decoded into v and printed readably by print.
+func writeAnswer(cmd *cobra.Command, body []byte, asJSON bool, v any, print func(w io.Writer)) error {
+	if asJSON {
+		_, err := cmd.OutOrStdout().Write(body)
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("the answer does not decode: %w", err)
+	}
+	print(cmd.OutOrStdout())
+	return nil
 }
 
 func printUsage(w io.Writer, u *runtime.ResourceUsage) {

@@ -191,6 +191,15 @@ type Health struct {
 	// Connections is the number of open client connections of the
 	// gateway.
 	Connections int `json:"connections"`
+	// Role is the process's role: "all" for a process that is the whole
+	// system.
+	Role string `json:"role"`
+	// Frontier is the commit frontier, the last epoch every shard has
+	// committed; Workers and Shards the process's workers and the bucket
+	// ranges they own (cluster.go). All null before recovery finished.
+	Frontier *uint64        `json:"frontier"`
+	Workers  []WorkerHealth `json:"workers"`
+	Shards   []ShardHealth  `json:"shards"`
 }
 
 func (s *Server) health() Health {
@@ -200,8 +209,10 @@ func (s *Server) health() Health {
 		UptimeSeconds: time.Since(s.started).Seconds(),
 		Storage:       s.cfg.StorageDir,
 		InMemory:      s.cfg.StorageDir == "",
+		Role:          runtime.RoleAll,
 	}
 	if eng := s.eng.Load(); eng != nil {
+		clusterHealth(&h, eng)
 		st := eng.Stats()
 		h.Epoch, h.RecoveredEpoch = &st.Epoch, &st.RecoveredEpoch
 		if st.Durable {

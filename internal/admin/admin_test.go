@@ -112,7 +112,8 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("/ready while starting: %d %q", code, body)
 	}
 	code, h := health(t, hs.URL)
-	if code != 503 || h["status"] != "starting" || h["epoch"] != nil || h["version"] != "v9.9.9-test" || h["storage"] != dir {
+	if code != 503 || h["status"] != "starting" || h["epoch"] != nil || h["version"] != "v9.9.9-test" || h["storage"] != dir ||
+		h["role"] != "all" || h["frontier"] != nil || h["workers"] != nil {
 		t.Fatalf("/health while starting: %d %v", code, h)
 	}
 	fams := scrape(t, hs.URL)
@@ -183,6 +184,7 @@ func TestEndpoints(t *testing.T) {
 	if up, ok := h["uptime_seconds"].(float64); !ok || up <= 0 {
 		t.Fatalf("uptime_seconds = %v", h["uptime_seconds"])
 	}
+	checkClusterHealth(t, h, eng)
 
 	fams = scrape(t, hs.URL)
 	epoch := float64(eng.Epoch())

@@ -58,6 +58,9 @@ type conn struct {
 	// value that can change is a setting's.
 	reportedAt uint64
 	reportedOK bool
+	// reportedEpoch is the rockstream_commit_epoch the client has; 0
+	// before the session's first commit (startup.go).
+	reportedEpoch uint64
 
 	// The extended protocol's objects (extended.go).
 	stmts   map[string]*statement
@@ -350,14 +353,16 @@ func (c *conn) statementContext() (context.Context, func()) {
 
 // statementError returns the error a client sees for a statement that
 // failed under ctx: the cancellation's cause when ctx was canceled. A
-// statement the engine stopped at its own statement_timeout deadline
-// already carries its message.
+// statement the engine stopped already carries its message (the cause,
+// which its context inherits, perhaps with a detail of the engine's:
+// which epoch a read waited for).
 func (c *conn) statementError(ctx context.Context, err error) error {
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	c.srv.canceled.Add(1)
-	if ctx.Err() != nil {
+	var stopped *errs.Error
+	if ctx.Err() != nil && !errors.As(err, &stopped) {
 		return context.Cause(ctx)
 	}
 	return err

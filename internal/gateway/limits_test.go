@@ -38,7 +38,7 @@ func startBlockedWrite(t *testing.T, r *rawConn) {
 func (r *rawConn) silent(d time.Duration) {
 	r.t.Helper()
 	_ = r.nc.SetReadDeadline(time.Now().Add(d))
-	m, err := r.fe.Receive()
+	m, err := r.recv()
 	var ne net.Error
 	if err == nil || !errors.As(err, &ne) || !ne.Timeout() {
 		r.t.Fatalf("expected silence, got %v %v", m, err)

@@ -19,6 +19,23 @@ type rawConn struct {
 	fe  *pgproto3.Frontend
 	pid uint32
 	key []byte
+	// epochs keeps the ParameterStatus rockstream_commit_epoch messages
+	// that follow commits; without it they are skipped, so that traces
+	// of other behaviour do not depend on which statements committed
+	// (freshness_test.go checks them).
+	epochs bool
+}
+
+// recv receives the next message, skipping commit-epoch reports unless
+// r.epochs is set.
+func (r *rawConn) recv() (pgproto3.BackendMessage, error) {
+	for {
+		m, err := r.fe.Receive()
+		if ps, ok := m.(*pgproto3.ParameterStatus); ok && err == nil && !r.epochs && ps.Name == commitEpochParameter {
+			continue
+		}
+		return m, err
+	}
 }
 
 // dialRaw connects to addr and completes a trust startup as user.
@@ -75,7 +92,7 @@ func (r *rawConn) send(msgs ...pgproto3.FrontendMessage) {
 func (r *rawConn) receive() pgproto3.BackendMessage {
 	r.t.Helper()
 	_ = r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	m, err := r.fe.Receive()
+	m, err := r.recv()
 	if err != nil {
 		r.t.Fatalf("receive: %v", err)
 	}
@@ -89,7 +106,7 @@ func (r *rawConn) until() []string {
 	var out []string
 	for {
 		_ = r.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-		m, err := r.fe.Receive()
+		m, err := r.recv()
 		if err != nil {
 			return append(out, "EOF")
 		}

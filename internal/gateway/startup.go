@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -345,6 +346,7 @@ func (c *conn) reportedValue(name string) string {
 // builds nothing when nothing changed: while the session's settings keep
 // their version, it looks at none of them.
 func (c *conn) reportParameters() {
+	c.reportCommitEpoch()
 	v := c.sess.SettingsVersion()
 	if c.reportedOK && v == c.reportedAt {
 		return
@@ -358,4 +360,21 @@ func (c *conn) reportParameters() {
 		c.reported[k] = v
 		c.be.Send(&pgproto3.ParameterStatus{Name: k, Value: v})
 	}
+}
+
+// commitEpochParameter is the ParameterStatus that reports the epoch the
+// session's last commit is visible at (docs/wire.md, docs/sql.md#freshness-tokens).
+const commitEpochParameter = "rockstream_commit_epoch"
+
+// reportCommitEpoch sends ParameterStatus rockstream_commit_epoch when the
+// session's last commit is visible at another epoch than the one the
+// client was last told: after a commit, and only when the number changed.
+// Before the session's first commit nothing is sent.
+func (c *conn) reportCommitEpoch() {
+	e := c.sess.LastCommitEpoch()
+	if e == c.reportedEpoch {
+		return
+	}
+	c.reportedEpoch = e
+	c.be.Send(&pgproto3.ParameterStatus{Name: commitEpochParameter, Value: strconv.FormatUint(e, 10)})
 }

@@ -50,7 +50,7 @@ func infoTablesRows(c *Catalog) ([]zset.Row, error) {
 		if r.relkind == 'v' {
 			typ, insertable = "VIEW", "NO"
 		}
-		if r.spec != nil {
+		if !r.user {
 			insertable = "NO"
 		}
 		b.row().set("table_catalog", c.currentDatabase()).set("table_schema", r.schema).set("table_name", r.name).
@@ -80,7 +80,7 @@ func infoColumnsRows(c *Catalog) ([]zset.Row, error) {
 	b := newRowBuilder("information_schema.columns")
 	for _, r := range infoRelations(c) {
 		updatable := "YES"
-		if r.relkind == 'v' || r.spec != nil {
+		if r.relkind == 'v' || !r.user {
 			updatable = "NO"
 		}
 		for i, col := range r.cols {

@@ -78,10 +78,15 @@ const (
 func userOID(id uint64) uint32 { return uint32(firstUserOID + id*userOIDsPerObject) }
 
 // Relation is a user relation as the catalog describes it to the
-// projection.
+// projection, or one of RockStream's system relations (SystemOID).
 type Relation struct {
 	// ID is the relation's durable catalog id; its OIDs derive from it.
 	ID uint64
+	// SystemOID, when not 0, makes the relation a system relation (of
+	// rockstream_catalog) with that OID, below the user relations' OIDs:
+	// it has no catalog id, comment, owner or privileges of its own, and
+	// is read-only.
+	SystemOID uint32
 	// Schema is the relation's schema, "" for public; Name its name in
 	// it.
 	Schema string
@@ -348,6 +353,9 @@ func (p *pgSnapshot) build(src Source) {
 		r := &pgRelation{id: o.ID, oid: userOID(o.ID), schema: schema, name: o.Name, cols: o.Cols, user: true,
 			notNull: make([]bool, len(o.Cols)), defaults: make([]string, len(o.Cols)), pk: o.PK,
 			owner: o.Owner, acl: o.ACL, attnums: o.Attnums, dropped: o.Dropped}
+		if o.SystemOID != 0 {
+			r.id, r.oid, r.user = 0, o.SystemOID, false
+		}
 		switch o.Kind {
 		case sql.Table:
 			r.relkind = 'r'

@@ -51,5 +51,6 @@ func pgDependRows(c *Catalog) ([]zset.Row, error) {
 			}
 		}
 	}
+	c.extensionMembers(b)
 	return b.rows, nil
 }

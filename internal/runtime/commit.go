@@ -205,6 +205,9 @@ type writeRequest struct {
 	ctx  context.Context
 	fn   writeFunc
 	done chan error
+	// epoch is the epoch the request's writes are visible at, set before
+	// a nil error is sent on done.
+	epoch uint64
 	// state is requestQueued until either the committer takes the
 	// request to run it (requestTaken) or its statement, canceled while
 	// it waited, withdraws it (requestWithdrawn); whoever moves it first
@@ -222,13 +225,21 @@ const (
 // submit runs an autocommit statement through the group committer and
 // returns once the epoch holding it is durable (or the statement failed).
 func (e *Engine) submit(ctx context.Context, fn writeFunc) error {
+	_, err := e.submitAt(ctx, fn)
+	return err
+}
+
+// submitAt is submit, returning the epoch the statement's writes are
+// visible at: the epoch holding them, or the frontier when the group's
+// epoch changed nothing.
+func (e *Engine) submitAt(ctx context.Context, fn writeFunc) (uint64, error) {
 	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case e.queue <- r:
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	case <-e.stop:
-		return errs.New(errs.AdminShutdown, "the engine is shutting down")
+		return 0, errs.New(errs.AdminShutdown, "the engine is shutting down")
 	}
 	// A statement canceled while it waits withdraws from the queue and
 	// returns at once. Once the committer has taken it, its outcome is
@@ -237,12 +248,13 @@ func (e *Engine) submit(ctx context.Context, fn writeFunc) error {
 	// it committed.
 	select {
 	case err := <-r.done:
-		return err
+		return r.epoch, err
 	case <-ctx.Done():
 		if r.state.CompareAndSwap(requestQueued, requestWithdrawn) {
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
-		return <-r.done
+		err := <-r.done
+		return r.epoch, err
 	}
 }
 
@@ -297,10 +309,14 @@ func (e *Engine) runGroup(batch []*writeRequest) {
 		results[i] = w.run(e.guarded(r.fn))
 	}
 	err = e.commitEpoch(w)
+	// The committer holds the write token: the frontier is the group's
+	// epoch, or the one it found when the group changed nothing.
+	at := e.obs.epoch.Load()
 	for i, r := range batch {
 		if results[i] == nil {
 			results[i] = err
 		}
+		r.epoch = at
 		r.done <- results[i]
 	}
 }

@@ -139,9 +139,9 @@ func (s *Session) takeWriteToken(ctx context.Context) error {
 }
 
 // commitDeferred commits a block that wrote only deferred rows: the group
-// committer applies them in its next epoch.
-func (s *Session) commitDeferred(ctx context.Context, d *deferredWrites) error {
-	return s.eng.submit(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
+// committer applies them in its next epoch, which it returns.
+func (s *Session) commitDeferred(ctx context.Context, d *deferredWrites) (uint64, error) {
+	return s.eng.submitAt(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		return nil, d.apply(ctx, st, w)
 	})
 }

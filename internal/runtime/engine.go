@@ -271,6 +271,9 @@ type Session struct {
 	roles *roleMemo
 	// pid is backendPID's number with bit 30 set, 0 until it is computed.
 	pid int32
+	// lastCommit is the epoch the session's last commit is visible at
+	// (freshness.go); 0 before its first commit.
+	lastCommit uint64
 }
 
 // txn is an open transaction block (or the implicit transaction of one
@@ -289,6 +292,9 @@ type txn struct {
 	savepoints session.Savepoints[*savepoint]
 	// started is when the transaction began: what now() reads in it.
 	started time.Time
+	// visibleAt is the latest epoch holding the transaction's writes
+	// through the group committer (autocommit statements); 0 when none.
+	visibleAt uint64
 }
 
 // wrote reports whether the block has written anything.
@@ -372,6 +378,9 @@ func (s *Session) exec(ctx context.Context, parsed *Statement, paramText []*stri
 		}
 		switch st.Kind {
 		case ext.AsOfEpoch:
+			if err := s.awaitMinEpoch(ctx); err != nil {
+				return nil, err
+			}
 			return s.execSelectAsOf(ctx, st.Query, st.Epoch, paramText)
 		case ext.Subscribe:
 			return s.statement(ctx, func() (*Result, error) { return s.execSubscribe(st) })
@@ -460,6 +469,9 @@ func (s *Session) execNode(ctx context.Context, text string, n *pg.Node, paramTe
 func (s *Session) statement(ctx context.Context, run func() (*Result, error)) (*Result, error) {
 	if s.txn != nil && s.txn.Failed() {
 		return nil, errs.New(errs.InFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if err := s.awaitMinEpoch(ctx); err != nil {
+		return nil, err
 	}
 	s.beginImplicitBlock()
 	autocommit := s.txn == nil
@@ -594,9 +606,14 @@ func (s *Session) commit(ctx context.Context) (err error) {
 	w := s.txn.w
 	if d := s.txn.deferred; d != nil {
 		s.txn.deferred = nil
-		return s.commitDeferred(ctx, d)
+		at, err := s.commitDeferred(ctx, d)
+		if err == nil {
+			s.noteCommit(at)
+		}
+		return err
 	}
 	if w == nil {
+		s.noteCommit(s.visibleEpoch())
 		return nil
 	}
 	s.txn.w = nil
@@ -605,7 +622,13 @@ func (s *Session) commit(ctx context.Context) (err error) {
 		w.ov.Discard()
 		return err
 	}
-	return s.eng.commitEpoch(w)
+	if err := s.eng.commitEpoch(w); err != nil {
+		return err
+	}
+	// The block still holds the write token: the frontier is its epoch,
+	// or the one it found when it changed nothing.
+	s.noteCommit(s.eng.obs.epoch.Load())
+	return nil
 }
 
 func (s *Session) rollback() {
@@ -655,7 +678,11 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
 	fn = s.withSearchPath(fn)
 	if !s.txn.Block() {
-		return s.eng.submit(ctx, fn)
+		at, err := s.eng.submitAt(ctx, fn)
+		if err == nil {
+			s.txn.noteWrite(at)
+		}
+		return err
 	}
 	if s.txn.w == nil {
 		if err := s.takeWriteToken(ctx); err != nil {

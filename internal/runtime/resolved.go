@@ -27,6 +27,7 @@ type resolvedSettings struct {
 	workMem          int64
 	tempFileLimit    int64
 	statementTimeout time.Duration
+	minEpoch         uint64 // rockstream.min_epoch (freshness.go)
 	recursionLimit   int
 	user, role       string // session_authorization; role, "" for none
 	searchPath       string
@@ -60,6 +61,7 @@ func resolveSettings(set *session.Settings) resolvedSettings {
 		r.zone = z
 	}
 	r.statementTimeout, _ = session.ParseDuration(set.Get("statement_timeout"))
+	r.minEpoch, _ = session.ParseEpoch(set.Get("rockstream.min_epoch"))
 	if n, err := strconv.Atoi(set.Get("rockstream.max_recursion_iterations")); err == nil && n >= 1 {
 		r.recursionLimit = n
 	}

@@ -162,6 +162,9 @@ func (s *Session) execShow(v *pg.VariableShowStmt) (*Result, error) {
 	if name == "rockstream.frontier" {
 		return s.showFrontier(), nil
 	}
+	if name == "rockstream.last_commit_epoch" {
+		return s.showLastCommitEpoch(), nil
+	}
 	if !session.Known(name) {
 		return nil, errs.Newf(errs.UndefinedObject, "unrecognized configuration parameter %q", v.Name)
 	}
@@ -181,9 +184,10 @@ var showAllColumns = []Column{
 
 // showAll runs SHOW ALL: every setting but the hidden ones, with the
 // session's value, ordered by name ignoring case as PostgreSQL orders
-// them, and the read-only rockstream.frontier among them.
+// them, and the read-only rockstream.frontier and
+// rockstream.last_commit_epoch among them.
 func (s *Session) showAll() *Result {
-	names := []string{"rockstream.frontier"}
+	names := []string{"rockstream.frontier", "rockstream.last_commit_epoch"}
 	descs := map[string]string{}
 	for _, d := range session.Definitions() {
 		if !d.Hidden {
@@ -195,10 +199,14 @@ func (s *Session) showAll() *Result {
 	res := &Result{Columns: showAllColumns, Tag: "SHOW"}
 	for _, n := range names {
 		val, desc := "", descs[n]
-		if n == "rockstream.frontier" {
+		switch n {
+		case "rockstream.frontier":
 			val = types.Format(s.showFrontier().Rows[0][0], types.Of(types.Text))
 			desc = "Shows the last committed epoch."
-		} else {
+		case "rockstream.last_commit_epoch":
+			val = strconv.FormatUint(s.LastCommitEpoch(), 10)
+			desc = "Shows the epoch the session's last commit is visible at."
+		default:
 			val = s.Setting(n)
 		}
 		res.Rows = append(res.Rows, zset.Row{types.MakeText(session.DisplayName(n)), types.MakeText(val), types.MakeText(desc)})

@@ -265,3 +265,9 @@ func (e *Engine) StorageMetrics() (storage.Metrics, bool) {
 	}
 	return m.Metrics(), true
 }
+
+// appliedAt returns the last committed epoch and when it committed (when
+// the engine opened, for the epoch it recovered).
+func (o *observer) appliedAt() (uint64, time.Time) {
+	return o.epoch.Load(), time.Unix(0, o.lastCommit.Load())
+}

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/pgcatalog"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql"
 	"github.com/rockstream/rockstream/internal/state"
@@ -30,6 +32,36 @@ func (c *catalog) systemRelation(name string) *object {
 			system: func(r state.Reader) (zset.Batch, error) { return latenessRows(r, c) }}
 	}
 	return c.observedRelation(name)
+}
+
+// systemRelationNames are the system relations, in the order that gives
+// their OIDs in pg_class (from systemRelationOID): a new one goes at the
+// end, so that each keeps its OID.
+var systemRelationNames = []string{
+	"rockstream_catalog.sources", "rockstream_catalog.sinks", "rockstream_catalog.lateness",
+	"rockstream_catalog.sessions", "rockstream_catalog.views", "rockstream_catalog.frontiers",
+	"rockstream_catalog.progress", "rockstream_catalog.workers", "rockstream_catalog.shards",
+}
+
+// systemRelationOID is the pg_class OID of the first system relation:
+// above the OIDs PostgreSQL's initdb assigns, below the schema
+// rockstream_catalog's and the user relations'.
+const systemRelationOID = 16300
+
+// systemRelations describes the system relations to the system catalog,
+// so that pg_class, pg_attribute and psql's \dS list them.
+func (c *catalog) systemRelations() []pgcatalog.Relation {
+	var out []pgcatalog.Relation
+	for i, name := range systemRelationNames {
+		o := c.systemRelation(name)
+		if o == nil {
+			continue
+		}
+		schema, rel, _ := strings.Cut(name, ".")
+		out = append(out, pgcatalog.Relation{SystemOID: uint32(systemRelationOID + i), Schema: schema, Name: rel,
+			Kind: sql.Table, Cols: o.cols})
+	}
+	return out
 }
 
 func systemRelationError(o *object, what string) error {

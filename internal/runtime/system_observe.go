@@ -30,6 +30,10 @@ func (c *catalog) observedRelation(name string) *object {
 		cols, rows = frontierColumns, func(state.Reader) (zset.Batch, error) { return frontierRows(c.eng), nil }
 	case "rockstream_catalog.progress":
 		cols, rows = progressColumns, func(state.Reader) (zset.Batch, error) { return progressRows(c.eng), nil }
+	case "rockstream_catalog.workers":
+		cols, rows = workerColumns, func(state.Reader) (zset.Batch, error) { return workerRows(c.eng.Workers()), nil }
+	case "rockstream_catalog.shards":
+		cols, rows = shardColumns, func(state.Reader) (zset.Batch, error) { return shardRows(c.eng.Shards()), nil }
 	default:
 		return nil
 	}

@@ -149,7 +149,7 @@ func (s catalogSource) Relations() []pgcatalog.Relation {
 		}
 		out = append(out, rel)
 	}
-	return out
+	return append(out, s.c.systemRelations()...)
 }
 
 // readIDs returns the ids of the relations view o's definition names

@@ -122,6 +122,34 @@ var settings = map[string]definition{
 		desc: "The database the session is connected to."},
 	"rockstream.max_recursion_iterations": {def: "10000", check: checkRecursionLimit,
 		desc: "Sets the maximum number of iterations of a WITH RECURSIVE query per transaction."},
+	"rockstream.min_epoch": {def: "0", check: checkEpoch, canon: canonicalEpoch,
+		desc: "Makes the session's statements wait until this epoch is committed before they read."},
+}
+
+// ParseEpoch reads an epoch setting's value: a non-negative integer.
+func ParseEpoch(v string) (uint64, error) {
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("a non-negative integer is required")
+	}
+	return n, nil
+}
+
+func checkEpoch(v string) error {
+	if _, err := ParseEpoch(v); err != nil {
+		return errs.Newf(errs.InvalidParameterValue, "invalid value for parameter \"rockstream.min_epoch\": %q: %v", v, err)
+	}
+	return nil
+}
+
+// canonicalEpoch is an epoch setting's value as SHOW shows it: the number
+// without spaces or leading zeros.
+func canonicalEpoch(v string) string {
+	n, err := ParseEpoch(v)
+	if err != nil {
+		return v
+	}
+	return strconv.FormatUint(n, 10)
 }
 
 // MaxRecursionLimit bounds rockstream.max_recursion_iterations.
