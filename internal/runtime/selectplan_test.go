@@ -21,16 +21,7 @@ import (
 // without preparing returns. Privileges are checked on every execution.
 func TestPreparedSelectKeepsPlan(t *testing.T) {
 	ctx := context.Background()
-	e := OpenMemory()
-	defer e.Close()
-	s := e.NewSession()
-	defer s.Close()
-	mustExec := func(q string) {
-		t.Helper()
-		if _, err := s.Exec(ctx, q, nil); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s, mustExec := memorySession(t)
 	mustExec("CREATE TABLE t (id bigint PRIMARY KEY, x int, ts timestamptz)")
 	mustExec("INSERT INTO t SELECT g, g % 7, '2026-01-01 00:00:00+00'::timestamptz + g * interval '1 hour' FROM generate_series(1, 50) g")
 	mustExec("CREATE MATERIALIZED VIEW v AS SELECT x, count(*) AS n, sum(id) AS s FROM t GROUP BY x")
@@ -209,16 +200,7 @@ func sortedResult(res *Result) string {
 // and across a DDL that replaces the relation.
 func TestPreparedStreamKeepsScanConds(t *testing.T) {
 	ctx := context.Background()
-	e := OpenMemory()
-	defer e.Close()
-	s := e.NewSession()
-	defer s.Close()
-	mustExec := func(q string) {
-		t.Helper()
-		if _, err := s.Exec(ctx, q, nil); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s, mustExec := memorySession(t)
 	mustExec("CREATE TABLE t (id bigint PRIMARY KEY, x int)")
 	mustExec("INSERT INTO t SELECT g, g % 7 FROM generate_series(1, 5000) g")
 	mustExec("CREATE MATERIALIZED VIEW v AS SELECT id, count(*) AS n, sum(x) AS s FROM t GROUP BY id")
@@ -299,6 +281,22 @@ func TestPreparedStreamKeepsScanConds(t *testing.T) {
 			if c.o == kept.o {
 				t.Fatal("the scan conditions of the dropped view were used")
 			}
+		}
+	}
+}
+
+// memorySession returns a session of an in-memory engine, both closed at
+// the test's end, and a function that runs a statement in it, failing
+// the test on an error.
+func memorySession(t *testing.T) (*Session, func(q string)) {
+	e := OpenMemory()
+	t.Cleanup(func() { e.Close() })
+	s := e.NewSession()
+	t.Cleanup(s.Close)
+	return s, func(q string) {
+		t.Helper()
+		if _, err := s.Exec(context.Background(), q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
 		}
 	}
 }
