@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -82,8 +83,10 @@ type conn struct {
 	// the pending messages (watch.go).
 	pendingErr error
 	// watchTimer starts the reading of a delayed watch (watch.go); one
-	// per connection, reset for each statement.
+	// per connection, reset by a statement that finds it unarmed.
 	watchTimer *time.Timer
+	// watchArmed is set while watchTimer is due to fire.
+	watchArmed atomic.Bool
 
 	mu struct {
 		sync.Mutex
@@ -132,6 +135,11 @@ func (c *conn) hasSlot() bool {
 func (c *conn) serve() {
 	defer c.srv.unregister(c)
 	defer c.nc.Close()
+	defer func() {
+		if c.watchTimer != nil {
+			c.watchTimer.Stop()
+		}
+	}()
 	defer func() {
 		if c.sess != nil {
 			c.closeSession()

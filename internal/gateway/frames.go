@@ -19,16 +19,17 @@ import (
 // CancelRequest, StartupMessage); after it, every message has one.
 type frameReader struct {
 	r io.Reader
-	// buf holds bytes read from r and not yet handed on; it begins at a
-	// message boundary when left is 0.
+	// buf holds bytes read from r and not yet handed on, in scratch; it
+	// begins at a message boundary when left is 0.
 	buf []byte
 	// left is how much of the current message remains to be handed on.
 	left int
 	// typed is set once the startup message was handed on.
 	typed bool
-	// scratch is the buffer reads from r go into: small until the
-	// startup message has passed, so that sockets that never start up
-	// (and wait for the authentication timeout) hold little memory.
+	// scratch is the buffer reads from r go into, and buf's memory:
+	// small until the startup message has passed, so that sockets that
+	// never start up (and wait for the authentication timeout) hold
+	// little memory.
 	scratch []byte
 	// capturing is set while the current message is one whose bytes are
 	// kept, whole, in captured: messages with strings, which the gateway
@@ -128,15 +129,23 @@ func (f *frameReader) take(p []byte, n int) int {
 	return n
 }
 
-// fill reads what r has into buf.
+// fill reads what r has into buf, after what buf holds, which it first
+// moves to the start of scratch. It is called only when buf holds less
+// than a message header, so there is always room.
 func (f *frameReader) fill() error {
 	if f.typed && len(f.scratch) < typedScratch {
-		f.scratch = make([]byte, typedScratch)
+		grown := make([]byte, typedScratch)
+		f.buf = grown[:copy(grown, f.buf)]
+		f.scratch = grown
 	}
-	n, err := f.r.Read(f.scratch)
+	held := copy(f.scratch, f.buf)
+	n, err := f.r.Read(f.scratch[held:])
+	f.buf = f.scratch[:held+n]
 	if n > 0 {
-		f.buf = append(f.buf, f.scratch[:n]...)
 		return nil
+	}
+	if held == 0 {
+		f.buf = nil
 	}
 	if err == nil {
 		err = io.ErrNoProgress

@@ -33,12 +33,17 @@ import (
 // and handled by the connection's goroutine only after the statement; the
 // watch reads as far as maxQueued messages and then leaves the rest in
 // the socket. Reading starts only once the statement has run for
-// watchStatement.after, so that short statements, the most, pay for a
-// timer reset and nothing else: the connection keeps one timer
+// watchStatement.after, so that short statements, the most, pay for
+// little more than an atomic load: the connection keeps one timer
 // (conn.watchTimer), which starts the watch it finds in conn.mu.watch.
-// A timer that fires late, after its statement's watch stopped, finds
-// no watch or the next statement's, whose reading it starts a little
-// early, which does no harm.
+// The timer is armed by a statement that finds it unarmed and is never
+// stopped by one: a statement that finds it armed (conn.watchArmed) is
+// sure of a fire at most watchStatement.after after its start, which
+// starts its watch if it still runs. A fire after its statement's watch
+// stopped finds no watch or a later statement's, whose reading it starts
+// early, which does no harm; a busy connection thus pays for a timer
+// reset and an early watch about once per watchStatement.after instead
+// of a reset and a stop per statement.
 //
 // A Terminate counts as the client going away: PostgreSQL would finish
 // the statement first, but a client closing its connection (drivers send
@@ -110,12 +115,18 @@ func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context
 		ctx, w.cancel = context.WithCancelCause(ctx)
 		w.own = true
 	}
+	// c.mu.watch is set before watchArmed is read: a fire that clears
+	// watchArmed after the read (the timer seen armed) reads c.mu.watch
+	// after it was set.
 	switch {
 	case mode.after == 0:
 		w.start()
+	case c.watchArmed.Load():
 	case c.watchTimer == nil:
+		c.watchArmed.Store(true)
 		c.watchTimer = time.AfterFunc(mode.after, c.startWatch)
 	default:
+		c.watchArmed.Store(true)
 		c.watchTimer.Reset(mode.after)
 	}
 	return ctx, w.stop
@@ -123,6 +134,7 @@ func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context
 
 // startWatch starts the delayed watch waiting, if any (watchTimer).
 func (c *conn) startWatch() {
+	c.watchArmed.Store(false)
 	c.mu.Lock()
 	w := c.mu.watch
 	c.mu.Unlock()
@@ -200,7 +212,6 @@ func (w *clientWatch) clientGone() {
 func (w *clientWatch) stop() error {
 	c := w.c
 	if w.mode.after > 0 {
-		c.watchTimer.Stop()
 		c.mu.Lock()
 		c.mu.watch = nil
 		c.mu.Unlock()

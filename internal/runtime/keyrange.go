@@ -753,12 +753,31 @@ func scanUses(p plan.Node) map[string][][]plan.Expr {
 // its scans, filtered by preds, keeps; false when some scan needs all of
 // o's rows.
 func scanRanges(o *object, scans [][]plan.Expr) ([]keyRange, bool) {
+	return condRanges(o, scansConds(o, scans))
+}
+
+// scansConds returns, for each of o's scans filtered by preds, the
+// conjuncts that bound o's key columns (findKeyConds).
+func scansConds(o *object, scans [][]plan.Expr) [][]keyCond {
+	if len(scans) == 0 {
+		return nil
+	}
+	conds := make([][]keyCond, len(scans))
+	for i, preds := range scans {
+		conds[i] = findKeyConds(o, preds...)
+	}
+	return conds
+}
+
+// condRanges is scanRanges for the scans' key conditions (scansConds),
+// whose parameters must be bound.
+func condRanges(o *object, scans [][]keyCond) ([]keyRange, bool) {
 	if len(scans) == 0 {
 		return nil, false
 	}
 	var all []keyRange
-	for _, preds := range scans {
-		rs, ok := keyRanges(o, findKeyConds(o, preds...))
+	for _, conds := range scans {
+		rs, ok := keyRanges(o, conds)
 		if !ok {
 			return nil, false
 		}

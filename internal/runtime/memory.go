@@ -55,7 +55,7 @@ func queryState(ctx context.Context) state.Store {
 	if st := spillingState(ctx); st != nil {
 		return st
 	}
-	st := state.NewOverlay(state.NewMemory())
+	var st state.Store = &lazyState{}
 	if a := memgov.From(ctx); a != nil {
 		return &chargedStore{Store: st, acct: a}
 	}
@@ -85,4 +85,47 @@ func copyRowBytes(row zset.Row) int64 {
 		n += copyWriteCopies * int64(len(v.Str())) // text and bytea; other kinds are small or counted by their values
 	}
 	return n
+}
+
+// lazyState is an ad-hoc query's scratch state that makes its in-memory
+// store at the first write: the circuit of a chain of filters and
+// projections (a point read's) never writes, and a store never written
+// reads as empty.
+type lazyState struct{ st state.Store }
+
+// Get implements state.Reader.
+func (l *lazyState) Get(key []byte) ([]byte, bool, error) {
+	if l.st == nil {
+		return nil, false, nil
+	}
+	return l.st.Get(key)
+}
+
+// Scan implements state.Reader.
+func (l *lazyState) Scan(lo, hi []byte, fn func(key, value []byte) bool) error {
+	if l.st == nil {
+		return nil
+	}
+	return l.st.Scan(lo, hi, fn)
+}
+
+// ScanReverse implements state.Reader.
+func (l *lazyState) ScanReverse(lo, hi []byte, fn func(key, value []byte) bool) error {
+	if l.st == nil {
+		return nil
+	}
+	return l.st.ScanReverse(lo, hi, fn)
+}
+
+// Set implements state.Writer.
+func (l *lazyState) Set(key, value []byte) error { return l.store().Set(key, value) }
+
+// Delete implements state.Writer.
+func (l *lazyState) Delete(key []byte) error { return l.store().Delete(key) }
+
+func (l *lazyState) store() state.Store {
+	if l.st == nil {
+		l.st = state.NewOverlay(state.NewMemory())
+	}
+	return l.st
 }

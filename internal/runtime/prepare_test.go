@@ -198,16 +198,7 @@ func TestRolesAreDurable(t *testing.T) {
 // values, bound again after DDL, and that other INSERTs keep nothing.
 func TestPreparedInsertKeepsBinding(t *testing.T) {
 	ctx := context.Background()
-	e := OpenMemory()
-	defer e.Close()
-	s := e.NewSession()
-	defer s.Close()
-	mustExec := func(q string) {
-		t.Helper()
-		if _, err := s.Exec(ctx, q, nil); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	s, mustExec := memorySession(t)
 	mustExec("CREATE TABLE t (a int PRIMARY KEY, b text DEFAULT 'd', c numeric(4,1))")
 	p, err := s.Prepare("INSERT INTO t (a, c, b) VALUES ($1, $2, 'lit'), ($1 + 100, 1.25, DEFAULT)", nil)
 	if err != nil {

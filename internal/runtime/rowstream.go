@@ -145,7 +145,7 @@ func (s *Session) streamQuery(ctx context.Context, r state.Reader, cat *catalog,
 	}
 	var input zset.Batch
 	par := cat.parallelism()
-	if ranges, ranged := scanRanges(o, scanUses(p)[o.name]); ranged {
+	if ranges, ranged := condRanges(o, keptScanConds(ctx, p, o)); ranged {
 		input, err = relationRangesAt(ctx, r, o, asOfNow, ranges, par)
 	} else {
 		input, err = readContentsOn(ctx, r, o, par)

@@ -157,9 +157,22 @@ func (p *statementParams) keptSelect(n *pg.Node) *selectCache {
 // A circuit keeps nothing of one run for the next (its operators' state
 // is in the store each run gets: queryState), so a run of the same node
 // may step the same circuit.
+//
+// The key conditions of a node's scans of a relation (scansConds) are
+// kept with them: they depend on the plan and on the relation's
+// columns and key (its *object, which a DDL commit replaces), not on
+// the parameters' values, which a condition's arguments read when the
+// key ranges are computed from them at each execution.
 type keptCircuits struct {
-	mu sync.Mutex
-	m  map[plan.Node]*diff.Circuit
+	mu    sync.Mutex
+	m     map[plan.Node]*diff.Circuit
+	conds map[plan.Node]keptConds
+}
+
+// keptConds are the key conditions of a plan's scans of relation o.
+type keptConds struct {
+	o     *object
+	scans [][]keyCond
 }
 
 type keptCircuitsKey struct{}
@@ -168,6 +181,30 @@ type keptCircuitsKey struct{}
 // circuits it builds in k.
 func withKeptCircuits(ctx context.Context, k *keptCircuits) context.Context {
 	return context.WithValue(ctx, keptCircuitsKey{}, k)
+}
+
+// keptScanConds returns the key conditions of p's scans of o
+// (scansConds of scanUses), the ones kept for p and o under ctx when ctx
+// keeps them.
+func keptScanConds(ctx context.Context, p plan.Node, o *object) [][]keyCond {
+	k, _ := ctx.Value(keptCircuitsKey{}).(*keptCircuits)
+	if k == nil {
+		return scansConds(o, scanUses(p)[o.name])
+	}
+	k.mu.Lock()
+	kc, ok := k.conds[p]
+	k.mu.Unlock()
+	if ok && kc.o == o {
+		return kc.scans
+	}
+	scans := scansConds(o, scanUses(p)[o.name])
+	k.mu.Lock()
+	if k.conds == nil {
+		k.conds = map[plan.Node]keptConds{}
+	}
+	k.conds[p] = keptConds{o: o, scans: scans}
+	k.mu.Unlock()
+	return scans
 }
 
 // queryCircuit returns the circuit of an ad-hoc query's plan p: the one
