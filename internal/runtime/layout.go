@@ -20,14 +20,16 @@ import (
 //     version has layout 1.
 //   - 2: table rows, view contents, change logs and operator state carry
 //     the bucket of their routing key right after the object id.
+//   - 3: a change-log key holds a record of entries (changerecord.go)
+//     instead of one entry; the keys are those of layout 2.
 //
-// Open migrates a layout 1 store to layout 2 before it reads anything
-// else, in one atomic commit, and refuses a store whose layout is newer
-// than this build's. Invariant: once Open returns, every object's keys
+// Open migrates a layout 1 or 2 store to layout 3 before it reads
+// anything else, in one atomic commit, and refuses a store whose layout
+// is newer than this build's. Invariant: once Open returns, every object's keys
 // are in the current layout and the store records it.
 
 // storeLayout is the layout this build writes.
-const storeLayout = 2
+const storeLayout = 3
 
 var metaLayout = []byte{nsMeta, 'l', 'a', 'y', 'o', 'u', 't'}
 
@@ -55,18 +57,23 @@ func checkLayout(r state.Reader) (uint64, error) {
 	return 1, nil
 }
 
-// upgradeLayout brings st to the current layout: it rekeys a layout 1
-// store's table rows, view contents and change logs for the objects of
-// cat (recovered from st, which reads no rows), records each view's
-// routing in its catalog record, recomputes every view's operator state
-// (rebuildOperatorState), and commits the rewrite, with the new version,
-// in one batch. The rewrite is checked row by row:
-// a stored key that is not the key its row has in layout 1 stops it with
-// nothing changed.
+// upgradeLayout brings st to the current layout. A layout 2 store's
+// change-log entries become one-entry records under the same keys
+// (relogChangeLog). A layout 1 store's table rows, view contents and
+// change logs (as records) are rekeyed for the objects of cat (recovered
+// from st, which reads no rows), each view's routing is recorded in its
+// catalog record and every view's operator state is recomputed
+// (rebuildOperatorState). The rewrite, with the new version, is committed
+// in one batch, and is checked row by row: a stored key that is not the
+// key its row has in layout 1, or a value that does not decode, stops it
+// with nothing changed.
 func upgradeLayout(st Store, cat *catalog) error {
 	v, err := checkLayout(st)
-	if err != nil || v != 1 {
+	if err != nil || v == 0 || v == storeLayout {
 		return err
+	}
+	if v == 2 {
+		return relogChangeLogs(st, cat)
 	}
 	type kv struct{ k, v []byte }
 	var dels [][]byte
@@ -221,7 +228,7 @@ func rekeyRows(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 
 // rekeyChangeLog calls fn with each entry of o's change log in layout 1
 // (prefix | epoch | seq): its old key, its key in the current layout
-// (prefix | bucket | epoch | seq) and its value.
+// (prefix | bucket | epoch | seq) and its value there, a one-entry record.
 func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 	prefix := relPrefix(nsChangeLog, o.id)
 	var derr error
@@ -239,11 +246,65 @@ func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error 
 		var b int
 		b, scratch = o.viewRowBucket(e.Row, scratch)
 		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
-		fn(append([]byte(nil), k...), nk, append([]byte(nil), v...))
+		rec, err := logRecordOf(v)
+		if err != nil {
+			derr = fmt.Errorf("key %x: %w", k, err)
+			return false
+		}
+		fn(append([]byte(nil), k...), nk, rec)
 		return true
 	})
 	if err == nil {
 		err = derr
 	}
 	return err
+}
+
+// relogChangeLogs upgrades a layout 2 store to layout 3: every
+// change-log entry of the views of cat becomes a one-entry record under
+// its key, committed with the new version in one batch. An entry that
+// does not decode, or a key that is not an entry's, stops it with nothing
+// changed.
+func relogChangeLogs(st Store, cat *catalog) error {
+	ov := state.NewOverlay(st)
+	for _, o := range cat.matviewsInOrder() {
+		prefix := relPrefix(nsChangeLog, o.id)
+		var keys, recs [][]byte
+		var derr error
+		err := st.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
+			if len(k) != len(prefix)+17 {
+				derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout 2", k)
+				return false
+			}
+			rec, err := logRecordOf(v)
+			if err != nil {
+				derr = fmt.Errorf("key %x: %w", k, err)
+				return false
+			}
+			keys, recs = append(keys, bytes.Clone(k)), append(recs, rec)
+			return true
+		})
+		if err == nil {
+			err = derr
+		}
+		if err != nil {
+			ov.Discard()
+			return fmt.Errorf("upgrading the change log of %s %s to layout %d: %w", o.kindName(), o.name, storeLayout, err)
+		}
+		for i, k := range keys {
+			if err := ov.Set(k, recs[i]); err != nil {
+				ov.Discard()
+				return err
+			}
+		}
+	}
+	if err := ov.Commit(); err != nil {
+		st.Abort()
+		return err
+	}
+	if err := writeLayout(st); err != nil {
+		st.Abort()
+		return err
+	}
+	return st.Commit()
 }
