@@ -66,14 +66,15 @@ func decodeLogRecord(v []byte, first uint64, fn func(seq uint64, e zset.Entry)) 
 	return nil
 }
 
-// logRecordOf returns the one-entry record of a change-log value of
-// layouts 1 and 2 (weight varint | row, one key per entry), after
-// checking that it decodes.
-func logRecordOf(v []byte) ([]byte, error) {
-	if _, err := decodeStored(v); err != nil {
-		return nil, err
+// logRecordOf returns the row and the one-entry record of a change-log
+// value of layouts 1 and 2 (weight varint | row, one key per entry),
+// after checking that it decodes.
+func logRecordOf(v []byte) (zset.Row, []byte, error) {
+	e, err := decodeStored(v)
+	if err != nil {
+		return nil, nil, err
 	}
 	out := binary.AppendUvarint(nil, 0)
 	out = binary.AppendUvarint(out, uint64(len(v)))
-	return append(out, v...), nil
+	return e.Row, append(out, v...), nil
 }

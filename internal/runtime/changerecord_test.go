@@ -121,7 +121,7 @@ func TestLogRecordsHoldTheDeltas(t *testing.T) {
 // XX001, not misread.
 func TestCorruptLogRecordRefused(t *testing.T) {
 	entry := encodeStored(nil, 1, zset.Row{types.MakeInt(types.Int4, 5)})
-	good, err := logRecordOf(entry)
+	_, good, err := logRecordOf(entry)
 	if err != nil {
 		t.Fatal(err)
 	}

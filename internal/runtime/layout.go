@@ -231,27 +231,37 @@ func rekeyRows(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 // (prefix | bucket | epoch | seq) and its value there, a one-entry record.
 func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 	prefix := relPrefix(nsChangeLog, o.id)
-	var derr error
 	var scratch []byte
-	err := r.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
-		if len(k) != len(prefix)+16 {
-			derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout 1", k)
-			return false
-		}
-		e, err := decodeStored(v)
-		if err != nil {
-			derr = fmt.Errorf("key %x: %w", k, err)
-			return false
-		}
+	return oldLogEntries(r, o, 1, func(k []byte, row zset.Row, rec []byte) {
 		var b int
-		b, scratch = o.viewRowBucket(e.Row, scratch)
+		b, scratch = o.viewRowBucket(row, scratch)
 		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
-		rec, err := logRecordOf(v)
+		fn(append([]byte(nil), k...), nk, rec)
+	})
+}
+
+// oldLogEntries calls fn with each entry of o's change log as layout 1
+// or 2 stored it, one key per entry: its key, its row and its value as a
+// one-entry record. A key of another length than the layout's, or a
+// value that does not decode, stops it with an error.
+func oldLogEntries(r state.Reader, o *object, layout uint64, fn func(k []byte, row zset.Row, rec []byte)) error {
+	prefix := relPrefix(nsChangeLog, o.id)
+	keyLen := len(prefix) + 16 // epoch | seq
+	if layout == 2 {
+		keyLen++ // bucket
+	}
+	var derr error
+	err := r.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
+		if len(k) != keyLen {
+			derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout %d", k, layout)
+			return false
+		}
+		row, rec, err := logRecordOf(v)
 		if err != nil {
 			derr = fmt.Errorf("key %x: %w", k, err)
 			return false
 		}
-		fn(append([]byte(nil), k...), nk, rec)
+		fn(k, row, rec)
 		return true
 	})
 	if err == nil {
@@ -268,26 +278,10 @@ func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error 
 func relogChangeLogs(st Store, cat *catalog) error {
 	ov := state.NewOverlay(st)
 	for _, o := range cat.matviewsInOrder() {
-		prefix := relPrefix(nsChangeLog, o.id)
 		var keys, recs [][]byte
-		var derr error
-		err := st.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
-			if len(k) != len(prefix)+17 {
-				derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout 2", k)
-				return false
-			}
-			rec, err := logRecordOf(v)
-			if err != nil {
-				derr = fmt.Errorf("key %x: %w", k, err)
-				return false
-			}
+		if err := oldLogEntries(st, o, 2, func(k []byte, _ zset.Row, rec []byte) {
 			keys, recs = append(keys, bytes.Clone(k)), append(recs, rec)
-			return true
-		})
-		if err == nil {
-			err = derr
-		}
-		if err != nil {
+		}); err != nil {
 			ov.Discard()
 			return fmt.Errorf("upgrading the change log of %s %s to layout %d: %w", o.kindName(), o.name, storeLayout, err)
 		}

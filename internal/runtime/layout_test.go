@@ -326,6 +326,18 @@ func downgradeToLayout1(t *testing.T, st Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	rewriteKeys(t, st, dels, keys, vals)
+	if err := st.Delete(metaLayout); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteKeys deletes dels from st, then sets keys to vals.
+func rewriteKeys(t *testing.T, st Store, dels, keys, vals [][]byte) {
+	t.Helper()
 	for _, k := range dels {
 		if err := st.Delete(k); err != nil {
 			t.Fatal(err)
@@ -335,12 +347,6 @@ func downgradeToLayout1(t *testing.T, st Store) {
 		if err := st.Set(keys[i], vals[i]); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := st.Delete(metaLayout); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Commit(); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -372,16 +378,7 @@ func downgradeToLayout2(t *testing.T, st Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range dels {
-		if err := st.Delete(k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range keys {
-		if err := st.Set(keys[i], vals[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rewriteKeys(t, st, dels, keys, vals)
 	if err := st.Set(metaLayout, binary.BigEndian.AppendUint64(nil, 2)); err != nil {
 		t.Fatal(err)
 	}
