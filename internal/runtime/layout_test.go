@@ -670,27 +670,29 @@ func rowsText(b zset.Batch) []string {
 	return out
 }
 
-// TestCheckOfLayout1WritesNothing checks that rockstream doctor's check
-// of a layout 1 store (opened read-only) checks it as the upgrade would
-// leave it, deep, without writing anything.
-func TestCheckOfLayout1WritesNothing(t *testing.T) {
-	st := NewMemoryStore()
-	eng, err := Open(st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runAll(t, eng.NewSession(), layoutWorkload)
-	eng.Close()
-	downgradeToLayout1(t, st)
-	before := dumpRaw(t, st)
-	rep, err := Check(st, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 9 {
-		t.Fatalf("report %+v", rep)
-	}
-	if after := dumpRaw(t, st); after != before {
-		t.Fatalf("Check wrote to the store: %s", firstDifference(before, after))
+// TestCheckOfOlderLayoutsWritesNothing checks that rockstream doctor's
+// check of a layout 1 or 2 store (opened read-only) checks it as the
+// upgrade would leave it, deep, without writing anything.
+func TestCheckOfOlderLayoutsWritesNothing(t *testing.T) {
+	for layout, downgrade := range map[uint64]func(*testing.T, Store){1: downgradeToLayout1, 2: downgradeToLayout2} {
+		st := NewMemoryStore()
+		eng, err := Open(st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runAll(t, eng.NewSession(), layoutWorkload)
+		eng.Close()
+		downgrade(t, st)
+		before := dumpRaw(t, st)
+		rep, err := Check(st, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Problems) > 0 || rep.Layout != layout || rep.Objects["materialized view"] != 9 {
+			t.Fatalf("layout %d: report %+v", layout, rep)
+		}
+		if after := dumpRaw(t, st); after != before {
+			t.Fatalf("layout %d: Check wrote to the store: %s", layout, firstDifference(before, after))
+		}
 	}
 }
