@@ -124,17 +124,29 @@ func upgradeLayout(st Store, cat *catalog) error {
 		st.Abort()
 		return err
 	}
-	if err := ov.Commit(); err != nil {
-		st.Abort()
-		return err
-	}
-	for _, o := range recs {
-		if err := writeCatalogRecord(st, o, cat.recordSchema(o)); err != nil {
-			st.Abort()
-			return err
+	return commitUpgrade(st, ov, func() error {
+		for _, o := range recs {
+			if err := writeCatalogRecord(st, o, cat.recordSchema(o)); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+}
+
+// commitUpgrade commits an upgrade's rewrite ov into st, then what more
+// writes (when not nil) and the current layout version, and commits st's
+// batch; after any failure st's batch is aborted and the store is
+// unchanged.
+func commitUpgrade(st Store, ov *state.Overlay, more func() error) error {
+	err := ov.Commit()
+	if err == nil && more != nil {
+		err = more()
 	}
-	if err := writeLayout(st); err != nil {
+	if err == nil {
+		err = writeLayout(st)
+	}
+	if err != nil {
 		st.Abort()
 		return err
 	}
@@ -292,13 +304,5 @@ func relogChangeLogs(st Store, cat *catalog) error {
 			}
 		}
 	}
-	if err := ov.Commit(); err != nil {
-		st.Abort()
-		return err
-	}
-	if err := writeLayout(st); err != nil {
-		st.Abort()
-		return err
-	}
-	return st.Commit()
+	return commitUpgrade(st, ov, nil)
 }
