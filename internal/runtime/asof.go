@@ -24,7 +24,7 @@ type Change struct {
 
 // readChanges returns the change-log entries of object id with epoch in
 // (after, upTo], in epoch order: each bucket's entries of those epochs,
-// merged by (epoch, seq). Read through currentReader, it visits only the
+// decoded from its records and merged by (epoch, seq). Read through currentReader, it visits only the
 // buckets the change-log index shows entries after `after` in
 // (changeindex.go); otherwise every bucket.
 func readChanges(r state.Reader, id, after, upTo uint64) ([]Change, error) {
@@ -52,17 +52,18 @@ func scanChanges(r state.Reader, id, after, upTo uint64, buckets []int) ([]Chang
 		lo = binary.BigEndian.AppendUint64(append(append(lo[:0], prefix...), byte(b)), after+1)
 		hi = binary.BigEndian.AppendUint64(append(append(hi[:0], prefix...), byte(b)), upTo+1)
 		err := r.Scan(lo, hi, func(k, v []byte) bool {
-			e, err := decodeStored(v)
-			if err != nil {
-				derr = err
-				return false
-			}
 			if len(k) != len(prefix)+17 {
 				derr = errs.Newf(errs.DataCorrupted, "change-log key %x is %d bytes, want %d; the store is damaged: restore it from a checkpoint", k, len(k), len(prefix)+17)
 				return false
 			}
 			at := k[len(prefix)+1:]
-			out = append(out, logged{seq: binary.BigEndian.Uint64(at[8:]), Change: Change{Epoch: binary.BigEndian.Uint64(at), Row: e.Row, Weight: e.Weight}})
+			epoch := binary.BigEndian.Uint64(at)
+			if err := decodeLogRecord(v, binary.BigEndian.Uint64(at[8:]), func(seq uint64, e zset.Entry) {
+				out = append(out, logged{seq: seq, Change: Change{Epoch: epoch, Row: e.Row, Weight: e.Weight}})
+			}); err != nil {
+				derr = fmt.Errorf("change-log key %x: %w", k, err)
+				return false
+			}
 			return true
 		})
 		if err == nil {

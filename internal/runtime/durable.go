@@ -21,7 +21,7 @@ import (
 const (
 	nsCatalog   byte = 0x00 // 0x00 | id (8 bytes BE) → catalog record
 	nsMeta      byte = 0x04 // 0x04 | name → value
-	nsChangeLog byte = 0x05 // 0x05 | id uvarint | bucket u8 | epoch (8 bytes BE) | seq (8 bytes BE) → weight | row
+	nsChangeLog byte = 0x05 // 0x05 | id uvarint | bucket u8 | epoch (8 bytes BE) | seq (8 bytes BE) → a record of entries (changerecord.go)
 )
 
 // Metadata keys.
@@ -323,18 +323,20 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 // built. Each entry goes to the bucket of its row; seq numbers the view's
 // entries of the epoch across all buckets, in the order of the deltas.
 //
-// The entries are written in key order (by bucket, then seq: a stable
-// counting sort of the delta's positions by bucket), each through the
-// path the previous one took, so that a write lands beside the last one
-// instead of descending the tree from its root. The keys and values are
-// those of writing them in the delta's order.
+// A bucket's entries of the delta are one record (changerecord.go), or
+// several past maxLogRecord bytes, under the key of its first entry: the
+// entries are ordered by bucket (a stable counting sort of the delta's
+// positions), and each record is written through the path the previous
+// one took, so that a write lands beside the last one instead of
+// descending the tree from its root. The entries and their seqs are
+// those of writing the delta's entries in its order.
 func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
 	return logChangesOn(st, w, o, delta, 1)
 }
 
-// logChangesOn is logChanges with the entries written by n workers, each
+// logChangesOn is logChanges with the records written by n workers, each
 // those of the buckets it owns (zset.BucketOwner), into an overlay of its
-// own committed into st (writeOnWorkers): an entry's key and value do not
+// own committed into st (writeOnWorkers): a record's key and value do not
 // depend on who writes it, so the log is the same for any n.
 func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, n int) error {
 	id := o.id
@@ -359,13 +361,18 @@ func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, n 
 		starts[b]++
 	}
 	write := func(st state.Store, order []int32) error {
-		var k, v []byte
+		var k, v, e []byte
 		var hint state.Hint
-		for _, i := range order {
-			k = append(append(k[:0], prefix...), buckets[i])
+		for at := 0; at < len(order); {
+			b, from := buckets[order[at]], uint64(order[at])
+			k = append(append(k[:0], prefix...), b)
 			k = binary.BigEndian.AppendUint64(k, w.epoch)
-			k = binary.BigEndian.AppendUint64(k, base+uint64(i))
-			v = encodeStored(v, delta[i].Weight, delta[i].Row)
+			k = binary.BigEndian.AppendUint64(k, base+from)
+			v = v[:0]
+			for ; at < len(order) && buckets[order[at]] == b && len(v) < maxLogRecord; at++ {
+				i := order[at]
+				v, e = appendLogEntry(v, e, uint64(i)-from, delta[i].Weight, delta[i].Row)
+			}
 			if err := state.SetHinted(st, k, v, &hint); err != nil {
 				return err
 			}

@@ -20,14 +20,16 @@ import (
 //     version has layout 1.
 //   - 2: table rows, view contents, change logs and operator state carry
 //     the bucket of their routing key right after the object id.
+//   - 3: a change-log key holds a record of entries (changerecord.go)
+//     instead of one entry; the keys are those of layout 2.
 //
-// Open migrates a layout 1 store to layout 2 before it reads anything
-// else, in one atomic commit, and refuses a store whose layout is newer
-// than this build's. Invariant: once Open returns, every object's keys
+// Open migrates a layout 1 or 2 store to layout 3 before it reads
+// anything else, in one atomic commit, and refuses a store whose layout
+// is newer than this build's. Invariant: once Open returns, every object's keys
 // are in the current layout and the store records it.
 
 // storeLayout is the layout this build writes.
-const storeLayout = 2
+const storeLayout = 3
 
 var metaLayout = []byte{nsMeta, 'l', 'a', 'y', 'o', 'u', 't'}
 
@@ -55,18 +57,23 @@ func checkLayout(r state.Reader) (uint64, error) {
 	return 1, nil
 }
 
-// upgradeLayout brings st to the current layout: it rekeys a layout 1
-// store's table rows, view contents and change logs for the objects of
-// cat (recovered from st, which reads no rows), records each view's
-// routing in its catalog record, recomputes every view's operator state
-// (rebuildOperatorState), and commits the rewrite, with the new version,
-// in one batch. The rewrite is checked row by row:
-// a stored key that is not the key its row has in layout 1 stops it with
-// nothing changed.
+// upgradeLayout brings st to the current layout. A layout 2 store's
+// change-log entries become one-entry records under the same keys
+// (relogChangeLog). A layout 1 store's table rows, view contents and
+// change logs (as records) are rekeyed for the objects of cat (recovered
+// from st, which reads no rows), each view's routing is recorded in its
+// catalog record and every view's operator state is recomputed
+// (rebuildOperatorState). The rewrite, with the new version, is committed
+// in one batch, and is checked row by row: a stored key that is not the
+// key its row has in layout 1, or a value that does not decode, stops it
+// with nothing changed.
 func upgradeLayout(st Store, cat *catalog) error {
 	v, err := checkLayout(st)
-	if err != nil || v != 1 {
+	if err != nil || v == 0 || v == storeLayout {
 		return err
+	}
+	if v == 2 {
+		return relogChangeLogs(st, cat)
 	}
 	type kv struct{ k, v []byte }
 	var dels [][]byte
@@ -117,17 +124,29 @@ func upgradeLayout(st Store, cat *catalog) error {
 		st.Abort()
 		return err
 	}
-	if err := ov.Commit(); err != nil {
-		st.Abort()
-		return err
-	}
-	for _, o := range recs {
-		if err := writeCatalogRecord(st, o, cat.recordSchema(o)); err != nil {
-			st.Abort()
-			return err
+	return commitUpgrade(st, ov, func() error {
+		for _, o := range recs {
+			if err := writeCatalogRecord(st, o, cat.recordSchema(o)); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+}
+
+// commitUpgrade commits an upgrade's rewrite ov into st, then what more
+// writes (when not nil) and the current layout version, and commits st's
+// batch; after any failure st's batch is aborted and the store is
+// unchanged.
+func commitUpgrade(st Store, ov *state.Overlay, more func() error) error {
+	err := ov.Commit()
+	if err == nil && more != nil {
+		err = more()
 	}
-	if err := writeLayout(st); err != nil {
+	if err == nil {
+		err = writeLayout(st)
+	}
+	if err != nil {
 		st.Abort()
 		return err
 	}
@@ -221,29 +240,69 @@ func rekeyRows(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 
 // rekeyChangeLog calls fn with each entry of o's change log in layout 1
 // (prefix | epoch | seq): its old key, its key in the current layout
-// (prefix | bucket | epoch | seq) and its value.
+// (prefix | bucket | epoch | seq) and its value there, a one-entry record.
 func rekeyChangeLog(r state.Reader, o *object, fn func(old, k, v []byte)) error {
 	prefix := relPrefix(nsChangeLog, o.id)
-	var derr error
 	var scratch []byte
+	return oldLogEntries(r, o, 1, func(k []byte, row zset.Row, rec []byte) {
+		var b int
+		b, scratch = o.viewRowBucket(row, scratch)
+		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
+		fn(append([]byte(nil), k...), nk, rec)
+	})
+}
+
+// oldLogEntries calls fn with each entry of o's change log as layout 1
+// or 2 stored it, one key per entry: its key, its row and its value as a
+// one-entry record. A key of another length than the layout's, or a
+// value that does not decode, stops it with an error.
+func oldLogEntries(r state.Reader, o *object, layout uint64, fn func(k []byte, row zset.Row, rec []byte)) error {
+	prefix := relPrefix(nsChangeLog, o.id)
+	keyLen := len(prefix) + 16 // epoch | seq
+	if layout == 2 {
+		keyLen++ // bucket
+	}
+	var derr error
 	err := r.Scan(prefix, state.PrefixEnd(prefix), func(k, v []byte) bool {
-		if len(k) != len(prefix)+16 {
-			derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout 1", k)
+		if len(k) != keyLen {
+			derr = errs.Newf(errs.DataCorrupted, "key %x is not a change-log key of layout %d", k, layout)
 			return false
 		}
-		e, err := decodeStored(v)
+		row, rec, err := logRecordOf(v)
 		if err != nil {
 			derr = fmt.Errorf("key %x: %w", k, err)
 			return false
 		}
-		var b int
-		b, scratch = o.viewRowBucket(e.Row, scratch)
-		nk := append(append(append([]byte(nil), prefix...), byte(b)), k[len(prefix):]...)
-		fn(append([]byte(nil), k...), nk, append([]byte(nil), v...))
+		fn(k, row, rec)
 		return true
 	})
 	if err == nil {
 		err = derr
 	}
 	return err
+}
+
+// relogChangeLogs upgrades a layout 2 store to layout 3: every
+// change-log entry of the views of cat becomes a one-entry record under
+// its key, committed with the new version in one batch. An entry that
+// does not decode, or a key that is not an entry's, stops it with nothing
+// changed.
+func relogChangeLogs(st Store, cat *catalog) error {
+	ov := state.NewOverlay(st)
+	for _, o := range cat.matviewsInOrder() {
+		var keys, recs [][]byte
+		if err := oldLogEntries(st, o, 2, func(k []byte, _ zset.Row, rec []byte) {
+			keys, recs = append(keys, bytes.Clone(k)), append(recs, rec)
+		}); err != nil {
+			ov.Discard()
+			return fmt.Errorf("upgrading the change log of %s %s to layout %d: %w", o.kindName(), o.name, storeLayout, err)
+		}
+		for i, k := range keys {
+			if err := ov.Set(k, recs[i]); err != nil {
+				ov.Discard()
+				return err
+			}
+		}
+	}
+	return commitUpgrade(st, ov, nil)
 }

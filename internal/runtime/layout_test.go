@@ -110,26 +110,36 @@ func TestBucketsAreContiguous(t *testing.T) {
 		if n <= 0 || o == nil {
 			t.Fatalf("key %x: no object", k)
 		}
-		e, err := decodeStored(v)
-		if err != nil {
-			t.Fatal(err)
+		var rows []zset.Row
+		if ns == nsChangeLog {
+			if err := decodeLogRecord(v, 0, func(_ uint64, e zset.Entry) { rows = append(rows, e.Row) }); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			e, err := decodeStored(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, e.Row)
 		}
-		b := routingBucket(o, e.Row)
 		if o.route > 0 {
 			routed[o.name] = true
 		}
 		prefix := k[:1+n]
-		lo, hi := append(append([]byte(nil), prefix...), byte(b)), []byte(nil)
-		if b < zset.Buckets-1 {
-			hi = append(append([]byte(nil), prefix...), byte(b+1))
-		} else {
-			hi = storagePrefixEnd(prefix)
+		for _, row := range rows {
+			b := routingBucket(o, row)
+			lo, hi := append(append([]byte(nil), prefix...), byte(b)), []byte(nil)
+			if b < zset.Buckets-1 {
+				hi = append(append([]byte(nil), prefix...), byte(b+1))
+			} else {
+				hi = storagePrefixEnd(prefix)
+			}
+			if string(k) < string(lo) || string(k) >= string(hi) {
+				t.Fatalf("key %x of %s (row %v, bucket %d) is outside [%x, %x)", k, o.name, row, b, lo, hi)
+			}
+			counts[ns]++
+			buckets[b] = true
 		}
-		if string(k) < string(lo) || string(k) >= string(hi) {
-			t.Fatalf("key %x of %s (row %v, bucket %d) is outside [%x, %x)", k, o.name, e.Row, b, lo, hi)
-		}
-		counts[ns]++
-		buckets[b] = true
 		return true
 	}); err != nil {
 		t.Fatal(err)
@@ -296,17 +306,38 @@ func downgradeToLayout1(t *testing.T, st Store) {
 			dels = append(dels, append([]byte(nil), k...))
 			keys = append(keys, nk)
 			vals = append(vals, append([]byte(nil), v...))
-		case nsTableRows, nsViewRows, nsChangeLog:
+		case nsTableRows, nsViewRows:
 			_, n := binary.Uvarint(k[1:])
 			p := 1 + n
 			dels = append(dels, append([]byte(nil), k...))
 			keys = append(keys, append(append([]byte(nil), k[:p]...), k[p+1:]...))
 			vals = append(vals, append([]byte(nil), v...))
+		case nsChangeLog:
+			// One key per entry, no bucket.
+			_, n := binary.Uvarint(k[1:])
+			p := 1 + n
+			dels = append(dels, append([]byte(nil), k...))
+			splitLogRecord(t, k, v, func(ek, ev []byte) {
+				keys = append(keys, append(append([]byte(nil), ek[:p]...), ek[p+1:]...))
+				vals = append(vals, ev)
+			})
 		}
 		return true
 	}); err != nil {
 		t.Fatal(err)
 	}
+	rewriteKeys(t, st, dels, keys, vals)
+	if err := st.Delete(metaLayout); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteKeys deletes dels from st, then sets keys to vals.
+func rewriteKeys(t *testing.T, st Store, dels, keys, vals [][]byte) {
+	t.Helper()
 	for _, k := range dels {
 		if err := st.Delete(k); err != nil {
 			t.Fatal(err)
@@ -317,12 +348,62 @@ func downgradeToLayout1(t *testing.T, st Store) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.Delete(metaLayout); err != nil {
+}
+
+// splitLogRecord calls fn with each entry of the change-log record k = v
+// as layouts 1 and 2 stored it: its key (the record's key with the
+// entry's seq) and its value, weight | row.
+func splitLogRecord(t *testing.T, k, v []byte, fn func(k, v []byte)) {
+	t.Helper()
+	first := binary.BigEndian.Uint64(k[len(k)-8:])
+	if err := decodeLogRecord(v, first, func(seq uint64, e zset.Entry) {
+		ek := binary.BigEndian.AppendUint64(append([]byte(nil), k[:len(k)-8]...), seq)
+		fn(ek, encodeStored(nil, e.Weight, e.Row))
+	}); err != nil {
+		t.Fatalf("change-log key %x: %v", k, err)
+	}
+}
+
+// downgradeToLayout2 rewrites st's change logs as layout 2 stored them,
+// one key per entry, and records layout 2.
+func downgradeToLayout2(t *testing.T, st Store) {
+	t.Helper()
+	var dels, keys, vals [][]byte
+	if err := st.Scan([]byte{nsChangeLog}, []byte{nsChangeLog + 1}, func(k, v []byte) bool {
+		dels = append(dels, append([]byte(nil), k...))
+		splitLogRecord(t, k, v, func(ek, ev []byte) {
+			keys, vals = append(keys, ek), append(vals, ev)
+		})
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rewriteKeys(t, st, dels, keys, vals)
+	if err := st.Set(metaLayout, binary.BigEndian.AppendUint64(nil, 2)); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Commit(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dumpEntries is dumpRaw with each change-log record shown as its
+// entries, one line each, as layout 2 kept them: the upgrades write
+// one-entry records, the engine one record per bucket of each delta.
+func dumpEntries(t *testing.T, st Store) string {
+	t.Helper()
+	var sb strings.Builder
+	if err := st.Scan(nil, nil, func(k, v []byte) bool {
+		if k[0] == nsChangeLog {
+			splitLogRecord(t, k, v, func(ek, ev []byte) { fmt.Fprintf(&sb, "%x = %x\n", ek, ev) })
+			return true
+		}
+		fmt.Fprintf(&sb, "%x = %x\n", k, v)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return sb.String()
 }
 
 func changesText(cs []Change) string {
@@ -347,10 +428,16 @@ func dumpRaw(t *testing.T, st Store) string {
 
 // TestUpgradeFromLayout1 writes a durable store, rewrites it in layout 1
 // (as builds before buckets wrote it), and opens it: the upgrade restores
-// exactly the store that was written, every query and change log answers
-// as before, and the views go on equal to their queries recomputed from
-// the tables.
-func TestUpgradeFromLayout1(t *testing.T) {
+// exactly the store that was written (its change-log entries as one-entry
+// records), every query and change log answers as before, and the views
+// go on equal to their queries recomputed from the tables.
+func TestUpgradeFromLayout1(t *testing.T) { testUpgrade(t, 1, downgradeToLayout1) }
+
+// TestUpgradeFromLayout2 is TestUpgradeFromLayout1 from layout 2, whose
+// change logs hold one key per entry.
+func TestUpgradeFromLayout2(t *testing.T) { testUpgrade(t, 2, downgradeToLayout2) }
+
+func testUpgrade(t *testing.T, layout uint64, downgrade func(*testing.T, Store)) {
 	dir := t.TempDir()
 	openStore := func() Store {
 		st, err := storage.Open(storage.Options{Dir: dir, Logger: quietLog})
@@ -375,9 +462,9 @@ func TestUpgradeFromLayout1(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := openStore()
-	wantDump := dumpRaw(t, st)
-	downgradeToLayout1(t, st)
-	if v, err := checkLayout(st); err != nil || v != 1 {
+	wantDump := dumpEntries(t, st)
+	downgrade(t, st)
+	if v, err := checkLayout(st); err != nil || v != layout {
 		t.Fatalf("downgraded store has layout %d, %v", v, err)
 	}
 	if err := st.Close(); err != nil {
@@ -390,7 +477,7 @@ func TestUpgradeFromLayout1(t *testing.T) {
 	}
 	defer eng.Close()
 	eng.mu.RLock()
-	gotDump := dumpRaw(t, eng.mu.store)
+	gotDump := dumpEntries(t, eng.mu.store)
 	eng.mu.RUnlock()
 	if gotDump != wantDump {
 		t.Fatalf("the upgraded store differs from the one written: %s", firstDifference(wantDump, gotDump))
@@ -472,13 +559,15 @@ func TestChangeLogTrimmedInEveryBucket(t *testing.T) {
 	prefix := relPrefix(nsChangeLog, o.id)
 	buckets := map[byte]bool{}
 	n := 0
-	if err := eng.mu.store.Scan(prefix, storagePrefixEnd(prefix), func(k, _ []byte) bool {
+	if err := eng.mu.store.Scan(prefix, storagePrefixEnd(prefix), func(k, v []byte) bool {
 		ep := binary.BigEndian.Uint64(k[len(prefix)+1:])
 		if ep < oldest {
 			t.Fatalf("bucket %d keeps epoch %d, older than the oldest readable %d", k[len(prefix)], ep, oldest)
 		}
 		buckets[k[len(prefix)]] = true
-		n++
+		if err := decodeLogRecord(v, 0, func(uint64, zset.Entry) { n++ }); err != nil {
+			t.Fatal(err)
+		}
 		return true
 	}); err != nil {
 		t.Fatal(err)
@@ -581,27 +670,29 @@ func rowsText(b zset.Batch) []string {
 	return out
 }
 
-// TestCheckOfLayout1WritesNothing checks that rockstream doctor's check
-// of a layout 1 store (opened read-only) checks it as the upgrade would
-// leave it, deep, without writing anything.
-func TestCheckOfLayout1WritesNothing(t *testing.T) {
-	st := NewMemoryStore()
-	eng, err := Open(st, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runAll(t, eng.NewSession(), layoutWorkload)
-	eng.Close()
-	downgradeToLayout1(t, st)
-	before := dumpRaw(t, st)
-	rep, err := Check(st, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Problems) > 0 || rep.Layout != 1 || rep.Objects["materialized view"] != 9 {
-		t.Fatalf("report %+v", rep)
-	}
-	if after := dumpRaw(t, st); after != before {
-		t.Fatalf("Check wrote to the store: %s", firstDifference(before, after))
+// TestCheckOfOlderLayoutsWritesNothing checks that rockstream doctor's
+// check of a layout 1 or 2 store (opened read-only) checks it as the
+// upgrade would leave it, deep, without writing anything.
+func TestCheckOfOlderLayoutsWritesNothing(t *testing.T) {
+	for layout, downgrade := range map[uint64]func(*testing.T, Store){1: downgradeToLayout1, 2: downgradeToLayout2} {
+		st := NewMemoryStore()
+		eng, err := Open(st, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runAll(t, eng.NewSession(), layoutWorkload)
+		eng.Close()
+		downgrade(t, st)
+		before := dumpRaw(t, st)
+		rep, err := Check(st, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Problems) > 0 || rep.Layout != layout || rep.Objects["materialized view"] != 9 {
+			t.Fatalf("layout %d: report %+v", layout, rep)
+		}
+		if after := dumpRaw(t, st); after != before {
+			t.Fatalf("layout %d: Check wrote to the store: %s", layout, firstDifference(before, after))
+		}
 	}
 }
