@@ -140,6 +140,7 @@ func CreateCheckpoint(ctx context.Context, db *DB, url string, meta map[string]s
 	if err := db.writable(); err != nil {
 		return nil, err
 	}
+	defer db.exit()
 	db.checkpointMu.Lock()
 	defer db.checkpointMu.Unlock()
 	bucket, id, err := openUpload(ctx, url)
