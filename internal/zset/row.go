@@ -534,6 +534,10 @@ func identicalValues(x, y types.Value) bool {
 		return xm == ym && xz == yz
 	case types.Jsonb:
 		return types.FormatJSONB(x.JSONB()) == types.FormatJSONB(y.JSONB())
+	case types.Oid, types.RegClass, types.RegType, types.RegProc, types.RegNamespace, types.RegRole:
+		// The identifier and the name it prints as (resolved when the value
+		// was made).
+		return x.OID() == y.OID() && x.Str() == y.Str()
 	}
 	if x.Kind().IsArray() {
 		dx, lx := x.ArrayShape()

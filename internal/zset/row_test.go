@@ -146,3 +146,33 @@ func TestRowArrayShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestIdenticalOIDValues: OID and OID alias values are identical to
+// themselves and to their decoded copies, and differ by identifier or by
+// the name they print as.
+func TestIdenticalOIDValues(t *testing.T) {
+	vals := []types.Value{
+		types.MakeOID(16384),
+		types.MakeReg(types.RegClass, 16384, "public.t"),
+		types.MakeReg(types.RegType, 23, "integer"),
+		types.MakeReg(types.RegRole, 10, ""),
+	}
+	for _, v := range vals {
+		if !IdenticalValues(v, v) {
+			t.Errorf("%s is not identical to itself", describe(v))
+		}
+		back, err := DecodeRow(EncodeRow(nil, Row{v}))
+		if err != nil || !IdenticalValues(back[0], v) {
+			t.Errorf("%s decodes as %v, %v", describe(v), back, err)
+		}
+	}
+	for _, pair := range [][2]types.Value{
+		{types.MakeOID(1), types.MakeOID(2)},
+		{types.MakeReg(types.RegClass, 16384, "public.t"), types.MakeReg(types.RegClass, 16384, "public.u")},
+		{types.MakeReg(types.RegClass, 16384, "t"), types.MakeOID(16384)},
+	} {
+		if IdenticalValues(pair[0], pair[1]) {
+			t.Errorf("%s and %s are identical", describe(pair[0]), describe(pair[1]))
+		}
+	}
+}
