@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rockstream/rockstream/internal/errs"
-	"github.com/rockstream/rockstream/internal/types"
 )
 
 // TestRecovery reopens an engine on the store of a closed one: the
@@ -143,23 +142,7 @@ func TestAsOfEpoch(t *testing.T) {
 	}
 }
 
-func formatRows(res *Result) string {
-	var b strings.Builder
-	for _, row := range res.Rows {
-		for i, v := range row {
-			if i > 0 {
-				b.WriteByte('|')
-			}
-			if v.IsNull() {
-				b.WriteString("NULL")
-			} else {
-				b.WriteString(types.Format(v, res.Columns[i].Type))
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
+func formatRows(res *Result) string { return res.RowsText() }
 
 // TestOperationIDs retries a DDL statement with the same operation id, as
 // a client does when the answer to the first attempt was lost: the retry

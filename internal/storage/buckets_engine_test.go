@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -114,20 +115,7 @@ func relationsText(t *testing.T, dir string) string {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		fmt.Fprintf(&b, "%s\n", q)
-		for _, row := range res.Rows {
-			for i, v := range row {
-				if i > 0 {
-					b.WriteByte('|')
-				}
-				if v.IsNull() {
-					b.WriteString("NULL")
-				} else {
-					b.WriteString(types.Format(v, res.Columns[i].Type))
-				}
-			}
-			b.WriteByte('\n')
-		}
+		fmt.Fprintf(&b, "%s\n%s", q, res.RowsText())
 	}
 	return b.String()
 }
@@ -222,7 +210,7 @@ func TestBucketsEngineStores(t *testing.T) {
 	if got := bucketedKeys(t, sender, func(uint8) bool { return true }); !slices.Equal(got, all) {
 		t.Fatalf("the export changed the sender")
 	}
-	if err := errorsJoin(recv.Close(), sender.Close()); err != nil {
+	if err := errors.Join(recv.Close(), sender.Close()); err != nil {
 		t.Fatal(err)
 	}
 	// The receiver opens in the engine, and appends to the append-only
@@ -251,13 +239,4 @@ func TestBucketsEngineStores(t *testing.T) {
 	if got := count(); c0 == 0 || got != fmt.Sprint(c0+900) {
 		t.Fatalf("clicks has %s rows after 900 appends to %d", got, c0)
 	}
-}
-
-func errorsJoin(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
