@@ -85,11 +85,13 @@ func (c *checker) step(s *simulation) error {
 	if err := c.extend(s); err != nil {
 		return err
 	}
-	if co := s.nodes[cluster.CoordinatorID]; co.up && co.coord.Committed() > c.committed {
-		return fmt.Errorf("the coordinator believes epoch %d committed, etcd holds %d", co.coord.Committed(), c.committed)
+	for _, id := range s.candidates {
+		if co := s.nodes[id]; co.coord != nil && co.coord.Committed() > c.committed {
+			return fmt.Errorf("coordinator %s believes epoch %d committed, etcd holds %d", id, co.coord.Committed(), c.committed)
+		}
 	}
 	c.owners = c.owners[:0]
-	for _, id := range s.order[1:] {
+	for _, id := range s.workers {
 		n := s.nodes[id]
 		if n.disk.Applied > c.committed {
 			return fmt.Errorf("%s's disk holds epoch %d, beyond committed %d", id, n.disk.Applied, c.committed)
@@ -221,6 +223,35 @@ func batchDiff(got, want cluster.Batch) string {
 type client struct {
 	next  uint64
 	acked map[uint64]bool
+	// inFlight counts the copies of each write the network carries; a
+	// write all of whose copies a candidate that does not lead refused was
+	// taken by no coordinator, so the client knows to send it again, at the
+	// next tick (refused). A write of which a copy may have been taken is
+	// never sent again: its fate is unknown to the client.
+	inFlight map[uint64]int
+	refused  []cluster.Write
+}
+
+func (c *client) sent(id uint64, copies int) {
+	if c.inFlight == nil {
+		c.inFlight = map[uint64]int{}
+	}
+	c.inFlight[id] += copies
+}
+
+// refuse records the refusal of one copy of w.
+func (c *client) refuse(w cluster.Write) {
+	if c.inFlight[w.ID]--; c.inFlight[w.ID] == 0 {
+		c.refused = append(c.refused, w)
+	}
+}
+
+func (c *client) resend(s *simulation) {
+	refused := c.refused
+	c.refused = nil
+	for _, w := range refused {
+		s.send(cluster.ClientID, cluster.Message{Kind: cluster.MsgWrite, From: cluster.ClientID, To: cluster.CoordinatorID, Write: w})
+	}
 }
 
 func (c *client) write(s *simulation, now int64) uint64 {

@@ -1,15 +1,17 @@
 // Package sim is the deterministic simulation of the cluster's protocol:
-// one coordinator and N workers, the pure state machines of package
-// cluster, run against a fake etcd (a linearizable key-value store with
-// leases, revisions and conditional transactions), a fake object store
-// (the input log and checkpoints) and a network that drops, delays,
-// duplicates and reorders messages. Every random choice comes from one
+// coordinator candidates and N workers, the pure state machines of
+// package cluster, run against a fake etcd (a linearizable key-value store
+// with leases, revisions and conditional transactions), a fake object
+// store (the input log and checkpoints) and a network that drops, delays,
+// duplicates and reorders messages. The candidates elect a leader through
+// etcd as package control's CoordinatorHost does (election.go); a leader
+// cut off from etcd goes on as a zombie until a renewal fails. Every random choice comes from one
 // seeded source, so a run is a function of its Config: a failing seed
 // replays exactly (go test ./internal/sim -run 'TestSim$' -seed N prints
 // its trace).
 //
 // Faults: any node crashes between any two steps and restarts later with
-// only its disk; a worker is paused (its process stopped) or cut off from
+// only its disk; any node is paused (its process stopped) or cut off from
 // etcd for a while; etcd requests fail, and a failed write takes effect
 // half of the time; object store requests fail. After the faulty part of a
 // run comes a healing part without faults.

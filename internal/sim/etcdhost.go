@@ -24,7 +24,7 @@ func (s *simulation) etcdRequest(n *node, a cluster.Action) {
 		if applies {
 			data, _ := json.Marshal(a.Assignment)
 			ev.OK, ev.Rev = s.etcdTxn(
-				[]compare{{key: keyAssignment, modRev: int64(a.Rev)}},
+				[]compare{s.leaderCondition(n), {key: keyAssignment, modRev: int64(a.Rev)}},
 				[]put{{key: keyAssignment, value: string(data)}})
 			if ev.OK {
 				s.check.assignments[ev.Rev] = a.Assignment
@@ -35,7 +35,7 @@ func (s *simulation) etcdRequest(n *node, a cluster.Action) {
 		ev = cluster.Event{Kind: cluster.EvCommitted, Epoch: a.Epoch}
 		if applies {
 			ev.OK, _ = s.etcdTxn(
-				[]compare{{key: keyAssignment, modRev: int64(a.Rev)},
+				[]compare{s.leaderCondition(n), {key: keyAssignment, modRev: int64(a.Rev)},
 					{key: keyCommitted, byValue: true, value: strconv.FormatUint(uint64(a.Epoch-1), 10)}},
 				[]put{{key: keyCommitted, value: strconv.FormatUint(uint64(a.Epoch), 10)}})
 		}
@@ -43,7 +43,7 @@ func (s *simulation) etcdRequest(n *node, a cluster.Action) {
 		ev = cluster.Event{Kind: cluster.EvCheckpointRecorded, Epoch: a.Epoch}
 		if applies {
 			ev.OK, _ = s.etcdTxn(
-				[]compare{{key: keyAssignment, modRev: int64(a.Rev)}},
+				[]compare{s.leaderCondition(n), {key: keyAssignment, modRev: int64(a.Rev)}},
 				[]put{{key: keyCheckpoint, value: strconv.FormatUint(uint64(a.Epoch), 10)}})
 		}
 	case cluster.ActRegister:

@@ -16,7 +16,7 @@ import (
 // full trace of a small run, so the file reads as the protocol step by
 // step. Regenerate with -rewrite.
 //
-//	run seed=N workers=N ticks=N [heal=N] [faults] [crash=NODE@TICK:DOWN]...
+//	run seed=N [coordinators=N] workers=N ticks=N [heal=N] [faults] [crash=NODE@TICK:DOWN]... [cut=NODE@TICK:FOR]...
 //
 // Lease renewals are left out of the trace to keep it readable.
 func TestProtocolTraces(t *testing.T) {
@@ -41,15 +41,21 @@ func TestProtocolTraces(t *testing.T) {
 				cfg.Heal, _ = strconv.ParseInt(val, 10, 64)
 			case "faults":
 				cfg.Faults = DefaultFaults()
-			case "crash":
+			case "coordinators":
+				cfg.Coordinators, _ = strconv.Atoi(val)
+			case "crash", "cut":
 				for _, v := range a.Vals {
 					var c Crash
 					var node string
 					if _, err := fmt.Sscanf(strings.NewReplacer("@", " ", ":", " ").Replace(v), "%s %d %d", &node, &c.Tick, &c.DownFor); err != nil {
-						d.Fatalf(t, "crash=%s: %v", v, err)
+						d.Fatalf(t, "%s=%s: %v", a.Key, v, err)
 					}
 					c.Node = cluster.NodeID(node)
-					cfg.Crashes = append(cfg.Crashes, c)
+					if a.Key == "crash" {
+						cfg.Crashes = append(cfg.Crashes, c)
+					} else {
+						cfg.Cuts = append(cfg.Cuts, c)
+					}
 				}
 			default:
 				d.Fatalf(t, "unknown argument %q", a.Key)

@@ -16,7 +16,10 @@ type network struct {
 
 type envelope struct {
 	msg cluster.Message
-	due int64
+	// node receives the message: msg.To, or for the coordinator the
+	// candidate the sender reached.
+	node cluster.NodeID
+	due  int64
 	// toIncarnation, when not -1, addresses one incarnation of the
 	// receiver: a client's connection does not outlive the process it
 	// reached.
@@ -47,7 +50,7 @@ func (n *network) send(e envelope, now int64, f Faults) (dropped bool, copies in
 func (n *network) takeDue(now int64, held func(cluster.NodeID) bool) (envelope, bool) {
 	var due []int
 	for i, e := range n.inFlight {
-		if e.due <= now && !held(e.msg.To) {
+		if e.due <= now && !held(e.node) {
 			due = append(due, i)
 		}
 	}

@@ -67,13 +67,19 @@ const (
 type Config struct {
 	Seed    int64
 	Workers int
+	// Coordinators is the number of coordinator candidates (0 means one);
+	// they elect one leader through etcd.
+	Coordinators int
 	// Ticks is how long faults are injected; Heal is how long the run goes
 	// on without faults afterwards, at the end of which a write sent at the
 	// start of the healing must be acknowledged.
 	Ticks, Heal int64
 	Faults      Faults
 	Crashes     []Crash
-	Bug         Bug
+	// Cuts are scripted losses of etcd: Node cannot reach etcd from Tick
+	// for DownFor ticks.
+	Cuts []Crash
+	Bug  Bug
 	// Trace, when set, receives one line per event and action.
 	Trace io.Writer
 }
@@ -91,11 +97,16 @@ type Result struct {
 	// Assignments counts the assignments written: the first and one per
 	// membership change.
 	Assignments int
+	// Terms counts the coordinators elected; Deposed counts the actions a
+	// coordinator asked for after its term had ended in etcd (a zombie's).
+	Terms, Deposed int
 }
 
 type node struct {
 	id          cluster.NodeID
 	incarnation int
+	// term counts the coordinator machines a candidate process has run.
+	term        int
 	up          bool
 	downUntil   int64
 	pausedUntil int64
@@ -104,11 +115,19 @@ type node struct {
 	coord       *cluster.Coordinator
 	worker      *cluster.Worker
 	disk        cluster.Disk
+
+	// A coordinator candidate's election (election.go): its lease, when
+	// it last renewed it, and its leader key's revision while it leads.
+	candidate bool
+	elect     cluster.LeaseID
+	renewed   int64
+	leaderRev int64
 }
 
 type local struct {
 	to          cluster.NodeID
 	incarnation int
+	term        int
 	ev          cluster.Event
 }
 
@@ -122,10 +141,12 @@ type simulation struct {
 	net    *network
 	nodes  map[cluster.NodeID]*node
 	order  []cluster.NodeID
-	queue  []local
-	client client
-	check  checker
-	result Result
+	// candidates and workers partition order.
+	candidates, workers []cluster.NodeID
+	queue               []local
+	client              client
+	check               checker
+	result              Result
 }
 
 // Run runs one seeded simulation and returns the first violated invariant
@@ -145,13 +166,19 @@ func newSimulation(cfg Config) *simulation {
 		net: &network{rng: rng}, nodes: map[cluster.NodeID]*node{}}
 	s.etcd.txn(nil, []put{{key: keyCommitted, value: "0"}, {key: keyCheckpoint, value: "0"}})
 	s.check.init(s)
-	ids := []cluster.NodeID{cluster.CoordinatorID}
-	for i := 1; i <= cfg.Workers; i++ {
-		ids = append(ids, cluster.NodeID("w"+strconv.Itoa(i)))
+	s.candidates = []cluster.NodeID{cluster.CoordinatorID}
+	if cfg.Coordinators > 1 {
+		s.candidates = nil
+		for i := 1; i <= cfg.Coordinators; i++ {
+			s.candidates = append(s.candidates, cluster.CoordinatorID+cluster.NodeID(strconv.Itoa(i)))
+		}
 	}
-	for _, id := range ids {
-		s.nodes[id] = &node{id: id}
-		s.order = append(s.order, id)
+	for i := 1; i <= cfg.Workers; i++ {
+		s.workers = append(s.workers, cluster.NodeID("w"+strconv.Itoa(i)))
+	}
+	s.order = append(append(s.order, s.candidates...), s.workers...)
+	for i, id := range s.order {
+		s.nodes[id] = &node{id: id, candidate: i < len(s.candidates)}
 	}
 	return s
 }
@@ -220,6 +247,12 @@ func (s *simulation) tick() error {
 			s.crash(s.nodes[c.Node], c.DownFor)
 		}
 	}
+	for _, c := range s.cfg.Cuts {
+		if n := s.nodes[c.Node]; c.Tick == s.now {
+			n.etcdCutFrom, n.etcdCutTill = s.now, s.now+c.DownFor
+			s.tracef("%s cut off from etcd until t=%d", n.id, n.etcdCutTill)
+		}
+	}
 	for _, id := range s.order {
 		n := s.nodes[id]
 		if !n.up && s.now >= n.downUntil {
@@ -229,6 +262,7 @@ func (s *simulation) tick() error {
 	if s.faults {
 		s.tickFaults()
 	}
+	s.client.resend(s)
 	if s.rng.Float64() < 0.6 {
 		for i := s.rng.Intn(3); i >= 0; i-- {
 			s.client.write(s, s.now)
@@ -236,6 +270,15 @@ func (s *simulation) tick() error {
 	}
 	for _, id := range s.order {
 		if n := s.nodes[id]; n.up && s.now >= n.pausedUntil {
+			if n.candidate {
+				s.campaign(n)
+				if err := s.drain(); err != nil {
+					return err
+				}
+				if n.coord == nil {
+					continue
+				}
+			}
 			now := s.now
 			if s.cfg.Bug == BugNoSelfFence && n.worker != nil && now < n.etcdCutTill {
 				now = n.etcdCutFrom
@@ -265,28 +308,35 @@ func (s *simulation) held(id cluster.NodeID) bool {
 
 func (s *simulation) tickFaults() {
 	f := s.cfg.Faults
-	workers := s.order[1:]
-	if len(workers) == 0 {
+	if len(s.workers) == 0 {
 		return
 	}
 	if f.Pause > 0 && s.rng.Float64() < f.Pause {
-		n := s.nodes[workers[s.rng.Intn(len(workers))]]
+		n := s.nodes[s.order[s.rng.Intn(len(s.order))]]
 		n.pausedUntil = s.now + 1 + s.rng.Int63n(2*workerConfig.LeaseTTL)
 		s.tracef("%s paused until t=%d", n.id, n.pausedUntil)
 	}
 	if f.EtcdCut > 0 && s.rng.Float64() < f.EtcdCut {
-		n := s.nodes[workers[s.rng.Intn(len(workers))]]
+		n := s.nodes[s.order[s.rng.Intn(len(s.order))]]
 		n.etcdCutFrom, n.etcdCutTill = s.now, s.now+1+s.rng.Int63n(2*workerConfig.LeaseTTL)
 		s.tracef("%s cut off from etcd until t=%d", n.id, n.etcdCutTill)
 	}
 }
 
 func (s *simulation) receive(e envelope) error {
-	n := s.nodes[e.msg.To]
 	if e.msg.To == cluster.ClientID {
 		return s.client.ack(s, e.msg)
 	}
+	n := s.nodes[e.node]
 	if n == nil || !n.up || (e.toIncarnation >= 0 && e.toIncarnation != n.incarnation) {
+		return nil
+	}
+	if n.coord == nil && n.worker == nil {
+		// A candidate that does not lead refuses the connection.
+		if e.msg.Kind == cluster.MsgWrite {
+			s.tracef("%s refuses %s: not the leader", n.id, e.msg)
+			s.client.refuse(e.msg.Write)
+		}
 		return nil
 	}
 	msg := s.plantBug(n, e.msg)
@@ -316,7 +366,7 @@ func (s *simulation) plantBug(n *node, m cluster.Message) cluster.Message {
 
 // deliver queues ev for n's current incarnation.
 func (s *simulation) deliver(n *node, ev cluster.Event) {
-	s.queue = append(s.queue, local{to: n.id, incarnation: n.incarnation, ev: ev})
+	s.queue = append(s.queue, local{to: n.id, incarnation: n.incarnation, term: n.term, ev: ev})
 }
 
 // drain steps nodes through their queued events, performing their actions,
@@ -329,17 +379,18 @@ func (s *simulation) drain() error {
 		l := s.queue[0]
 		s.queue = s.queue[1:]
 		n := s.nodes[l.to]
-		if !n.up || n.incarnation != l.incarnation {
+		if !n.up || n.incarnation != l.incarnation || n.term != l.term {
 			continue
 		}
 		if l.ev.Kind == cluster.EvRecv {
 			s.tracef("%s <- %s", n.id, l.ev.Msg)
 		}
 		var actions []cluster.Action
-		if n.coord != nil {
+		switch {
+		case n.coord != nil:
 			n.coord.Step(l.ev)
 			actions = n.coord.Ready()
-		} else {
+		case n.worker != nil:
 			n.worker.Step(l.ev)
 			actions = n.worker.Ready()
 		}
@@ -359,16 +410,14 @@ func (s *simulation) start(n *node) {
 	n.up = true
 	n.incarnation++
 	n.downUntil, n.pausedUntil, n.etcdCutTill = 0, 0, 0
-	var actions []cluster.Action
-	if n.id == cluster.CoordinatorID {
-		n.coord = cluster.NewCoordinator(coordConfig)
-		actions = n.coord.Ready()
-	} else {
-		n.worker = cluster.NewWorker(n.id, workerConfig, n.disk)
-		actions = n.worker.Ready()
-	}
 	s.tracef("%s starts (incarnation %d)", n.id, n.incarnation)
-	for _, a := range actions {
+	if n.candidate {
+		n.coord, n.elect, n.leaderRev = nil, 0, 0
+		s.campaign(n)
+		return
+	}
+	n.worker = cluster.NewWorker(n.id, workerConfig, n.disk)
+	for _, a := range n.worker.Ready() {
 		_ = s.perform(n, a)
 	}
 }
@@ -380,19 +429,27 @@ func (s *simulation) crash(n *node, downFor int64) {
 	n.up = false
 	n.downUntil = s.now + downFor
 	n.coord, n.worker = nil, nil
+	n.elect, n.leaderRev = 0, 0 // its lease lives on in etcd until it expires
 	s.tracef("%s crashes, down until t=%d", n.id, n.downUntil)
 }
 
 func (s *simulation) send(from cluster.NodeID, m cluster.Message) {
-	e := envelope{msg: m, toIncarnation: -1}
-	if m.To == cluster.CoordinatorID && m.Kind == cluster.MsgWrite {
-		e.toIncarnation = s.nodes[cluster.CoordinatorID].incarnation
+	e := envelope{msg: m, node: m.To, toIncarnation: -1}
+	if m.To == cluster.CoordinatorID {
+		c := s.coordinatorNode()
+		e.node = c.id
+		if m.Kind == cluster.MsgWrite {
+			e.toIncarnation = c.incarnation
+		}
 	}
 	f := Faults{}
 	if s.faults {
 		f = s.cfg.Faults
 	}
 	dropped, copies := s.net.send(e, s.now, f)
+	if m.Kind == cluster.MsgWrite {
+		s.client.sent(m.Write.ID, copies)
+	}
 	switch {
 	case dropped:
 		s.tracef("%s (lost)", m)
@@ -409,11 +466,18 @@ func (s *simulation) fail(p float64) bool {
 var errUnavailable = errors.New("unavailable")
 
 func (s *simulation) perform(n *node, a cluster.Action) error {
-	if a.Kind != cluster.ActSend {
+	switch a.Kind {
+	case cluster.ActSend:
+	case cluster.ActWriteAssignment, cluster.ActCommit, cluster.ActRecordCheckpoint:
+		s.tracef("%s: %s and leader key rev=%d", n.id, a, n.leaderRev)
+	default:
 		s.tracef("%s: %s", n.id, a)
 	}
 	if err := s.check.action(s, n, a); err != nil {
 		return err
+	}
+	if n.coord != nil && !s.leads(n) {
+		s.result.Deposed++
 	}
 	switch a.Kind {
 	case cluster.ActSend:
