@@ -117,13 +117,62 @@ func (c *Circuit) stepParts(ctx context.Context, st state.Store, parts []map[str
 		}
 		return nil, h, err
 	}
-	for _, ov := range ovs {
-		if err := ov.Commit(); err != nil {
-			return nil, h, err
+	out, err := mergeWhileCommitting(outs, ovs)
+	return out, h, err
+}
+
+// mergeBesideMinRows is the smallest output, in rows, of a parallel step
+// whose parts are summed (mergeParts) on a goroutine of their own while
+// the workers' overlays are committed into the step's store: the two
+// touch disjoint memory (the parts, the overlays and their parent), and
+// both are serial. Below it a goroutine costs more than the overlap
+// gains.
+const mergeBesideMinRows = 1024
+
+// mergeWhileCommitting commits the workers' overlays into their parent,
+// in worker order, and returns the sum of the workers' outputs, the two
+// beside each other when the outputs are large.
+func mergeWhileCommitting(outs []zset.Batch, ovs []*state.Overlay) (zset.Batch, error) {
+	rows, nonEmpty := 0, 0
+	for _, o := range outs {
+		if len(o) > 0 {
+			rows += len(o)
+			nonEmpty++
 		}
 	}
-	out, err := mergeParts(outs)
-	return out, h, err
+	if nonEmpty < 2 || rows < mergeBesideMinRows {
+		for _, ov := range ovs {
+			if err := ov.Commit(); err != nil {
+				return nil, err
+			}
+		}
+		return mergeParts(outs)
+	}
+	var (
+		out      zset.Batch
+		mergeErr error
+		done     = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				mergeErr = errs.Newf(errs.Internal, "internal error merging the workers' outputs: %v\n%s", r, debug.Stack())
+			}
+		}()
+		out, mergeErr = mergeParts(outs)
+	}()
+	var err error
+	for _, ov := range ovs {
+		if err = ov.Commit(); err != nil {
+			break
+		}
+	}
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	return out, mergeErr
 }
 
 // mergeParts sums consolidated batches into one consolidated batch. A

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
+	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -126,4 +128,67 @@ func writesText(t testHelper, ov *state.Overlay) string {
 		t.Fatal(err)
 	}
 	return sb.String()
+}
+
+// TestMergeWhileCommitting sums large worker outputs (rows repeated
+// across the parts, some cancelling) beside the commits of the workers'
+// overlays, and checks both against the serial way: the outputs summed
+// after the overlays are committed one after another.
+func TestMergeWhileCommitting(t *testing.T) {
+	const rows = 3 * mergeBesideMinRows
+	for _, n := range []int{2, 3, 8} {
+		build := func() (*state.Overlay, []*state.Overlay, []zset.Batch) {
+			st := state.NewOverlay(state.NewMemory())
+			ovs := make([]*state.Overlay, n)
+			outs := make([]zset.Batch, n)
+			for w := range n {
+				ovs[w] = state.NewOverlay(st)
+				for i := range rows / n {
+					k := fmt.Appendf(nil, "k%06d", i*n+w)
+					if err := ovs[w].Set(k, []byte{byte(w)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var out zset.Batch
+				for i := range rows / n {
+					weight := int64(1)
+					if i%5 == 0 && w%2 == 1 {
+						weight = -1 // cancels worker w-1's row
+					}
+					out = append(out, zset.Entry{Row: zset.Row{types.MakeInt(types.Int8, int64(i*(w/2*2+1)))}, Weight: weight})
+				}
+				var err error
+				if outs[w], err = zset.Consolidate(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return st, ovs, outs
+		}
+		wantSt, ovs, outs := build()
+		for _, ov := range ovs {
+			if err := ov.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := mergeParts(outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotSt, ovs, outs := build()
+		got, err := mergeWhileCommitting(outs, ovs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := batchText(got), batchText(want); a != b {
+			t.Fatalf("%d workers: merged beside the commits\n%s\nwant\n%s", n, a, b)
+		}
+		if a, b := writesText(t, gotSt), writesText(t, wantSt); a != b {
+			t.Fatalf("%d workers: the store after the commits differs", n)
+		}
+		for _, ov := range ovs {
+			if ov.Len() != 0 {
+				t.Fatalf("%d workers: an overlay holds %d writes after its commit", n, ov.Len())
+			}
+		}
+	}
 }
