@@ -47,8 +47,8 @@ type conn struct {
 	// kept from one statement to the next.
 	enc      *rowEncoder
 	complete pgproto3.CommandComplete
-	pid    uint32
-	secret []byte
+	pid      uint32
+	secret   []byte
 
 	// authDeadline is when the startup and authentication must be done
 	// (Config.AuthenticationTimeout).
