@@ -160,6 +160,15 @@ func consolidated(b zset.Batch) (zset.Batch, error) {
 // once, in the order the plan first reads them.
 func (c *Circuit) Relations() []string { return append([]string(nil), c.relations...) }
 
+// SoleRelation returns the one relation the circuit reads, and false
+// when it reads none or several.
+func (c *Circuit) SoleRelation() (string, bool) {
+	if len(c.relations) != 1 {
+		return "", false
+	}
+	return c.relations[0], true
+}
+
 // Explain renders the circuit as an indented tree, one operator per line,
 // with its kind, its key and the kind of state it keeps, for
 // EXPLAIN INCREMENTAL.

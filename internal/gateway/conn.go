@@ -42,8 +42,13 @@ type conn struct {
 	be  *pgproto3.Backend
 	// frames hands the backend one message at a time (frames.go).
 	frames *frameReader
-	pid    uint32
-	secret []byte
+	// enc encodes an Execute's rows (portalEncoder) and complete is the
+	// CommandComplete message sent after them (commandComplete), both
+	// kept from one statement to the next.
+	enc      *rowEncoder
+	complete pgproto3.CommandComplete
+	pid      uint32
+	secret   []byte
 
 	// authDeadline is when the startup and authentication must be done
 	// (Config.AuthenticationTimeout).
@@ -87,6 +92,9 @@ type conn struct {
 	watchTimer *time.Timer
 	// watchArmed is set while watchTimer is due to fire.
 	watchArmed atomic.Bool
+	// idleWatch is a watch that stopped before it started reading, for
+	// the next statement to use again (watchClient).
+	idleWatch *clientWatch
 
 	mu struct {
 		sync.Mutex

@@ -361,7 +361,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 			tag = retag(tag, 0)
 		}
 		p.done = true
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		c.commandComplete(tag)
 		return nil
 	}
 	rows := res.Rows[p.next:]
@@ -371,7 +371,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	if suspended {
 		rows = rows[:m.MaxRows]
 	}
-	if err := c.sendRows(newRowEncoder(res.Columns, p.formats, c.sess.Zone()), rows); err != nil {
+	if err := c.sendRows(c.portalEncoder(res.Columns, p.formats, c.sess.Zone()), rows); err != nil {
 		return c.extendedError(err)
 	}
 	p.next += len(rows)
@@ -386,7 +386,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		tag = retag(tag, len(rows))
 	}
 	p.done = true
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.commandComplete(tag)
 	return nil
 }
 

@@ -18,7 +18,7 @@ import (
 // sent.
 func (c *conn) executeStream(ctx context.Context, p *portal, maxRows uint32) error {
 	res := p.res
-	enc := newRowEncoder(res.Columns, p.formats, c.sess.Zone())
+	enc := c.portalEncoder(res.Columns, p.formats, c.sess.Zone())
 	sent := 0
 	for maxRows == 0 || uint32(sent) < maxRows {
 		if len(p.pending) == 0 {
@@ -68,6 +68,6 @@ func (c *conn) executeStream(ctx context.Context, p *portal, maxRows uint32) err
 	}
 	p.done, p.pending = true, nil
 	res.Tag = tag
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.commandComplete(tag)
 	return nil
 }

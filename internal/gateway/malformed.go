@@ -173,14 +173,20 @@ func utf8SeqLen(c byte) int {
 	return 1
 }
 
+// framingFailed reports whether err says a message's framing failed,
+// so that the message was not read.
+func framingFailed(err error) bool {
+	var tooBig *pgproto3.ExceededMaxBodyLenErr
+	return errors.As(err, &tooBig) || strings.HasPrefix(err.Error(), "invalid message length")
+}
+
 // receiveMessage reads the next client message; a message that fails
 // checkMessage comes back as a *malformedMessage, whatever pgproto3 made
 // of it.
 func (c *conn) receiveMessage() (pgproto3.FrontendMessage, error) {
 	m, err := c.be.Receive()
 	raw := c.frames.lastMessage()
-	var tooBig *pgproto3.ExceededMaxBodyLenErr
-	if err != nil && (errors.As(err, &tooBig) || strings.HasPrefix(err.Error(), "invalid message length")) {
+	if err != nil && framingFailed(err) {
 		// The framing failed: the message was not read.
 		return m, err
 	}

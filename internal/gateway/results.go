@@ -135,10 +135,40 @@ type rowEncoder struct {
 	// zone is the session time zone timestamptz text is shown in; the
 	// binary format does not depend on it.
 	zone types.Zone
+	// row is the DataRow encode returns.
+	row pgproto3.DataRow
 }
 
 func newRowEncoder(cols []runtime.Column, formats []int16, zone types.Zone) *rowEncoder {
 	return &rowEncoder{cols: cols, formats: formats, vals: make([][]byte, len(cols)), zone: zone}
+}
+
+// maxKeptRowBuffer is the largest row buffer portalEncoder keeps for the
+// next statement: a row of more makes a new encoder.
+const maxKeptRowBuffer = 64 << 10
+
+// portalEncoder returns the connection's row encoder for an Execute's
+// rows, set to cols, formats and zone: one Execute at a time uses it,
+// and it keeps its buffers from one to the next.
+func (c *conn) portalEncoder(cols []runtime.Column, formats []int16, zone types.Zone) *rowEncoder {
+	e := c.enc
+	if e == nil || cap(e.buf) > maxKeptRowBuffer {
+		e = &rowEncoder{}
+		c.enc = e
+	}
+	e.cols, e.formats, e.zone = cols, formats, zone
+	if cap(e.vals) < len(cols) {
+		e.vals = make([][]byte, len(cols))
+	}
+	e.vals = e.vals[:len(cols)]
+	return e
+}
+
+// commandComplete sends CommandComplete with tag, through a message
+// kept by the connection (Send encodes it at once).
+func (c *conn) commandComplete(tag string) {
+	c.complete.CommandTag = append(c.complete.CommandTag[:0], tag...)
+	c.be.Send(&c.complete)
 }
 
 // encode returns the DataRow of row, valid until the next call.
@@ -176,5 +206,6 @@ func (e *rowEncoder) encode(row zset.Row) (*pgproto3.DataRow, error) {
 		}
 		start = end
 	}
-	return &pgproto3.DataRow{Values: e.vals[:len(row)]}, nil
+	e.row.Values = e.vals[:len(row)]
+	return &e.row, nil
 }

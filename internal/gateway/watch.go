@@ -81,6 +81,8 @@ type clientWatch struct {
 	mode   watchMode
 	cancel context.CancelCauseFunc
 	own    bool // cancel is of a context the watch derived
+	// stopFunc is stop, bound once: watchClient returns it.
+	stopFunc func() error
 
 	mu struct {
 		sync.Mutex
@@ -104,16 +106,32 @@ type clientWatch struct {
 // read meanwhile in c.pending; it returns errClose when the client is
 // gone.
 func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context, func() error) {
-	w := &clientWatch{c: c, mode: mode}
 	c.mu.Lock()
-	w.cancel = c.mu.cancel
-	if mode.after > 0 {
-		c.mu.watch = w
-	}
+	cancel := c.mu.cancel
 	c.mu.Unlock()
-	if w.cancel == nil {
-		ctx, w.cancel = context.WithCancelCause(ctx)
-		w.own = true
+	own := cancel == nil
+	if own {
+		ctx, cancel = context.WithCancelCause(ctx)
+	}
+	w := c.idleWatch
+	c.idleWatch = nil
+	if w == nil {
+		w = &clientWatch{c: c}
+		w.stopFunc = w.stop
+	}
+	// A watch used again may still be started by a late fire of the
+	// timer that found it in c.mu.watch before its last stop: it is set
+	// up under its lock, which start takes, so such a start starts this
+	// statement's watch.
+	w.mu.Lock()
+	w.mode, w.cancel, w.own = mode, cancel, own
+	w.done, w.queue, w.gone, w.err = nil, nil, false, nil
+	w.mu.started, w.mu.stopped = false, false
+	w.mu.Unlock()
+	if mode.after > 0 {
+		c.mu.Lock()
+		c.mu.watch = w
+		c.mu.Unlock()
 	}
 	// c.mu.watch is set before watchArmed is read: a fire that clears
 	// watchArmed after the read (the timer seen armed) reads c.mu.watch
@@ -129,7 +147,7 @@ func (c *conn) watchClient(ctx context.Context, mode watchMode) (context.Context
 		c.watchArmed.Store(true)
 		c.watchTimer.Reset(mode.after)
 	}
-	return ctx, w.stop
+	return ctx, w.stopFunc
 }
 
 // startWatch starts the delayed watch waiting, if any (watchTimer).
@@ -224,6 +242,9 @@ func (w *clientWatch) stop() error {
 		w.cancel(nil)
 	}
 	if !started {
+		// No goroutine holds the watch: the next statement's may be
+		// this one.
+		c.idleWatch = w
 		return nil
 	}
 	select {

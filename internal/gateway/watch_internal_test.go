@@ -85,3 +85,58 @@ func TestArmedTimerStartsTheNextWatch(t *testing.T) {
 	}
 	watched("a statement after the fire")
 }
+
+// TestReusedWatchCancelsItsStatement: a watch that stopped before it
+// started reading is used again by the next statement; a start of it
+// then (the late fire of a timer that found it waiting for the statement
+// before) watches the next statement, whose context a disconnect
+// cancels, and not the previous one's.
+func TestReusedWatchCancelsItsStatement(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	c := newConn(&Server{cfg: Config{MaxMessageBytes: 1 << 20}}, server, 1)
+	mode := watchMode{after: time.Hour}
+	statement := func() (context.Context, context.CancelCauseFunc) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		c.mu.Lock()
+		c.mu.cancel = cancel
+		c.mu.Unlock()
+		return ctx, cancel
+	}
+	watchOf := func() *clientWatch {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.mu.watch
+	}
+
+	first, cancel := statement()
+	_, stop := c.watchClient(first, mode)
+	w := watchOf()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	cancel(nil)
+
+	second, cancel := statement()
+	defer cancel(nil)
+	_, stop = c.watchClient(second, mode)
+	if watchOf() != w {
+		t.Fatal("the watch that never read is not used again")
+	}
+	w.start() // as the late fire of the timer would
+	client.Close()
+	select {
+	case <-second.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the disconnect did not cancel the statement the watch was used again for")
+	}
+	if cause := context.Cause(second); cause != errClientGone {
+		t.Fatalf("cause %v, want errClientGone", cause)
+	}
+	if context.Cause(first) == errClientGone {
+		t.Fatal("the disconnect canceled the previous statement")
+	}
+	if err := stop(); err != errClose {
+		t.Fatalf("stop: %v, want errClose", err)
+	}
+}

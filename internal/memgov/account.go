@@ -32,6 +32,22 @@ type Account struct {
 
 type accountKey struct{}
 
+// accountContext is the context Open returns: its parent's, with the
+// account as the value of accountKey (From), in one allocation with the
+// account.
+type accountContext struct {
+	context.Context
+	acct Account
+}
+
+// Value implements context.Context.
+func (c *accountContext) Value(key any) any {
+	if key == (accountKey{}) {
+		return &c.acct
+	}
+	return c.Context.Value(key)
+}
+
 // From returns the account ctx's statement charges (nil: none).
 func From(ctx context.Context) *Account {
 	a, _ := ctx.Value(accountKey{}).(*Account)

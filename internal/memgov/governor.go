@@ -124,14 +124,17 @@ func (g *Governor) Stopped() int64 { return g.stopped.Load() }
 // Under a context marked by WithCancel the governor stops the statement
 // through the mark's function and Open derives no cancelable context.
 func (g *Governor) Open(ctx context.Context, workMem int64) (context.Context, *Account) {
-	a := &Account{gov: g, workMem: workMem}
+	ac := &accountContext{}
+	a := &ac.acct
+	a.gov, a.workMem = g, workMem
 	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelCauseFunc); ok {
 		a.cancel = cancel
 	} else {
 		ctx, a.cancel = context.WithCancelCause(ctx)
 		a.own = true
 	}
-	ctx = context.WithValue(ctx, accountKey{}, a)
+	ac.Context = ctx
+	ctx = ac
 	g.mu.Lock()
 	if a.next = g.mu.accounts; a.next != nil {
 		a.next.prev = a

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/pgcatalog"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/session"
 	"github.com/rockstream/rockstream/internal/spill"
@@ -28,6 +29,11 @@ import (
 // Engine is one RockStream instance.
 type Engine struct {
 	opts Options
+
+	// current is the committed store read as currentReader, and
+	// readDone is mu.RUnlock: made once, not at each read (readView).
+	current  state.Reader
+	readDone func()
 
 	// writeToken is held by whoever may write: the group committer while it
 	// runs an epoch, or a transaction block from its first write to its end.
@@ -159,6 +165,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 	}
 	cat.statusOf = e.connectorStatus
 	e.mu.store = store
+	e.current, e.readDone = currentReader{store, e}, e.mu.RUnlock
 	e.mu.cat = cat
 	e.mu.epoch = epoch
 	e.mu.committed = make(chan struct{})
@@ -271,6 +278,9 @@ type Session struct {
 	roles *roleMemo
 	// pid is backendPID's number with bit 30 set, 0 until it is computed.
 	pid int32
+	// info is what sessionInfo last returned, kept while the user, role
+	// and database it shows stay the same; nil before the first.
+	info *pgcatalog.Session
 	// lastCommit is the epoch the session's last commit is visible at
 	// (freshness.go); 0 before its first commit.
 	lastCommit uint64
@@ -665,7 +675,7 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 		return s.txn.w.ov, s.txn.w.cat, func() {}, nil
 	}
 	s.eng.mu.RLock()
-	return currentReader{s.eng.mu.store, s.eng}, s.eng.mu.cat, s.eng.mu.RUnlock, nil
+	return s.eng.current, s.eng.mu.cat, s.eng.readDone, nil
 }
 
 // writeStatement runs fn, a statement's writes, in a statement overlay

@@ -662,7 +662,12 @@ func readKeyRanges(ctx context.Context, r state.Reader, o *object, ranges []keyR
 		}
 		r = cr.Reader
 	}
-	return readStored(ctx, r, o.rowsPrefix(), ranges, o.rowOrderKey(), par)
+	var orderKey func(dst []byte, row zset.Row) []byte
+	if slices.ContainsFunc(ranges, func(kr keyRange) bool { return kr.bucket == allBuckets }) {
+		// Only a read of every bucket merges by order key (readStored).
+		orderKey = o.rowOrderKey()
+	}
+	return readStored(ctx, r, o.rowsPrefix(), ranges, orderKey, par)
 }
 
 // cachedRanges returns the rows of rows, o's whole contents in key order,

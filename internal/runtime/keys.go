@@ -22,7 +22,9 @@ const (
 )
 
 func relPrefix(ns byte, id uint64) []byte {
-	return binary.AppendUvarint([]byte{ns}, id)
+	b := make([]byte, 1, 1+binary.MaxVarintLen64)
+	b[0] = ns
+	return binary.AppendUvarint(b, id)
 }
 
 // Every stored key of a relation's rows and of a view's change log has

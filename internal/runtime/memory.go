@@ -55,11 +55,20 @@ func queryState(ctx context.Context) state.Store {
 	if st := spillingState(ctx); st != nil {
 		return st
 	}
-	var st state.Store = &lazyState{}
 	if a := memgov.From(ctx); a != nil {
-		return &chargedStore{Store: st, acct: a}
+		// One allocation for both: a point read steps its circuit once.
+		q := &chargedLazyState{}
+		q.charged = chargedStore{Store: &q.lazy, acct: a}
+		return &q.charged
 	}
-	return st
+	return &lazyState{}
+}
+
+// chargedLazyState is a lazyState under a chargedStore, allocated
+// together.
+type chargedLazyState struct {
+	lazy    lazyState
+	charged chargedStore
 }
 
 // Set implements state.Writer.

@@ -235,7 +235,7 @@ func (s *Session) privView() (state.Reader, *catalog, func()) {
 		return s.txn.w.ov, s.txn.w.cat, func() {}
 	}
 	s.eng.mu.RLock()
-	return s.eng.mu.store, s.eng.mu.cat, s.eng.mu.RUnlock
+	return s.eng.mu.store, s.eng.mu.cat, s.eng.readDone
 }
 
 // readsOwnWrites reports whether privView is the session's transaction

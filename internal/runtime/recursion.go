@@ -23,6 +23,24 @@ func (s *Session) recursionLimit() int { return s.resolved().recursionLimit }
 // limitRecursion sets the iteration limit of every recursive query in p;
 // 0 leaves the default.
 func limitRecursion(p plan.Node, n int) {
+	// Down a chain of one-input nodes without Inputs' slices (a point
+	// read's plan is one).
+	for {
+		switch x := p.(type) {
+		case *plan.Filter:
+			p = x.Input
+			continue
+		case *plan.Project:
+			p = x.Input
+			continue
+		case *plan.Limit:
+			p = x.Input
+			continue
+		case *plan.Scan:
+			return
+		}
+		break
+	}
 	if r, ok := p.(*plan.Recursive); ok {
 		r.MaxIterations = n
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"sync"
 
+	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/plan"
@@ -22,6 +24,10 @@ import (
 // the result is never held whole and a LIMIT stops the work when it is
 // reached.
 type RowStream struct {
+	// scan, when not nil, makes the rows (a query over a scan:
+	// streamQuery; it points to scanState), and next and more are nil.
+	scan      *scanStream
+	scanState scanStream
 	// next returns the next chunk's rows, io.EOF after the last.
 	next func(ctx context.Context) ([]zset.Row, error)
 	// more reports whether next may return rows yet.
@@ -83,7 +89,13 @@ func (r *RowStream) Next(ctx context.Context) (rows []zset.Row, err error) {
 		}
 	}()
 	for {
-		rows, err := r.next(ctx)
+		var rows []zset.Row
+		var err error
+		if r.scan != nil {
+			rows, err = r.scan.next(ctx)
+		} else {
+			rows, err = r.next(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +109,12 @@ func (r *RowStream) Next(ctx context.Context) (rows []zset.Row, err error) {
 // More reports whether Next may return more rows; false means that it
 // returns io.EOF. A stream that cannot tell (no more func) says true,
 // and its Next then answers.
-func (r *RowStream) More() bool { return r.more == nil || r.more() }
+func (r *RowStream) More() bool {
+	if r.scan != nil {
+		return r.scan.more()
+	}
+	return r.more == nil || r.more()
+}
 
 // Tag returns the statement's command tag for the rows Next returned.
 func (r *RowStream) Tag() string { return "SELECT " + strconv.FormatInt(r.rows, 10) }
@@ -135,11 +152,11 @@ func (s *Session) streamQuery(ctx context.Context, r state.Reader, cat *catalog,
 	if err != nil {
 		return nil, false, err
 	}
-	rels := c.Relations()
-	if len(rels) != 1 {
+	rel, one := c.SoleRelation()
+	if !one {
 		return nil, false, nil
 	}
-	o := cat.lookup(rels[0])
+	o := cat.lookup(rel)
 	if o == nil || o.system != nil {
 		return nil, false, nil
 	}
@@ -153,50 +170,76 @@ func (s *Session) streamQuery(ctx context.Context, r state.Reader, cat *catalog,
 	if err != nil {
 		return nil, true, err
 	}
-	skip, left := int64(0), int64(-1)
+	rs = &RowStream{sess: s}
+	st := &rs.scanState
+	*st = scanStream{c: c, name: o.name, input: input, left: -1, size: 256}
 	if limit != nil {
-		skip, left = limit.Offset, limit.Count
+		st.skip, st.left = limit.Offset, limit.Count
 	}
-	rs = &RowStream{sess: s, more: func() bool { return len(input) > 0 && left != 0 }}
-	size := 256 // the first chunk's rows, before their width is known
-	rs.next = func(ctx context.Context) ([]zset.Row, error) {
-		if len(input) == 0 || left == 0 {
-			input = nil
-			return nil, io.EOF
-		}
-		chunk := input[:min(size, len(input))]
-		input = input[len(chunk):]
-		if err := memgov.From(ctx).Grow(batchBytes(chunk)); err != nil {
-			return nil, err
-		}
-		out, err := c.Step(ctx, queryState(ctx), map[string]zset.Batch{o.name: chunk})
-		if err != nil {
-			return nil, err
-		}
-		var rows []zset.Row
-		for _, e := range out {
-			if e.Weight < 0 {
-				return nil, errs.New(errs.Internal, "internal error: query result has a negative weight")
-			}
-			for i := int64(0); i < e.Weight && left != 0; i++ {
-				if skip > 0 {
-					skip--
-					continue
-				}
-				rows = append(rows, e.Row)
-				if left > 0 {
-					left--
-				}
-			}
-		}
-		if b := rowsBytes(rows); b > 0 {
-			size = int(min(streamChunk, max(16, int64(len(chunk))*streamChunkBytes/b)))
-		} else {
-			size = streamChunk
-		}
-		return rows, nil
-	}
+	rs.scan = st
 	return rs, true, nil
+}
+
+// scanStream makes a RowStream's rows from the rows read of one relation,
+// stepping the query's circuit over a chunk of them at a time.
+type scanStream struct {
+	c     *diff.Circuit
+	name  string // the relation's, the circuit's input
+	input zset.Batch
+	// skip are the rows still to skip (OFFSET), left the rows still to
+	// return (LIMIT; -1: all).
+	skip, left int64
+	// size is the next chunk's input rows: at first 256, before the
+	// rows' width is known.
+	size int
+}
+
+// stepInputs holds empty input maps of one relation for scanStream's
+// steps: a circuit's Step does not keep its input map.
+var stepInputs = sync.Pool{New: func() any { return make(map[string]zset.Batch, 1) }}
+
+func (st *scanStream) more() bool { return len(st.input) > 0 && st.left != 0 }
+
+func (st *scanStream) next(ctx context.Context) ([]zset.Row, error) {
+	if len(st.input) == 0 || st.left == 0 {
+		st.input = nil
+		return nil, io.EOF
+	}
+	chunk := st.input[:min(st.size, len(st.input))]
+	st.input = st.input[len(chunk):]
+	if err := memgov.From(ctx).Grow(batchBytes(chunk)); err != nil {
+		return nil, err
+	}
+	in := stepInputs.Get().(map[string]zset.Batch)
+	in[st.name] = chunk
+	out, err := st.c.Step(ctx, queryState(ctx), in)
+	clear(in)
+	stepInputs.Put(in)
+	if err != nil {
+		return nil, err
+	}
+	var rows []zset.Row
+	for _, e := range out {
+		if e.Weight < 0 {
+			return nil, errs.New(errs.Internal, "internal error: query result has a negative weight")
+		}
+		for i := int64(0); i < e.Weight && st.left != 0; i++ {
+			if st.skip > 0 {
+				st.skip--
+				continue
+			}
+			rows = append(rows, e.Row)
+			if st.left > 0 {
+				st.left--
+			}
+		}
+	}
+	if b := rowsBytes(rows); b > 0 {
+		st.size = int(min(streamChunk, max(16, int64(len(chunk))*streamChunkBytes/b)))
+	} else {
+		st.size = streamChunk
+	}
+	return rows, nil
 }
 
 type streamingKey struct{}

@@ -22,16 +22,23 @@ import (
 // (withSession) answers the system functions and the OID alias types'
 // lookups through it.
 
-// sessionInfo returns what the system catalog shows of s.
+// sessionInfo returns what the system catalog shows of s. Readers do
+// not change it, so the one returned last is returned again while it
+// shows the same user, role and database.
 func (s *Session) sessionInfo() *pgcatalog.Session {
-	return &pgcatalog.Session{
-		User:      s.sessionUser(),
-		Role:      s.setRole(),
-		Database:  s.resolved().database,
+	user, role, db := s.sessionUser(), s.setRole(), s.resolved().database
+	if i := s.info; i != nil && i.User == user && i.Role == role && i.Database == db {
+		return i
+	}
+	s.info = &pgcatalog.Session{
+		User:      user,
+		Role:      role,
+		Database:  db,
 		Setting:   s.Setting,
 		SetConfig: s.setConfig,
 		PID:       backendPID(s),
 	}
+	return s.info
 }
 
 // backendPID gives a session a stable number for pg_backend_pid(),
