@@ -55,30 +55,25 @@ func withSuffix(prefix []byte, suffix ...byte) []byte {
 
 // addWeightAt adds w to the weight stored under key, deleting the entry
 // when the weight reaches zero. buf is scratch space, returned for reuse.
+//
+// A positive w cannot bring a count to zero or below, so it is written as
+// a weight merge (state.MergeWeight: the count is a varint weight with an
+// empty payload) without reading the stored count: into an overlay the
+// sum with the parent's count is made when the overlay commits. A
+// negative w reads the count, to delete the entry at zero and to refuse a
+// negative one.
 func addWeightAt(st state.Store, key []byte, w int64, buf []byte) ([]byte, error) {
-	v, ok, err := st.Get(key)
-	if err != nil {
-		return buf, err
-	}
-	var cur int64
-	if ok {
-		if cur, _, err = readWeight(v); err != nil {
-			return buf, err
-		}
-	}
-	if cur, err = zset.AddWeight(cur, w); err != nil {
-		return buf, err
-	}
-	if cur == 0 {
-		return buf, st.Delete(key)
-	}
-	buf = appendWeight(buf[:0], cur)
-	return buf, st.Set(key, buf)
+	var h state.Hint
+	return addWeightHinted(st, key, w, buf, &h)
 }
 
 // addWeightHinted is addWeightAt through a state.Hint, for runs of
 // sorted keys.
 func addWeightHinted(st state.Store, key []byte, w int64, buf []byte, h *state.Hint) ([]byte, error) {
+	if w > 0 {
+		buf = appendWeight(buf[:0], w)
+		return buf, state.MergeWeight(st, key, buf, h)
+	}
 	v, ok, err := state.GetHinted(st, key, h)
 	if err != nil {
 		return buf, err

@@ -31,9 +31,15 @@ const maxLogRecord = 64 << 10
 // reused for the entry's encoding and returned.
 func appendLogEntry(dst, scratch []byte, offset uint64, weight int64, row zset.Row) (out, scratchOut []byte) {
 	scratch = encodeStored(scratch, weight, row)
+	return appendStoredLogEntry(dst, offset, scratch), scratch
+}
+
+// appendStoredLogEntry is appendLogEntry of an entry already encoded by
+// encodeStored.
+func appendStoredLogEntry(dst []byte, offset uint64, stored []byte) []byte {
 	dst = binary.AppendUvarint(dst, offset)
-	dst = binary.AppendUvarint(dst, uint64(len(scratch)))
-	return append(dst, scratch...), scratch
+	dst = binary.AppendUvarint(dst, uint64(len(stored)))
+	return append(dst, stored...)
 }
 
 // decodeLogRecord calls fn with each entry of the record v, whose key's

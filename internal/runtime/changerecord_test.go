@@ -20,7 +20,8 @@ import (
 // written are the same, that reading the log back gives every delta's
 // entries in their order, that each record holds entries of its own
 // bucket only, and that a bucket's entries of a delta are one record
-// unless it passes maxLogRecord.
+// unless it passes maxLogRecord. Each worker count logs the deltas as
+// rows and as entries already encoded (encodeDelta), with the same bytes.
 func TestLogRecordsHoldTheDeltas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	delta := func(n, pad int) zset.Batch {
@@ -41,15 +42,21 @@ func TestLogRecordsHoldTheDeltas(t *testing.T) {
 	v := &object{id: 9}
 	prefix := relPrefix(nsChangeLog, v.id)
 	var dumps []string
-	for _, workers := range []int{1, 2, 3} {
+	for run := range 6 {
+		workers, encoded := 1+run/2, run%2 == 1
 		store := state.NewMemory()
 		for i, deltas := range epochs {
 			ov := state.NewOverlay(store)
 			w := &epochWrite{epoch: uint64(i + 1), ov: ov, logSeq: map[uint64]uint64{}}
 			for _, d := range deltas {
-				if err := logChangesOn(ov, w, v, d, workers); err != nil {
+				var enc *encodedDelta
+				if encoded {
+					enc = encodeDelta(v, d)
+				}
+				if err := logChangesOn(ov, w, v, d, enc, workers); err != nil {
 					t.Fatal(err)
 				}
+				enc.release()
 			}
 			if err := ov.Commit(); err != nil {
 				t.Fatal(err)
@@ -111,7 +118,7 @@ func TestLogRecordsHoldTheDeltas(t *testing.T) {
 	}
 	for i := range dumps[1:] {
 		if dumps[i+1] != dumps[0] {
-			t.Fatalf("the log written by %d workers differs from one worker's: %s", i+2, firstDifference(dumps[0], dumps[i+1]))
+			t.Fatalf("the log written by %d workers (encoded: %v) differs from one worker's: %s", 1+(i+1)/2, (i+1)%2 == 1, firstDifference(dumps[0], dumps[i+1]))
 		}
 	}
 }

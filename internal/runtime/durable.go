@@ -331,25 +331,35 @@ func replay(st state.Store, cat *catalog, rec catalogRecord) (*catalog, error) {
 // descending the tree from its root. The entries and their seqs are
 // those of writing the delta's entries in its order.
 func logChanges(st state.Store, w *epochWrite, o *object, delta zset.Batch) error {
-	return logChangesOn(st, w, o, delta, 1)
+	return logChangesOn(st, w, o, delta, nil, 1)
 }
 
 // logChangesOn is logChanges with the records written by n workers, each
 // those of the buckets it owns (zset.BucketOwner), into an overlay of its
 // own committed into st (writeOnWorkers): a record's key and value do not
 // depend on who writes it, so the log is the same for any n.
-func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, n int) error {
+//
+// enc, when not nil, holds the delta's buckets and entries already
+// encoded (encodeDelta), which the log then copies.
+func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, enc *encodedDelta, n int) error {
 	id := o.id
 	prefix := relPrefix(nsChangeLog, id)
 	base := w.logSeq[id]
-	var scratch []byte
-	buckets := make([]byte, len(delta))
+	var buckets []byte
+	if enc != nil {
+		buckets = enc.buckets
+	} else {
+		var scratch []byte
+		buckets = make([]byte, len(delta))
+		for i, e := range delta {
+			var b int
+			b, scratch = o.viewRowBucket(e.Row, scratch)
+			buckets[i] = byte(b)
+		}
+	}
 	var starts [zset.Buckets + 1]int32 // starts[b+1]: entries in buckets <= b, once summed
-	for i, e := range delta {
-		var b int
-		b, scratch = o.viewRowBucket(e.Row, scratch)
-		buckets[i] = byte(b)
-		starts[b+1]++
+	for _, b := range buckets {
+		starts[int(b)+1]++
 	}
 	for b := 1; b < len(starts); b++ {
 		starts[b] += starts[b-1]
@@ -371,6 +381,10 @@ func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, n 
 			v = v[:0]
 			for ; at < len(order) && buckets[order[at]] == b && len(v) < maxLogRecord; at++ {
 				i := order[at]
+				if enc != nil {
+					v = appendStoredLogEntry(v, uint64(i)-from, enc.storedValue(int(i)))
+					continue
+				}
 				v, e = appendLogEntry(v, e, uint64(i)-from, delta[i].Weight, delta[i].Row)
 			}
 			if err := state.SetHinted(st, k, v, &hint); err != nil {

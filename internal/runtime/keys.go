@@ -203,18 +203,38 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 // a comparison more), which saves the write's descent of the overlay's
 // tree.
 func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte) error {
+	var vbuf []byte
+	return applyDeltaKeyed(st, delta,
+		func(dst []byte, i int) []byte { return keyOf(dst, prefix, delta[i].Row) },
+		func(i int) []byte {
+			vbuf = encodeStored(vbuf, delta[i].Weight, delta[i].Row)
+			return vbuf
+		})
+}
+
+// applyEncodedDelta is applyDelta for a delta whose keys and inserted
+// values enc holds (encodeDelta): they are copied, not encoded again.
+func applyEncodedDelta(st state.Store, prefix []byte, delta zset.Batch, enc *encodedDelta) error {
+	return applyDeltaKeyed(st, delta,
+		func(dst []byte, i int) []byte { return enc.storedKey(dst, prefix, i) },
+		enc.storedValue)
+}
+
+// applyDeltaKeyed is applyDelta with entry i's storage key appended to
+// dst[:0] by keyAt and its stored value as an insertion (encodeStored of
+// its weight and row) returned by insertedAt.
+func applyDeltaKeyed(st state.Store, delta zset.Batch, keyAt func(dst []byte, i int) []byte, insertedAt func(i int) []byte) error {
 	var kbuf, vbuf []byte
 	var hint state.Hint
 	for pass := 0; pass < 2; pass++ {
-		for _, e := range delta {
+		for i, e := range delta {
 			if (pass == 0) != (e.Weight < 0) {
 				continue
 			}
-			kbuf = keyOf(kbuf, prefix, e.Row)
+			kbuf = keyAt(kbuf, i)
 			hint = state.Hint{}
 			if e.Weight > 0 {
-				vbuf = encodeStored(vbuf, e.Weight, e.Row)
-				if err := state.MergeWeight(st, kbuf, vbuf, &hint); err != nil {
+				if err := state.MergeWeight(st, kbuf, insertedAt(i), &hint); err != nil {
 					return err
 				}
 				continue

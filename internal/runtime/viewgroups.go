@@ -54,11 +54,11 @@ func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas m
 			continue
 		}
 		for _, v := range group {
-			out, err := stepView(ctx, st, w.cat, v, deltas, routed, par)
+			out, enc, err := stepView(ctx, st, w.cat, v, deltas, routed, par)
 			if err != nil {
 				return err
 			}
-			if err := logViewDelta(ctx, st, w, v, out, deltas, par); err != nil {
+			if err := logViewDelta(ctx, st, w, v, out, enc, deltas, par); err != nil {
 				return err
 			}
 		}
@@ -99,41 +99,50 @@ func viewGroup(views []*object, from int, deltas map[string]zset.Batch, due map[
 }
 
 // stepView steps v's circuit over the deltas and applies its output to
-// v's rows and row count in st, returning the output.
-func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) (zset.Batch, error) {
+// v's rows and row count in st, returning the output and, for logViewDelta,
+// its encodings (nil when v has a primary key).
+func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) (zset.Batch, *encodedDelta, error) {
 	if testHookStepView != nil {
 		testHookStepView(v.name)
 	}
 	in, _ := circuitDeltas(cat, v.circuit, deltas)
 	out, err := v.circuit.StepRouted(ctx, st, in, routed, par)
 	if err != nil {
-		return nil, viewError(v, err)
+		return nil, nil, viewError(v, err)
 	}
 	if len(out) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	if err := applyDeltaSplit(st, v.rowsPrefix(), out, v.keyOf(), viewWriters(par, len(out))); err != nil {
-		return nil, err
+	enc := encodeDelta(v, out)
+	if n := viewWriters(par, len(out)); n > 1 || enc == nil {
+		err = applyDeltaSplit(st, v.rowsPrefix(), out, v.keyOf(), n)
+	} else {
+		err = applyEncodedDelta(st, v.rowsPrefix(), out, enc)
 	}
-	if err := indexWritten(st, cat, v, out); err != nil {
-		return nil, err
+	if err == nil {
+		err = indexWritten(st, cat, v, out)
 	}
-	if err := addViewRows(st, v, out); err != nil {
-		return nil, err
+	if err == nil {
+		err = addViewRows(st, v, out)
 	}
-	return out, nil
+	if err != nil {
+		enc.release()
+		return nil, nil, err
+	}
+	return out, enc, nil
 }
 
 // logViewDelta writes v's output to its change log and passes it on to
-// the views that read v.
-func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object, out zset.Batch, deltas map[string]zset.Batch, par diff.Parallelism) error {
+// the views that read v. It releases enc, out's encodings from stepView.
+func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object, out zset.Batch, enc *encodedDelta, deltas map[string]zset.Batch, par diff.Parallelism) error {
+	defer enc.release()
 	if len(out) == 0 {
 		return nil
 	}
 	if err := chargeEpochWrite(ctx, out, viewChangeWrites); err != nil {
 		return err
 	}
-	if err := logChangesOn(st, w, v, out, viewWriters(par, len(out))); err != nil {
+	if err := logChangesOn(st, w, v, out, enc, viewWriters(par, len(out))); err != nil {
 		return err
 	}
 	deltas[v.name] = out
@@ -144,6 +153,7 @@ func logViewDelta(ctx context.Context, st state.Store, w *epochWrite, v *object,
 type viewRun struct {
 	ov  *state.Overlay
 	out zset.Batch
+	enc *encodedDelta
 	err error
 }
 
@@ -169,7 +179,7 @@ func stepViewsConcurrently(ctx context.Context, st state.Store, w *epochWrite, g
 			}
 			r := &runs[i]
 			r.ov = state.NewOverlay(st)
-			r.out, r.err = stepViewGuarded(ctx, r.ov, w.cat, group[i], deltas, routed, par)
+			r.out, r.enc, r.err = stepViewGuarded(ctx, r.ov, w.cat, group[i], deltas, routed, par)
 			if r.err != nil {
 				for {
 					f := failedAt.Load()
@@ -205,7 +215,7 @@ func stepViewsConcurrently(ctx context.Context, st state.Store, w *epochWrite, g
 		if err := runs[i].ov.Commit(); err != nil {
 			return err
 		}
-		if err := logViewDelta(ctx, st, w, v, runs[i].out, deltas, par); err != nil {
+		if err := logViewDelta(ctx, st, w, v, runs[i].out, runs[i].enc, deltas, par); err != nil {
 			return err
 		}
 	}
@@ -215,10 +225,10 @@ func stepViewsConcurrently(ctx context.Context, st state.Store, w *epochWrite, g
 // stepViewGuarded is stepView turning a panic into the view's internal
 // error (SQLSTATE XX000), as guard does for a statement: on a goroutine
 // of its own, an unrecovered panic would end the process.
-func stepViewGuarded(ctx context.Context, st state.Store, cat *catalog, v *object, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) (out zset.Batch, err error) {
+func stepViewGuarded(ctx context.Context, st state.Store, cat *catalog, v *object, deltas map[string]zset.Batch, routed map[string]diff.Routed, par diff.Parallelism) (out zset.Batch, enc *encodedDelta, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, panicError(r)
+			out, enc, err = nil, nil, panicError(r)
 		}
 	}()
 	return stepView(ctx, st, cat, v, deltas, routed, par)

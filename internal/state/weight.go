@@ -55,17 +55,22 @@ func MergeWeight(st Store, key, operand []byte, h *Hint) error {
 	if o.scanning.Load() > 0 {
 		return errWriteInScan
 	}
-	prev, found := o.writes.GetHint(probe(key), &h.paths[0])
-	var e entry
-	switch {
-	case !found:
-		e = owned(key, operand).asMerge()
+	// Most operands are for keys the overlay has not written: the operand
+	// goes in with one descent of the tree, and the rare key it replaces
+	// is put right through the same path.
+	e := owned(key, operand).asMerge()
+	prev, found := o.writes.SetHint(e, &h.paths[0])
+	if !found {
 		o.merges = true
+		return nil
+	}
+	switch {
 	case prev.deleted():
-		e = owned(key, operand)
+		e = e.asValue()
 	default:
 		v, err := addWeights(prev.value(), operand)
 		if err != nil {
+			o.writes.SetHint(prev, &h.paths[0])
 			return err
 		}
 		e = owned(key, v)

@@ -221,6 +221,40 @@ func TestMergeWeightOverflowChangesNothing(t *testing.T) {
 	}
 }
 
+// TestMergeWeightOverflowInOverlayKeepsItsWrite: an operand that
+// overflows the weight an overlay itself holds for its key (a value or
+// an earlier operand) fails with ErrWeightOverflow and leaves that write
+// as it was.
+func TestMergeWeightOverflowInOverlayKeepsItsWrite(t *testing.T) {
+	parent := NewMemory()
+	if err := parent.Set([]byte("m"), weighted(3, "parent")); err != nil {
+		t.Fatal(err)
+	}
+	o := NewOverlay(parent)
+	var h Hint
+	if err := o.Set([]byte("v"), weighted(math.MaxInt64-1, "set")); err != nil {
+		t.Fatal(err)
+	}
+	if err := MergeWeight(o, []byte("m"), weighted(math.MaxInt64-5, "merged"), &h); err != nil {
+		t.Fatal(err)
+	}
+	before := dump(t, o)
+	for _, key := range []string{"v", "m"} {
+		if err := MergeWeight(o, []byte(key), weighted(10, "over"), &h); !errors.Is(err, ErrWeightOverflow) {
+			t.Fatalf("MergeWeight over %s: %v", key, err)
+		}
+	}
+	if got := dump(t, o); got != before {
+		t.Fatalf("after the refused merges the overlay holds\n%s\nwant\n%s", got, before)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dump(t, parent), fmt.Sprintf("m=%d:merged\nv=%d:set\n", int64(math.MaxInt64-2), int64(math.MaxInt64-1)); got != want {
+		t.Fatalf("after the commit the parent holds\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestMergeWeightRefusesNonPositive: an operand must be a positive weight.
 func TestMergeWeightRefusesNonPositive(t *testing.T) {
 	o := NewOverlay(NewMemory())
