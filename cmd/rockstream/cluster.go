@@ -122,7 +122,10 @@ func printControlStatus(w io.Writer, st *controlStatus) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "worker\tmember\taddress\tstate\tbuckets\tcount\tapplied epoch\tlag epochs\t")
 	for _, wk := range st.Workers {
-		state, buckets, count, applied, lag := wk.Error, "", "", "", ""
+		state, buckets, count, applied, lag := "", "", "", "", ""
+		if wk.Error != "" {
+			state = "unreachable"
+		}
 		if r := wk.Report; r != nil {
 			state, buckets = r.Phase, strings.Join(r.Buckets, ",")
 			count, applied = fmt.Sprint(r.BucketCount), fmt.Sprint(r.Applied)

@@ -450,3 +450,37 @@ func TestClusterProcesses(t *testing.T) {
 	}
 	t.Logf("audited decisions: %v", kinds)
 }
+
+func TestClusterRoleFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--role", "gateway"}, `--role must be all, control or worker, not "gateway"`},
+		{[]string{"--role", "control", "--storage", dir, "--pg-addr", "127.0.0.1:0"}, "--role control does not take --pg-addr"},
+		{[]string{"--role", "worker", "--storage", dir, "--http-addr", "127.0.0.1:0", "--control", "x:1"}, "--role worker does not take --http-addr"},
+		{[]string{"--role", "control", "--storage", dir, "--node-id", "w1"}, "--role control does not take --node-id"},
+		{[]string{"--etcd", "http://127.0.0.1:2379"}, "--role all does not take --etcd"},
+		{[]string{"--role", "worker", "--storage", dir}, "--role worker needs --control ADDR"},
+		{[]string{"--role", "worker", "--storage", dir, "--control", "a:1", "--etcd", "http://b:2"}, "give --control or --etcd, not both"},
+		{[]string{"--role", "worker", "--storage", dir, "--control", "a:1", "--lease-ttl", "500ms"}, "--lease-ttl must be at least 1s"},
+		{[]string{"--role", "control", "--storage", dir, "--cluster", "a/b"}, "--cluster: control: invalid cluster name"},
+		{[]string{"--role", "control"}, "--role control needs --storage DIR"},
+		{[]string{"--role", "worker", "--control", "a:1"}, "--role worker needs --storage DIR"},
+	} {
+		out := runProg(t, dir, "", binary(t), append([]string{"start"}, c.args...)...)
+		if out.exit != exitUsage || !strings.Contains(out.stderr, c.want) {
+			t.Errorf("start %s: exit %d, stderr:\n%s\nwant exit %d and %q", strings.Join(c.args, " "), out.exit, out.stderr, exitUsage, c.want)
+		}
+	}
+
+	// A control whose cluster keeps its objects elsewhere is refused.
+	ctl := startProcCluster(t)
+	etcd, _ := ctl.control.logLine("ready")["etcd"].(string)
+	out := runProg(t, dir, "", binary(t), "start", "--role", "control", "--storage", filepath.Join(dir, "other"),
+		"--etcd", etcd, "--http-addr", "127.0.0.1:0")
+	if out.exit != exitUsage || !strings.Contains(out.stderr, "keeps its input log and checkpoints in file://") {
+		t.Errorf("a second control on another object store: exit %d, stderr:\n%s", out.exit, out.stderr)
+	}
+}

@@ -147,7 +147,7 @@ func (a *controlAPI) audit(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/jsonl")
+	w.Header().Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
 	for _, ev := range events {
 		_ = enc.Encode(ev)
