@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,8 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
 	"github.com/rockstream/rockstream/internal/cluster"
 	"github.com/rockstream/rockstream/internal/runtime"
+	"github.com/rockstream/rockstream/internal/storage"
 )
 
 var clusterKills = flag.Int("cluster-kills", 3, "how many times TestClusterProcesses kills a worker with SIGKILL (20 for the issue's proof)")
@@ -475,12 +480,93 @@ func TestClusterRoleFlags(t *testing.T) {
 		}
 	}
 
-	// A control whose cluster keeps its objects elsewhere is refused.
+	// The control's endpoints refuse bad writes precisely.
 	ctl := startProcCluster(t)
+	for _, c := range []struct{ body, want string }{
+		{`{"writes":[`, "the body is not a writes request"},
+		{`{"writes":[{"ID":1,"Key":"a","Delta":1}],"extra":1}`, "unknown field"},
+		{`{"writes":[]}`, "a request carries 1 to 10000 writes, not 0"},
+		{`{"writes":[{"ID":0,"Key":"a","Delta":1}]}`, "unique nonzero ID and a key"},
+		{`{"writes":[{"ID":1,"Key":"a"},{"ID":1,"Key":"b"}]}`, "unique nonzero ID and a key"},
+		{`{"writes":[{"ID":1,"Key":"a"}],"timeout_ms":70000}`, "timeout_ms must be between 0 and 60000"},
+	} {
+		resp, err := http.Post("http://"+ctl.http+"/cluster/writes", "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), c.want) {
+			t.Errorf("POST %s: %s %s, want 400 and %q", c.body, resp.Status, b, c.want)
+		}
+	}
+	status := runProg(t, dir, "", binary(t), "cluster", "status", "--control", ctl.http)
+	if status.exit != 0 || !strings.Contains(status.stdout, "cluster rockstream, leader 127.0.0.1:") || !strings.Contains(status.stdout, "this control leads") {
+		t.Errorf("cluster status --control: exit %d\n%s%s", status.exit, status.stdout, status.stderr)
+	}
+	audit := runProg(t, dir, "", binary(t), "audit", "tail", "--server", ctl.http)
+	if audit.exit != 0 || !strings.Contains(audit.stdout, `"kind":"cluster","object":"elected"`) {
+		t.Errorf("audit tail --server of the control: exit %d\n%s%s", audit.exit, audit.stdout, audit.stderr)
+	}
+
+	// A control whose cluster keeps its objects elsewhere is refused.
 	etcd, _ := ctl.control.logLine("ready")["etcd"].(string)
 	out := runProg(t, dir, "", binary(t), "start", "--role", "control", "--storage", filepath.Join(dir, "other"),
 		"--etcd", etcd, "--http-addr", "127.0.0.1:0")
 	if out.exit != exitUsage || !strings.Contains(out.stderr, "keeps its input log and checkpoints in file://") {
 		t.Errorf("a second control on another object store: exit %d, stderr:\n%s", out.exit, out.stderr)
+	}
+}
+
+// TestClusterProcessesOnS3 runs the cluster with its input log and
+// checkpoints in S3 (gofakes3 on loopback, configured through the
+// ROCKSTREAM_OBJECT_STORE_* variables the processes inherit).
+func TestClusterProcessesOnS3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a control and two workers as processes")
+	}
+	backend := s3mem.New()
+	if err := backend.CreateBucket("cluster"); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	t.Setenv(storage.EnvObjectStoreEndpoint, srv.URL)
+	t.Setenv(storage.EnvObjectStoreAccessKeyID, "key")
+	t.Setenv(storage.EnvObjectStoreSecretAccessKey, "secret")
+	t.Setenv("ROCKSTREAM_OBJECT_STORE_BUCKET", "cluster")
+	c := startProcCluster(t)
+	if got := c.control.logLine("ready")["objects"]; got != "s3://cluster/rockstream" {
+		t.Fatalf("the control's object store is %v, want s3://cluster/rockstream", got)
+	}
+	ids := []string{"w1", "w2"}
+	for _, id := range ids {
+		c.startWorker(id)
+	}
+	c.waitSettled(ids, 30*time.Second, false)
+	l := startLoad(c.http)
+	for l.count() < 100 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.workers["w2"].cmd.Process.Signal(syscall.SIGKILL)
+	killed := time.Now()
+	<-c.workers["w2"].done
+	t.Logf("writes acknowledged again %s after w2 was killed", c.waitResumed(l, killed, 10*time.Second).Round(time.Millisecond))
+	c.startWorker("w2")
+	c.waitSettled(ids, 30*time.Second, false)
+	n := l.count()
+	for l.count() < n+50 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	l.stop()
+	st := c.waitSettled(ids, 30*time.Second, true)
+	c.checkExactlyOnce(st, l)
+	if st.Checkpoint == 0 {
+		t.Fatalf("no checkpoint recorded by frontier %d", st.Committed)
+	}
+	for _, key := range []string{"rockstream/" + cluster.InputKey(st.Committed), "rockstream/" + cluster.ManifestKey(st.Checkpoint)} {
+		if _, err := backend.HeadObject("cluster", key); err != nil {
+			t.Errorf("%s is not in the bucket: %v", key, err)
+		}
 	}
 }
