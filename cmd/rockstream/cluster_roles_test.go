@@ -472,6 +472,9 @@ func TestClusterRoleFlags(t *testing.T) {
 		{[]string{"--role", "worker", "--storage", dir, "--control", "a:1", "--lease-ttl", "500ms"}, "--lease-ttl must be at least 1s"},
 		{[]string{"--role", "control", "--storage", dir, "--cluster", "a/b"}, "--cluster: control: invalid cluster name"},
 		{[]string{"--role", "control"}, "--role control needs --storage DIR"},
+		{[]string{"--role", "control", "--storage", dir, "--http-addr", ""}, "--role control needs --http-addr"},
+		{[]string{"--role", "control", "--storage", dir, "--shutdown-timeout", "1s"}, "--role control does not take --shutdown-timeout"},
+		{[]string{"--role", "worker", "--storage", dir, "--control", "a:1", "--cluster-addr", "0.0.0.0:0"}, "not a wildcard"},
 		{[]string{"--role", "worker", "--control", "a:1"}, "--role worker needs --storage DIR"},
 	} {
 		out := runProg(t, dir, "", binary(t), append([]string{"start"}, c.args...)...)

@@ -174,3 +174,16 @@ func bind(addr, flag string) listened {
 	ln, err := listen(addr, flag)
 	return listened{ln, err}
 }
+
+// bindCluster binds --cluster-addr, whose address is advertised to the
+// other processes as bound: a wildcard host would name no machine.
+func bindCluster(addr string) listened {
+	l := bind(addr, "--cluster-addr")
+	if l.err == nil {
+		if a, ok := l.ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+			l.ln.Close()
+			l = listened{err: fmt.Errorf("--cluster-addr %s is advertised to the other processes as bound: give the host they reach this one at, not a wildcard", addr)}
+		}
+	}
+	return l
+}

@@ -63,8 +63,8 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 var (
 	clusterOnly = []string{"cluster", "etcd", "control", "node-id", "cluster-addr", "etcd-port", "etcd-peer-port", "lease-ttl", "epoch-interval", "checkpoint-every"}
 	roleFlags   = map[string][]string{
-		"control": {"role", "storage", "http-addr", "log-format", "log-level", "shutdown-timeout", "cluster", "etcd", "cluster-addr", "etcd-port", "etcd-peer-port", "epoch-interval", "checkpoint-every"},
-		"worker":  {"role", "storage", "log-format", "log-level", "shutdown-timeout", "cluster", "etcd", "control", "node-id", "cluster-addr", "lease-ttl"},
+		"control": {"role", "storage", "http-addr", "log-format", "log-level", "cluster", "etcd", "cluster-addr", "etcd-port", "etcd-peer-port", "epoch-interval", "checkpoint-every"},
+		"worker":  {"role", "storage", "log-format", "log-level", "cluster", "etcd", "control", "node-id", "cluster-addr", "lease-ttl"},
 	}
 )
 
@@ -151,7 +151,10 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	if err != nil {
 		return usageError{err}
 	}
-	httpLn, grpcLn := bind(f.httpAddr, "--http-addr"), bind(c.clusterAddr, "--cluster-addr")
+	if f.httpAddr == "" {
+		return usageError{errors.New("--role control needs --http-addr: workers and operators reach the cluster through it")}
+	}
+	httpLn, grpcLn := bind(f.httpAddr, "--http-addr"), bindCluster(c.clusterAddr)
 	if httpLn.err != nil || grpcLn.err != nil {
 		return usageError{errors.Join(httpLn.err, grpcLn.err)}
 	}
@@ -262,7 +265,7 @@ func runWorker(ctx context.Context, f startFlags, c clusterFlags, stderr io.Writ
 	ctx, stop := roleContext(ctx)
 	defer stop()
 	keys, _ := control.NewKeys(c.name)
-	grpcLn := bind(c.clusterAddr, "--cluster-addr")
+	grpcLn := bindCluster(c.clusterAddr)
 	if grpcLn.err != nil {
 		return usageError{grpcLn.err}
 	}
