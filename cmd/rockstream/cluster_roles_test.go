@@ -36,14 +36,14 @@ const testLease = "2s" // the workers' --lease-ttl
 
 // testProcCluster is a control process and its workers.
 type testProcCluster struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	control *server
 	http    string
 	workers map[string]*server
 }
 
-func startProcCluster(t *testing.T) *testProcCluster {
+func startProcCluster(t testing.TB) *testProcCluster {
 	t.Helper()
 	c := &testProcCluster{t: t, dir: t.TempDir(), workers: map[string]*server{}}
 	c.control = c.spawnReady("--role", "control", "--storage", filepath.Join(c.dir, "control"), "--http-addr", "127.0.0.1:0",
@@ -73,6 +73,14 @@ func (c *testProcCluster) startWorker(id string) {
 	c.t.Helper()
 	c.workers[id] = c.spawnReady("--role", "worker", "--node-id", id, "--storage", filepath.Join(c.dir, id),
 		"--control", c.http, "--lease-ttl", testLease)
+}
+
+func (c *testProcCluster) workerList() []*server {
+	var out []*server
+	for _, s := range c.workers {
+		out = append(out, s)
+	}
+	return out
 }
 
 func (c *testProcCluster) status(withState bool) (controlStatus, error) {

@@ -34,7 +34,7 @@ import (
 
 // server is a running `rockstream start`.
 type server struct {
-	t        *testing.T
+	t        testing.TB
 	cmd      *exec.Cmd
 	pgAddr   string
 	httpAddr string
@@ -82,7 +82,7 @@ func launch(t *testing.T, args ...string) *server {
 }
 
 // spawn starts the binary with exactly args, collecting its log lines.
-func spawn(t *testing.T, full []string) *server {
+func spawn(t testing.TB, full []string) *server {
 	t.Helper()
 	s := &server{t: t, cmd: exec.Command(binary(t), full...), done: make(chan struct{})}
 	s.cmd.Dir = t.TempDir()
