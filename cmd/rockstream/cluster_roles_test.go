@@ -239,7 +239,9 @@ func (c *testProcCluster) waitResumed(l *load, since time.Time, within time.Dura
 	for {
 		// A write acknowledged after since may have been submitted before;
 		// a probe submitted now is certain to be new.
-		acked, err := l.submit(1, time.Until(deadline)+time.Second)
+		// Each probe waits 2 s at most: a probe lost with a coordinator's
+		// term is not waited for past the deadline.
+		acked, err := l.submit(1, max(100*time.Millisecond, min(2*time.Second, time.Until(deadline))))
 		if err == nil && len(acked) == 1 {
 			return time.Since(since)
 		}
@@ -310,14 +312,21 @@ func leaseLeft(s *server, lease cluster.LeaseID) map[string]any {
 	return nil
 }
 
+// report reads worker id's report, trying for a few seconds: on a loaded
+// machine one status call may miss a worker's answer.
 func (c *testProcCluster) report(id string) *workerView {
-	st, err := c.status(false)
-	if err != nil {
-		return nil
-	}
-	for _, w := range st.Workers {
-		if string(w.ID) == id && w.Report != nil {
-			return &workerView{Lease: w.Report.Lease, Serving: w.Report.Serving, Revision: w.Report.Revision, Current: st.Revision, Member: w.Member}
+	for try := 0; try < 20; try++ {
+		if try > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		st, err := c.status(false)
+		if err != nil {
+			continue
+		}
+		for _, w := range st.Workers {
+			if string(w.ID) == id && w.Report != nil && w.Report.Phase != "not answering" {
+				return &workerView{Lease: w.Report.Lease, Serving: w.Report.Serving, Revision: w.Report.Revision, Current: st.Revision, Member: w.Member}
+			}
 		}
 	}
 	return nil
