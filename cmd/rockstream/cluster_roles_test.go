@@ -102,7 +102,8 @@ func (c *testProcCluster) status(withState bool) (controlStatus, error) {
 }
 
 // settled returns the status once the coordinator runs and every worker
-// named serves its revision at its frontier, and no other worker serves.
+// named serves its revision at its frontier, and no other worker is a
+// member or serves.
 func (c *testProcCluster) settled(ids []string, withState bool) (controlStatus, bool) {
 	st, err := c.status(withState)
 	if err != nil || st.Coordinator == nil || st.Coordinator.Phase != "running" || st.Coordinator.Rev != st.Revision {
@@ -116,7 +117,7 @@ func (c *testProcCluster) settled(ids []string, withState bool) (controlStatus, 
 	for _, w := range st.Workers {
 		r := w.Report
 		if !want[string(w.ID)] {
-			if r != nil && r.Serving && r.Revision == st.Revision {
+			if w.Member || r != nil && r.Serving && r.Revision == st.Revision {
 				return st, false
 			}
 			continue
