@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 // binary builds the command once per test run and returns its path.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "rockstream-cli-test-")
@@ -76,7 +76,7 @@ type outcome struct {
 }
 
 // runProg runs a program in dir with stdin and returns its outcome.
-func runProg(t *testing.T, dir, stdin, prog string, args ...string) outcome {
+func runProg(t testing.TB, dir, stdin, prog string, args ...string) outcome {
 	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir

@@ -21,10 +21,10 @@ func newClusterCommand() *cobra.Command {
 		Short: "Show the workers and shards of a running server",
 		Args:  cobra.NoArgs,
 	}
-	var server string
+	var server, controlAddr string
 	var asJSON bool
 	status := &cobra.Command{
-		Use:   "status [--server URL] [--json]",
+		Use:   "status [--server URL | --control ADDR] [--json]",
 		Short: "Print a running server's role, frontier, workers and shards",
 		Long: `status prints what a running server reports of its cluster state: its
 role ("all" for a single process), its commit frontier (the last epoch
@@ -33,11 +33,29 @@ ranges it owns, its state and the last epoch it applied) and one line per
 shard (a contiguous range of buckets, its owner, its frontier and how far
 it lags behind the most advanced shard). The same rows are in
 rockstream_catalog.workers and rockstream_catalog.shards. --json prints
-the answer of GET /health as it is.`,
+the answer of GET /health as it is.
+
+With --control ADDR it asks a control process (rockstream start --role
+control) instead: the cluster's leader, assignment revision, frontier and
+checkpoint from etcd, one line per worker (membership, endpoint, state,
+buckets, applied epoch and lag behind the frontier) and one line per
+bucket range of the assignment; --json prints GET /cluster/status.`,
 		Example: `  rockstream cluster status
-  rockstream cluster status --server http://10.0.0.5:6876`,
+  rockstream cluster status --server http://10.0.0.5:6876
+  rockstream cluster status --control 127.0.0.1:6876`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if controlAddr != "" {
+				if cmd.Flags().Changed("server") {
+					return usageError{fmt.Errorf("give --server URL or --control ADDR, not both")}
+				}
+				body, err := getServer(cmd, controlAddr, "/cluster/status")
+				if err != nil {
+					return err
+				}
+				var st controlStatus
+				return writeAnswer(cmd, body, asJSON, &st, func(w io.Writer) { printControlStatus(w, &st) })
+			}
 			body, err := getHealth(cmd, server)
 			if err != nil {
 				return err
@@ -47,6 +65,7 @@ the answer of GET /health as it is.`,
 		},
 	}
 	answerFlags(status, &server, &asJSON)
+	status.Flags().StringVar(&controlAddr, "control", "", "ask the control process at `ADDR` (its --http-addr) about the cluster of processes")
 	cmd.AddCommand(status)
 	for _, c := range cmd.Commands() {
 		c.Args = wrapArgs(c.Args)
@@ -85,6 +104,43 @@ func printClusterStatus(w io.Writer, h *admin.Health) {
 	fmt.Fprintln(tw, "buckets\towner\tfrontier\tlag epochs\tlag ms\t")
 	for _, s := range h.Shards {
 		fmt.Fprintf(tw, "%d-%d\t%d\t%d\t%d\t%d\t\n", s.FirstBucket, s.LastBucket, s.Owner, s.Frontier, s.LagEpochs, s.LagMs)
+	}
+	tw.Flush()
+}
+
+func printControlStatus(w io.Writer, st *controlStatus) {
+	leader := st.Leader
+	if leader == "" {
+		leader = "none"
+	}
+	fmt.Fprintf(w, "cluster %s, leader %s, revision %d, frontier %d, checkpoint %d\n", st.Cluster, leader, st.Revision, st.Committed, st.Checkpoint)
+	if c := st.Coordinator; c != nil {
+		fmt.Fprintf(w, "this control leads: %s at revision %d, committed %d\n", c.Phase, c.Rev, c.Committed)
+	}
+	fmt.Fprintf(w, "etcd %s, objects %s\n", strings.Join(st.Etcd, ","), st.Objects)
+	fmt.Fprintln(w, "\nworkers")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "worker\tmember\taddress\tstate\tbuckets\tcount\tapplied epoch\tlag epochs\t")
+	for _, wk := range st.Workers {
+		state, buckets, count, applied, lag := "", "", "", "", ""
+		if wk.Error != "" {
+			state = "unreachable"
+		}
+		if r := wk.Report; r != nil {
+			state, buckets = r.Phase, strings.Join(r.Buckets, ",")
+			count, applied = fmt.Sprint(r.BucketCount), fmt.Sprint(r.Applied)
+		}
+		if wk.LagEpochs != nil {
+			lag = fmt.Sprint(*wk.LagEpochs)
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%s\t%s\t%s\t%s\t%s\t%s\t\n", wk.ID, wk.Member, wk.Address, state, buckets, count, applied, lag)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nshards")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "buckets\towner\t")
+	for _, s := range st.Assignment {
+		fmt.Fprintf(tw, "%d-%d\t%s\t\n", s.First, s.Last, s.Owner)
 	}
 	tw.Flush()
 }

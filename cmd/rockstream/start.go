@@ -48,6 +48,7 @@ type startFlags struct {
 	logFormat        string
 	logLevel         string
 	checkpoints      autoCheckpoints
+	cluster          clusterFlags
 }
 
 func newStartCommand() *cobra.Command {
@@ -108,7 +109,7 @@ with --log-format json.
 
 Exit status: 0 after a graceful shutdown, 1 when the server failed while
 running or could not shut down cleanly, 2 when it could not start (bad flags, an address in use, storage
-that cannot be opened).`,
+that cannot be opened).` + roleCommandHelp,
 		Example: `  # A durable server on the default addresses
   rockstream start --storage ./data
   psql -h 127.0.0.1 -p 5432 -U rockstream
@@ -125,11 +126,12 @@ that cannot be opened).`,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.reservedSet = cmd.Flags().Changed("superuser-reserved-connections")
-			return runServer(cmd.Context(), f, cmd.ErrOrStderr())
+			return runRole(cmd, f, f.cluster)
 		},
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
+	f.cluster.register(fs)
 	f.store.register(fs, "keep the server's data in `DIR` (default: in memory, lost at exit)")
 	fs.StringVar(&f.pgAddr, "pg-addr", defaultPGAddr, "serve PostgreSQL clients on `ADDR` (host:port)")
 	fs.StringVar(&f.httpAddr, "http-addr", defaultHTTPAddr, "serve /live, /ready, /health, /metrics, the console and /admin/ on `ADDR`; empty turns HTTP off")

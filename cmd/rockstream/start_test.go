@@ -34,7 +34,7 @@ import (
 
 // server is a running `rockstream start`.
 type server struct {
-	t        *testing.T
+	t        testing.TB
 	cmd      *exec.Cmd
 	pgAddr   string
 	httpAddr string
@@ -78,6 +78,12 @@ func launch(t *testing.T, args ...string) *server {
 	if !hasFlag(args, "--http-addr") {
 		full = append(full, "--http-addr", "127.0.0.1:0")
 	}
+	return spawn(t, full)
+}
+
+// spawn starts the binary with exactly args, collecting its log lines.
+func spawn(t testing.TB, full []string) *server {
+	t.Helper()
 	s := &server{t: t, cmd: exec.Command(binary(t), full...), done: make(chan struct{})}
 	s.cmd.Dir = t.TempDir()
 	stderr, err := s.cmd.StderrPipe()

@@ -7,7 +7,7 @@
 // Step and performs the actions Ready returns, in order, feeding their
 // results back as events — etcd raft's Ready/Advance style. Package sim is
 // such a host, with fakes and faults; package control is the host on real
-// etcd and object storage (gRPC between processes and the engine are not
+// etcd, object storage and gRPC between processes (the engine is not
 // connected yet).
 //
 // The protocol, for epoch e under assignment revision r:

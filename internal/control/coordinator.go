@@ -28,6 +28,12 @@ type CoordinatorHostConfig struct {
 	Tick time.Duration
 	// Logger receives the host's log lines; nil discards them.
 	Logger *slog.Logger
+	// Decide, when set, receives each decision of the coordinator with the
+	// reading that triggered it (for the audit log), in the host's loop:
+	// it should not take long. Commits are passed at the first of each
+	// assignment and then every CommitEvery epochs (default 100).
+	Decide      func(Decision)
+	CommitEvery cluster.Epoch
 }
 
 // CoordinatorHost campaigns in the etcd election and, while it leads,
@@ -105,6 +111,21 @@ func (c *CoordinatorHost) term(ctx context.Context) error {
 		return err
 	}
 	c.host.log.Info("coordinator elected", "leader_key", e.Key(), "leader_rev", e.Rev())
+	if decide := c.cfg.Decide; decide != nil {
+		decide(Decision{Kind: "elected", OK: true, Detail: fmt.Sprintf("%s leads with election key %s", c.cfg.Name, e.Key()),
+			Reading: fmt.Sprintf("won the election at etcd revision %d", e.Rev())})
+		d := newDecisions(c.cfg.CommitEvery)
+		c.host.observe = func(_ cluster.LeaseID, a cluster.Action) {
+			for _, x := range d.action(a) {
+				decide(x)
+			}
+		}
+		c.host.observeEvent = func(ev cluster.Event) {
+			for _, x := range d.event(ev) {
+				decide(x)
+			}
+		}
+	}
 	c.machine = cluster.NewCoordinator(c.mcfg)
 	defer func() { c.machine = nil }()
 	err = c.host.run(ctx, c.machine, func() cluster.LeaseID { return 0 }, s.Done(), c.query)

@@ -16,6 +16,14 @@
 //     leads, drives a cluster.Coordinator; WorkerHost drives a
 //     cluster.Worker. Both feed their machine a real clock in ticks of
 //     TickUnit.
+//   - GRPCNetwork carries the machines' messages between processes: one
+//     gRPC endpoint per process, advertised in etcd; LocalNetwork does it
+//     within one. Client submits writes as the protocol's client node;
+//     ReadStatus reads etcd and asks every worker's endpoint for its
+//     report; a coordinator host passes its decisions, each with the
+//     reading that triggered it, to CoordinatorHostConfig.Decide.
+//   - ObjectStoreLocation and OpenObjects configure the object store from
+//     ROCKSTREAM_OBJECT_STORE_* (s3://) or a local directory (file://).
 //
 // Invariants:
 //   - Every write of the coordinator is one etcd transaction conditioned
@@ -43,4 +51,10 @@
 //     etcd and object store requests run in one lane each, in order, so a
 //     request that hangs blocks neither the clock nor self-fencing. A
 //     failed disk write stops the worker host, as a crash would.
+//   - GRPCNetwork.Send never blocks: each destination has a bounded queue
+//     and one stream; a full queue drops and a failed stream is reopened,
+//     losing what it carried. Nothing relies on delivery: the machines
+//     resend, and fence by the revision every message carries.
+//   - Client sends each write once: a write not acknowledged in time has
+//     an unknown outcome, since resending it could commit it twice.
 package control

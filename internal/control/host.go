@@ -60,6 +60,9 @@ type host struct {
 	log     *slog.Logger
 	start   time.Time
 	observe func(lease cluster.LeaseID, a cluster.Action)
+	// observeEvent, when set, is called with every event but ticks before
+	// the machine is fed it.
+	observeEvent func(ev cluster.Event)
 	// expired, on a worker, reports whether the clock has passed the
 	// machine's lease deadline.
 	expired func() bool
@@ -165,6 +168,9 @@ func (h *host) run(ctx context.Context, m machine, lease func() cluster.LeaseID,
 		if ev.Kind == cluster.EvTick {
 			continue
 		}
+		if h.observeEvent != nil {
+			h.observeEvent(ev)
+		}
 		m.Step(ev)
 		if err := perform(); err != nil {
 			return err
@@ -185,6 +191,11 @@ func hasEffect(a cluster.Action) bool {
 	}
 	return false
 }
+
+// HasEffect reports whether a worker's action a changes state others rely
+// on (a disk write, an upload, a prepared, ready or checkpoint report):
+// what a worker must not begin once its lease may have expired.
+func HasEffect(a cluster.Action) bool { return hasEffect(a) }
 
 // lane performs the requests queued on it one at a time.
 func (h *host) lane(ctx context.Context, wg *sync.WaitGroup, in <-chan cluster.Action, out chan<- cluster.Event, do func(context.Context, cluster.Action) cluster.Event) {

@@ -44,7 +44,20 @@ func (k Keys) Committed() string { return k.prefix + "committed" }
 func (k Keys) Checkpoint() string { return k.prefix + "checkpoint" }
 
 // Election is the prefix of the coordinator election's candidate keys.
+// A candidate's value is the address of its node's gRPC endpoint, so the
+// leader's value is where messages to the coordinator go.
 func (k Keys) Election() string { return k.prefix + "election" }
+
+// Nodes is the prefix of the nodes' endpoint keys.
+func (k Keys) Nodes() string { return k.prefix + "nodes/" }
+
+// Node holds the address of node id's gRPC endpoint, bound to a lease of
+// the node's process.
+func (k Keys) Node(id cluster.NodeID) string { return k.Nodes() + string(id) }
+
+// Objects holds the location of the cluster's object store (file:///dir
+// or s3://bucket/prefix), written by the control process.
+func (k Keys) Objects() string { return k.prefix + "objects" }
 
 // assignmentJSON is the stored form of an assignment: the registrations it
 // was computed from and its buckets as contiguous ranges.
