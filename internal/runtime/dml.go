@@ -241,8 +241,13 @@ type boundInsert struct {
 	conflict *onConflict
 	ret      *returning
 	// The source: VALUES rows, one expression per target column (nil for
-	// DEFAULT), or the plan of a query.
+	// DEFAULT and for a literal), or the plan of a query.
 	exprRows [][]plan.Expr
+	// literals holds the VALUES rows' cells, row-major, len(targets) to
+	// a row: a literal's value where literal says so, else a zero Value
+	// that insertRows fills. Nil without VALUES.
+	literals []types.Value
+	literal  []bool
 	query    plan.Node
 }
 
@@ -296,7 +301,15 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 	case ins.SelectStmt == nil:
 		bi.exprRows = [][]plan.Expr{make([]plan.Expr, len(targets))}
 	case sel != nil && len(sel.ValuesLists) > 0 && sel.SortClause == nil && sel.LimitCount == nil && sel.LimitOffset == nil:
-		for _, l := range sel.ValuesLists {
+		// A large VALUES list is mostly literals: their values go into
+		// one slab, which insertRows carves its rows from, rather than
+		// into a constant expression each.
+		n := len(targets)
+		cells := make([]plan.Expr, len(sel.ValuesLists)*n)
+		bi.literals = make([]types.Value, len(cells))
+		bi.literal = make([]bool, len(cells))
+		bi.exprRows = make([][]plan.Expr, 0, len(sel.ValuesLists))
+		for i, l := range sel.ValuesLists {
 			items := l.GetList().Items
 			if len(items) > len(targets) {
 				return nil, errs.New(errs.SyntaxError, "INSERT has more expressions than target columns")
@@ -304,7 +317,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 			if len(items) < len(targets) {
 				return nil, errs.New(errs.SyntaxError, "INSERT has more target columns than expressions")
 			}
-			row := make([]plan.Expr, len(targets))
+			row := cells[i*n : (i+1)*n : (i+1)*n]
 			for j, it := range items {
 				if it.GetSetToDefault() != nil {
 					continue
@@ -314,7 +327,7 @@ func bindInsert(cat *catalog, o *object, ins *pg.InsertStmt, paramText []*string
 					if err != nil {
 						return nil, err
 					}
-					row[j] = &plan.Const{Val: v, Typ: col.Type}
+					bi.literals[i*n+j], bi.literal[i*n+j] = v, true
 					continue
 				}
 				e, err := b.Scalar(nil, it)
@@ -350,7 +363,8 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 	cat := w.cat
 	var bi *boundInsert
 	var err error
-	if c := declared.keptInsert(ins); c != nil {
+	c := declared.keptInsert(ins)
+	if c != nil {
 		bi, err = c.bound(cat, o, declared)
 	} else {
 		bi, err = bindInsert(cat, o, ins, paramText, declared)
@@ -369,10 +383,22 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 		}
 	}
 
-	var rows []zset.Row
-	for _, er := range exprRows {
-		vals := make([]types.Value, len(targets))
+	// The rows are carved from one slab: the VALUES' literals where the
+	// INSERT was bound for this execution alone, a copy of them where
+	// the binding is a prepared statement's, kept for the next.
+	n := len(targets)
+	slab := bi.literals
+	if slab == nil || c != nil {
+		slab = make([]types.Value, len(exprRows)*n)
+		copy(slab, bi.literals)
+	}
+	rows := make([]zset.Row, 0, len(exprRows)+len(queryRows))
+	for i, er := range exprRows {
+		vals := slab[i*n : (i+1)*n : (i+1)*n]
 		for j, e := range er {
+			if bi.literal != nil && bi.literal[i*n+j] {
+				continue
+			}
 			if e == nil {
 				v, err := o.defaultValue(targets[j], declared.clockOf())
 				if err != nil {

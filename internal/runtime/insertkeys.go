@@ -40,6 +40,12 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 // writeNewKeys writes rows, whose keys must be new, into st, and returns
 // -1; or, writing nothing, the index of the first row whose key an
 // earlier row or a stored row holds.
+//
+// The stored keys are looked up and written bucket by bucket
+// (keysByBucket), through one hint: a table's keys of one bucket are one
+// range of the store, so consecutive operations land near each other,
+// where a hint finds them without a descent from the root. Rows in key
+// order (a loader's increasing ids) stay in order within their bucket.
 func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 	keyOf, prefix := o.keyOf(), o.rowsPrefix()
 	buf := make([]byte, 0, len(rows)*(len(prefix)+12))
@@ -52,20 +58,26 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 		return buf[start:ends[i]]
 	}
 	// byHash finds an earlier row with the same key; keys of equal hash
-	// but different bytes (rare) go to collided.
+	// but different bytes (rare) go to collided. Rows from the first
+	// that repeats an earlier row's key on are not looked up: that row
+	// fails the statement unless an earlier one's key is stored.
 	byHash := make(map[uint64]int32, len(rows))
 	var collided map[string]int32
 	var k []byte
+	checked := len(rows)
+rows:
 	for i, r := range rows {
 		k = keyOf(k, prefix, r)
 		h := xxhash.Sum64(k)
 		j, seen := byHash[h]
 		switch {
 		case seen && bytes.Equal(key(int(j)), k):
-			return i, nil
+			checked = i
+			break rows
 		case seen:
 			if _, dup := collided[string(k)]; dup {
-				return i, nil
+				checked = i
+				break rows
 			}
 			if collided == nil {
 				collided = map[string]int32{}
@@ -74,22 +86,50 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 		default:
 			byHash[h] = int32(i)
 		}
-		if _, found, err := st.Get(k); err != nil {
-			return -1, err
-		} else if found {
-			return i, nil
-		}
 		buf = append(buf, k...)
 		ends[i] = len(buf)
 	}
+	order := keysByBucket(checked, len(prefix), key)
+	var hint state.Hint
+	bad := checked
+	for _, i := range order {
+		if _, found, err := state.GetHinted(st, key(int(i)), &hint); err != nil {
+			return -1, err
+		} else if found {
+			bad = min(bad, int(i))
+		}
+	}
+	if bad < len(rows) {
+		return bad, nil
+	}
 	var val []byte
-	for i, r := range rows {
-		val = encodeStored(val, 1, r)
-		if err := st.Set(key(i), val); err != nil {
+	for _, i := range order {
+		val = encodeStored(val, 1, rows[i])
+		if err := state.SetHinted(st, key(int(i)), val, &hint); err != nil {
 			return -1, err
 		}
 	}
 	return -1, nil
+}
+
+// keysByBucket returns the indexes 0..n-1 of keys whose bucket byte is at
+// position at (key(i) gives the i-th), ordered by bucket and, within a
+// bucket, by index: a counting sort, linear in n.
+func keysByBucket(n, at int, key func(i int) []byte) []int32 {
+	var starts [257]int32
+	for i := range n {
+		starts[int(key(i)[at])+1]++
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	order := make([]int32, n)
+	for i := range n {
+		b := key(i)[at]
+		order[starts[b]] = int32(i)
+		starts[b]++
+	}
+	return order
 }
 
 // rowsAsInsertions fills delta (of len(rows)) with one insertion per row.

@@ -3,9 +3,10 @@ package state
 import "github.com/tidwall/btree"
 
 // hintDepth is how many stores of an overlay chain a Hint remembers a
-// path in: an overlay, its parent and its parent's parent (a statement's
-// overlay over an epoch's over the store).
-const hintDepth = 3
+// path in: a table write's overlay (beside the views') over a
+// statement's over an epoch's, and the store under them, which holds
+// most keys and is where a search from the root costs most.
+const hintDepth = 4
 
 // Hint remembers where the last point operation made through it went in
 // each in-memory tree along a chain of overlays, so that an operation on

@@ -8,7 +8,8 @@ import (
 )
 
 // TestHintedIsUnhinted drives two identical chains of stores (a Memory
-// wrapped as the engine wraps it, an epoch overlay, a statement overlay)
+// wrapped as the engine wraps it, an epoch overlay, a statement overlay,
+// a table write's overlay: as deep as a Hint reaches)
 // with the same random reads, writes and deletes, one chain through
 // GetHinted, SetHinted and DeleteHinted with a few shared hints, the other
 // through the plain methods: every read returns the same, and the stores
@@ -18,15 +19,16 @@ func TestHintedIsUnhinted(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			type chain struct {
-				mem         *Memory
-				base        Store
-				epoch, stmt *Overlay
+				mem                *Memory
+				base               Store
+				epoch, stmt, write *Overlay
 			}
 			newChain := func() *chain {
 				m := NewMemory().(*Memory)
 				c := &chain{mem: m, base: struct{ *Memory }{m}}
 				c.epoch = NewOverlay(c.base)
 				c.stmt = NewOverlay(c.epoch)
+				c.write = NewOverlay(c.stmt)
 				return c
 			}
 			plain, hinted := newChain(), newChain()
@@ -36,9 +38,9 @@ func TestHintedIsUnhinted(t *testing.T) {
 			key := func() []byte {
 				return fmt.Appendf(nil, "k%03d", rng.IntN(300))
 			}
-			stores := func(c *chain) []Store { return []Store{c.mem, c.epoch, c.stmt} }
+			stores := func(c *chain) []Store { return []Store{c.mem, c.epoch, c.stmt, c.write} }
 			for step := range 3000 {
-				i := [...]int{0, 1, 1, 1, 2, 2, 2, 2, 2, 2}[rng.IntN(10)]
+				i := [...]int{0, 1, 1, 1, 2, 2, 2, 3, 3, 3}[rng.IntN(10)]
 				h := &hints[rng.IntN(len(hints))]
 				p, q := stores(plain)[i], stores(hinted)[i]
 				k := key()
@@ -46,6 +48,9 @@ func TestHintedIsUnhinted(t *testing.T) {
 				// over it hold nothing: commit them first, and now and then.
 				if i == 0 || rng.IntN(200) == 0 {
 					for _, c := range []*chain{plain, hinted} {
+						if err := c.write.Commit(); err != nil {
+							t.Fatal(err)
+						}
 						if err := c.stmt.Commit(); err != nil {
 							t.Fatal(err)
 						}
@@ -81,8 +86,8 @@ func TestHintedIsUnhinted(t *testing.T) {
 					}
 				}
 			}
-			if got, want := scanAll(t, hinted.stmt, nil, nil, false), scanAll(t, plain.stmt, nil, nil, false); !slices.Equal(got, want) {
-				t.Fatalf("statement overlay through hints %v, plain %v", got, want)
+			if got, want := scanAll(t, hinted.write, nil, nil, false), scanAll(t, plain.write, nil, nil, false); !slices.Equal(got, want) {
+				t.Fatalf("write overlay through hints %v, plain %v", got, want)
 			}
 		})
 	}

@@ -251,3 +251,35 @@ func TestEntryIs32Bytes(t *testing.T) {
 		t.Fatalf("entry is %d bytes, want 32", n)
 	}
 }
+
+// TestEntryLessIsBytewise checks entryLess against bytes.Compare on keys
+// around the head's 16 bytes: every pair of keys of lengths 0 to 20 drawn
+// from two byte values, zero among them, so that zero padding, prefixes
+// and equal heads of short and long keys all occur, and entries marked
+// as deletions or merge operands.
+func TestEntryLessIsBytewise(t *testing.T) {
+	var keys [][]byte
+	for n := 0; n <= 20; n++ {
+		for _, pattern := range []uint32{0, 1, 1 << 15, 1 << 16, 1 << 19, 0xfffff} {
+			k := make([]byte, n)
+			for i := range k {
+				if pattern&(1<<i) != 0 {
+					k[i] = 7
+				}
+			}
+			keys = append(keys, k)
+		}
+	}
+	for _, a := range keys {
+		for _, b := range keys {
+			want := bytes.Compare(a, b) < 0
+			ea, eb := probe(a), owned(b, []byte("v")).asDeletion()
+			if got := entryLess(ea, eb); got != want {
+				t.Fatalf("entryLess(%x, %x) = %v, want %v", a, b, got, want)
+			}
+			if got := entryLess(eb.asValue().asMerge(), ea); got != (bytes.Compare(b, a) < 0) {
+				t.Fatalf("entryLess(%x, %x) = %v, want %v", b, a, got, !want)
+			}
+		}
+	}
+}
