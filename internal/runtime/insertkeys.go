@@ -40,6 +40,12 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 // writeNewKeys writes rows, whose keys must be new, into st, and returns
 // -1; or, writing nothing, the index of the first row whose key an
 // earlier row or a stored row holds.
+//
+// Rows in increasing key order (a bulk load by ascending id) are distinct
+// by that order alone: their keys are compared with the previous row's,
+// past the bucket byte, and only from the first row out of order on are
+// the keys hashed to find repeats (a map of a million keys cost a cache
+// miss per row).
 func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 	keyOf, prefix := o.keyOf(), o.rowsPrefix()
 	buf := make([]byte, 0, len(rows)*(len(prefix)+12))
@@ -51,28 +57,21 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 		}
 		return buf[start:ends[i]]
 	}
-	// byHash finds an earlier row with the same key; keys of equal hash
-	// but different bytes (rare) go to collided.
-	byHash := make(map[uint64]int32, len(rows))
-	var collided map[string]int32
+	skip := len(prefix) + 1 // the key's order past its bucket is the primary key's
+	ordered := true
+	var seen keySet
 	var k []byte
 	for i, r := range rows {
 		k = keyOf(k, prefix, r)
-		h := xxhash.Sum64(k)
-		j, seen := byHash[h]
-		switch {
-		case seen && bytes.Equal(key(int(j)), k):
+		if ordered && i > 0 && bytes.Compare(k[skip:], key(i-1)[skip:]) <= 0 {
+			ordered = false
+			seen = newKeySet(len(rows), key)
+			for j := range i {
+				seen.add(j, key(j)) // distinct, being in order
+			}
+		}
+		if !ordered && !seen.add(i, k) {
 			return i, nil
-		case seen:
-			if _, dup := collided[string(k)]; dup {
-				return i, nil
-			}
-			if collided == nil {
-				collided = map[string]int32{}
-			}
-			collided[string(k)] = int32(i)
-		default:
-			byHash[h] = int32(i)
 		}
 		if _, found, err := st.Get(k); err != nil {
 			return -1, err
@@ -90,6 +89,37 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 		}
 	}
 	return -1, nil
+}
+
+// keySet finds repeated keys among a batch's rows: it holds each row's
+// index by the hash of its key, the keys being key(i); keys of equal hash
+// but different bytes (rare) go to collided.
+type keySet struct {
+	key      func(i int) []byte
+	byHash   map[uint64]int32
+	collided map[string]bool
+}
+
+func newKeySet(n int, key func(i int) []byte) keySet {
+	return keySet{key: key, byHash: make(map[uint64]int32, n)}
+}
+
+// add adds k as row i's key and reports whether no earlier row had it.
+func (s *keySet) add(i int, k []byte) bool {
+	h := xxhash.Sum64(k)
+	j, seen := s.byHash[h]
+	switch {
+	case !seen:
+		s.byHash[h] = int32(i)
+		return true
+	case bytes.Equal(s.key(int(j)), k) || s.collided[string(k)]:
+		return false
+	}
+	if s.collided == nil {
+		s.collided = map[string]bool{}
+	}
+	s.collided[string(k)] = true
+	return true
 }
 
 // rowsAsInsertions fills delta (of len(rows)) with one insertion per row.
