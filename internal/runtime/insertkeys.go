@@ -63,7 +63,7 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 	var k []byte
 	for i, r := range rows {
 		k = keyOf(k, prefix, r)
-		if ordered && i > 0 && bytes.Compare(k[skip:], key(i-1)[skip:]) <= 0 {
+		if ordered && i > 0 && bytes.Compare(k[skip:], key(i - 1)[skip:]) <= 0 {
 			ordered = false
 			seen = newKeySet(len(rows), key)
 			for j := range i {
