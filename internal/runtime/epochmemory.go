@@ -94,8 +94,9 @@ func chargeEpochRows(ctx context.Context, rows []zset.Row, writes int) error {
 // 1.2M change-log entries in place of 10k). So after each chunk the
 // retractions its views emitted beyond the chunk's own (the rows an
 // earlier chunk, or the store, gave them) are counted, and when they are
-// at least 1/chunkChurnRatio of the chunk's rows the next chunk is twice
-// as large, up to chunkGrowth times epochChunkRows. A view that only adds
+// at least 1/chunkChurnRatio of the chunk's rows the next chunk is large
+// enough for as many to be that fraction of it, and at least twice as
+// large, up to chunkGrowth times epochChunkRows. A view that only adds
 // rows (a projection, a filter, a join's insertions) never grows them,
 // and neither does one with few groups. The sizes follow from the deltas
 // and the views' outputs alone, which are the same for any number of
@@ -104,7 +105,7 @@ var epochChunkRows = 16_384
 
 const (
 	// chunkChurnRatio: a chunk whose views' excess retractions reach
-	// 1/chunkChurnRatio of its rows is followed by one twice its size.
+	// 1/chunkChurnRatio of its rows is followed by a larger one.
 	// Revisiting a group costs several times what one input row does,
 	// so at that ratio the revisits are still a good part of the work.
 	chunkChurnRatio = 64
@@ -126,7 +127,7 @@ func (c *chunkSizer) next(n, retracted int, outs []zset.Batch) int {
 		excess += max(0, retractions(out)-retracted)
 	}
 	if excess*chunkChurnRatio >= n {
-		c.rows = min(2*c.rows, chunkGrowth*epochChunkRows)
+		c.rows = min(max(2*c.rows, excess*chunkChurnRatio), chunkGrowth*epochChunkRows)
 	}
 	return c.rows
 }

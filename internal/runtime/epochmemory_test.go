@@ -103,8 +103,8 @@ func TestChunksGrowUnderRevisedGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	// In chunks of 64 rows the 1,024 chunks would each replace the 64
-	// groups their rows fall in: about 130,000 changes. Doubling from 64
-	// up to 4,096 rows takes about 20 chunks.
+	// groups their rows fall in: about 130,000 changes. Grown to 4,096
+	// rows, at most 64 times the first, the insert takes under 32 chunks.
 	t.Logf("by_g logged %d changes", len(changes))
 	if max := 32 * 2 * groups; len(changes) > max || len(changes) <= 2*groups {
 		t.Errorf("by_g logged %d changes for a %d-row insert, want more than %d (chunked) and at most %d", len(changes), rows, 2*groups, max)
@@ -156,7 +156,8 @@ func TestChunkSizer(t *testing.T) {
 		{"two in 200", 200, 0, []zset.Batch{revised(2)}, 200},
 		{"the chunk's own retractions passed on", 200, 50, []zset.Batch{revised(50)}, 200},
 		{"two views", 200, 0, []zset.Batch{revised(2), revised(2)}, 400},
-		{"many groups", 400, 0, []zset.Batch{revised(400)}, 800},
+		{"two views", 400, 0, []zset.Batch{revised(7), revised(7)}, 14 * chunkChurnRatio},
+		{"many groups", 896, 0, []zset.Batch{revised(896)}, chunkGrowth * 100},
 	} {
 		if got := c.next(step.n, step.retracted, step.outs); got != step.want {
 			t.Fatalf("%s: next chunk of %d rows, want %d", step.name, got, step.want)
