@@ -96,11 +96,14 @@ func chargeEpochRows(ctx context.Context, rows []zset.Row, writes int) error {
 // earlier chunk, or the store, gave them) are counted, and when they are
 // at least 1/chunkChurnRatio of the chunk's rows the next chunk is large
 // enough for as many to be that fraction of it, and at least twice as
-// large, up to chunkGrowth times epochChunkRows. A view that only adds
-// rows (a projection, a filter, a join's insertions) never grows them,
-// and neither does one with few groups. The sizes follow from the deltas
-// and the views' outputs alone, which are the same for any number of
-// workers, so the chunks and the change logs are too.
+// large, up to chunkGrowth times epochChunkRows, and, under a memory
+// limit, to chunks whose rows written take at most 1/chunkMemoryShare of
+// the limit (epochRowBytes of the delta's first row). A view that only
+// adds rows (a projection, a filter, a join's insertions) never grows
+// them, and neither does one with few groups. The sizes follow from the
+// deltas, the views' outputs and the configured limit alone, which are
+// the same for any number of workers, so the chunks and the change logs
+// are too.
 var epochChunkRows = 16_384
 
 const (
@@ -112,12 +115,24 @@ const (
 	// chunkGrowth bounds a grown chunk to chunkGrowth × epochChunkRows
 	// rows (1M by default), and so the operators' working memory.
 	chunkGrowth = 64
+	// chunkMemoryShare: under a memory limit, a grown chunk's rows take
+	// at most 1/chunkMemoryShare of it as written (the operators' working
+	// memory is a few times that). Under 192MB no chunk grows.
+	chunkMemoryShare = 128
 )
 
 // chunkSizer chooses the size of each chunk of one table delta.
-type chunkSizer struct{ rows int }
+type chunkSizer struct{ rows, most int }
 
-func newChunkSizer() chunkSizer { return chunkSizer{rows: epochChunkRows} }
+// newChunkSizer sizes the chunks of a delta like row under the memory
+// limit (0: none).
+func newChunkSizer(limit int64, row zset.Row) chunkSizer {
+	most := chunkGrowth * epochChunkRows
+	if limit > 0 {
+		most = min(most, max(epochChunkRows, int(limit/chunkMemoryShare/epochRowBytes(row))))
+	}
+	return chunkSizer{rows: epochChunkRows, most: most}
+}
 
 // next returns the rows of the chunk after one of n rows, of which
 // retracted had a negative weight, whose views output outs.
@@ -127,7 +142,7 @@ func (c *chunkSizer) next(n, retracted int, outs []zset.Batch) int {
 		excess += max(0, retractions(out)-retracted)
 	}
 	if excess*chunkChurnRatio >= n {
-		c.rows = min(max(2*c.rows, excess*chunkChurnRatio), chunkGrowth*epochChunkRows)
+		c.rows = min(max(2*c.rows, excess*chunkChurnRatio), c.most)
 	}
 	return c.rows
 }
@@ -156,7 +171,7 @@ func propagateTableDelta(ctx context.Context, st state.Store, w *epochWrite, o *
 	}
 	par = chunkParallelism(par, len(delta))
 	r, split := routed[o.name]
-	sizer := newChunkSizer()
+	sizer := newChunkSizer(memgov.Process().Limit(), delta[0].Row)
 	for lo, size := 0, sizer.rows; lo < len(delta); {
 		if ctx.Err() != nil {
 			return canceled(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rockstream/rockstream/internal/pgtest"
+	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -142,7 +143,7 @@ func TestChunkSizer(t *testing.T) {
 		}
 		return b
 	}
-	c := newChunkSizer()
+	c := newChunkSizer(0, nil)
 	for _, step := range []struct {
 		name      string
 		n         int
@@ -168,5 +169,16 @@ func TestChunkSizer(t *testing.T) {
 	}
 	if c.rows != chunkGrowth*100 {
 		t.Errorf("grown to %d rows, want at most %d", c.rows, chunkGrowth*100)
+	}
+	// Under a memory limit a chunk grows to 1/chunkMemoryShare of it.
+	row := zset.Row{types.MakeInt(types.Int4, 1), types.MakeInt(types.Int4, 2)}
+	limit := 1000 * chunkMemoryShare * epochRowBytes(row)
+	c = newChunkSizer(limit, row)
+	if got := c.next(100, 0, []zset.Batch{revised(100)}); got != 1000 {
+		t.Errorf("under a limit for 1,000 rows grown to %d rows", got)
+	}
+	c = newChunkSizer(limit/100, row)
+	if got := c.next(100, 0, []zset.Batch{revised(100)}); got != 100 {
+		t.Errorf("under a limit for 10 rows grown to %d rows, want chunks of 100 as before", got)
 	}
 }
