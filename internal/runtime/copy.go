@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -215,6 +216,11 @@ func (s *Session) copyFrom(ctx context.Context, in *CopyIn, data io.Reader) (*Re
 		}
 		if err := memgov.From(ctx).Reserve(copyRowBytes(row)); err != nil {
 			return nil, s.failStatement(errs.WithWhere(err, dec.Where()))
+		}
+		if len(rows) == cap(rows) {
+			// Doubled: append's growth of a large slice, a quarter at a
+			// time, copied a million-row COPY's rows about four times.
+			rows, lines = slices.Grow(rows, len(rows)+64), slices.Grow(lines, len(lines)+64)
 		}
 		rows = append(rows, row)
 		lines = append(lines, dec.Line())

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/rockstream/rockstream/internal/diff"
@@ -82,7 +83,80 @@ func chargeEpochRows(ctx context.Context, rows []zset.Row, writes int) error {
 //
 // A view's change log for the epoch then holds the chunks' changes one
 // after another, as it holds those of the epoch's several statements.
+//
+// Chunks grow where they cost work: a view whose output a later chunk
+// revises (an aggregate's group, a DISTINCT row) retracts, in every
+// chunk, what the chunks before wrote, so a change of n rows through a
+// view of g groups revisits up to g groups per chunk: state read and
+// written, the view's row replaced, two change-log entries, where one
+// step revisits each group once. A 1M-row COPY under a 10k-group view in
+// chunks of 16,384 rows did 61 times the group work of one step (and held
+// 1.2M change-log entries in place of 10k). So after each chunk the
+// retractions its views emitted beyond the chunk's own (the rows an
+// earlier chunk, or the store, gave them) are counted, and when they are
+// at least 1/chunkChurnRatio of the chunk's rows the next chunk is large
+// enough for as many to be that fraction of it, and at least twice as
+// large, up to chunkGrowth times epochChunkRows, and, under a memory
+// limit, to chunks whose rows written take at most 1/chunkMemoryShare of
+// the limit (epochRowBytes of the delta's first row). A view that only
+// adds rows (a projection, a filter, a join's insertions) never grows
+// them, and neither does one with few groups. The sizes follow from the
+// deltas, the views' outputs and the configured limit alone, which are
+// the same for any number of workers, so the chunks and the change logs
+// are too.
 var epochChunkRows = 16_384
+
+const (
+	// chunkChurnRatio: a chunk whose views' excess retractions reach
+	// 1/chunkChurnRatio of its rows is followed by a larger one.
+	// Revisiting a group costs several times what one input row does,
+	// so at that ratio the revisits are still a good part of the work.
+	chunkChurnRatio = 64
+	// chunkGrowth bounds a grown chunk to chunkGrowth × epochChunkRows
+	// rows (1M by default), and so the operators' working memory.
+	chunkGrowth = 64
+	// chunkMemoryShare: under a memory limit, a grown chunk's rows take
+	// at most 1/chunkMemoryShare of it as written (the operators' working
+	// memory is a few times that). Under 192MB no chunk grows.
+	chunkMemoryShare = 128
+)
+
+// chunkSizer chooses the size of each chunk of one table delta.
+type chunkSizer struct{ rows, most int }
+
+// newChunkSizer sizes the chunks of a delta like row under the memory
+// limit (0: none).
+func newChunkSizer(limit int64, row zset.Row) chunkSizer {
+	most := chunkGrowth * epochChunkRows
+	if limit > 0 {
+		most = min(most, max(epochChunkRows, int(limit/chunkMemoryShare/epochRowBytes(row))))
+	}
+	return chunkSizer{rows: epochChunkRows, most: most}
+}
+
+// next returns the rows of the chunk after one of n rows, of which
+// retracted had a negative weight, whose views output outs.
+func (c *chunkSizer) next(n, retracted int, outs []zset.Batch) int {
+	excess := 0
+	for _, out := range outs {
+		excess += max(0, retractions(out)-retracted)
+	}
+	if excess*chunkChurnRatio >= n {
+		c.rows = min(max(2*c.rows, excess*chunkChurnRatio), c.most)
+	}
+	return c.rows
+}
+
+// retractions counts b's rows of negative weight.
+func retractions(b zset.Batch) int {
+	n := 0
+	for _, e := range b {
+		if e.Weight < 0 {
+			n++
+		}
+	}
+	return n
+}
 
 // propagateTableDelta takes delta, just written to o's rows, through o's
 // views; routed, when not nil, splits it between the workers
@@ -97,17 +171,25 @@ func propagateTableDelta(ctx context.Context, st state.Store, w *epochWrite, o *
 	}
 	par = chunkParallelism(par, len(delta))
 	r, split := routed[o.name]
-	for lo := 0; lo < len(delta); lo += epochChunkRows {
+	sizer := newChunkSizer(memgov.Process().Limit(), delta[0].Row)
+	for lo, size := 0, sizer.rows; lo < len(delta); {
 		if ctx.Err() != nil {
 			return canceled(ctx)
 		}
-		chunk := delta[lo:min(lo+epochChunkRows, len(delta))]
+		chunk := delta[lo:min(lo+size, len(delta))]
+		lo += len(chunk)
 		var parts map[string]diff.Routed
 		if split {
 			parts = map[string]diff.Routed{o.name: {Key: r.Key, Parts: splitDelta(chunk, r.Key, len(r.Parts))}}
 		}
-		if err := propagateRouted(ctx, st, w, map[string]zset.Batch{o.name: chunk}, parts, par); err != nil {
+		deltas := map[string]zset.Batch{o.name: chunk}
+		if err := propagateRouted(ctx, st, w, deltas, parts, par); err != nil {
 			return err
+		}
+		if lo < len(delta) {
+			// deltas now holds the views' outputs beside the chunk.
+			delete(deltas, o.name)
+			size = sizer.next(len(chunk), retractions(chunk), slices.Collect(maps.Values(deltas)))
 		}
 	}
 	return nil

@@ -46,6 +46,12 @@ func insertNewKeys(ctx context.Context, st state.Store, w *epochWrite, o *object
 // range of the store, so consecutive operations land near each other,
 // where a hint finds them without a descent from the root. Rows in key
 // order (a loader's increasing ids) stay in order within their bucket.
+//
+// Rows in increasing key order (a bulk load by ascending id) are distinct
+// by that order alone: their keys are compared with the previous row's,
+// past the bucket byte, and only from the first row out of order on are
+// the keys hashed to find repeats (a map of a million keys cost a cache
+// miss per row).
 func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 	keyOf, prefix := o.keyOf(), o.rowsPrefix()
 	buf := make([]byte, 0, len(rows)*(len(prefix)+12))
@@ -57,34 +63,26 @@ func writeNewKeys(st state.Store, o *object, rows []zset.Row) (int, error) {
 		}
 		return buf[start:ends[i]]
 	}
-	// byHash finds an earlier row with the same key; keys of equal hash
-	// but different bytes (rare) go to collided. Rows from the first
-	// that repeats an earlier row's key on are not looked up: that row
-	// fails the statement unless an earlier one's key is stored.
-	byHash := make(map[uint64]int32, len(rows))
-	var collided map[string]int32
+	// Rows from the first that repeats an earlier row's key on are not
+	// looked up: that row fails the statement unless an earlier one's key
+	// is stored.
+	skip := len(prefix) + 1 // the key's order past its bucket is the primary key's
+	ordered := true
+	var seen keySet
 	var k []byte
 	checked := len(rows)
-rows:
 	for i, r := range rows {
 		k = keyOf(k, prefix, r)
-		h := xxhash.Sum64(k)
-		j, seen := byHash[h]
-		switch {
-		case seen && bytes.Equal(key(int(j)), k):
+		if ordered && i > 0 && bytes.Compare(k[skip:], key(i - 1)[skip:]) <= 0 {
+			ordered = false
+			seen = newKeySet(len(rows), key)
+			for j := range i {
+				seen.add(j, key(j)) // distinct, being in order
+			}
+		}
+		if !ordered && !seen.add(i, k) {
 			checked = i
-			break rows
-		case seen:
-			if _, dup := collided[string(k)]; dup {
-				checked = i
-				break rows
-			}
-			if collided == nil {
-				collided = map[string]int32{}
-			}
-			collided[string(k)] = int32(i)
-		default:
-			byHash[h] = int32(i)
+			break
 		}
 		buf = append(buf, k...)
 		ends[i] = len(buf)
@@ -130,6 +128,37 @@ func keysByBucket(n, at int, key func(i int) []byte) []int32 {
 		starts[b]++
 	}
 	return order
+}
+
+// keySet finds repeated keys among a batch's rows: it holds each row's
+// index by the hash of its key, the keys being key(i); keys of equal hash
+// but different bytes (rare) go to collided.
+type keySet struct {
+	key      func(i int) []byte
+	byHash   map[uint64]int32
+	collided map[string]bool
+}
+
+func newKeySet(n int, key func(i int) []byte) keySet {
+	return keySet{key: key, byHash: make(map[uint64]int32, n)}
+}
+
+// add adds k as row i's key and reports whether no earlier row had it.
+func (s *keySet) add(i int, k []byte) bool {
+	h := xxhash.Sum64(k)
+	j, seen := s.byHash[h]
+	switch {
+	case !seen:
+		s.byHash[h] = int32(i)
+		return true
+	case bytes.Equal(s.key(int(j)), k) || s.collided[string(k)]:
+		return false
+	}
+	if s.collided == nil {
+		s.collided = map[string]bool{}
+	}
+	s.collided[string(k)] = true
+	return true
 }
 
 // rowsAsInsertions fills delta (of len(rows)) with one insertion per row.

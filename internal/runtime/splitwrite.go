@@ -243,6 +243,13 @@ func insertNewKeysOn(ctx context.Context, st state.Store, w *epochWrite, o *obje
 	buckets := splitRows(func(i int) zset.Row { return rows[i] }, len(rows), o.pk)
 	at := make([][]int32, n) // the index in rows of each part's rows
 	parts := make([][]zset.Row, n)
+	sizes := make([]int, n)
+	for _, b := range buckets {
+		sizes[owner(b, n)]++
+	}
+	for w, size := range sizes { // sized once: grown row by row, the parts were copied over and over
+		at[w], parts[w] = make([]int32, 0, size), make([]zset.Row, 0, size)
+	}
 	for i, b := range buckets {
 		w := owner(b, n)
 		at[w] = append(at[w], int32(i))

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/tidwall/btree"
@@ -117,13 +118,16 @@ type undoStep struct {
 	had  bool
 }
 
+// keepUndoSteps is the most undo steps a Memory keeps for its next commit.
+const keepUndoSteps = 1 << 14
+
 // commitMergesIntoMemory is commitIntoMemory for an overlay holding merge
 // operands: each operand is added to the tree's value during its own
 // insertion. A sum that overflows takes back every write made so far and
 // leaves the overlay as it was.
 func (o *Overlay) commitMergesIntoMemory(m *Memory) error {
 	var hint btree.PathHint
-	undo := m.undo[:0]
+	undo := slices.Grow(m.undo[:0], o.writes.Len())
 	var err error
 	o.writes.Scan(func(e entry) bool {
 		step := undoStep{key: e}
@@ -157,6 +161,9 @@ func (o *Overlay) commitMergesIntoMemory(m *Memory) error {
 	}
 	clear(undo)
 	m.undo = undo[:0]
+	if cap(undo) > keepUndoSteps {
+		m.undo = nil // a large commit's steps, which hold pointers, are not kept for the next
+	}
 	if err != nil {
 		return err
 	}
