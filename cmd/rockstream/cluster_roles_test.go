@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,12 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rockstream/rockstream/internal/s3test"
 
 	"github.com/rockstream/rockstream/internal/cluster"
 	"github.com/rockstream/rockstream/internal/runtime"
-	"github.com/rockstream/rockstream/internal/storage"
 )
 
 var clusterKills = flag.Int("cluster-kills", 3, "how many times TestClusterProcesses kills a worker with SIGKILL (20 for the issue's proof)")
@@ -546,15 +543,7 @@ func TestClusterProcessesOnS3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a control and two workers as processes")
 	}
-	backend := s3mem.New()
-	if err := backend.CreateBucket("cluster"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv(storage.EnvObjectStoreEndpoint, srv.URL)
-	t.Setenv(storage.EnvObjectStoreAccessKeyID, "key")
-	t.Setenv(storage.EnvObjectStoreSecretAccessKey, "secret")
+	s3 := s3test.Start(t, "cluster")
 	t.Setenv("ROCKSTREAM_OBJECT_STORE_BUCKET", "cluster")
 	c := startProcCluster(t)
 	if got := c.control.logLine("ready")["objects"]; got != "s3://cluster/rockstream" {
@@ -586,7 +575,7 @@ func TestClusterProcessesOnS3(t *testing.T) {
 		t.Fatalf("no checkpoint recorded by frontier %d", st.Committed)
 	}
 	for _, key := range []string{"rockstream/" + cluster.InputKey(st.Committed), "rockstream/" + cluster.ManifestKey(st.Checkpoint)} {
-		if _, err := backend.HeadObject("cluster", key); err != nil {
+		if err := s3.Head("cluster", key); err != nil {
 			t.Errorf("%s is not in the bucket: %v", key, err)
 		}
 	}

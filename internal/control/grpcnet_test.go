@@ -3,14 +3,12 @@ package control
 import (
 	"context"
 	"net"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rockstream/rockstream/internal/s3test"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
@@ -197,18 +195,10 @@ func TestObjectStoreLocationAndS3(t *testing.T) {
 		t.Fatal("a bucket name with a slash was accepted")
 	}
 
-	backend := s3mem.New()
-	if err := backend.CreateBucket("cluster"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv(storage.EnvObjectStoreEndpoint, srv.URL)
-	t.Setenv(storage.EnvObjectStoreAccessKeyID, "key")
-	t.Setenv(storage.EnvObjectStoreSecretAccessKey, "secret")
+	s3 := s3test.Start(t, "cluster")
 	t.Setenv(EnvObjectStoreBucket, "cluster")
 	loc, err := ObjectStoreLocation(func(k string) string {
-		return map[string]string{EnvObjectStoreBucket: "cluster", storage.EnvObjectStoreEndpoint: srv.URL}[k]
+		return map[string]string{EnvObjectStoreBucket: "cluster", storage.EnvObjectStoreEndpoint: s3.URL}[k]
 	}, "c1", dir)
 	if err != nil || loc != "s3://cluster/c1" {
 		t.Fatalf("with a bucket: %q %v", loc, err)
@@ -235,7 +225,7 @@ func TestObjectStoreLocationAndS3(t *testing.T) {
 		}
 		o.Bucket.Close()
 	}
-	if _, err := backend.HeadObject("cluster", "c1/"+cluster.InputKey(1)); err != nil {
+	if err := s3.Head("cluster", "c1/"+cluster.InputKey(1)); err != nil {
 		t.Fatalf("the input log entry is not under the cluster's prefix in the bucket: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,8 +11,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/rockstream/rockstream/internal/s3test"
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/state"
@@ -34,16 +32,8 @@ func fileLocation(t *testing.T) location {
 // s3Location starts an in-memory S3 server on loopback, points the
 // ROCKSTREAM_OBJECT_STORE_* variables at it and returns an s3:// location.
 func s3Location(t *testing.T) location {
-	backend := s3mem.New()
-	if err := backend.CreateBucket("backups"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv(EnvObjectStoreEndpoint, srv.URL)
+	s3test.Start(t, "backups")
 	t.Setenv(EnvObjectStoreRegion, "eu-west-1")
-	t.Setenv(EnvObjectStoreAccessKeyID, "test-key")
-	t.Setenv(EnvObjectStoreSecretAccessKey, "test-secret")
 	return location{"s3", "s3://backups/rockstream/shard-1"}
 }
 
