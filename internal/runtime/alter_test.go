@@ -11,7 +11,8 @@ import (
 )
 
 // alterSession is a session of a new engine in memory whose backfills
-// report every row, collecting its notices.
+// start from one-row chunks and report every chunk, collecting its
+// notices.
 func alterSession(t *testing.T) (*Session, *[]string) {
 	t.Cleanup(SetBackfillProgress(1, 0, 0))
 	s := OpenMemory().NewSession()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/memgov"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -16,13 +17,19 @@ import (
 )
 
 // A materialized view's backfill (its first computation, from the whole
-// contents of its inputs) is stepped in chunks of at most
-// backfillChunkRows input rows, one relation after another, when its
-// inputs are larger: several steps of a circuit within one epoch are what
-// a transaction block that reads between its writes does already, and the
-// sum of the steps' outputs is the output of one step over everything. The
-// outputs are consolidated before they are stored, so the view's rows and
-// change log are the same as with one step. Between chunks the backfill
+// contents of its inputs) is stepped in chunks, one relation after
+// another, when its inputs hold more than backfillChunkRows rows: chunks
+// of backfillChunkRows input rows at first, which grow as a large table
+// change's do (chunkSizer, epochmemory.go) when the view's output for a
+// chunk retracts what the chunks before it wrote (an aggregate's groups
+// revised chunk after chunk), to at most chunkGrowth times that and, under
+// a memory limit, to chunks whose rows take at most 1/chunkMemoryShare of
+// it. The sizes follow from the inputs, the view's outputs and the limit
+// alone, the same for any number of workers. Several steps of a circuit
+// within one epoch are what a transaction block that reads between its
+// writes does already, and the sum of the steps' outputs is the output of
+// one step over everything. The outputs are consolidated before they are
+// stored, so the view's rows and change log are the same as with one step. Between chunks the backfill
 // reports its progress: in rockstream_catalog.progress while it runs, and
 // as a NOTICE to the client ("backfill of v: 400000 of 1000000 rows") once
 // it has run backfillNoticeAfter, then every backfillNoticeEvery.
@@ -169,10 +176,15 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 	var out zset.Batch
 	done := 0
 	par = chunkParallelism(par, total)
+	limit := memgov.Process().Limit()
 	for _, r := range rels {
 		rows := deltas[r]
-		for len(rows) > 0 {
-			n := min(len(rows), backfillChunkRows)
+		if len(rows) == 0 {
+			continue
+		}
+		sizer := newChunkSizer(backfillChunkRows, limit, rows[0].Row)
+		for size := sizer.rows; len(rows) > 0; {
+			n := min(len(rows), size)
 			step, err := o.circuit.StepParallel(ctx, st, map[string]zset.Batch{r: rows[:n]}, par)
 			if err == nil {
 				// Held until the epoch commits, as the view's rows.
@@ -182,6 +194,7 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 				return nil, err
 			}
 			out = append(out, step...)
+			size = sizer.next(n, retractions(rows[:n]), []zset.Batch{step})
 			rows = rows[n:]
 			done += n
 			report(done)
@@ -223,8 +236,8 @@ func progressRows(e *Engine) zset.Batch {
 	return out
 }
 
-// SetBackfillProgress sets the backfill's chunk size (input rows a step)
-// and how soon and how often it sends its progress notices, and returns
+// SetBackfillProgress sets the backfill's first chunk size (input rows a
+// step) and how soon and how often it sends its progress notices, and returns
 // the function that restores the defaults. It is for tests, which need
 // many chunks and notices over little data.
 func SetBackfillProgress(chunkRows int, noticeAfter, noticeEvery time.Duration) (restore func()) {

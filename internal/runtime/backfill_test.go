@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -109,5 +110,52 @@ func TestChunkedBackfill(t *testing.T) {
 		if got, want := sortedRows(t, chunked, r), sortedRows(t, one, r); got != want {
 			t.Fatalf("v%d after changes: chunked\n%s\none step\n%s", i, head(got), head(want))
 		}
+	}
+}
+
+// TestBackfillChunksGrowUnderRevisedGroups: the backfill of an aggregate
+// whose groups every chunk revises steps in chunks that grow, as a large
+// table change's do (TestChunksGrowUnderRevisedGroups), while that of a
+// filter, whose chunks revise nothing, keeps the first chunk's size. One
+// NOTICE a chunk counts the steps.
+func TestBackfillChunksGrowUnderRevisedGroups(t *testing.T) {
+	const rows, groups, first = 64 * 1024, 256, 64
+	eng := OpenMemory()
+	t.Cleanup(func() { eng.Close() })
+	s := eng.NewSession()
+	mustExec(t, s, "CREATE TABLE t (id int PRIMARY KEY, g int, v int)")
+	mustExec(t, s, fmt.Sprintf("INSERT INTO t SELECT i, i %% %d, i %% 7 FROM generate_series(1, %d) i", groups, rows))
+	var chunks int
+	s.OnNotice(func(Notice) { chunks++ })
+	defer SetBackfillProgress(first, 0, 0)()
+	views := []struct{ name, query string }{
+		{"by_g", "SELECT g, count(*) c, sum(v) s FROM t GROUP BY g"},
+		{"odd", "SELECT id, v FROM t WHERE v % 2 = 1"},
+	}
+	steps := map[string]int{}
+	for _, v := range views {
+		chunks = 0
+		mustExec(t, s, "CREATE MATERIALIZED VIEW "+v.name+" AS "+v.query)
+		steps[v.name] = chunks
+		if got, want := viewContents(t, s, v.name), viewContents(t, s, "("+v.query+") q"); !maps.Equal(got, want) {
+			t.Errorf("%s differs from its query: %d rows, want %d", v.name, len(got), len(want))
+		}
+		log, _, err := eng.Changes(v.name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(viewContents(t, s, v.name)); len(log) != n {
+			t.Errorf("%s logged %d changes for its backfill, want one per row, %d", v.name, len(log), n)
+		}
+	}
+	// In chunks of 64 rows the backfill takes 1,024 steps, each revising
+	// the 64 groups its rows fall in. Grown to 4,096 rows, at most 64
+	// times the first, it takes under 32.
+	t.Logf("backfill steps: %v", steps)
+	if n := steps["by_g"]; n < 2 || n > 32 {
+		t.Errorf("by_g's backfill of %d rows took %d steps, want 2 to 32", rows, n)
+	}
+	if n, want := steps["odd"], rows/first; n != want {
+		t.Errorf("odd's backfill of %d rows took %d steps, want %d chunks of %d", rows, n, want, first)
 	}
 }

@@ -121,17 +121,18 @@ const (
 	chunkMemoryShare = 128
 )
 
-// chunkSizer chooses the size of each chunk of one table delta.
+// chunkSizer chooses the size of each chunk of one table delta, or of
+// one input of a backfill (backfill.go), by the rule above.
 type chunkSizer struct{ rows, most int }
 
-// newChunkSizer sizes the chunks of a delta like row under the memory
-// limit (0: none).
-func newChunkSizer(limit int64, row zset.Row) chunkSizer {
-	most := chunkGrowth * epochChunkRows
+// newChunkSizer sizes chunks of first rows at first, of rows like row,
+// under the memory limit (0: none).
+func newChunkSizer(first int, limit int64, row zset.Row) chunkSizer {
+	most := chunkGrowth * first
 	if limit > 0 {
-		most = min(most, max(epochChunkRows, int(limit/chunkMemoryShare/epochRowBytes(row))))
+		most = min(most, max(first, int(limit/chunkMemoryShare/epochRowBytes(row))))
 	}
-	return chunkSizer{rows: epochChunkRows, most: most}
+	return chunkSizer{rows: first, most: most}
 }
 
 // next returns the rows of the chunk after one of n rows, of which
@@ -171,7 +172,7 @@ func propagateTableDelta(ctx context.Context, st state.Store, w *epochWrite, o *
 	}
 	par = chunkParallelism(par, len(delta))
 	r, split := routed[o.name]
-	sizer := newChunkSizer(memgov.Process().Limit(), delta[0].Row)
+	sizer := newChunkSizer(epochChunkRows, memgov.Process().Limit(), delta[0].Row)
 	for lo, size := 0, sizer.rows; lo < len(delta); {
 		if ctx.Err() != nil {
 			return canceled(ctx)

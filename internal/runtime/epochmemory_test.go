@@ -143,7 +143,7 @@ func TestChunkSizer(t *testing.T) {
 		}
 		return b
 	}
-	c := newChunkSizer(0, nil)
+	c := newChunkSizer(100, 0, nil)
 	for _, step := range []struct {
 		name      string
 		n         int
@@ -173,11 +173,11 @@ func TestChunkSizer(t *testing.T) {
 	// Under a memory limit a chunk grows to 1/chunkMemoryShare of it.
 	row := zset.Row{types.MakeInt(types.Int4, 1), types.MakeInt(types.Int4, 2)}
 	limit := 1000 * chunkMemoryShare * epochRowBytes(row)
-	c = newChunkSizer(limit, row)
+	c = newChunkSizer(100, limit, row)
 	if got := c.next(100, 0, []zset.Batch{revised(100)}); got != 1000 {
 		t.Errorf("under a limit for 1,000 rows grown to %d rows", got)
 	}
-	c = newChunkSizer(limit/100, row)
+	c = newChunkSizer(100, limit/100, row)
 	if got := c.next(100, 0, []zset.Batch{revised(100)}); got != 100 {
 		t.Errorf("under a limit for 10 rows grown to %d rows, want chunks of 100 as before", got)
 	}
