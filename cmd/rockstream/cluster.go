@@ -26,20 +26,25 @@ func newClusterCommand() *cobra.Command {
 	status := &cobra.Command{
 		Use:   "status [--server URL | --control ADDR] [--json]",
 		Short: "Print a running server's role, frontier, workers and shards",
-		Long: `status prints what a running server reports of its cluster state: its
-role ("all" for a single process), its commit frontier (the last epoch
-every shard has committed), one line per worker (its role, the bucket
-ranges it owns, its state and the last epoch it applied) and one line per
-shard (a contiguous range of buckets, its owner, its frontier and how far
-it lags behind the most advanced shard). The same rows are in
-rockstream_catalog.workers and rockstream_catalog.shards. --json prints
-the answer of GET /health as it is.
+		Long: `status prints what a running server reports of its cluster state in
+GET /health: its role ("all" for a single process), its commit frontier
+(the last epoch every shard has committed), one line per worker (its
+role, the bucket ranges it owns, its state and the last epoch it applied)
+and one line per shard (a contiguous range of buckets, its owner, its
+frontier and how far it lags behind the most advanced shard). The same
+rows are in rockstream_catalog.workers and rockstream_catalog.shards.
+--json prints the answer of GET /health as it is.
 
-With --control ADDR it asks a control process (rockstream start --role
-control) instead: the cluster's leader, assignment revision, frontier and
+--server may name a control process (rockstream start --role control) as
+well: its /health has the role "control", the committed epoch as the
+frontier, the cluster's workers by node ID and the assignment's bucket
+ranges, each lagging behind the committed epoch.
+
+With --control ADDR it asks a control process for GET /cluster/status
+instead: the cluster's leader, assignment revision, frontier and
 checkpoint from etcd, one line per worker (membership, endpoint, state,
 buckets, applied epoch and lag behind the frontier) and one line per
-bucket range of the assignment; --json prints GET /cluster/status.`,
+bucket range of the assignment; --json prints it as it is.`,
 		Example: `  rockstream cluster status
   rockstream cluster status --server http://10.0.0.5:6876
   rockstream cluster status --control 127.0.0.1:6876`,
@@ -96,16 +101,27 @@ func printClusterStatus(w io.Writer, h *admin.Health) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "worker\trole\tbuckets\tcount\tstate\tapplied epoch\t")
 	for _, wk := range h.Workers {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%d\t\n", wk.ID, wk.Role, strings.Join(wk.Buckets, ","), wk.BucketCount, wk.State, wk.AppliedEpoch)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t\n", workerLabel(h, wk.ID), wk.Role, strings.Join(wk.Buckets, ","), wk.BucketCount, wk.State, wk.AppliedEpoch)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nshards")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "buckets\towner\tfrontier\tlag epochs\tlag ms\t")
 	for _, s := range h.Shards {
-		fmt.Fprintf(tw, "%d-%d\t%d\t%d\t%d\t%d\t\n", s.FirstBucket, s.LastBucket, s.Owner, s.Frontier, s.LagEpochs, s.LagMs)
+		fmt.Fprintf(tw, "%d-%d\t%s\t%d\t%d\t%d\t\n", s.FirstBucket, s.LastBucket, workerLabel(h, s.Owner), s.Frontier, s.LagEpochs, s.LagMs)
 	}
 	tw.Flush()
+}
+
+// workerLabel names worker id of h: a cluster's workers by their node
+// ID, a single process's by number.
+func workerLabel(h *admin.Health, id int) string {
+	for _, wk := range h.Workers {
+		if wk.ID == id && wk.Name != "" {
+			return wk.Name
+		}
+	}
+	return fmt.Sprint(id)
 }
 
 func printControlStatus(w io.Writer, st *controlStatus) {

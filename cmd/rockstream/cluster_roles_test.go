@@ -18,6 +18,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/s3test"
 
+	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
@@ -522,6 +523,16 @@ func TestClusterRoleFlags(t *testing.T) {
 	if status.exit != 0 || !strings.Contains(status.stdout, "cluster rockstream, leader 127.0.0.1:") || !strings.Contains(status.stdout, "this control leads") {
 		t.Errorf("cluster status --control: exit %d\n%s%s", status.exit, status.stdout, status.stderr)
 	}
+	// With no worker, the control's /health is degraded, in the
+	// single-node shape, and cluster status --server prints it.
+	if h, code := controlHealthOf(t, ctl.http); code != http.StatusServiceUnavailable || h.Role != "control" || h.Status != "degraded" ||
+		!strings.Contains(h.Problem, "no buckets are assigned") || len(h.Workers) != 0 {
+		t.Errorf("/health of a control without workers: %d %+v", code, h)
+	}
+	status = runProg(t, dir, "", binary(t), "cluster", "status", "--server", ctl.http)
+	if status.exit != 0 || !strings.Contains(status.stdout, "role control, status degraded, frontier ") {
+		t.Errorf("cluster status --server of the control: exit %d\n%s%s", status.exit, status.stdout, status.stderr)
+	}
 	audit := runProg(t, dir, "", binary(t), "audit", "tail", "--server", ctl.http)
 	if audit.exit != 0 || !strings.Contains(audit.stdout, `"kind":"cluster","object":"elected"`) {
 		t.Errorf("audit tail --server of the control: exit %d\n%s%s", audit.exit, audit.stdout, audit.stderr)
@@ -571,6 +582,7 @@ func TestClusterProcessesOnS3(t *testing.T) {
 	l.stop()
 	st := c.waitSettled(ids, 30*time.Second, true)
 	c.checkExactlyOnce(st, l)
+	c.checkHealth(st, ids)
 	if st.Checkpoint == 0 {
 		t.Fatalf("no checkpoint recorded by frontier %d", st.Committed)
 	}
@@ -579,4 +591,57 @@ func TestClusterProcessesOnS3(t *testing.T) {
 			t.Errorf("%s is not in the bucket: %v", key, err)
 		}
 	}
+}
+
+// controlHealthOf reads the /health of the control at addr.
+func controlHealthOf(t testing.TB, addr string) (admin.Health, int) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h admin.Health
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatalf("/health of the control: %v", err)
+	}
+	return h, resp.StatusCode
+}
+
+// checkHealth checks the control's /health against its settled status
+// st: ok, the frontier at least st's, the workers ids by name, every
+// bucket in exactly one shard owned by one of them; and that cluster
+// status --server prints it.
+func (c *testProcCluster) checkHealth(st controlStatus, ids []string) {
+	c.t.Helper()
+	h, code := controlHealthOf(c.t, c.http)
+	if code != http.StatusOK || h.Status != "ok" || h.Role != "control" || h.Frontier == nil || *h.Frontier < uint64(st.Committed) {
+		c.t.Fatalf("/health of the settled cluster (committed %d): %d %+v", st.Committed, code, h)
+	}
+	var names []string
+	for i, w := range h.Workers {
+		if w.ID != i || w.State != "serving" || w.BucketCount != cluster.NumBuckets/len(ids) || w.AppliedEpoch < uint64(st.Committed) {
+			c.t.Errorf("/health worker %+v", w)
+		}
+		names = append(names, w.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(ids, ",") {
+		c.t.Errorf("/health names workers %v, want %v", names, ids)
+	}
+	next := 0
+	for _, s := range h.Shards {
+		if s.FirstBucket != next || s.LastBucket < s.FirstBucket || s.Owner < 0 || s.Owner >= len(h.Workers) ||
+			s.Frontier < uint64(st.Committed) || s.Frontier+s.LagEpochs < *h.Frontier {
+			c.t.Errorf("/health shard %+v (frontier %d)", s, *h.Frontier)
+		}
+		next = s.LastBucket + 1
+	}
+	if next != cluster.NumBuckets {
+		c.t.Errorf("/health shards cover buckets 0-%d, want 0-%d: %+v", next-1, cluster.NumBuckets-1, h.Shards)
+	}
+	out := runProg(c.t, c.dir, "", binary(c.t), "cluster", "status", "--server", c.http)
+	if out.exit != 0 || !strings.Contains(out.stdout, "role control, status ok, frontier ") || !strings.Contains(out.stdout, "\n"+ids[0]+" ") {
+		c.t.Errorf("cluster status --server of the control: exit %d\n%s%s", out.exit, out.stdout, out.stderr)
+	}
+	c.t.Logf("cluster status --server %s:\n%s", c.http, out.stdout)
 }

@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
+	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
 	"github.com/rockstream/rockstream/internal/control"
 	"github.com/rockstream/rockstream/internal/runtime"
@@ -20,6 +22,7 @@ import (
 // (docs/cluster.md#processes):
 //
 //	GET  /live             200 while the process runs
+//	GET  /health           the cluster's state in the single-node /health shape (controlhealth.go)
 //	GET  /cluster/etcd     {"endpoints": [...]}, for workers started with --control
 //	GET  /cluster/status   the cluster's state (?state=1 adds each worker's sums)
 //	POST /cluster/writes   submit writes of the keyed-sum workload, wait for their acks
@@ -31,6 +34,11 @@ type controlAPI struct {
 	etcd      []string
 	objects   string
 	auditPath string
+	// meta is what /health reports of this process, started when it
+	// started; stopping is set once it shuts down.
+	meta     healthMeta
+	started  time.Time
+	stopping atomic.Bool
 }
 
 // controlStatus is the answer of GET /cluster/status.
@@ -64,6 +72,7 @@ func (a *controlAPI) handler() http.Handler {
 	mux.HandleFunc("GET /cluster/etcd", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string][]string{"endpoints": a.etcd})
 	})
+	mux.HandleFunc("GET /health", a.health)
 	mux.HandleFunc("GET /cluster/status", a.status)
 	mux.HandleFunc("POST /cluster/writes", a.writes)
 	mux.HandleFunc("GET /admin/audit", a.audit)
@@ -85,6 +94,19 @@ func (a *controlAPI) status(w http.ResponseWriter, r *http.Request) {
 	}
 	ccancel()
 	writeJSON(w, http.StatusOK, ans)
+}
+
+func (a *controlAPI) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	st, err := control.ReadStatus(ctx, a.store, false)
+	meta := a.meta
+	meta.UptimeSeconds = time.Since(a.started).Seconds()
+	h := controlHealth(st, err, meta)
+	if a.stopping.Load() {
+		h.Status = "stopping"
+	}
+	admin.WriteHealth(w, h)
 }
 
 func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {

@@ -137,6 +137,7 @@ func auditDecision(audit *runtime.AuditLog, log *slog.Logger, name string) func(
 
 // runControl runs the control role until ctx ends or a signal arrives.
 func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Writer) error {
+	started := time.Now()
 	log, err := newLogger(stderr, f.logFormat, f.logLevel)
 	if err != nil {
 		return usageError{err}
@@ -207,7 +208,8 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	coordDone := make(chan error, 1)
 	go func() { coordDone <- coord.Run(ctx) }()
 
-	api := &controlAPI{store: store, client: client, coord: coord, etcd: endpoints, objects: location, auditPath: audit.Path()}
+	api := &controlAPI{store: store, client: client, coord: coord, etcd: endpoints, objects: location, auditPath: audit.Path(),
+		meta: healthMeta{Version: currentVersion().Version, Storage: f.store.dir}, started: started}
 	httpSrv := &http.Server{Handler: api.handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn)}
 	httpDone := make(chan error, 1)
@@ -220,6 +222,7 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	case err := <-httpDone:
 		return fmt.Errorf("the HTTP server stopped: %w", err)
 	}
+	api.stopping.Store(true)
 	log.Info("shutting down", "role", "control")
 	<-coordDone
 	return nil
@@ -442,7 +445,7 @@ cluster roles run the cluster's protocol as separate processes
 (docs/cluster.md#processes); its workload is still a keyed sum, not SQL:
 --role control runs a single-node etcd embedded in --storage DIR (or
 joins --etcd URL,...), the coordinator, and on --http-addr the cluster's
-endpoints (/cluster/status, /cluster/writes, /admin/audit); its
+endpoints (/health, /cluster/status, /cluster/writes, /admin/audit); its
 decisions go to the audit log. --role worker --control ADDR (or --etcd)
 joins the cluster named --cluster, keeps its state in --storage DIR and
 serves the cluster's gRPC messages on --cluster-addr. The object store of

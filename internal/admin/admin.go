@@ -166,8 +166,9 @@ func (s *Server) status() string {
 // Health is the body of /health.
 type Health struct {
 	// Status is "ok" (ready), "degraded" (ready, but the storage refuses
-	// writes: Problem says why), "starting" or "stopping"; the HTTP status
-	// is 200 for "ok" and 503 otherwise.
+	// writes, or on a control the cluster cannot commit: Problem says
+	// why), "starting" or "stopping"; the HTTP status is 200 for "ok" and
+	// 503 otherwise.
 	Status  string `json:"status"`
 	Problem string `json:"problem,omitempty"`
 	// Reads, while the status is "degraded", is "served" (reads are
@@ -192,11 +193,12 @@ type Health struct {
 	// gateway.
 	Connections int `json:"connections"`
 	// Role is the process's role: "all" for a process that is the whole
-	// system.
+	// system, "control" for a cluster's control process.
 	Role string `json:"role"`
 	// Frontier is the commit frontier, the last epoch every shard has
-	// committed; Workers and Shards the process's workers and the bucket
-	// ranges they own (cluster.go). All null before recovery finished.
+	// committed; Workers and Shards the process's workers (on a control,
+	// the cluster's) and the bucket ranges they own (cluster.go). All null
+	// before recovery finished.
 	Frontier *uint64        `json:"frontier"`
 	Workers  []WorkerHealth `json:"workers"`
 	Shards   []ShardHealth  `json:"shards"`
@@ -233,8 +235,11 @@ func (s *Server) health() Health {
 	return h
 }
 
-func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
-	h := s.health()
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) { WriteHealth(w, s.health()) }
+
+// WriteHealth answers a GET /health with h: HTTP 200 when its status is
+// "ok", 503 otherwise, the body still saying what is known.
+func WriteHealth(w http.ResponseWriter, h Health) {
 	b, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

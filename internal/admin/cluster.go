@@ -4,11 +4,18 @@ import "github.com/rockstream/rockstream/internal/runtime"
 
 // The cluster state /health reports: the process's role, its workers and
 // the shards they own (docs/cluster.md#status). A single process has the
-// role "all" and its workers are the engine's.
+// role "all" and its workers are the engine's; a control process of the
+// cluster (cmd/rockstream) fills the same Health from the cluster's status
+// with the role "control".
 
 // WorkerHealth is one worker as /health reports it.
 type WorkerHealth struct {
-	ID   int    `json:"id"`
+	// ID is the worker's number: on one node its index among the
+	// engine's workers, on a control its position in the list, which is
+	// in Name order; shards name their owner by it.
+	ID int `json:"id"`
+	// Name is a cluster worker's node ID (--node-id); empty on one node.
+	Name string `json:"name,omitempty"`
 	Role string `json:"role"`
 	// Buckets are the bucket ranges the worker owns, "first-last" each.
 	Buckets      []string `json:"buckets"`
