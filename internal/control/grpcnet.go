@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rockstream/rockstream/internal/cluster"
+	"github.com/rockstream/rockstream/internal/grpcraw"
 )
 
 // The gRPC service every process of a cluster serves: a stream of the
@@ -31,32 +32,6 @@ const (
 )
 
 var messagesDesc = grpc.StreamDesc{StreamName: "Messages", ServerStreams: true, ClientStreams: true}
-
-// rawMsg is one gRPC message's bytes.
-type rawMsg struct{ b []byte }
-
-// rawCodec is the service's gRPC codec: a message is its bytes.
-type rawCodec struct{}
-
-func (rawCodec) Name() string { return "rockstream-control" }
-
-func (rawCodec) Marshal(v any) ([]byte, error) {
-	m, ok := v.(*rawMsg)
-	if !ok {
-		return nil, fmt.Errorf("control codec: cannot marshal %T", v)
-	}
-	return m.b, nil
-}
-
-// Unmarshal copies data: gRPC reuses the buffer once it returns.
-func (rawCodec) Unmarshal(data []byte, v any) error {
-	m, ok := v.(*rawMsg)
-	if !ok {
-		return fmt.Errorf("control codec: cannot unmarshal into %T", v)
-	}
-	m.b = append(m.b[:0], data...)
-	return nil
-}
 
 // GRPCNetworkConfig configures a GRPCNetwork.
 type GRPCNetworkConfig struct {
@@ -121,7 +96,7 @@ func ListenGRPC(lis net.Listener, cli *clientv3.Client, cfg GRPCNetworkConfig) *
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.mu.local = map[cluster.NodeID]Receiver{}
 	n.mu.peers = map[cluster.NodeID]chan cluster.Message{}
-	n.server = grpc.NewServer(grpc.ForceServerCodec(rawCodec{}),
+	n.server = grpc.NewServer(grpc.ForceServerCodec(grpcraw.Codec{}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true}))
 	sd := messagesDesc
 	sd.Handler = func(_ any, s grpc.ServerStream) error { return n.serveMessages(s) }
@@ -293,7 +268,7 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 	ended := make(chan error, 1)
 	go func() {
 		// The receiver sends nothing; this returns when the stream ends.
-		var r rawMsg
+		var r grpcraw.Message
 		ended <- s.RecvMsg(&r)
 		cancel()
 	}()
@@ -311,7 +286,7 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 			if err != nil {
 				continue
 			}
-			if err := s.SendMsg(&rawMsg{b: data}); err != nil {
+			if err := s.SendMsg(&grpcraw.Message{B: data}); err != nil {
 				return err
 			}
 		}
@@ -321,7 +296,7 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 func dial(addr string) (*grpc.ClientConn, error) {
 	return grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})),
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 2 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true}),
 	)
 }
@@ -330,12 +305,12 @@ func dial(addr string) (*grpc.ClientConn, error) {
 // until its stream ends; a message that does not decode ends the stream.
 func (n *GRPCNetwork) serveMessages(s grpc.ServerStream) error {
 	for {
-		var r rawMsg
+		var r grpcraw.Message
 		if err := s.RecvMsg(&r); err != nil {
 			return nil // the sender closed or went away
 		}
 		var m cluster.Message
-		if err := json.Unmarshal(r.b, &m); err != nil {
+		if err := json.Unmarshal(r.B, &m); err != nil {
 			return status.Errorf(codes.InvalidArgument, "control: a message that does not decode: %v", err)
 		}
 		n.mu.Lock()
@@ -348,7 +323,7 @@ func (n *GRPCNetwork) serveMessages(s grpc.ServerStream) error {
 }
 
 func (n *GRPCNetwork) serveStatus(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-	var req rawMsg
+	var req grpcraw.Message
 	if err := dec(&req); err != nil {
 		return nil, err
 	}
@@ -359,8 +334,8 @@ func (n *GRPCNetwork) serveStatus(_ any, _ context.Context, dec func(any) error,
 		return nil, status.Error(codes.Unavailable, "control: this node reports no status yet")
 	}
 	var q statusQuery
-	if len(req.b) > 0 {
-		if err := json.Unmarshal(req.b, &q); err != nil {
+	if len(req.B) > 0 {
+		if err := json.Unmarshal(req.B, &q); err != nil {
 			return nil, status.Errorf(codes.InvalidArgument, "control: a status request that does not decode: %v", err)
 		}
 	}
@@ -368,7 +343,7 @@ func (n *GRPCNetwork) serveStatus(_ any, _ context.Context, dec func(any) error,
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	return &rawMsg{b: data}, nil
+	return &grpcraw.Message{B: data}, nil
 }
 
 // statusQuery is the request of the Status call.
@@ -385,11 +360,11 @@ func NodeStatus(ctx context.Context, addr string, withState bool, into any) erro
 	}
 	defer conn.Close()
 	req, _ := json.Marshal(statusQuery{State: withState})
-	var resp rawMsg
-	if err := conn.Invoke(ctx, statusMethod, &rawMsg{b: req}, &resp); err != nil {
+	var resp grpcraw.Message
+	if err := conn.Invoke(ctx, statusMethod, &grpcraw.Message{B: req}, &resp); err != nil {
 		return fmt.Errorf("control: status of %s: %w", addr, err)
 	}
-	return json.Unmarshal(resp.b, into)
+	return json.Unmarshal(resp.B, into)
 }
 
 // Close stops the endpoint and the streams, and revokes the advertised

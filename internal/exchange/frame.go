@@ -130,29 +130,3 @@ func parseFrame(b []byte) (header, []byte, error) {
 	}
 	return h, payload, nil
 }
-
-// rawFrame is a frame's bytes as gRPC carries them.
-type rawFrame struct{ b []byte }
-
-// codec is the gRPC codec of frames: a message is a frame's bytes.
-type codec struct{}
-
-func (codec) Name() string { return "rockstream-exchange" }
-
-func (codec) Marshal(v any) ([]byte, error) {
-	f, ok := v.(*rawFrame)
-	if !ok {
-		return nil, fmt.Errorf("exchange codec: cannot marshal %T", v)
-	}
-	return f.b, nil
-}
-
-// Unmarshal copies data: gRPC reuses the buffer once it returns.
-func (codec) Unmarshal(data []byte, v any) error {
-	f, ok := v.(*rawFrame)
-	if !ok {
-		return fmt.Errorf("exchange codec: cannot unmarshal into %T", v)
-	}
-	f.b = append(f.b[:0], data...)
-	return nil
-}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/grpcraw"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 	"google.golang.org/grpc"
@@ -69,7 +70,7 @@ func TestParseFrameErrors(t *testing.T) {
 func rawSend(t *testing.T, addr string, frames ...[]byte) error {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(codec{})))
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +82,14 @@ func rawSend(t *testing.T, addr string, frames ...[]byte) error {
 		t.Fatal(err)
 	}
 	for _, f := range frames {
-		if err := s.SendMsg(&rawFrame{b: f}); err != nil {
+		if err := s.SendMsg(&grpcraw.Message{B: f}); err != nil {
 			break // the receiver ended the stream; RecvMsg says why
 		}
 	}
 	if err := s.CloseSend(); err != nil {
 		t.Fatal(err)
 	}
-	return s.RecvMsg(&rawFrame{})
+	return s.RecvMsg(&grpcraw.Message{})
 }
 
 // TestMalformedFramesKeepServing sends a node broken frames: each stream

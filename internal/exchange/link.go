@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/rockstream/rockstream/internal/grpcraw"
 )
 
 // link is a mesh's stream of frames to one peer, opened on first use and
@@ -56,7 +58,7 @@ func (l *link) send(ctx context.Context, frames [][]byte) error {
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	for _, f := range frames {
-		if err := s.SendMsg(&rawFrame{b: f}); err != nil {
+		if err := s.SendMsg(&grpcraw.Message{B: f}); err != nil {
 			if ctx.Err() != nil {
 				err = fmt.Errorf("%w: sending to peer %d (%s): %w", ErrPeerLost, l.peer, l.addr, ctx.Err())
 				l.mu.err = err
@@ -94,7 +96,7 @@ func (l *link) openLocked(ctx context.Context) error {
 // else. A refusal fails the mesh at once, so that its pending call
 // returns without waiting for its deadline.
 func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
-	err := s.RecvMsg(&rawFrame{})
+	err := s.RecvMsg(&grpcraw.Message{})
 	if err == nil {
 		err = status.Error(codes.Internal, "exchange: the receiver sent a message")
 	}

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
+
+	"github.com/rockstream/rockstream/internal/grpcraw"
 )
 
 // The gRPC service: one bidirectional stream method. A sender streams
@@ -91,7 +93,7 @@ func Listen(lis net.Listener, opts Options) (*Node, error) {
 	n.mu.changed = make(chan struct{})
 	n.mu.conns = make(map[string]*grpc.ClientConn)
 	n.server = grpc.NewServer(
-		grpc.ForceServerCodec(codec{}),
+		grpc.ForceServerCodec(grpcraw.Codec{}),
 		grpc.MaxRecvMsgSize(opts.MaxMessageBytes),
 		grpc.MaxSendMsgSize(opts.MaxMessageBytes),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
@@ -150,7 +152,7 @@ func (n *Node) conn(addr string) (*grpc.ClientConn, error) {
 	}
 	c, err := grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(codec{}),
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{}),
 			grpc.MaxCallRecvMsgSize(n.opts.MaxMessageBytes), grpc.MaxCallSendMsgSize(n.opts.MaxMessageBytes)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
 	)
@@ -254,13 +256,13 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 			m.streamEnded(sender, reason, refused)
 		}
 	}()
-	var f rawFrame
+	var f grpcraw.Message
 	for {
 		if err := s.RecvMsg(&f); err != nil {
 			reason = err // the sender closed or went away
 			return nil
 		}
-		h, payload, err := parseFrame(f.b)
+		h, payload, err := parseFrame(f.B)
 		if err != nil {
 			reason = err
 			return status.Error(codes.InvalidArgument, err.Error())
@@ -286,7 +288,7 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 			reason, refused = err, ctx.Err() == nil
 			return toStatus(err)
 		}
-		f.b = f.b[:0:0] // the payload is the mesh's now
+		f.B = f.B[:0:0] // the payload is the mesh's now
 	}
 }
 
