@@ -55,9 +55,8 @@ func postAction(cmd *cobra.Command, server, path string, req, out any) error {
 		return fmt.Errorf("reading the answer of %s: %w", target, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var ae admin.ActionError
-		if json.Unmarshal(raw, &ae) == nil && ae.Error != "" {
-			return fmt.Errorf("the server refused: %s (SQLSTATE %s)", ae.Error, ae.SQLState)
+		if err := refusal(raw); err != nil {
+			return err
 		}
 		return fmt.Errorf("the server answered %s: %s", resp.Status, strings.TrimSpace(string(raw)))
 	}

@@ -54,7 +54,7 @@ bucket range of the assignment; --json prints it as it is.`,
 				if cmd.Flags().Changed("server") {
 					return usageError{fmt.Errorf("give --server URL or --control ADDR, not both")}
 				}
-				body, err := getServer(cmd, controlAddr, "/cluster/status")
+				body, err := getServer(cmd.Context(), controlAddr, "/cluster/status")
 				if err != nil {
 					return err
 				}
@@ -81,7 +81,7 @@ bucket range of the assignment; --json prints it as it is.`,
 // getHealth reads /health, whose status is 503 while the server is not
 // ready: its body still says what is known.
 func getHealth(cmd *cobra.Command, server string) ([]byte, error) {
-	body, err := getServer(cmd, server, "/health")
+	body, err := getServer(cmd.Context(), server, "/health")
 	if err != nil && len(body) > 0 && json.Valid(body) {
 		return body, nil
 	}

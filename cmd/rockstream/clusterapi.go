@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
 	"github.com/rockstream/rockstream/internal/control"
-	"github.com/rockstream/rockstream/internal/runtime"
 )
 
 // controlAPI is the HTTP endpoints of a control process
@@ -70,7 +67,7 @@ func (a *controlAPI) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "live") })
 	mux.HandleFunc("GET /cluster/etcd", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string][]string{"endpoints": a.etcd})
+		admin.WriteJSON(w, http.StatusOK, map[string][]string{"endpoints": a.etcd})
 	})
 	mux.HandleFunc("GET /health", a.health)
 	mux.HandleFunc("GET /cluster/status", a.status)
@@ -93,7 +90,7 @@ func (a *controlAPI) status(w http.ResponseWriter, r *http.Request) {
 		ans.Coordinator = &cs
 	}
 	ccancel()
-	writeJSON(w, http.StatusOK, ans)
+	admin.WriteJSON(w, http.StatusOK, ans)
 }
 
 func (a *controlAPI) health(w http.ResponseWriter, r *http.Request) {
@@ -152,38 +149,17 @@ func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {
 	if acked == nil {
 		acked = []uint64{}
 	}
-	writeJSON(w, http.StatusOK, writesAnswer{Acked: acked})
+	admin.WriteJSON(w, http.StatusOK, writesAnswer{Acked: acked})
 }
 
 func (a *controlAPI) audit(w http.ResponseWriter, r *http.Request) {
-	var after uint64
-	if s := r.URL.Query().Get("after"); s != "" {
-		var err error
-		if after, err = strconv.ParseUint(s, 10, 64); err != nil {
-			httpError(w, http.StatusBadRequest, fmt.Errorf("after=%q is not a sequence number", s))
-			return
-		}
-	}
-	events, err := runtime.ReadAuditLog(a.auditPath, after)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		httpError(w, http.StatusInternalServerError, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	enc := json.NewEncoder(w)
-	for _, ev := range events {
-		_ = enc.Encode(ev)
-	}
+	admin.ServeAuditFile(w, r, a.auditPath)
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
+// httpError answers with err in the shape of the server's refusals
+// (admin.ActionError, without a SQLSTATE).
 func httpError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+	admin.WriteJSON(w, code, admin.ActionError{Error: err.Error()})
 }
 
 // listened is a listener bound, or why not.

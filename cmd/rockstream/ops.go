@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,12 +33,12 @@ const defaultServer = "http://" + defaultHTTPAddr
 
 // getServer reads path from a running server: the body, or an error
 // carrying the server's message and SQLSTATE.
-func getServer(cmd *cobra.Command, server, path string) ([]byte, error) {
+func getServer(ctx context.Context, server, path string) ([]byte, error) {
 	target, err := serverURL(server, path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet, target, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -51,13 +52,25 @@ func getServer(cmd *cobra.Command, server, path string) ([]byte, error) {
 		return nil, fmt.Errorf("reading the answer of %s: %w", target, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var ae admin.ActionError
-		if json.Unmarshal(body, &ae) == nil && ae.Error != "" {
-			return nil, fmt.Errorf("the server refused: %s (SQLSTATE %s)", ae.Error, ae.SQLState)
+		if err := refusal(body); err != nil {
+			return nil, err
 		}
 		return body, fmt.Errorf("the server answered %s for %s", resp.Status, path)
 	}
 	return body, nil
+}
+
+// refusal is the error a server's refusal (an admin.ActionError body)
+// reports, nil when body is not one.
+func refusal(body []byte) error {
+	var ae admin.ActionError
+	if json.Unmarshal(body, &ae) != nil || ae.Error == "" {
+		return nil
+	}
+	if ae.SQLState == "" {
+		return fmt.Errorf("the server refused: %s", ae.Error)
+	}
+	return fmt.Errorf("the server refused: %s (SQLSTATE %s)", ae.Error, ae.SQLState)
 }
 
 func newExplainCommand() *cobra.Command {
@@ -84,7 +97,7 @@ VIEW is written as in SQL: unquoted names are folded to lower case.`,
 			if estimate {
 				q.Set("estimate", "true")
 			}
-			body, err := getServer(cmd, server, "/admin/explain?"+q.Encode())
+			body, err := getServer(cmd.Context(), server, "/admin/explain?"+q.Encode())
 			if err != nil {
 				return err
 			}
@@ -200,7 +213,7 @@ func readAuditLines(cmd *cobra.Command, server, dir string, after uint64) ([]aud
 		}
 		return out, nil
 	}
-	body, err := getServer(cmd, server, fmt.Sprintf("/admin/audit?after=%d", after))
+	body, err := getServer(cmd.Context(), server, fmt.Sprintf("/admin/audit?after=%d", after))
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +252,7 @@ so it takes time on a large store. --json prints the answer of GET
   rockstream resource usage --json --server http://10.0.0.5:6876`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			body, err := getServer(cmd, server, "/admin/resources")
+			body, err := getServer(cmd.Context(), server, "/admin/resources")
 			if err != nil {
 				return err
 			}
@@ -380,7 +393,7 @@ func collectSupport(cmd *cobra.Command, server, dir string) ([]supportFile, []st
 		if !reachable {
 			break
 		}
-		body, err := getServer(cmd, server, e.path)
+		body, err := getServer(cmd.Context(), server, e.path)
 		if err != nil && e.name == "health.json" && strings.Contains(err.Error(), "503") && len(body) > 0 {
 			err = nil // a degraded server's /health is what support wants
 		}

@@ -359,16 +359,21 @@ func (l *leaseLog) observe(lease cluster.LeaseID, a cluster.Action) {
 // controlEtcd asks the control process at addr for the cluster's etcd
 // endpoints, retrying for a while: the control may be starting.
 func controlEtcd(ctx context.Context, addr string) ([]string, error) {
-	target, err := serverURL(addr, "/cluster/etcd")
-	if err != nil {
-		return nil, fmt.Errorf("--control: %w", err)
-	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var ans struct {
 			Endpoints []string `json:"endpoints"`
 		}
-		err = getJSON(ctx, target, &ans)
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		body, err := getServer(rctx, addr, "/cluster/etcd")
+		cancel()
+		var usage usageError
+		switch {
+		case errors.As(err, &usage):
+			return nil, fmt.Errorf("--control: %w", usage.err)
+		case err == nil:
+			err = json.Unmarshal(body, &ans)
+		}
 		if err == nil && len(ans.Endpoints) > 0 {
 			return ans.Endpoints, nil
 		}
@@ -401,24 +406,6 @@ func waitObjectStore(ctx context.Context, cli *clientv3.Client, keys control.Key
 		}
 		sleepFor(ctx, 200*time.Millisecond)
 	}
-}
-
-func getJSON(ctx context.Context, target string, into any) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", target, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(into)
 }
 
 func sleepFor(ctx context.Context, d time.Duration) {

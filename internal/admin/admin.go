@@ -24,7 +24,6 @@
 package admin
 
 import (
-	"encoding/json"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -240,17 +239,9 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) { WriteHeal
 // WriteHealth answers a GET /health with h: HTTP 200 when its status is
 // "ok", 503 otherwise, the body still saying what is known.
 func WriteHealth(w http.ResponseWriter, h Health) {
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
 	code := http.StatusOK
 	if h.Status != "ok" {
 		code = http.StatusServiceUnavailable
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(b, '\n'))
+	WriteJSON(w, code, h)
 }

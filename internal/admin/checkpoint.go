@@ -29,7 +29,7 @@ type CheckpointRequest struct {
 // the console's API (console.go).
 type ActionError struct {
 	Error    string `json:"error"`
-	SQLState string `json:"sqlstate"`
+	SQLState string `json:"sqlstate,omitempty"`
 }
 
 // maxActionBody bounds an action's request body.
@@ -66,7 +66,7 @@ func (s *Server) serveCheckpoint(w http.ResponseWriter, r *http.Request) {
 		writeActionError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	WriteJSON(w, http.StatusOK, res)
 }
 
 // decodeAction reads a JSON request body into v.
@@ -98,10 +98,11 @@ func writeActionError(w http.ResponseWriter, err error) {
 	if errors.As(err, &e) {
 		msg = e.Message
 	}
-	writeJSON(w, code, ActionError{Error: msg, SQLState: state})
+	WriteJSON(w, code, ActionError{Error: msg, SQLState: state})
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// WriteJSON answers with v as indented JSON and HTTP status code.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		http.Error(w, fmt.Sprintf("encoding the answer: %v", err), http.StatusInternalServerError)

@@ -55,7 +55,7 @@ func (s *Server) withEngine(h func(eng *runtime.Engine, r *http.Request) (any, e
 	return func(w http.ResponseWriter, r *http.Request) {
 		eng := s.eng.Load()
 		if eng == nil {
-			writeJSON(w, http.StatusServiceUnavailable, ActionError{Error: "the server is " + s.status()})
+			WriteJSON(w, http.StatusServiceUnavailable, ActionError{Error: "the server is " + s.status()})
 			return
 		}
 		v, err := h(eng, r)
@@ -67,10 +67,10 @@ func (s *Server) withEngine(h func(eng *runtime.Engine, r *http.Request) (any, e
 			case "42809":
 				code = http.StatusBadRequest
 			}
-			writeJSON(w, code, ActionError{Error: err.Error(), SQLState: errs.SQLState(err)})
+			WriteJSON(w, code, ActionError{Error: err.Error(), SQLState: errs.SQLState(err)})
 			return
 		}
-		writeJSON(w, http.StatusOK, v)
+		WriteJSON(w, http.StatusOK, v)
 	}
 }
 

@@ -52,12 +52,18 @@ func (s *Server) serveAudit(w http.ResponseWriter, r *http.Request) {
 		writeActionError(w, errs.New(errs.FeatureNotSupported, "an instance in memory keeps no audit log: start the server with --storage DIR"))
 		return
 	}
+	ServeAuditFile(w, r, filepath.Join(s.cfg.StorageDir, runtime.AuditFileName))
+}
+
+// ServeAuditFile answers GET /admin/audit?after=SEQ from the audit log at
+// path: its whole lines past seq SEQ, as written (none when the file does
+// not exist yet).
+func ServeAuditFile(w http.ResponseWriter, r *http.Request, path string) {
 	after, err := uintParam(r, "after")
 	if err != nil {
 		writeActionError(w, err)
 		return
 	}
-	path := filepath.Join(s.cfg.StorageDir, runtime.AuditFileName)
 	b, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		writeActionError(w, errs.Newf(errs.IOError, "reading the audit log: %v", err))
@@ -154,7 +160,7 @@ func (s *Server) serveResources(w http.ResponseWriter, r *http.Request) {
 		writeActionError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, u)
+	WriteJSON(w, http.StatusOK, u)
 }
 
 // catalogQueries are what GET /admin/catalog reports: the catalog's
@@ -211,5 +217,5 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request) {
 		}
 		out[q.name] = t
 	}
-	writeJSON(w, http.StatusOK, out)
+	WriteJSON(w, http.StatusOK, out)
 }
