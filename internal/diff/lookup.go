@@ -38,6 +38,12 @@ type StoredRelation struct {
 	KeyCols []int
 	// Rows reads the stored rows by key.
 	Rows ops.StoredRows
+	// Immutable says the relation's row under a key, once stored, is
+	// never changed or deleted, and no other row is ever stored under
+	// that key (an append-only table's primary key): an inner join
+	// looking it up then arranges only the other input's rows that find
+	// no stored row (ops.Join.LookUp).
+	Immutable bool
 }
 
 // Lookups says how a scanned relation may be read by key; ok is false
@@ -147,7 +153,7 @@ func (b *builder) lookupJoin(n *plan.Join, j *ops.Join) string {
 		if !ok {
 			continue
 		}
-		j.LookUp(left, sr.Rows, order, preds)
+		j.LookUp(left, sr.Rows, order, preds, sr.Immutable)
 		if b.lookedUp == nil {
 			b.lookedUp = map[string]bool{}
 		}

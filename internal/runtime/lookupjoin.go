@@ -28,7 +28,10 @@ var disableCircuitLookups = false
 
 // viewLookups says which relations of cat a view's circuit may read by
 // key: tables with a primary key whose rows are stored, scanned with
-// every primary-key column.
+// every primary-key column (immutable when the table is append-only: it
+// takes no UPDATE, DELETE, TRUNCATE or upsert, so a key's row never
+// changes, and its primary key admits no second row under a key), and
+// views routed by their group key.
 func viewLookups(cat *catalog) diff.Lookups {
 	if disableCircuitLookups {
 		return nil
@@ -66,7 +69,8 @@ func viewLookups(cat *catalog) diff.Lookups {
 			}
 		}
 		return diff.StoredRelation{Base: o.name, KeyCols: keyCols,
-			Rows: &storedByKey{prefix: o.rowsPrefix(), pos: pos, scan: o.kind != sql.Table}}, true
+			Rows:      &storedByKey{prefix: o.rowsPrefix(), pos: pos, scan: o.kind != sql.Table},
+			Immutable: o.kind == sql.Table && o.appendOnly}, true
 	}
 }
 
