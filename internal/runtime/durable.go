@@ -346,8 +346,10 @@ func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, en
 	prefix := relPrefix(nsChangeLog, id)
 	base := w.logSeq[id]
 	var buckets []byte
+	var order []int32
+	var first [zset.Buckets + 1]int32 // first[b]: where bucket b's entries start in order
 	if enc != nil {
-		buckets = enc.buckets
+		buckets, order, first = enc.buckets, enc.order, enc.first
 	} else {
 		var scratch []byte
 		buckets = make([]byte, len(delta))
@@ -356,19 +358,7 @@ func logChangesOn(st state.Store, w *epochWrite, o *object, delta zset.Batch, en
 			b, scratch = o.viewRowBucket(e.Row, scratch)
 			buckets[i] = byte(b)
 		}
-	}
-	var starts [zset.Buckets + 1]int32 // starts[b+1]: entries in buckets <= b, once summed
-	for _, b := range buckets {
-		starts[int(b)+1]++
-	}
-	for b := 1; b < len(starts); b++ {
-		starts[b] += starts[b-1]
-	}
-	first := starts // first[b]: where bucket b's entries start in order
-	order := make([]int32, len(delta))
-	for i, b := range buckets {
-		order[starts[b]] = int32(i)
-		starts[b]++
+		order, first = bucketOrder(nil, buckets)
 	}
 	write := func(st state.Store, order []int32) error {
 		var k, v, e []byte

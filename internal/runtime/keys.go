@@ -204,7 +204,7 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 // tree.
 func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte) error {
 	var vbuf []byte
-	return applyDeltaKeyed(st, delta,
+	return applyDeltaKeyed(st, delta, nil,
 		func(dst []byte, i int) []byte { return keyOf(dst, prefix, delta[i].Row) },
 		func(i int) []byte {
 			vbuf = encodeStored(vbuf, delta[i].Weight, delta[i].Row)
@@ -213,26 +213,39 @@ func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst,
 }
 
 // applyEncodedDelta is applyDelta for a delta whose keys and inserted
-// values enc holds (encodeDelta): they are copied, not encoded again.
+// values enc holds (encodeDelta): they are copied, not encoded again. The
+// entries are written in the order of their stored keys (enc.order: by
+// bucket, then as the delta orders them), each through the path the
+// previous one's write found, so a write lands beside the previous one
+// instead of descending the overlay's tree from its root.
 func applyEncodedDelta(st state.Store, prefix []byte, delta zset.Batch, enc *encodedDelta) error {
-	return applyDeltaKeyed(st, delta,
+	return applyDeltaKeyed(st, delta, enc.order,
 		func(dst []byte, i int) []byte { return enc.storedKey(dst, prefix, i) },
 		enc.storedValue)
 }
 
 // applyDeltaKeyed is applyDelta with entry i's storage key appended to
 // dst[:0] by keyAt and its stored value as an insertion (encodeStored of
-// its weight and row) returned by insertedAt.
-func applyDeltaKeyed(st state.Store, delta zset.Batch, keyAt func(dst []byte, i int) []byte, insertedAt func(i int) []byte) error {
+// its weight and row) returned by insertedAt. order, when not nil, is
+// the entries' indexes in the order of their keys: they are written in
+// that order, with one hint carried from each to the next.
+func applyDeltaKeyed(st state.Store, delta zset.Batch, order []int32, keyAt func(dst []byte, i int) []byte, insertedAt func(i int) []byte) error {
 	var kbuf, vbuf []byte
 	var hint state.Hint
 	for pass := 0; pass < 2; pass++ {
-		for i, e := range delta {
+		for at := range delta {
+			i := at
+			if order != nil {
+				i = int(order[at])
+			}
+			e := delta[i]
 			if (pass == 0) != (e.Weight < 0) {
 				continue
 			}
 			kbuf = keyAt(kbuf, i)
-			hint = state.Hint{}
+			if order == nil {
+				hint = state.Hint{}
+			}
 			if e.Weight > 0 {
 				if err := state.MergeWeight(st, kbuf, insertedAt(i), &hint); err != nil {
 					return err

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/zset"
@@ -33,6 +34,10 @@ type encodedDelta struct {
 	stored     []byte
 	rowAt      []uint32
 	storedEnds []uint32
+	// order and first are bucketOrder of buckets: the entries in the
+	// order of their stored keys, and where each bucket's begin in it.
+	order []int32
+	first [zset.Buckets + 1]int32
 }
 
 var encodedDeltas = sync.Pool{New: func() any { return new(encodedDelta) }}
@@ -65,7 +70,32 @@ func encodeDelta(o *object, delta zset.Batch) *encodedDelta {
 		c.stored = zset.EncodeRow(c.stored, e.Row)
 		c.storedEnds = append(c.storedEnds, uint32(len(c.stored)))
 	}
+	c.order, c.first = bucketOrder(c.order, c.buckets)
 	return c
+}
+
+// bucketOrder returns the indexes of the entries whose buckets are
+// buckets, ordered by bucket and, within a bucket, by index (a stable
+// counting sort), in dst's storage, and first[b], where bucket b's
+// entries begin in that order (first[zset.Buckets] is their count). A
+// delta's entries in this order are in the order of their stored keys,
+// both of a view's rows (bucket, then the row's key, as the delta sorts
+// them) and of its change log (bucket, then seq).
+func bucketOrder(dst []int32, buckets []byte) (order []int32, first [zset.Buckets + 1]int32) {
+	var starts [zset.Buckets + 1]int32 // starts[b+1]: entries in buckets <= b, once summed
+	for _, b := range buckets {
+		starts[int(b)+1]++
+	}
+	for b := 1; b < len(starts); b++ {
+		starts[b] += starts[b-1]
+	}
+	first = starts
+	order = slices.Grow(dst[:0], len(buckets))[:len(buckets)]
+	for i, b := range buckets {
+		order[starts[b]] = int32(i)
+		starts[b]++
+	}
+	return order, first
 }
 
 // release returns c to encodedDeltas; a nil c is ignored.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,31 @@ func TestEncodedDeltaMatchesRowEncodings(t *testing.T) {
 			if b, _ := v.viewRowBucket(e.Row, nil); int(enc.buckets[i]) != b || got[len(prefix)] != byte(b) {
 				t.Fatalf("route %d, row %d: bucket %d (key's %d), want %d", route, i, enc.buckets[i], got[len(prefix)], b)
 			}
+		}
+		enc.release()
+	}
+	// A consolidated delta in enc.order is in the order of its stored
+	// keys, and first says where each bucket begins in it.
+	sorted, err := zset.Consolidate(slices.Clone(delta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, route := range []int{0, 2} {
+		v := &object{id: 4, cols: make([]plan.Column, 3), route: route}
+		enc := encodeDelta(v, sorted)
+		if len(enc.order) != len(sorted) || int(enc.first[zset.Buckets]) != len(sorted) {
+			t.Fatalf("route %d: order of %d entries, first[end] %d, want %d", route, len(enc.order), enc.first[zset.Buckets], len(sorted))
+		}
+		var prev, key []byte
+		for at, i := range enc.order {
+			if b := enc.buckets[i]; at < int(enc.first[b]) || at >= int(enc.first[int(b)+1]) {
+				t.Fatalf("route %d: entry %d of bucket %d at %d, outside [%d, %d)", route, i, b, at, enc.first[b], enc.first[int(b)+1])
+			}
+			key = enc.storedKey(key, prefix, int(i))
+			if at > 0 && bytes.Compare(prev, key) >= 0 {
+				t.Fatalf("route %d: stored key %x at %d after %x", route, key, at, prev)
+			}
+			prev = append(prev[:0], key...)
 		}
 		enc.release()
 	}
