@@ -7,24 +7,33 @@ import (
 	"github.com/rockstream/rockstream/internal/cluster"
 )
 
-// Client submits the keyed-sum workload's writes to the coordinator as the
-// protocol's client node (cluster.ClientID) and waits for their
-// acknowledgements. Attach Receive to the network under cluster.ClientID.
+// Submitter takes writes into one term of the coordinator:
+// CoordinatorHost.Submit.
+type Submitter interface {
+	Submit(ctx context.Context, writes []cluster.Write) (Receipt, error)
+}
+
+// Client submits the keyed-sum workload's writes to the coordinator and
+// waits for their acknowledgements, which reach it as the protocol's
+// client node (cluster.ClientID): attach Receive to the network under
+// that ID.
 //
-// Each write is sent once: a write whose acknowledgement does not come in
-// time has an unknown outcome (it may still commit), and sending it again
-// could commit it twice, since a new coordinator incarnation does not know
-// the writes an earlier one committed. Write IDs must be unique.
+// Each write is submitted once: a write whose acknowledgement does not
+// come in time has an unknown outcome (it may still commit), and sending
+// it again could commit it twice, since a new coordinator incarnation does
+// not know the writes an earlier one committed. The receipt of the
+// submission is what WriteOutcome needs to learn the outcome later. Write
+// IDs must be unique.
 type Client struct {
-	net Network
+	coord Submitter
 
 	mu      sync.Mutex
 	waiting map[uint64]chan struct{}
 }
 
-// NewClient returns a client sending through net.
-func NewClient(net Network) *Client {
-	return &Client{net: net, waiting: map[uint64]chan struct{}{}}
+// NewClient returns a client submitting to coord.
+func NewClient(coord Submitter) *Client {
+	return &Client{coord: coord, waiting: map[uint64]chan struct{}{}}
 }
 
 // Receive takes the coordinator's acknowledgements; it never blocks.
@@ -42,12 +51,15 @@ func (c *Client) Receive(m cluster.Message) {
 	}
 }
 
-// Submit sends writes and waits until each is acknowledged or ctx ends;
-// it returns the IDs acknowledged, in the order of writes. The others have
-// an unknown outcome. A write whose ID is being waited for already is not
-// sent again.
-func (c *Client) Submit(ctx context.Context, writes []cluster.Write) []uint64 {
+// Submit hands writes to the coordinator and waits until each is
+// acknowledged or ctx ends; it returns the submission's receipt and the
+// IDs acknowledged, in the order of writes. The others have an unknown
+// outcome. A write whose ID is being waited for already is not submitted
+// again. It fails, having submitted nothing, when the coordinator does not
+// lead (ErrNotLeading).
+func (c *Client) Submit(ctx context.Context, writes []cluster.Write) (Receipt, []uint64, error) {
 	chans := make([]chan struct{}, len(writes))
+	var fresh []cluster.Write
 	c.mu.Lock()
 	for i, w := range writes {
 		if c.waiting[w.ID] != nil {
@@ -55,11 +67,21 @@ func (c *Client) Submit(ctx context.Context, writes []cluster.Write) []uint64 {
 		}
 		chans[i] = make(chan struct{})
 		c.waiting[w.ID] = chans[i]
+		fresh = append(fresh, w)
 	}
 	c.mu.Unlock()
-	for i, w := range writes {
-		if chans[i] != nil {
-			c.net.Send(cluster.Message{Kind: cluster.MsgWrite, From: cluster.ClientID, To: cluster.CoordinatorID, Write: w})
+	var receipt Receipt
+	if len(fresh) > 0 {
+		var err error
+		if receipt, err = c.coord.Submit(ctx, fresh); err != nil {
+			c.mu.Lock()
+			for i, w := range writes {
+				if chans[i] != nil && c.waiting[w.ID] == chans[i] {
+					delete(c.waiting, w.ID)
+				}
+			}
+			c.mu.Unlock()
+			return Receipt{}, nil, err
 		}
 	}
 	var acked []uint64
@@ -82,5 +104,5 @@ func (c *Client) Submit(ctx context.Context, writes []cluster.Write) []uint64 {
 		}
 		c.mu.Unlock()
 	}
-	return acked
+	return receipt, acked, nil
 }
