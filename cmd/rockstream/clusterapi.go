@@ -65,7 +65,8 @@ type writesRequest struct {
 }
 
 // writesAnswer lists the writes acknowledged; the others have an unknown
-// outcome, which GET /cluster/writes/{id} finds out with the receipt.
+// outcome, which GET /cluster/writes/{id} finds out with the receipt the
+// answer carries (also in its headers, sent before the wait).
 type writesAnswer struct {
 	Acked []uint64 `json:"acked"`
 	control.Receipt
@@ -150,8 +151,19 @@ func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	// Only the leading control takes writes: its coordinator's term takes
-	// them, and the acknowledgements come to its client node.
-	receipt, acked, err := a.client.Submit(ctx, req.Writes)
+	// them, and the acknowledgements come to its client node. The receipt
+	// goes out in the headers as soon as the writes are taken, so that a
+	// client whose answer is cut off (the control dies) can still learn
+	// their outcome.
+	receipt, acked, err := a.client.Submit(ctx, req.Writes, func(rc control.Receipt) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set(receiptTermHeader, strconv.FormatInt(rc.Term, 10))
+		w.Header().Set(receiptAfterHeader, strconv.FormatUint(uint64(rc.After), 10))
+		w.WriteHeader(http.StatusOK)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	})
 	if err != nil {
 		leader, _ := a.store.Resolve(r.Context(), cluster.CoordinatorID)
 		httpError(w, http.StatusServiceUnavailable, fmt.Errorf("this control process does not lead the cluster; the leader's cluster endpoint is %q", leader))
@@ -160,8 +172,14 @@ func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {
 	if acked == nil {
 		acked = []uint64{}
 	}
-	admin.WriteJSON(w, http.StatusOK, writesAnswer{Acked: acked, Receipt: receipt})
+	_ = json.NewEncoder(w).Encode(writesAnswer{Acked: acked, Receipt: receipt})
 }
+
+// The headers of POST /cluster/writes's answer carrying the receipt.
+const (
+	receiptTermHeader  = "Rockstream-Write-Term"
+	receiptAfterHeader = "Rockstream-Write-After-Epoch"
+)
 
 // writeOutcome answers whether a write is committed, with the receipt of
 // its submission (docs/cluster.md#writes-and-their-outcome). Any control

@@ -437,7 +437,8 @@ cluster roles run the cluster's protocol as separate processes
 --role control runs a single-node etcd embedded in --storage DIR (or
 joins --etcd URL,...), the coordinator, and on --http-addr the cluster's
 endpoints (/health, /cluster/status, /cluster/writes, /admin/audit); its
-decisions go to the audit log. --role worker --control ADDR (or --etcd)
+decisions go to the audit log. Several controls may run on one etcd: one
+leads, another is elected within --leader-ttl of its loss. --role worker --control ADDR (or --etcd)
 joins the cluster named --cluster, keeps its state in --storage DIR and
 serves the cluster's gRPC messages on --cluster-addr. The object store of
 the input log and checkpoints is s3://$ROCKSTREAM_OBJECT_STORE_BUCKET/<cluster>

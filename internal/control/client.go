@@ -56,8 +56,9 @@ func (c *Client) Receive(m cluster.Message) {
 // IDs acknowledged, in the order of writes. The others have an unknown
 // outcome. A write whose ID is being waited for already is not submitted
 // again. It fails, having submitted nothing, when the coordinator does not
-// lead (ErrNotLeading).
-func (c *Client) Submit(ctx context.Context, writes []cluster.Write) (Receipt, []uint64, error) {
+// lead (ErrNotLeading). taken, when set, is called with the receipt as
+// soon as the coordinator has taken the writes, before the wait.
+func (c *Client) Submit(ctx context.Context, writes []cluster.Write, taken func(Receipt)) (Receipt, []uint64, error) {
 	chans := make([]chan struct{}, len(writes))
 	var fresh []cluster.Write
 	c.mu.Lock()
@@ -83,6 +84,9 @@ func (c *Client) Submit(ctx context.Context, writes []cluster.Write) (Receipt, [
 			c.mu.Unlock()
 			return Receipt{}, nil, err
 		}
+	}
+	if taken != nil {
+		taken(receipt)
 	}
 	var acked []uint64
 	for i, w := range writes {

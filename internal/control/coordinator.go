@@ -172,17 +172,23 @@ func (c *CoordinatorHost) term(ctx context.Context) error {
 	decide(Decision{Kind: "elected", OK: true, Detail: fmt.Sprintf("%s leads with election key %s (term %d)", c.cfg.Name, e.Key(), e.Rev()),
 		Reading: fmt.Sprintf("won the election at etcd revision %d", e.Rev())})
 	d := newDecisions(c.cfg.CommitEvery)
+	// The term's commits, each timed when it was asked of etcd: a commit
+	// that succeeded took effect while the term led, however late its
+	// answer is read.
+	var commits int
+	var asked, lastCommit time.Time
 	c.host.observe = func(_ cluster.LeaseID, a cluster.Action) {
+		if a.Kind == cluster.ActCommit {
+			asked = time.Now()
+		}
 		for _, x := range d.action(a) {
 			decide(x)
 		}
 	}
-	var commits int
-	var lastCommit time.Time
 	c.host.observeEvent = func(ev cluster.Event) {
 		if ev.Kind == cluster.EvCommitted && ev.OK && ev.Err == nil {
 			commits++
-			lastCommit = time.Now()
+			lastCommit = asked
 		}
 		for _, x := range d.event(ev) {
 			decide(x)
@@ -203,7 +209,7 @@ func (c *CoordinatorHost) term(ctx context.Context) error {
 		last = lastCommit.UTC().Format(time.RFC3339Nano)
 	}
 	decide(Decision{Kind: "term ended", OK: true, Epoch: c.machine.Committed(),
-		Detail:  fmt.Sprintf("term %d ended after %d commits, the last at %s: this control commits nothing more under it", e.Rev(), commits, last),
+		Detail:  fmt.Sprintf("term %d ended after %d commits, the last asked of etcd at %s: this control commits nothing more under it", e.Rev(), commits, last),
 		Reading: termEndReading(ctx, err)})
 	return err
 }

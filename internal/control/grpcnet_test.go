@@ -184,8 +184,10 @@ func TestClientSubmitWaitsForAcks(t *testing.T) {
 	net.Attach(cluster.ClientID, c.Receive)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	receipt, acked, err := c.Submit(ctx, []cluster.Write{{ID: 1, Key: "a", Delta: 1}, {ID: 2, Key: "b", Delta: 1}, {ID: 3, Key: "c", Delta: 1}})
-	if err != nil || !reflect.DeepEqual(acked, []uint64{1, 3}) || receipt != (Receipt{Term: 7, After: 3}) {
+	var early Receipt
+	receipt, acked, err := c.Submit(ctx, []cluster.Write{{ID: 1, Key: "a", Delta: 1}, {ID: 2, Key: "b", Delta: 1}, {ID: 3, Key: "c", Delta: 1}},
+		func(r Receipt) { early = r })
+	if err != nil || !reflect.DeepEqual(acked, []uint64{1, 3}) || receipt != (Receipt{Term: 7, After: 3}) || early != receipt {
 		t.Fatalf("acked %v receipt %+v err %v, want [1 3] {7 3} nil", acked, receipt, err)
 	}
 	if len(c.waiting) != 0 {
@@ -193,7 +195,7 @@ func TestClientSubmitWaitsForAcks(t *testing.T) {
 	}
 	// A coordinator that does not lead takes nothing, and no waiter is left.
 	c = NewClient(ackOdd{net: net, refuse: true})
-	if _, acked, err := c.Submit(ctx, []cluster.Write{{ID: 5, Key: "e", Delta: 1}}); !errors.Is(err, ErrNotLeading) || acked != nil || len(c.waiting) != 0 {
+	if _, acked, err := c.Submit(ctx, []cluster.Write{{ID: 5, Key: "e", Delta: 1}}, nil); !errors.Is(err, ErrNotLeading) || acked != nil || len(c.waiting) != 0 {
 		t.Fatalf("a refused submission: acked %v err %v waiting %v", acked, err, c.waiting)
 	}
 }

@@ -1,8 +1,8 @@
 package control
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
