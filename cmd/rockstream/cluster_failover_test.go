@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,21 +162,7 @@ func TestClusterControlFailover(t *testing.T) {
 	}
 	c := startFailoverCluster(t)
 	ids := []string{"w1", "w2", "w3"}
-	for _, id := range ids {
-		c.startWorker(id)
-	}
-	c.waitSettled(ids, 30*time.Second, false)
-	l := startLoadPicking(c.http, c.other)
-	defer func() {
-		select {
-		case <-l.done:
-		default:
-			l.stop()
-		}
-	}()
-	for l.count() < 100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l := c.startWorkersUnderLoad(ids, func() *load { return startLoadPicking(c.http, c.other) })
 
 	// Kill -9 the leading control, again and again: the other is elected
 	// and writes resume within 10 s; the killed one rejoins as a
@@ -196,12 +181,7 @@ func TestClusterControlFailover(t *testing.T) {
 		c.waitSettled(ids, 30*time.Second, false)
 		t.Logf("kill %d of the leading control %s: writes acknowledged again %s after the kill", i+1, name, resumed.Round(time.Millisecond))
 	}
-	if len(resumes) > 0 {
-		sorted := append([]time.Duration(nil), resumes...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-		t.Logf("resumption after SIGKILL of the leading control over %d kills (--leader-ttl %s): min %s, median %s, max %s", len(sorted), testLeaderTTL,
-			sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
-	}
+	logResumptions(t, "SIGKILL of the leading control (--leader-ttl "+testLeaderTTL+")", resumes)
 
 	// SIGSTOP the leading control past its leader TTL: the other is
 	// elected; woken, the stopped one is deposed and commits nothing more.
@@ -272,10 +252,7 @@ func TestClusterControlFailover(t *testing.T) {
 	}
 	c.waitSettled(ids, 30*time.Second, false)
 
-	n := l.count()
-	for l.count() < n+100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(100)
 	l.stop()
 	st := c.waitSettled(ids, 30*time.Second, true)
 	union := c.checkExactlyOnce(st, l)

@@ -295,6 +295,14 @@ func (l *load) stop() {
 	<-l.done
 }
 
+// waitAcked waits until more writes than now are acknowledged.
+func (l *load) waitAcked(more int) {
+	n := l.count()
+	for l.count() < n+more {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (l *load) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -334,6 +342,41 @@ func (c *testProcCluster) waitResumed(l *load, since time.Time, within time.Dura
 			time.Sleep(20 * time.Millisecond) // refused or failed at once: no leader yet
 		}
 	}
+}
+
+// startWorkersUnderLoad starts workers ids, waits for them to serve,
+// starts a load and returns it once 100 writes are acknowledged; the load
+// stops when the test ends, if it still runs.
+func (c *testProcCluster) startWorkersUnderLoad(ids []string, start func() *load) *load {
+	c.t.Helper()
+	for _, id := range ids {
+		c.startWorker(id)
+	}
+	c.waitSettled(ids, 30*time.Second, false)
+	l := start()
+	c.t.Cleanup(func() {
+		select {
+		case <-l.done:
+		default:
+			l.stop()
+		}
+	})
+	for l.count() < 100 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return l
+}
+
+// logResumptions logs the least, median and greatest of the times
+// writes took to resume after each of a series of faults.
+func logResumptions(t testing.TB, after string, resumes []time.Duration) {
+	if len(resumes) == 0 {
+		return
+	}
+	sorted := append([]time.Duration(nil), resumes...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	t.Logf("resumption after %s over %d faults: min %s, median %s, max %s", after, len(sorted),
+		sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
 }
 
 // checkExactlyOnce checks the union of the workers' states: buckets served
@@ -431,21 +474,7 @@ func TestClusterProcesses(t *testing.T) {
 	}
 	c := startProcCluster(t)
 	ids := []string{"w1", "w2", "w3"}
-	for _, id := range ids {
-		c.startWorker(id)
-	}
-	c.waitSettled(ids, 30*time.Second, false)
-	l := startLoad(c.http)
-	defer func() {
-		select {
-		case <-l.done:
-		default:
-			l.stop()
-		}
-	}()
-	for l.count() < 100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l := c.startWorkersUnderLoad(ids, func() *load { return startLoad(c.http) })
 
 	// Kill -9 a worker, again and again; each time the service resumes
 	// within 10 s, and the worker, restarted on its disk, rejoins.
@@ -461,12 +490,7 @@ func TestClusterProcesses(t *testing.T) {
 		c.waitSettled(ids, 30*time.Second, false)
 		t.Logf("kill %d of %s: writes acknowledged again %s after the kill", i+1, id, resumed.Round(time.Millisecond))
 	}
-	if len(resumes) > 0 {
-		sorted := append([]time.Duration(nil), resumes...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-		t.Logf("resumption after SIGKILL over %d kills: min %s, median %s, max %s", len(sorted),
-			sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
-	}
+	logResumptions(t, "SIGKILL of a worker", resumes)
 
 	// SIGSTOP a worker past its lease: the others take its buckets; woken,
 	// it finds its lease expired, does nothing more under it and joins
@@ -521,10 +545,7 @@ func TestClusterProcesses(t *testing.T) {
 			t.Fatalf("after w4 joined, %s serves %+v, want %d buckets", w.ID, w.Report, cluster.NumBuckets/4)
 		}
 	}
-	n := l.count()
-	for l.count() < n+100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(100)
 	l.stop()
 	c.checkExactlyOnce(c.waitSettled(ids, 30*time.Second, true), l)
 
@@ -662,10 +683,7 @@ func TestClusterProcessesOnS3(t *testing.T) {
 	t.Logf("writes acknowledged again %s after w2 was killed", c.waitResumed(l, killed, 10*time.Second).Round(time.Millisecond))
 	c.startWorker("w2")
 	c.waitSettled(ids, 30*time.Second, false)
-	n := l.count()
-	for l.count() < n+50 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(50)
 	l.stop()
 	st := c.waitSettled(ids, 30*time.Second, true)
 	c.checkExactlyOnce(st, l)
