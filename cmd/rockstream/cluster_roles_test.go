@@ -271,6 +271,16 @@ func (l *load) record(ids []uint64, receipt *control.Receipt, acked []uint64) {
 
 func startLoad(http string) *load { return startLoadPicking(http, nil) }
 
+// loadAckTimeout is how long each request of a load waits for its
+// acknowledgements: long enough to span a worker's failover; with a
+// pick, short enough that a request stuck on a stopped control moves on.
+func loadAckTimeout(pick func(string) string) time.Duration {
+	if pick != nil {
+		return 3 * time.Second
+	}
+	return 15 * time.Second
+}
+
 // startLoadPicking starts a load at the control http, moving to the one
 // pick names whenever a control fails or refuses.
 func startLoadPicking(http string, pick func(failed string) string) *load {
@@ -284,7 +294,7 @@ func startLoadPicking(http string, pick func(failed string) string) *load {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			_, _ = l.submit(5, 15*time.Second)
+			_, _ = l.submit(5, loadAckTimeout(l.pick))
 		}
 	}()
 	return l

@@ -164,7 +164,11 @@ func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, control.ErrInFlight):
+		httpError(w, http.StatusConflict, fmt.Errorf("%w: wait for its answer, or ask for its outcome with its receipt", err))
+		return
+	case err != nil:
 		leader, _ := a.store.Resolve(r.Context(), cluster.CoordinatorID)
 		httpError(w, http.StatusServiceUnavailable, fmt.Errorf("this control process does not lead the cluster; the leader's cluster endpoint is %q", leader))
 		return

@@ -2,6 +2,8 @@ package control
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/cluster"
@@ -51,48 +53,47 @@ func (c *Client) Receive(m cluster.Message) {
 	}
 }
 
+// ErrInFlight is Submit's error when a write's ID is being waited for
+// already: its first submission's receipt is the one that applies.
+var ErrInFlight = errors.New("control: a write of that ID is being submitted already")
+
 // Submit hands writes to the coordinator and waits until each is
 // acknowledged or ctx ends; it returns the submission's receipt and the
 // IDs acknowledged, in the order of writes. The others have an unknown
-// outcome. A write whose ID is being waited for already is not submitted
-// again. It fails, having submitted nothing, when the coordinator does not
-// lead (ErrNotLeading). taken, when set, is called with the receipt as
-// soon as the coordinator has taken the writes, before the wait.
+// outcome. It fails, having submitted nothing, when the coordinator does
+// not lead (ErrNotLeading) or a write's ID is being waited for already
+// (ErrInFlight). taken, when set, is called with the receipt as soon as
+// the coordinator has taken the writes, before the wait.
 func (c *Client) Submit(ctx context.Context, writes []cluster.Write, taken func(Receipt)) (Receipt, []uint64, error) {
 	chans := make([]chan struct{}, len(writes))
-	var fresh []cluster.Write
 	c.mu.Lock()
-	for i, w := range writes {
+	for _, w := range writes {
 		if c.waiting[w.ID] != nil {
-			continue
+			c.mu.Unlock()
+			return Receipt{}, nil, fmt.Errorf("%w: %d", ErrInFlight, w.ID)
 		}
+	}
+	for i, w := range writes {
 		chans[i] = make(chan struct{})
 		c.waiting[w.ID] = chans[i]
-		fresh = append(fresh, w)
 	}
 	c.mu.Unlock()
-	var receipt Receipt
-	if len(fresh) > 0 {
-		var err error
-		if receipt, err = c.coord.Submit(ctx, fresh); err != nil {
-			c.mu.Lock()
-			for i, w := range writes {
-				if chans[i] != nil && c.waiting[w.ID] == chans[i] {
-					delete(c.waiting, w.ID)
-				}
+	receipt, err := c.coord.Submit(ctx, writes)
+	if err != nil {
+		c.mu.Lock()
+		for i, w := range writes {
+			if c.waiting[w.ID] == chans[i] {
+				delete(c.waiting, w.ID)
 			}
-			c.mu.Unlock()
-			return Receipt{}, nil, err
 		}
+		c.mu.Unlock()
+		return Receipt{}, nil, err
 	}
 	if taken != nil {
 		taken(receipt)
 	}
 	var acked []uint64
 	for i, w := range writes {
-		if chans[i] == nil {
-			continue
-		}
 		select {
 		case <-chans[i]:
 			acked = append(acked, w.ID)

@@ -193,6 +193,33 @@ func TestClientSubmitWaitsForAcks(t *testing.T) {
 	if len(c.waiting) != 0 {
 		t.Fatalf("waiters left behind: %v", c.waiting)
 	}
+	// A write in flight is not submitted twice: the whole request is refused.
+	slow := NewClient(ackOdd{net: net})
+	net.Attach(cluster.ClientID, slow.Receive)
+	waiting := make(chan struct{})
+	go func() {
+		defer close(waiting)
+		wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer wcancel()
+		slow.Submit(wctx, []cluster.Write{{ID: 2, Key: "b", Delta: 1}}, nil) // never acknowledged
+	}()
+	for {
+		slow.mu.Lock()
+		n := len(slow.waiting)
+		slow.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, _, err := slow.Submit(ctx, []cluster.Write{{ID: 4, Key: "d", Delta: 1}, {ID: 2, Key: "b", Delta: 1}}, nil); !errors.Is(err, ErrInFlight) {
+		t.Fatalf("a write in flight submitted again: %v", err)
+	}
+	<-waiting
+	if len(slow.waiting) != 0 {
+		t.Fatalf("waiters left behind: %v", slow.waiting)
+	}
+
 	// A coordinator that does not lead takes nothing, and no waiter is left.
 	c = NewClient(ackOdd{net: net, refuse: true})
 	if _, acked, err := c.Submit(ctx, []cluster.Write{{ID: 5, Key: "e", Delta: 1}}, nil); !errors.Is(err, ErrNotLeading) || acked != nil || len(c.waiting) != 0 {
