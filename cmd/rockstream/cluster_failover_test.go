@@ -164,6 +164,19 @@ func TestClusterControlFailover(t *testing.T) {
 	ids := []string{"w1", "w2", "w3"}
 	l := c.startWorkersUnderLoad(ids, func() *load { return startLoadPicking(c.http, c.other) })
 
+	// A control that does not lead refuses writes and names the leader.
+	resp, err := http.Post("http://"+c.other(c.http)+"/cluster/writes", "application/json",
+		strings.NewReader(`{"writes":[{"ID":999999999,"Key":"x","Delta":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refusal notLeading
+	json.NewDecoder(resp.Body).Decode(&refusal)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || refusal.Leader != c.http {
+		t.Fatalf("a write to the control that does not lead: %s %+v, want 503 naming %s", resp.Status, refusal, c.http)
+	}
+
 	// Kill -9 the leading control, again and again: the other is elected
 	// and writes resume within 10 s; the killed one rejoins as a
 	// candidate.

@@ -169,14 +169,48 @@ func (a *controlAPI) writes(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusConflict, fmt.Errorf("%w: wait for its answer, or ask for its outcome with its receipt", err))
 		return
 	case err != nil:
-		leader, _ := a.store.Resolve(r.Context(), cluster.CoordinatorID)
-		httpError(w, http.StatusServiceUnavailable, fmt.Errorf("this control process does not lead the cluster; the leader's cluster endpoint is %q", leader))
+		ans := notLeading{Leader: a.leaderHTTP(r.Context())}
+		ans.Error = "this control process does not lead the cluster"
+		if ans.Leader != "" {
+			ans.Error += "; the leading control's HTTP address is " + ans.Leader
+		}
+		admin.WriteJSON(w, http.StatusServiceUnavailable, ans)
 		return
 	}
 	if acked == nil {
 		acked = []uint64{}
 	}
 	_ = json.NewEncoder(w).Encode(writesAnswer{Acked: acked, Receipt: receipt})
+}
+
+// notLeading is the refusal of POST /cluster/writes by a control that
+// does not lead: Leader is the leading control's HTTP address, when it
+// answered.
+type notLeading struct {
+	admin.ActionError
+	Leader string `json:"leader,omitempty"`
+}
+
+// controlNode is what a control's cluster endpoint answers to the Status
+// call: where its HTTP endpoints are.
+type controlNode struct {
+	HTTPAddr string `json:"http_addr"`
+}
+
+// leaderHTTP asks the leading control's cluster endpoint for its HTTP
+// address; empty when none leads or it does not answer within 500 ms.
+func (a *controlAPI) leaderHTTP(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	addr, err := a.store.Resolve(ctx, cluster.CoordinatorID)
+	if err != nil {
+		return ""
+	}
+	var n controlNode
+	if control.NodeStatus(ctx, addr, false, &n) != nil {
+		return ""
+	}
+	return n.HTTPAddr
 }
 
 // The headers of POST /cluster/writes's answer carrying the receipt.

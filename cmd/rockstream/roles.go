@@ -209,6 +209,8 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	client := control.NewClient(coord)
 	net.Attach(cluster.CoordinatorID, coord.Deliver)
 	net.Attach(cluster.ClientID, client.Receive)
+	httpAddr := httpLn.ln.Addr().String()
+	net.SetStatus(func(bool) any { return controlNode{HTTPAddr: httpAddr} })
 	coordDone := make(chan error, 1)
 	go func() { coordDone <- coord.Run(ctx) }()
 
