@@ -131,7 +131,7 @@ func printControlStatus(w io.Writer, st *controlStatus) {
 	}
 	fmt.Fprintf(w, "cluster %s, leader %s, revision %d, frontier %d, checkpoint %d\n", st.Cluster, leader, st.Revision, st.Committed, st.Checkpoint)
 	if c := st.Coordinator; c != nil {
-		fmt.Fprintf(w, "this control leads: %s at revision %d, committed %d\n", c.Phase, c.Rev, c.Committed)
+		fmt.Fprintf(w, "this control leads: term %d, %s at revision %d, committed %d\n", c.Term, c.Phase, c.Rev, c.Committed)
 	}
 	fmt.Fprintf(w, "etcd %s, objects %s\n", strings.Join(st.Etcd, ","), st.Objects)
 	fmt.Fprintln(w, "\nworkers")

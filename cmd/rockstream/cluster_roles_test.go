@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
+	"github.com/rockstream/rockstream/internal/control"
 	"github.com/rockstream/rockstream/internal/runtime"
 )
 
@@ -39,6 +41,9 @@ type testProcCluster struct {
 	control *server
 	http    string
 	workers map[string]*server
+	// workerArgs are the flags each worker starts with besides its own:
+	// how it finds etcd and its lease.
+	workerArgs func() []string
 }
 
 func startProcCluster(t testing.TB) *testProcCluster {
@@ -69,8 +74,11 @@ func (c *testProcCluster) spawnReady(args ...string) *server {
 
 func (c *testProcCluster) startWorker(id string) {
 	c.t.Helper()
-	c.workers[id] = c.spawnReady("--role", "worker", "--node-id", id, "--storage", filepath.Join(c.dir, id),
-		"--control", c.http, "--lease-ttl", testLease)
+	args := []string{"--control", c.http, "--lease-ttl", testLease}
+	if c.workerArgs != nil {
+		args = c.workerArgs()
+	}
+	c.workers[id] = c.spawnReady(append([]string{"--role", "worker", "--node-id", id, "--storage", filepath.Join(c.dir, id)}, args...)...)
 }
 
 func (c *testProcCluster) workerList() []*server {
@@ -82,11 +90,17 @@ func (c *testProcCluster) workerList() []*server {
 }
 
 func (c *testProcCluster) status(withState bool) (controlStatus, error) {
+	return statusAt(c.http, withState)
+}
+
+// statusAt reads the /cluster/status of the control at addr, within 5 s
+// (a stopped process does not answer).
+func statusAt(addr string, withState bool) (controlStatus, error) {
 	path := "/cluster/status"
 	if withState {
 		path += "?state=1"
 	}
-	resp, err := http.Get("http://" + c.http + path)
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + addr + path)
 	if err != nil {
 		return controlStatus{}, err
 	}
@@ -147,52 +161,139 @@ func (c *testProcCluster) waitSettled(ids []string, within time.Duration, withSt
 }
 
 // load submits writes of 1 to keys of their own, one request at a time,
-// and records which were acknowledged and when.
+// and records which were acknowledged and when, and the receipt of each
+// write whose outcome is unknown.
 type load struct {
-	http string
 	next atomic.Uint64
+	// pick, when set, names another control to send to after one failed
+	// or refused (it does not lead).
+	pick func(failed string) string
 
 	mu      sync.Mutex
+	http    string
 	acked   map[uint64]bool
 	ackedAt []time.Time
+	// unknown are the writes taken but not acknowledged, with their
+	// receipts; lost those whose request failed before a receipt came.
+	unknown map[uint64]control.Receipt
+	lost    map[uint64]bool
 
 	quit, done chan struct{}
 }
 
 func writeKeyOf(id uint64) string { return fmt.Sprintf("k%07d", id) }
 
+func (l *load) target() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.http
+}
+
+// failed moves the load to another control after addr failed.
+func (l *load) failed(addr string) {
+	if l.pick == nil {
+		return
+	}
+	next := l.pick(addr)
+	l.mu.Lock()
+	if l.http == addr {
+		l.http = next
+	}
+	l.mu.Unlock()
+}
+
 func (l *load) submit(n int, timeout time.Duration) ([]uint64, error) {
 	req := writesRequest{TimeoutMs: int(timeout / time.Millisecond)}
-	for range n {
-		id := l.next.Add(1)
-		req.Writes = append(req.Writes, cluster.Write{ID: id, Key: writeKeyOf(id), Delta: 1})
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = l.next.Add(1)
+		req.Writes = append(req.Writes, cluster.Write{ID: ids[i], Key: writeKeyOf(ids[i]), Delta: 1})
 	}
 	body, _ := json.Marshal(req)
-	resp, err := http.Post("http://"+l.http+"/cluster/writes", "application/json", bytes.NewReader(body))
+	addr := l.target()
+	hc := &http.Client{Timeout: timeout + time.Second} // a stopped control does not answer
+	resp, err := hc.Post("http://"+addr+"/cluster/writes", "application/json", bytes.NewReader(body))
 	if err != nil {
+		// Taken or not, nobody can say: no receipt came.
+		l.record(ids, nil, nil)
+		l.failed(addr)
 		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		// Refused: not taken. A control that does not lead names the one
+		// that does, if it knows.
 		b, _ := io.ReadAll(resp.Body)
+		var refusal notLeading
+		if json.Unmarshal(b, &refusal) == nil && refusal.Leader != "" && l.pick != nil {
+			l.mu.Lock()
+			l.http = refusal.Leader
+			l.mu.Unlock()
+		} else {
+			l.failed(addr)
+		}
 		return nil, fmt.Errorf("writes: %s %s", resp.Status, b)
 	}
+	term, err1 := strconv.ParseInt(resp.Header.Get(receiptTermHeader), 10, 64)
+	after, err2 := strconv.ParseUint(resp.Header.Get(receiptAfterHeader), 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("writes: an answer without a receipt: %v", resp.Header)
+	}
+	receipt := &control.Receipt{Term: term, After: cluster.Epoch(after)}
 	var ans writesAnswer
 	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		// Cut off after the receipt: the control went away.
+		l.record(ids, receipt, nil)
+		l.failed(addr)
 		return nil, err
 	}
-	now := time.Now()
-	l.mu.Lock()
-	for _, id := range ans.Acked {
-		l.acked[id] = true
-		l.ackedAt = append(l.ackedAt, now)
+	if ans.Receipt != *receipt {
+		return nil, fmt.Errorf("writes: the answer's receipt %+v differs from its headers' %+v", ans.Receipt, *receipt)
 	}
-	l.mu.Unlock()
+	l.record(ids, receipt, ans.Acked)
 	return ans.Acked, nil
 }
 
-func startLoad(http string) *load {
-	l := &load{http: http, acked: map[uint64]bool{}, quit: make(chan struct{}), done: make(chan struct{})}
+// record notes the outcome of one submission of ids: those in acked are
+// acknowledged, the others unknown with receipt (lost without one).
+func (l *load) record(ids []uint64, receipt *control.Receipt, acked []uint64) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	yes := map[uint64]bool{}
+	for _, id := range acked {
+		yes[id] = true
+		l.acked[id] = true
+		l.ackedAt = append(l.ackedAt, now)
+	}
+	for _, id := range ids {
+		switch {
+		case yes[id]:
+		case receipt == nil:
+			l.lost[id] = true
+		default:
+			l.unknown[id] = *receipt
+		}
+	}
+}
+
+func startLoad(http string) *load { return startLoadPicking(http, nil) }
+
+// loadAckTimeout is how long each request of a load waits for its
+// acknowledgements: long enough to span a worker's failover; with a
+// pick, short enough that a request stuck on a stopped control moves on.
+func loadAckTimeout(pick func(string) string) time.Duration {
+	if pick != nil {
+		return 3 * time.Second
+	}
+	return 15 * time.Second
+}
+
+// startLoadPicking starts a load at the control http, moving to the one
+// pick names whenever a control fails or refuses.
+func startLoadPicking(http string, pick func(failed string) string) *load {
+	l := &load{http: http, pick: pick, acked: map[uint64]bool{}, unknown: map[uint64]control.Receipt{}, lost: map[uint64]bool{},
+		quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for {
@@ -201,7 +302,7 @@ func startLoad(http string) *load {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			_, _ = l.submit(5, 15*time.Second)
+			_, _ = l.submit(5, loadAckTimeout(l.pick))
 		}
 	}()
 	return l
@@ -210,6 +311,14 @@ func startLoad(http string) *load {
 func (l *load) stop() {
 	close(l.quit)
 	<-l.done
+}
+
+// waitAcked waits until more writes than now are acknowledged.
+func (l *load) waitAcked(more int) {
+	n := l.count()
+	for l.count() < n+more {
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (l *load) count() int {
@@ -247,13 +356,51 @@ func (c *testProcCluster) waitResumed(l *load, since time.Time, within time.Dura
 		if time.Now().After(deadline) {
 			c.t.Fatalf("no write acknowledged within %s of %s (last error %v)", within, since.Format(time.StampMilli), err)
 		}
+		if err != nil {
+			time.Sleep(20 * time.Millisecond) // refused or failed at once: no leader yet
+		}
 	}
+}
+
+// startWorkersUnderLoad starts workers ids, waits for them to serve,
+// starts a load and returns it once 100 writes are acknowledged; the load
+// stops when the test ends, if it still runs.
+func (c *testProcCluster) startWorkersUnderLoad(ids []string, start func() *load) *load {
+	c.t.Helper()
+	for _, id := range ids {
+		c.startWorker(id)
+	}
+	c.waitSettled(ids, 30*time.Second, false)
+	l := start()
+	c.t.Cleanup(func() {
+		select {
+		case <-l.done:
+		default:
+			l.stop()
+		}
+	})
+	for l.count() < 100 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return l
+}
+
+// logResumptions logs the least, median and greatest of the times
+// writes took to resume after each of a series of faults.
+func logResumptions(t testing.TB, after string, resumes []time.Duration) {
+	if len(resumes) == 0 {
+		return
+	}
+	sorted := append([]time.Duration(nil), resumes...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	t.Logf("resumption after %s over %d faults: min %s, median %s, max %s", after, len(sorted),
+		sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
 }
 
 // checkExactlyOnce checks the union of the workers' states: buckets served
 // once each, every key 1 (a write applied once), every acknowledged write
-// present.
-func (c *testProcCluster) checkExactlyOnce(st controlStatus, l *load) {
+// present; it returns the union.
+func (c *testProcCluster) checkExactlyOnce(st controlStatus, l *load) cluster.Batch {
 	c.t.Helper()
 	union := cluster.Batch{}
 	owners := map[int]string{}
@@ -297,6 +444,7 @@ func (c *testProcCluster) checkExactlyOnce(st controlStatus, l *load) {
 		}
 	}
 	c.t.Logf("%d acknowledged writes, %d keys committed, all exactly once, frontier %d", len(l.acked), len(union), st.Committed)
+	return union
 }
 
 // leaseLeft returns the worker's "lease left" log line for lease, or nil.
@@ -344,21 +492,7 @@ func TestClusterProcesses(t *testing.T) {
 	}
 	c := startProcCluster(t)
 	ids := []string{"w1", "w2", "w3"}
-	for _, id := range ids {
-		c.startWorker(id)
-	}
-	c.waitSettled(ids, 30*time.Second, false)
-	l := startLoad(c.http)
-	defer func() {
-		select {
-		case <-l.done:
-		default:
-			l.stop()
-		}
-	}()
-	for l.count() < 100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l := c.startWorkersUnderLoad(ids, func() *load { return startLoad(c.http) })
 
 	// Kill -9 a worker, again and again; each time the service resumes
 	// within 10 s, and the worker, restarted on its disk, rejoins.
@@ -374,12 +508,7 @@ func TestClusterProcesses(t *testing.T) {
 		c.waitSettled(ids, 30*time.Second, false)
 		t.Logf("kill %d of %s: writes acknowledged again %s after the kill", i+1, id, resumed.Round(time.Millisecond))
 	}
-	if len(resumes) > 0 {
-		sorted := append([]time.Duration(nil), resumes...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-		t.Logf("resumption after SIGKILL over %d kills: min %s, median %s, max %s", len(sorted),
-			sorted[0].Round(time.Millisecond), sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
-	}
+	logResumptions(t, "SIGKILL of a worker", resumes)
 
 	// SIGSTOP a worker past its lease: the others take its buckets; woken,
 	// it finds its lease expired, does nothing more under it and joins
@@ -434,10 +563,7 @@ func TestClusterProcesses(t *testing.T) {
 			t.Fatalf("after w4 joined, %s serves %+v, want %d buckets", w.ID, w.Report, cluster.NumBuckets/4)
 		}
 	}
-	n := l.count()
-	for l.count() < n+100 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.waitAcked(100)
 	l.stop()
 	c.checkExactlyOnce(c.waitSettled(ids, 30*time.Second, true), l)
 
@@ -575,9 +701,16 @@ func TestClusterProcessesOnS3(t *testing.T) {
 	t.Logf("writes acknowledged again %s after w2 was killed", c.waitResumed(l, killed, 10*time.Second).Round(time.Millisecond))
 	c.startWorker("w2")
 	c.waitSettled(ids, 30*time.Second, false)
-	n := l.count()
-	for l.count() < n+50 {
-		time.Sleep(50 * time.Millisecond)
+	l.waitAcked(50)
+	// A checkpoint under way when w2 was killed is abandoned with its
+	// assignment: wait for the next one (every 20 epochs).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if st, err := c.status(false); err == nil && st.Checkpoint > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint recorded within 30 s under load")
+		}
 	}
 	l.stop()
 	st := c.waitSettled(ids, 30*time.Second, true)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
@@ -16,8 +17,10 @@ import (
 // "control"; the frontier (and epoch, durable_epoch) is the committed
 // epoch in etcd; the workers are the cluster's, numbered in node-ID
 // order and named by their node IDs; the shards are the assignment's
-// bucket ranges, each with its owner's applied epoch and how many epochs
-// it lags behind the committed one. The status is "ok" while a
+// bucket ranges, each with its owner's applied epoch and how far it lags
+// behind the committed one, in epochs and in milliseconds. An owner that
+// does not answer is shown at the applied epoch it last reported to this
+// control. The status is "ok" while a
 // coordinator leads, every bucket is assigned and every owner serves the
 // assignment's revision, and "degraded" otherwise, with the reason in
 // problem. Nothing here reads etcd or the network: controlHealth is pure.
@@ -27,6 +30,11 @@ type healthMeta struct {
 	Version       string
 	Storage       string
 	UptimeSeconds float64
+	// Now is when the cluster was read; lag_ms counts up to it.
+	Now time.Time
+	// LastReports are the last reports this control had of each worker,
+	// for those that do not answer now.
+	LastReports map[cluster.NodeID]control.WorkerReport
 }
 
 // controlHealth is the /health of a control whose reading of the cluster
@@ -56,7 +64,7 @@ func controlHealth(st control.ClusterStatus, readErr error, meta healthMeta) adm
 	number := map[cluster.NodeID]int{}
 	for i, w := range workers {
 		number[w.ID] = i
-		h.Workers = append(h.Workers, workerHealth(i, w))
+		h.Workers = append(h.Workers, workerHealth(i, w, meta.LastReports))
 	}
 
 	var problems []string
@@ -70,12 +78,14 @@ func controlHealth(st control.ClusterStatus, readErr error, meta healthMeta) adm
 	for _, s := range st.Assignment {
 		sh := admin.ShardHealth{FirstBucket: s.First, LastBucket: s.Last, Owner: number[s.Owner]}
 		w := workers[number[s.Owner]]
-		if r := w.Report; r != nil {
+		r, answered := lastReport(w, meta.LastReports)
+		if r != nil {
 			sh.Frontier = uint64(r.Applied)
 		}
 		if sh.Frontier < committed {
 			sh.LagEpochs = committed - sh.Frontier
 		}
+		sh.LagMs = shardLagMs(answered && sh.Frontier >= committed, st.CommittedAt, meta.Now)
 		h.Shards = append(h.Shards, sh)
 		if p := ownerProblem(w, st.Revision); p != "" && !reported[s.Owner] {
 			reported[s.Owner] = true
@@ -88,17 +98,47 @@ func controlHealth(st control.ClusterStatus, readErr error, meta healthMeta) adm
 	return h
 }
 
-// workerHealth is the row of worker w, numbered n.
-func workerHealth(n int, w control.WorkerRow) admin.WorkerHealth {
+// workerHealth is the row of worker w, numbered n: unreachable, at the
+// applied epoch it last reported, when it does not answer.
+func workerHealth(n int, w control.WorkerRow, last map[cluster.NodeID]control.WorkerReport) admin.WorkerHealth {
 	wh := admin.WorkerHealth{ID: n, Name: string(w.ID), Role: "worker", Buckets: []string{}, State: "unreachable"}
-	if r := w.Report; r != nil {
-		wh.State, wh.AppliedEpoch = r.Phase, uint64(r.Applied)
+	r, answered := lastReport(w, last)
+	if r != nil {
+		wh.AppliedEpoch = uint64(r.Applied)
+	}
+	if answered {
+		wh.State = r.Phase
 		if r.Serving {
 			wh.State = "serving"
 			wh.Buckets, wh.BucketCount = append(wh.Buckets, r.Buckets...), r.BucketCount
 		}
 	}
 	return wh
+}
+
+// lastReport is w's report, or the last one it gave when it does not
+// answer (nil if none); answered says which.
+func lastReport(w control.WorkerRow, last map[cluster.NodeID]control.WorkerReport) (*control.WorkerReport, bool) {
+	if w.Report != nil {
+		return w.Report, true
+	}
+	if r, ok := last[w.ID]; ok {
+		return &r, false
+	}
+	return nil, false
+}
+
+// shardLagMs is a shard's lag_ms: 0 while its owner answers at the
+// frontier; otherwise the time since the frontier's epoch was committed
+// (at committedAt; zero when unknown): the time since its owner's
+// applied epoch was committed when it does not answer at the frontier,
+// or since the first epoch it has not applied when it is one behind, a
+// lower bound when it is further behind.
+func shardLagMs(current bool, committedAt, now time.Time) int64 {
+	if current || committedAt.IsZero() || !now.After(committedAt) {
+		return 0
+	}
+	return now.Sub(committedAt).Milliseconds()
 }
 
 // ownerProblem says why w, which owns buckets of the assignment at rev,

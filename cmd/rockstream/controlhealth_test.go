@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/admin"
 	"github.com/rockstream/rockstream/internal/cluster"
@@ -82,6 +83,33 @@ func TestControlHealth(t *testing.T) {
 	}
 	if h = controlHealth(control.ClusterStatus{Leader: "x"}, nil, meta); h.Problem != "no buckets are assigned (no worker is a member)" {
 		t.Errorf("an empty cluster: %q", h.Problem)
+	}
+
+	// lag_ms counts from the frontier's commit time: 0 for an owner that
+	// answers at the frontier, the time since then for one behind it and
+	// for one that does not answer, shown at the epoch it last reported.
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	timed := st
+	timed.CommittedAt = now.Add(-1500 * time.Millisecond)
+	withLag := meta
+	withLag.Now = now
+	h = controlHealth(timed, nil, withLag)
+	if h.Shards[0].LagMs != 1500 || h.Shards[0].LagEpochs != 2 || h.Shards[1].LagMs != 0 {
+		t.Errorf("lag of a shard behind: %+v", h.Shards)
+	}
+	timed.Workers = []control.WorkerRow{st.Workers[0], {ID: "w2", Member: true, Address: "a:w2", Error: "deadline exceeded"}}
+	withLag.LastReports = map[cluster.NodeID]control.WorkerReport{"w2": *st.Workers[1].Report}
+	withLag.LastReports["w2"] = func(r control.WorkerReport) control.WorkerReport { r.Applied = 42; return r }(withLag.LastReports["w2"])
+	h = controlHealth(timed, nil, withLag)
+	if h.Shards[0].Frontier != 42 || h.Shards[0].LagEpochs != 0 || h.Shards[0].LagMs != 1500 || h.Shards[1].LagMs != 0 {
+		t.Errorf("lag of an owner that does not answer: %+v", h.Shards)
+	}
+	if w := h.Workers[1]; w.State != "unreachable" || w.AppliedEpoch != 42 || len(w.Buckets) != 0 {
+		t.Errorf("an owner that does not answer, last at 42: %+v", w)
+	}
+	timed.CommittedAt = time.Time{}
+	if h = controlHealth(timed, nil, withLag); h.Shards[0].LagMs != 0 {
+		t.Errorf("lag without a commit time: %+v", h.Shards[0])
 	}
 
 	// etcd unreadable: degraded, nothing known.

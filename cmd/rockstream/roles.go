@@ -40,6 +40,7 @@ type clusterFlags struct {
 	etcdPort        int
 	etcdPeerPort    int
 	leaseTTL        time.Duration
+	leaderTTL       time.Duration
 	epochInterval   time.Duration
 	checkpointEvery uint64
 }
@@ -54,6 +55,7 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&c.etcdPort, "etcd-port", 2379, "with --role control and no --etcd, the embedded etcd's client `PORT` on 127.0.0.1 (0 picks a free port)")
 	fs.IntVar(&c.etcdPeerPort, "etcd-peer-port", 2380, "with --role control and no --etcd, the embedded etcd's peer `PORT` on 127.0.0.1 (0 picks a free port)")
 	fs.DurationVar(&c.leaseTTL, "lease-ttl", 3*time.Second, "with --role worker, the lease of its membership in etcd: a worker that cannot renew it stops serving before it ends, and its buckets move to the others after")
+	fs.DurationVar(&c.leaderTTL, "leader-ttl", 5*time.Second, "with --role control, the lease of its election session in etcd: a leading control that stops renewing it (killed, stopped, cut off) still leads until it ends, and another control is elected after")
 	fs.DurationVar(&c.epochInterval, "epoch-interval", 20*time.Millisecond, "with --role control, the least time between two epochs of the cluster")
 	fs.Uint64Var(&c.checkpointEvery, "checkpoint-every", 100, "with --role control, take a barrier checkpoint every `N` epochs (it bounds how much of the input log a reset replays)")
 }
@@ -61,9 +63,9 @@ func (c *clusterFlags) register(fs *pflag.FlagSet) {
 // clusterOnly are the flags that only the cluster roles read, and
 // roleFlags the flags each cluster role reads besides them.
 var (
-	clusterOnly = []string{"cluster", "etcd", "control", "node-id", "cluster-addr", "etcd-port", "etcd-peer-port", "lease-ttl", "epoch-interval", "checkpoint-every"}
+	clusterOnly = []string{"cluster", "etcd", "control", "node-id", "cluster-addr", "etcd-port", "etcd-peer-port", "lease-ttl", "leader-ttl", "epoch-interval", "checkpoint-every"}
 	roleFlags   = map[string][]string{
-		"control": {"role", "storage", "http-addr", "log-format", "log-level", "cluster", "etcd", "cluster-addr", "etcd-port", "etcd-peer-port", "epoch-interval", "checkpoint-every"},
+		"control": {"role", "storage", "http-addr", "log-format", "log-level", "cluster", "etcd", "cluster-addr", "etcd-port", "etcd-peer-port", "leader-ttl", "epoch-interval", "checkpoint-every"},
 		"worker":  {"role", "storage", "log-format", "log-level", "cluster", "etcd", "control", "node-id", "cluster-addr", "lease-ttl"},
 	}
 )
@@ -102,6 +104,8 @@ func (c *clusterFlags) checkRoleFlags(fs *pflag.FlagSet) error {
 		return errors.New("give --control or --etcd, not both")
 	case c.leaseTTL < time.Second:
 		return errors.New("--lease-ttl must be at least 1s (etcd counts leases in seconds)")
+	case c.leaderTTL < time.Second:
+		return errors.New("--leader-ttl must be at least 1s (etcd counts leases in seconds)")
 	case c.epochInterval <= 0:
 		return errors.New("--epoch-interval must be positive")
 	}
@@ -194,7 +198,7 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	defer net.Close()
 	store := control.NewStore(cli, keys, control.StoreConfig{LeaseTTL: c.leaseTTL})
 	coord, err := control.NewCoordinatorHost(control.CoordinatorHostConfig{
-		Name: net.Addr(), SessionTTL: 5 * time.Second,
+		Name: net.Addr(), SessionTTL: c.leaderTTL,
 		EpochEvery: c.epochInterval, PollEvery: 100 * time.Millisecond, Resend: 100 * time.Millisecond,
 		CheckpointEvery: cluster.Epoch(c.checkpointEvery), CommitEvery: 100,
 		Logger: log.With("component", "coordinator"), Decide: auditDecision(audit, log, net.Addr()),
@@ -202,13 +206,15 @@ func runControl(ctx context.Context, f startFlags, c clusterFlags, stderr io.Wri
 	if err != nil {
 		return usageError{err}
 	}
-	client := control.NewClient(net)
+	client := control.NewClient(coord)
 	net.Attach(cluster.CoordinatorID, coord.Deliver)
 	net.Attach(cluster.ClientID, client.Receive)
+	httpAddr := httpLn.ln.Addr().String()
+	net.SetStatus(func(bool) any { return controlNode{HTTPAddr: httpAddr} })
 	coordDone := make(chan error, 1)
 	go func() { coordDone <- coord.Run(ctx) }()
 
-	api := &controlAPI{store: store, client: client, coord: coord, etcd: endpoints, objects: location, auditPath: audit.Path(),
+	api := &controlAPI{store: store, objects: objects, client: client, coord: coord, etcd: endpoints, location: location, auditPath: audit.Path(),
 		meta: healthMeta{Version: currentVersion().Version, Storage: f.store.dir}, started: started}
 	httpSrv := &http.Server{Handler: api.handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.With("component", "http").Handler(), slog.LevelWarn)}
@@ -433,7 +439,8 @@ cluster roles run the cluster's protocol as separate processes
 --role control runs a single-node etcd embedded in --storage DIR (or
 joins --etcd URL,...), the coordinator, and on --http-addr the cluster's
 endpoints (/health, /cluster/status, /cluster/writes, /admin/audit); its
-decisions go to the audit log. --role worker --control ADDR (or --etcd)
+decisions go to the audit log. Several controls may run on one etcd: one
+leads, another is elected within --leader-ttl of its loss. --role worker --control ADDR (or --etcd)
 joins the cluster named --cluster, keeps its state in --storage DIR and
 serves the cluster's gRPC messages on --cluster-addr. The object store of
 the input log and checkpoints is s3://$ROCKSTREAM_OBJECT_STORE_BUCKET/<cluster>

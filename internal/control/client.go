@@ -2,29 +2,40 @@ package control
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/cluster"
 )
 
-// Client submits the keyed-sum workload's writes to the coordinator as the
-// protocol's client node (cluster.ClientID) and waits for their
-// acknowledgements. Attach Receive to the network under cluster.ClientID.
+// Submitter takes writes into one term of the coordinator:
+// CoordinatorHost.Submit.
+type Submitter interface {
+	Submit(ctx context.Context, writes []cluster.Write) (Receipt, error)
+}
+
+// Client submits the keyed-sum workload's writes to the coordinator and
+// waits for their acknowledgements, which reach it as the protocol's
+// client node (cluster.ClientID): attach Receive to the network under
+// that ID.
 //
-// Each write is sent once: a write whose acknowledgement does not come in
-// time has an unknown outcome (it may still commit), and sending it again
-// could commit it twice, since a new coordinator incarnation does not know
-// the writes an earlier one committed. Write IDs must be unique.
+// Each write is submitted once: a write whose acknowledgement does not
+// come in time has an unknown outcome (it may still commit), and sending
+// it again could commit it twice, since a new coordinator incarnation does
+// not know the writes an earlier one committed. The receipt of the
+// submission is what WriteOutcome needs to learn the outcome later. Write
+// IDs must be unique.
 type Client struct {
-	net Network
+	coord Submitter
 
 	mu      sync.Mutex
 	waiting map[uint64]chan struct{}
 }
 
-// NewClient returns a client sending through net.
-func NewClient(net Network) *Client {
-	return &Client{net: net, waiting: map[uint64]chan struct{}{}}
+// NewClient returns a client submitting to coord.
+func NewClient(coord Submitter) *Client {
+	return &Client{coord: coord, waiting: map[uint64]chan struct{}{}}
 }
 
 // Receive takes the coordinator's acknowledgements; it never blocks.
@@ -42,31 +53,47 @@ func (c *Client) Receive(m cluster.Message) {
 	}
 }
 
-// Submit sends writes and waits until each is acknowledged or ctx ends;
-// it returns the IDs acknowledged, in the order of writes. The others have
-// an unknown outcome. A write whose ID is being waited for already is not
-// sent again.
-func (c *Client) Submit(ctx context.Context, writes []cluster.Write) []uint64 {
+// ErrInFlight is Submit's error when a write's ID is being waited for
+// already: its first submission's receipt is the one that applies.
+var ErrInFlight = errors.New("control: a write of that ID is being submitted already")
+
+// Submit hands writes to the coordinator and waits until each is
+// acknowledged or ctx ends; it returns the submission's receipt and the
+// IDs acknowledged, in the order of writes. The others have an unknown
+// outcome. It fails, having submitted nothing, when the coordinator does
+// not lead (ErrNotLeading) or a write's ID is being waited for already
+// (ErrInFlight). taken, when set, is called with the receipt as soon as
+// the coordinator has taken the writes, before the wait.
+func (c *Client) Submit(ctx context.Context, writes []cluster.Write, taken func(Receipt)) (Receipt, []uint64, error) {
 	chans := make([]chan struct{}, len(writes))
 	c.mu.Lock()
-	for i, w := range writes {
+	for _, w := range writes {
 		if c.waiting[w.ID] != nil {
-			continue
+			c.mu.Unlock()
+			return Receipt{}, nil, fmt.Errorf("%w: %d", ErrInFlight, w.ID)
 		}
+	}
+	for i, w := range writes {
 		chans[i] = make(chan struct{})
 		c.waiting[w.ID] = chans[i]
 	}
 	c.mu.Unlock()
-	for i, w := range writes {
-		if chans[i] != nil {
-			c.net.Send(cluster.Message{Kind: cluster.MsgWrite, From: cluster.ClientID, To: cluster.CoordinatorID, Write: w})
+	receipt, err := c.coord.Submit(ctx, writes)
+	if err != nil {
+		c.mu.Lock()
+		for i, w := range writes {
+			if c.waiting[w.ID] == chans[i] {
+				delete(c.waiting, w.ID)
+			}
 		}
+		c.mu.Unlock()
+		return Receipt{}, nil, err
+	}
+	if taken != nil {
+		taken(receipt)
 	}
 	var acked []uint64
 	for i, w := range writes {
-		if chans[i] == nil {
-			continue
-		}
 		select {
 		case <-chans[i]:
 			acked = append(acked, w.ID)
@@ -82,5 +109,5 @@ func (c *Client) Submit(ctx context.Context, writes []cluster.Write) []uint64 {
 		}
 		c.mu.Unlock()
 	}
-	return acked
+	return receipt, acked, nil
 }

@@ -62,7 +62,7 @@ func newTestCluster(t *testing.T) *testCluster {
 		defer c.wg.Done()
 		_ = coord.Run(ctx)
 	}()
-	c.client = &testClient{net: c.net, acked: map[uint64]bool{}}
+	c.client = &testClient{coord: coord, acked: map[uint64]bool{}}
 	c.net.Attach(cluster.ClientID, c.client.receive)
 	t.Cleanup(func() {
 		c.client.stop()
@@ -220,8 +220,8 @@ func (c *testCluster) checkExactlyOnce(states map[cluster.NodeID]WorkerStatus) {
 // testClient sends writes to the coordinator, each once, and records the
 // acknowledgements.
 type testClient struct {
-	net  *LocalNetwork
-	next uint64
+	coord *CoordinatorHost
+	next  uint64
 
 	mu    sync.Mutex
 	acked map[uint64]bool
@@ -257,8 +257,10 @@ func (c *testClient) start(interval time.Duration) {
 				return
 			case <-t.C:
 				c.next++
-				c.net.Send(cluster.Message{Kind: cluster.MsgWrite, From: cluster.ClientID, To: cluster.CoordinatorID,
-					Write: cluster.Write{ID: c.next, Key: writeKey(c.next), Delta: 1}})
+				// Refused while no term leads: that write is not taken.
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				_, _ = c.coord.Submit(ctx, []cluster.Write{{ID: c.next, Key: writeKey(c.next), Delta: 1}})
+				cancel()
 			}
 		}
 	}()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -46,9 +47,14 @@ type CoordinatorHost struct {
 	cli   *clientv3.Client
 	host  *host
 	query chan func()
-	// machine is the incarnation of the current term, nil between terms;
-	// read and written only by the goroutine of Run.
+	// machine is the incarnation of the current term, nil between terms,
+	// and term that term's leader key revision; read and written only by
+	// the goroutine of Run.
 	machine *cluster.Coordinator
+	termRev int64
+	// leading is set while a term runs, for Submit to refuse at once
+	// between terms.
+	leading atomic.Bool
 }
 
 // NewCoordinatorHost returns a coordinator host; Run starts it. The
@@ -72,8 +78,56 @@ func NewCoordinatorHost(cfg CoordinatorHostConfig, cli *clientv3.Client, store *
 }
 
 // Deliver hands the host a message addressed to the coordinator; it never
-// blocks.
-func (c *CoordinatorHost) Deliver(m cluster.Message) { c.host.deliver(m) }
+// blocks. Writes are not taken this way (they are dropped): they come
+// through Submit, which hands them to one term's machine.
+func (c *CoordinatorHost) Deliver(m cluster.Message) {
+	if m.Kind == cluster.MsgWrite {
+		return
+	}
+	c.host.deliver(m)
+}
+
+// Receipt says which term took a set of writes: the create revision of
+// its leader key, and the commit frontier its machine knew when it took
+// them. The writes can be in no input log entry at or below After, and in
+// none sealed by another term.
+type Receipt struct {
+	Term  int64         `json:"term"`
+	After cluster.Epoch `json:"after_epoch"`
+}
+
+// ErrNotLeading is Submit's error when the host does not lead.
+var ErrNotLeading = errors.New("control: this coordinator does not lead the cluster")
+
+// Submit hands writes to the machine of the current term and returns
+// its receipt; it fails with ErrNotLeading unless the host leads (and
+// answers) before ctx ends. A write is taken by at most one term: a term
+// that ends forgets the writes it did not seal, and no later term of
+// this host sees them.
+func (c *CoordinatorHost) Submit(ctx context.Context, writes []cluster.Write) (Receipt, error) {
+	type taken struct {
+		r  Receipt
+		ok bool
+	}
+	if !c.leading.Load() {
+		return Receipt{}, ErrNotLeading
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	t, err := inspect(ctx, c.query, func() taken {
+		if c.machine == nil {
+			return taken{}
+		}
+		for _, w := range writes {
+			c.machine.Step(cluster.Event{Kind: cluster.EvRecv, Msg: cluster.Message{Kind: cluster.MsgWrite, From: cluster.ClientID, To: cluster.CoordinatorID, Write: w}})
+		}
+		return taken{Receipt{Term: c.termRev, After: c.machine.Committed()}, true}
+	})
+	if err != nil || !t.ok {
+		return Receipt{}, ErrNotLeading
+	}
+	return t.r, nil
+}
 
 // Run campaigns and leads until ctx ends; then it resigns.
 func (c *CoordinatorHost) Run(ctx context.Context) error {
@@ -111,28 +165,61 @@ func (c *CoordinatorHost) term(ctx context.Context) error {
 		return err
 	}
 	c.host.log.Info("coordinator elected", "leader_key", e.Key(), "leader_rev", e.Rev())
-	if decide := c.cfg.Decide; decide != nil {
-		decide(Decision{Kind: "elected", OK: true, Detail: fmt.Sprintf("%s leads with election key %s", c.cfg.Name, e.Key()),
-			Reading: fmt.Sprintf("won the election at etcd revision %d", e.Rev())})
-		d := newDecisions(c.cfg.CommitEvery)
-		c.host.observe = func(_ cluster.LeaseID, a cluster.Action) {
-			for _, x := range d.action(a) {
-				decide(x)
-			}
+	decide := c.cfg.Decide
+	if decide == nil {
+		decide = func(Decision) {}
+	}
+	decide(Decision{Kind: "elected", OK: true, Detail: fmt.Sprintf("%s leads with election key %s (term %d)", c.cfg.Name, e.Key(), e.Rev()),
+		Reading: fmt.Sprintf("won the election at etcd revision %d", e.Rev())})
+	d := newDecisions(c.cfg.CommitEvery)
+	// The term's commits, each timed when it was asked of etcd: a commit
+	// that succeeded took effect while the term led, however late its
+	// answer is read.
+	var commits int
+	var asked, lastCommit time.Time
+	c.host.observe = func(_ cluster.LeaseID, a cluster.Action) {
+		if a.Kind == cluster.ActCommit {
+			asked = time.Now()
 		}
-		c.host.observeEvent = func(ev cluster.Event) {
-			for _, x := range d.event(ev) {
-				decide(x)
-			}
+		for _, x := range d.action(a) {
+			decide(x)
 		}
 	}
-	c.machine = cluster.NewCoordinator(c.mcfg)
-	defer func() { c.machine = nil }()
+	c.host.observeEvent = func(ev cluster.Event) {
+		if ev.Kind == cluster.EvCommitted && ev.OK && ev.Err == nil {
+			commits++
+			lastCommit = asked
+		}
+		for _, x := range d.event(ev) {
+			decide(x)
+		}
+	}
+	c.machine, c.termRev = cluster.NewCoordinator(c.mcfg), e.Rev()
+	c.leading.Store(true)
+	defer func() {
+		c.leading.Store(false)
+		c.machine, c.termRev = nil, 0
+	}()
 	err = c.host.run(ctx, c.machine, func() cluster.LeaseID { return 0 }, s.Done(), c.query)
 	if err == nil && ctx.Err() == nil {
 		err = errors.New("control: election session ended")
 	}
+	last := "none"
+	if commits > 0 {
+		last = lastCommit.UTC().Format(time.RFC3339Nano)
+	}
+	decide(Decision{Kind: "term ended", OK: true, Epoch: c.machine.Committed(),
+		Detail:  fmt.Sprintf("term %d ended after %d commits, the last asked of etcd at %s: this control commits nothing more under it", e.Rev(), commits, last),
+		Reading: termEndReading(ctx, err)})
 	return err
+}
+
+// termEndReading says why a term ended.
+func termEndReading(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return "the control process is stopping; it resigns"
+	}
+	return fmt.Sprintf("the election session ended: %v", err)
 }
 
 func ttlSeconds(d time.Duration) int64 {
@@ -148,12 +235,14 @@ type CoordinatorStatus struct {
 	Phase     string
 	Rev       cluster.Revision
 	Committed cluster.Epoch
+	// Term is the create revision of the leader key it leads under.
+	Term int64
 }
 
 // Status reads the leading coordinator's state; it fails if the host does
 // not lead (or does not answer) before ctx ends.
 func (c *CoordinatorHost) Status(ctx context.Context) (CoordinatorStatus, error) {
 	return inspect(ctx, c.query, func() CoordinatorStatus {
-		return CoordinatorStatus{Phase: c.machine.Phase(), Rev: c.machine.Rev(), Committed: c.machine.Committed()}
+		return CoordinatorStatus{Phase: c.machine.Phase(), Rev: c.machine.Rev(), Committed: c.machine.Committed(), Term: c.termRev}
 	})
 }

@@ -18,10 +18,14 @@
 //     TickUnit.
 //   - GRPCNetwork carries the machines' messages between processes: one
 //     gRPC endpoint per process, advertised in etcd; LocalNetwork does it
-//     within one. Client submits writes as the protocol's client node;
-//     ReadStatus reads etcd and asks every worker's endpoint for its
-//     report; a coordinator host passes its decisions, each with the
-//     reading that triggered it, to CoordinatorHostConfig.Decide.
+//     within one. Client submits writes to the leading CoordinatorHost
+//     and waits for their acknowledgements as the protocol's client node;
+//     WriteOutcome finds, from a submission's Receipt, whether a write
+//     whose acknowledgement did not come is committed, certainly never
+//     will be, or is still unknown; ReadStatus reads etcd and asks every
+//     worker's endpoint for its report; a coordinator host passes its
+//     decisions, each with the reading that triggered it, to
+//     CoordinatorHostConfig.Decide.
 //   - ObjectStoreLocation and OpenObjects configure the object store from
 //     ROCKSTREAM_OBJECT_STORE_* (s3://) or a local directory (file://).
 //
@@ -30,7 +34,14 @@
 //     on the assignment's modification revision (the fencing token) and on
 //     the leader key's create revision, and the commit also on committed
 //     being e-1: a coordinator whose election key is gone, or whose
-//     revision moved, changes nothing.
+//     revision moved, changes nothing. Its reads are conditioned on the
+//     leader key too: a deposed coordinator learns no frontier past the
+//     one of its term's end, so it can seal no epoch past the next one.
+//   - A write is taken by one term of one coordinator host only
+//     (CoordinatorHost.Submit, into the machine of the term leading then;
+//     writes arriving as messages are dropped), so only that term can
+//     seal it; this and the rule above are what a certain "not committed"
+//     of WriteOutcome rests on.
 //   - A result event has OK false without Err only when etcd answered that
 //     a condition failed or a lease is gone; any other failure (a timeout,
 //     a lost connection) is Err: the outcome is unknown and the machine
@@ -53,8 +64,11 @@
 //     failed disk write stops the worker host, as a crash would.
 //   - GRPCNetwork.Send never blocks: each destination has a bounded queue
 //     and one stream; a full queue drops and a failed stream is reopened,
-//     losing what it carried. Nothing relies on delivery: the machines
-//     resend, and fence by the revision every message carries.
-//   - Client sends each write once: a write not acknowledged in time has
-//     an unknown outcome, since resending it could commit it twice.
+//     losing what it carried, as is one whose destination's address moved
+//     (looked up every 250 ms: a new coordinator elected). Nothing relies
+//     on delivery: the machines resend, and fence by the revision every
+//     message carries.
+//   - Client submits each write once: a write not acknowledged in time
+//     has an unknown outcome, since resending it could commit it twice;
+//     WriteOutcome settles it.
 package control

@@ -243,7 +243,7 @@ func (n *GRPCNetwork) sendLoop(id cluster.NodeID, q <-chan cluster.Message) {
 	for n.ctx.Err() == nil {
 		addr, err := n.Resolve(n.ctx, id)
 		if err == nil {
-			err = n.stream(addr, q)
+			err = n.stream(id, addr, q)
 		}
 		if n.ctx.Err() != nil {
 			return
@@ -253,7 +253,15 @@ func (n *GRPCNetwork) sendLoop(id cluster.NodeID, q <-chan cluster.Message) {
 	}
 }
 
-func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
+// followEvery is how often a stream looks up its destination's address
+// again; it is reopened when the address moved (another coordinator was
+// elected, the node restarted elsewhere), so that a stream to a process
+// that stopped without closing it (SIGSTOP, a partition), which gRPC's
+// keepalive would notice only after 10 s or more, does not hold up the
+// messages to its successor.
+const followEvery = 250 * time.Millisecond
+
+func (n *GRPCNetwork) stream(id cluster.NodeID, addr string, q <-chan cluster.Message) error {
 	conn, err := dial(addr)
 	if err != nil {
 		return err
@@ -261,6 +269,23 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(n.ctx)
 	defer cancel()
+	moved := make(chan string, 1)
+	go func() {
+		t := time.NewTicker(followEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if now, err := n.Resolve(ctx, id); err == nil && now != addr {
+				moved <- now
+				cancel()
+				return
+			}
+		}
+	}()
 	s, err := conn.NewStream(ctx, &messagesDesc, messagesMethod)
 	if err != nil {
 		return err
@@ -276,6 +301,8 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 		select {
 		case <-ctx.Done():
 			select {
+			case now := <-moved:
+				return fmt.Errorf("control: %s moved from %s to %s", id, addr, now)
 			case err := <-ended:
 				return err
 			default:
@@ -287,6 +314,11 @@ func (n *GRPCNetwork) stream(addr string, q <-chan cluster.Message) error {
 				continue
 			}
 			if err := s.SendMsg(&grpcraw.Message{B: data}); err != nil {
+				select {
+				case now := <-moved:
+					return fmt.Errorf("control: %s moved from %s to %s", id, addr, now)
+				default:
+				}
 				return err
 			}
 		}

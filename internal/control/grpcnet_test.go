@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"net"
 	"reflect"
 	"strings"
@@ -158,24 +159,71 @@ func TestGRPCNetworkStatusAndAdvertisedKeyGoesOnClose(t *testing.T) {
 	}
 }
 
+// ackOdd is a coordinator that takes writes under term 7 and
+// acknowledges those with odd IDs; with refuse set it does not lead.
+type ackOdd struct {
+	net    *LocalNetwork
+	refuse bool
+}
+
+func (a ackOdd) Submit(_ context.Context, writes []cluster.Write) (Receipt, error) {
+	if a.refuse {
+		return Receipt{}, ErrNotLeading
+	}
+	for _, w := range writes {
+		if w.ID%2 == 1 {
+			go a.net.Send(cluster.Message{Kind: cluster.MsgAck, To: cluster.ClientID, WriteIDs: []uint64{w.ID}})
+		}
+	}
+	return Receipt{Term: 7, After: 3}, nil
+}
+
 func TestClientSubmitWaitsForAcks(t *testing.T) {
 	net := NewLocalNetwork()
-	c := NewClient(net)
+	c := NewClient(ackOdd{net: net})
 	net.Attach(cluster.ClientID, c.Receive)
-	net.Attach(cluster.CoordinatorID, func(m cluster.Message) {
-		// Acknowledge odd IDs only.
-		if m.Kind == cluster.MsgWrite && m.Write.ID%2 == 1 {
-			go net.Send(cluster.Message{Kind: cluster.MsgAck, To: cluster.ClientID, WriteIDs: []uint64{m.Write.ID}})
-		}
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	acked := c.Submit(ctx, []cluster.Write{{ID: 1, Key: "a", Delta: 1}, {ID: 2, Key: "b", Delta: 1}, {ID: 3, Key: "c", Delta: 1}})
-	if !reflect.DeepEqual(acked, []uint64{1, 3}) {
-		t.Fatalf("acked %v, want [1 3]", acked)
+	var early Receipt
+	receipt, acked, err := c.Submit(ctx, []cluster.Write{{ID: 1, Key: "a", Delta: 1}, {ID: 2, Key: "b", Delta: 1}, {ID: 3, Key: "c", Delta: 1}},
+		func(r Receipt) { early = r })
+	if err != nil || !reflect.DeepEqual(acked, []uint64{1, 3}) || receipt != (Receipt{Term: 7, After: 3}) || early != receipt {
+		t.Fatalf("acked %v receipt %+v err %v, want [1 3] {7 3} nil", acked, receipt, err)
 	}
 	if len(c.waiting) != 0 {
 		t.Fatalf("waiters left behind: %v", c.waiting)
+	}
+	// A write in flight is not submitted twice: the whole request is refused.
+	slow := NewClient(ackOdd{net: net})
+	net.Attach(cluster.ClientID, slow.Receive)
+	waiting := make(chan struct{})
+	go func() {
+		defer close(waiting)
+		wctx, wcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer wcancel()
+		slow.Submit(wctx, []cluster.Write{{ID: 2, Key: "b", Delta: 1}}, nil) // never acknowledged
+	}()
+	for {
+		slow.mu.Lock()
+		n := len(slow.waiting)
+		slow.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, _, err := slow.Submit(ctx, []cluster.Write{{ID: 4, Key: "d", Delta: 1}, {ID: 2, Key: "b", Delta: 1}}, nil); !errors.Is(err, ErrInFlight) {
+		t.Fatalf("a write in flight submitted again: %v", err)
+	}
+	<-waiting
+	if len(slow.waiting) != 0 {
+		t.Fatalf("waiters left behind: %v", slow.waiting)
+	}
+
+	// A coordinator that does not lead takes nothing, and no waiter is left.
+	c = NewClient(ackOdd{net: net, refuse: true})
+	if _, acked, err := c.Submit(ctx, []cluster.Write{{ID: 5, Key: "e", Delta: 1}}, nil); !errors.Is(err, ErrNotLeading) || acked != nil || len(c.waiting) != 0 {
+		t.Fatalf("a refused submission: acked %v err %v waiting %v", acked, err, c.waiting)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rockstream/rockstream/internal/cluster"
 )
@@ -39,6 +40,10 @@ func (k Keys) Assignment() string { return k.prefix + "assignment" }
 
 // Committed holds the commit frontier, a decimal epoch.
 func (k Keys) Committed() string { return k.prefix + "committed" }
+
+// CommittedAt holds the epoch of the latest commit and when it was
+// committed: "<epoch> <unix milliseconds>", written with committed.
+func (k Keys) CommittedAt() string { return k.prefix + "committed_at" }
 
 // Checkpoint holds the epoch of the latest recorded cluster checkpoint.
 func (k Keys) Checkpoint() string { return k.prefix + "checkpoint" }
@@ -129,4 +134,26 @@ func decodeEpoch(key string, v []byte) (cluster.Epoch, error) {
 		return 0, fmt.Errorf("control: %s holds %q, not an epoch", key, v)
 	}
 	return cluster.Epoch(e), nil
+}
+
+// CommitTime is the value of Keys.CommittedAt: an epoch and when the
+// coordinator committed it, by its clock. Epoch 0 means no commit is
+// recorded.
+type CommitTime struct {
+	Epoch cluster.Epoch
+	At    time.Time
+}
+
+func encodeCommitTime(e cluster.Epoch, at time.Time) string {
+	return encodeEpoch(e) + " " + strconv.FormatInt(at.UnixMilli(), 10)
+}
+
+func decodeCommitTime(key string, v []byte) (CommitTime, error) {
+	es, ms, ok := strings.Cut(string(v), " ")
+	e, err1 := strconv.ParseUint(es, 10, 64)
+	t, err2 := strconv.ParseInt(ms, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return CommitTime{}, fmt.Errorf("control: %s holds %q, not an epoch and a time", key, v)
+	}
+	return CommitTime{Epoch: cluster.Epoch(e), At: time.UnixMilli(t)}, nil
 }

@@ -104,3 +104,7 @@ func OpenObjects(ctx context.Context, location string) (BlobObjects, error) {
 	}
 	return BlobObjects{Bucket: b}, nil
 }
+
+// isNotFound reports whether err is an object store's answer that the key
+// does not exist.
+func isNotFound(err error) bool { return err != nil && gcerrors.Code(err) == gcerrors.NotFound }

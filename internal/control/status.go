@@ -70,6 +70,9 @@ type ClusterStatus struct {
 	Revision   cluster.Revision `json:"revision"`
 	Committed  cluster.Epoch    `json:"committed"`
 	Checkpoint cluster.Epoch    `json:"checkpoint"`
+	// CommittedAt is when the coordinator committed Committed (zero when
+	// no commit time is recorded for it).
+	CommittedAt time.Time `json:"committed_at,omitzero"`
 	// Assignment is the bucket ranges and their owners.
 	Assignment []ShardStatus `json:"assignment"`
 	// Workers are the registered members and the processes advertising
@@ -104,11 +107,16 @@ func ReadStatus(ctx context.Context, store *Store, withState bool) (ClusterStatu
 	keys := store.Keys()
 	name := strings.TrimSuffix(strings.TrimPrefix(keys.Prefix(), "/rockstream/"), "/")
 	st := ClusterStatus{Cluster: name}
-	ev := store.Perform(ctx, "", cluster.Action{Kind: cluster.ActReadCluster})
+	rctx, cancel := context.WithTimeout(ctx, store.cfg.RequestTimeout)
+	ev, at := store.readCluster(rctx, nil)
+	cancel()
 	if ev.Err != nil {
 		return st, ev.Err
 	}
 	st.Revision, st.Committed, st.Checkpoint = ev.Rev, ev.Committed, ev.Checkpoint
+	if at.Epoch == ev.Committed && ev.Committed > 0 {
+		st.CommittedAt = at.At
+	}
 	if ev.Assignment != nil {
 		for b := 0; b < cluster.NumBuckets; b++ {
 			first := b
@@ -121,7 +129,7 @@ func ReadStatus(ctx context.Context, store *Store, withState bool) (ClusterStatu
 	if leader, err := ResolveNode(ctx, store.cli, keys, cluster.CoordinatorID); err == nil {
 		st.Leader = leader
 	}
-	rctx, cancel := context.WithTimeout(ctx, store.cfg.RequestTimeout)
+	rctx, cancel = context.WithTimeout(ctx, store.cfg.RequestTimeout)
 	resp, err := store.cli.Get(rctx, keys.Nodes(), clientv3.WithPrefix())
 	cancel()
 	if err != nil {

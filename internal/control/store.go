@@ -106,7 +106,19 @@ func (s *Store) Perform(ctx context.Context, node cluster.NodeID, a cluster.Acti
 	defer cancel()
 	switch a.Kind {
 	case cluster.ActReadCluster:
-		return s.readCluster(ctx)
+		if node == cluster.CoordinatorID {
+			// The coordinator learns nothing from etcd once it is deposed,
+			// so a deposed one cannot seal an epoch past the frontier it
+			// knew when its term ended (the writes' outcome rests on it).
+			l := s.leader()
+			if l == nil {
+				return cluster.Event{Kind: cluster.EvClusterRead, Err: errNotLeading}
+			}
+			ev, _ := s.readCluster(ctx, l)
+			return ev
+		}
+		ev, _ := s.readCluster(ctx, nil)
+		return ev
 	case cluster.ActWriteAssignment:
 		ev := cluster.Event{Kind: cluster.EvAssignmentWritten}
 		data, err := EncodeAssignment(a.Assignment)
@@ -121,7 +133,8 @@ func (s *Store) Perform(ctx context.Context, node cluster.NodeID, a cluster.Acti
 	case cluster.ActCommit:
 		ev := cluster.Event{Kind: cluster.EvCommitted, Epoch: a.Epoch}
 		prev := clientv3.Compare(clientv3.Value(s.keys.Committed()), "=", encodeEpoch(a.Epoch-1))
-		ev.OK, _, ev.Err = s.coordinatorTxn(ctx, a.Rev, &prev, clientv3.OpPut(s.keys.Committed(), encodeEpoch(a.Epoch)))
+		ev.OK, _, ev.Err = s.coordinatorTxn(ctx, a.Rev, &prev, clientv3.OpPut(s.keys.Committed(), encodeEpoch(a.Epoch)),
+			clientv3.OpPut(s.keys.CommittedAt(), encodeCommitTime(a.Epoch, time.Now())))
 		return ev
 	case cluster.ActRecordCheckpoint:
 		ev := cluster.Event{Kind: cluster.EvCheckpointRecorded, Epoch: a.Epoch}
@@ -148,7 +161,7 @@ func (s *Store) Perform(ctx context.Context, node cluster.NodeID, a cluster.Acti
 // coordinatorTxn runs op if the assignment's revision is still rev, the
 // extra condition holds and the coordinator still leads. It returns
 // whether the conditions held and the revision after the transaction.
-func (s *Store) coordinatorTxn(ctx context.Context, rev cluster.Revision, extra *clientv3.Cmp, op clientv3.Op) (bool, int64, error) {
+func (s *Store) coordinatorTxn(ctx context.Context, rev cluster.Revision, extra *clientv3.Cmp, ops ...clientv3.Op) (bool, int64, error) {
 	l := s.leader()
 	if l == nil {
 		return false, 0, nil // not sent: refused, definitely not applied
@@ -160,26 +173,41 @@ func (s *Store) coordinatorTxn(ctx context.Context, rev cluster.Revision, extra 
 	if extra != nil {
 		cmps = append(cmps, *extra)
 	}
-	resp, err := s.cli.Txn(ctx).If(cmps...).Then(op).Commit()
+	resp, err := s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
 	if err != nil {
 		return false, 0, fmt.Errorf("control: etcd transaction: %w", err)
 	}
 	return resp.Succeeded, resp.Header.Revision, nil
 }
 
-// readCluster reads membership, assignment, frontier and checkpoint
-// pointer in one transaction, so that they are of one revision.
-func (s *Store) readCluster(ctx context.Context) cluster.Event {
+// errNotLeading fails a coordinator's read while it does not lead.
+var errNotLeading = errors.New("control: this coordinator does not lead (its election key is gone)")
+
+// readCluster reads membership, assignment, frontier, checkpoint pointer
+// and the frontier's commit time in one transaction, so that they are of
+// one revision; with l, only while l's election key exists (otherwise it
+// fails with errNotLeading).
+func (s *Store) readCluster(ctx context.Context, l *Leadership) (cluster.Event, CommitTime) {
 	ev := cluster.Event{Kind: cluster.EvClusterRead}
-	resp, err := s.cli.Txn(ctx).Then(
+	var at CommitTime
+	txn := s.cli.Txn(ctx)
+	if l != nil {
+		txn = txn.If(clientv3.Compare(clientv3.CreateRevision(l.Key), "=", l.Rev))
+	}
+	resp, err := txn.Then(
 		clientv3.OpGet(s.keys.Members(), clientv3.WithPrefix()),
 		clientv3.OpGet(s.keys.Assignment()),
 		clientv3.OpGet(s.keys.Committed()),
 		clientv3.OpGet(s.keys.Checkpoint()),
+		clientv3.OpGet(s.keys.CommittedAt()),
 	).Commit()
 	if err != nil {
 		ev.Err = fmt.Errorf("control: read cluster: %w", err)
-		return ev
+		return ev, at
+	}
+	if !resp.Succeeded {
+		ev.Err = errNotLeading
+		return ev, at
 	}
 	ev.Members = map[cluster.NodeID]cluster.LeaseID{}
 	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
@@ -187,30 +215,36 @@ func (s *Store) readCluster(ctx context.Context) cluster.Event {
 		l, err := strconv.ParseInt(string(kv.Value), 10, 64)
 		if err != nil || l != kv.Lease {
 			ev.Err = fmt.Errorf("control: membership key %s holds %q, not its lease %d", kv.Key, kv.Value, kv.Lease)
-			return ev
+			return ev, at
 		}
 		ev.Members[id] = cluster.LeaseID(l)
 	}
 	if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) == 1 {
 		if ev.Assignment, err = DecodeAssignment(kvs[0].Value); err != nil {
 			ev.Err = err
-			return ev
+			return ev, at
 		}
 		ev.Rev = cluster.Revision(kvs[0].ModRevision)
 	}
 	if kvs := resp.Responses[2].GetResponseRange().Kvs; len(kvs) == 1 {
 		if ev.Committed, err = decodeEpoch(s.keys.Committed(), kvs[0].Value); err != nil {
 			ev.Err = err
-			return ev
+			return ev, at
 		}
 	}
 	if kvs := resp.Responses[3].GetResponseRange().Kvs; len(kvs) == 1 {
 		if ev.Checkpoint, err = decodeEpoch(s.keys.Checkpoint(), kvs[0].Value); err != nil {
 			ev.Err = err
-			return ev
+			return ev, at
 		}
 	}
-	return ev
+	if kvs := resp.Responses[4].GetResponseRange().Kvs; len(kvs) == 1 {
+		if at, err = decodeCommitTime(s.keys.CommittedAt(), kvs[0].Value); err != nil {
+			ev.Err = err
+			return ev, at
+		}
+	}
+	return ev, at
 }
 
 // register grants a lease and binds node's membership key to it.

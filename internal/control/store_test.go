@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -163,11 +164,23 @@ func TestStoreCommitFailsForADeposedLeader(t *testing.T) {
 	if ev := perform(t, a, cluster.Action{Kind: cluster.ActCommit, Epoch: 1, Rev: asg.Rev}); ev.OK {
 		t.Fatal("the deposed coordinator committed")
 	}
+	// Nor does it learn anything from etcd any more.
+	if ev := a.Perform(context.Background(), cluster.CoordinatorID, cluster.Action{Kind: cluster.ActReadCluster}); !errors.Is(ev.Err, errNotLeading) || ev.Members != nil {
+		t.Fatalf("the deposed coordinator read etcd: %+v", ev)
+	}
 	if ev := perform(t, a, cluster.Action{Kind: cluster.ActWriteAssignment, Rev: asg.Rev, Assignment: place("w2")}); ev.OK {
 		t.Fatal("the deposed coordinator wrote an assignment")
 	}
+	before := time.Now().Truncate(time.Millisecond)
 	if ev := perform(t, b, cluster.Action{Kind: cluster.ActCommit, Epoch: 1, Rev: asg.Rev}); !ev.OK {
 		t.Fatal("the new leader could not commit")
+	}
+	if ev := b.Perform(context.Background(), cluster.CoordinatorID, cluster.Action{Kind: cluster.ActReadCluster}); ev.Err != nil || ev.Committed != 1 {
+		t.Fatalf("the leader's read: %+v", ev)
+	}
+	// The commit records when it was made, for the shards' lag.
+	if _, at := b.readCluster(context.Background(), nil); at.Epoch != 1 || at.At.Before(before) || at.At.After(time.Now()) {
+		t.Fatalf("commit time %+v, want epoch 1 after %s", at, before)
 	}
 }
 
