@@ -132,6 +132,16 @@ func encodeStored(dst []byte, w int64, row zset.Row) []byte {
 	return zset.EncodeRow(dst, row)
 }
 
+// storedWeight is the weight of a stored row (decodeStored's, without
+// decoding the row).
+func storedWeight(v []byte) (int64, error) {
+	w, n := binary.Varint(v)
+	if n <= 0 {
+		return 0, errs.New(errs.Internal, "corrupt stored row: bad weight")
+	}
+	return w, nil
+}
+
 func decodeStored(v []byte) (zset.Entry, error) {
 	w, n := binary.Varint(v)
 	if n <= 0 {
@@ -204,7 +214,7 @@ func bucketBound(dst, prefix []byte, b byte, k []byte) []byte {
 // tree.
 func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst, prefix []byte, row zset.Row) []byte) error {
 	var vbuf []byte
-	return applyDeltaKeyed(st, delta,
+	return applyDeltaKeyed(st, delta, nil,
 		func(dst []byte, i int) []byte { return keyOf(dst, prefix, delta[i].Row) },
 		func(i int) []byte {
 			vbuf = encodeStored(vbuf, delta[i].Weight, delta[i].Row)
@@ -214,25 +224,53 @@ func applyDelta(st state.Store, prefix []byte, delta zset.Batch, keyOf func(dst,
 
 // applyEncodedDelta is applyDelta for a delta whose keys and inserted
 // values enc holds (encodeDelta): they are copied, not encoded again.
+// A delta of up to sortedApplyRows entries is applied in the order of its
+// storage keys, through one hint: a view's delta comes in the order of
+// its rows, which scatters it over the buckets, and in key order each
+// write starts from the path of the one before, a few entries away in the
+// same leaves, instead of descending every tree of the store's chain from
+// its root.
 func applyEncodedDelta(st state.Store, prefix []byte, delta zset.Batch, enc *encodedDelta) error {
-	return applyDeltaKeyed(st, delta,
+	var order []int32
+	if len(delta) <= sortedApplyRows {
+		order = enc.keyOrder()
+	}
+	return applyDeltaKeyed(st, delta, order,
 		func(dst []byte, i int) []byte { return enc.storedKey(dst, prefix, i) },
 		enc.storedValue)
 }
 
+// sortedApplyRows is the largest delta applyEncodedDelta sorts: the sizes
+// of single statements, where the saving was measured (docs/BENCHMARKS.md,
+// "Over pgwire, eighth round"). Larger deltas are split by bucket between
+// writers (applyDeltaSplit) or written in their own order.
+const sortedApplyRows = 1 << 14
+
 // applyDeltaKeyed is applyDelta with entry i's storage key appended to
 // dst[:0] by keyAt and its stored value as an insertion (encodeStored of
-// its weight and row) returned by insertedAt.
-func applyDeltaKeyed(st state.Store, delta zset.Batch, keyAt func(dst []byte, i int) []byte, insertedAt func(i int) []byte) error {
+// its weight and row) returned by insertedAt. With order (the entries'
+// indices in key order) the entries are visited in that order through
+// one hint; without (nil), in the delta's order, the hint reset per row.
+func applyDeltaKeyed(st state.Store, delta zset.Batch, order []int32, keyAt func(dst []byte, i int) []byte, insertedAt func(i int) []byte) error {
 	var kbuf, vbuf []byte
 	var hint state.Hint
+	n := len(delta)
+	if order != nil {
+		n = len(order)
+	}
 	for pass := 0; pass < 2; pass++ {
-		for i, e := range delta {
+		for k := range n {
+			i := k
+			if order != nil {
+				i = int(order[k])
+			} else {
+				hint = state.Hint{}
+			}
+			e := delta[i]
 			if (pass == 0) != (e.Weight < 0) {
 				continue
 			}
 			kbuf = keyAt(kbuf, i)
-			hint = state.Hint{}
 			if e.Weight > 0 {
 				if err := state.MergeWeight(st, kbuf, insertedAt(i), &hint); err != nil {
 					return err
@@ -245,11 +283,9 @@ func applyDeltaKeyed(st state.Store, delta zset.Batch, keyAt func(dst []byte, i 
 			}
 			var w int64
 			if ok {
-				prev, err := decodeStored(old)
-				if err != nil {
+				if w, err = storedWeight(old); err != nil {
 					return err
 				}
-				w = prev.Weight
 			}
 			w, err = zset.AddWeight(w, e.Weight)
 			if err != nil {

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"github.com/rockstream/rockstream/internal/zset"
@@ -33,6 +35,8 @@ type encodedDelta struct {
 	stored     []byte
 	rowAt      []uint32
 	storedEnds []uint32
+	// order is keyOrder's.
+	order []int32
 }
 
 var encodedDeltas = sync.Pool{New: func() any { return new(encodedDelta) }}
@@ -66,6 +70,44 @@ func encodeDelta(o *object, delta zset.Batch) *encodedDelta {
 		c.storedEnds = append(c.storedEnds, uint32(len(c.stored)))
 	}
 	return c
+}
+
+// keyOrder returns the entries' indices in the order of their storage
+// keys under any one prefix: by bucket (a counting sort), then within a
+// bucket by order key and row encoding. The slice is c's, valid until c
+// is released.
+func (c *encodedDelta) keyOrder() []int32 {
+	var starts [zset.Buckets + 1]int32
+	for _, b := range c.buckets {
+		starts[int(b)+1]++
+	}
+	for b := 1; b <= zset.Buckets; b++ {
+		starts[b] += starts[b-1]
+	}
+	c.order = slices.Grow(c.order[:0], len(c.buckets))[:len(c.buckets)]
+	next := starts[:zset.Buckets]
+	for i, b := range c.buckets {
+		c.order[next[b]] = int32(i)
+		next[b]++
+	}
+	// next[b] is now where bucket b's run ends and the next one's starts.
+	start := int32(0)
+	for b := range zset.Buckets {
+		if run := c.order[start:next[b]]; len(run) > 1 {
+			slices.SortFunc(run, c.compareTails)
+		}
+		start = next[b]
+	}
+	return c.order
+}
+
+// compareTails compares entry i's storage key with entry j's when both
+// are in one bucket: their order keys, then their row encodings.
+func (c *encodedDelta) compareTails(i, j int32) int {
+	if d := bytes.Compare(c.keys[c.keyStart(int(i)):c.keyEnds[i]], c.keys[c.keyStart(int(j)):c.keyEnds[j]]); d != 0 {
+		return d
+	}
+	return bytes.Compare(c.stored[c.rowAt[i]:c.storedEnds[i]], c.stored[c.rowAt[j]:c.storedEnds[j]])
 }
 
 // release returns c to encodedDeltas; a nil c is ignored.

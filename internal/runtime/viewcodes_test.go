@@ -18,7 +18,8 @@ import (
 // (encodeStored) and the bucket (viewRowBucket), for views routed by the
 // whole row and by a prefix of their columns, over rows with NULLs, equal
 // numbers written differently and long texts; and that a view keyed by a
-// primary key gets none.
+// primary key gets none; and that keyOrder lists every entry once, in
+// the byte order of the stored keys.
 func TestEncodedDeltaMatchesRowEncodings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	value := func(col int) types.Value {
@@ -64,6 +65,23 @@ func TestEncodedDeltaMatchesRowEncodings(t *testing.T) {
 			if b, _ := v.viewRowBucket(e.Row, nil); int(enc.buckets[i]) != b || got[len(prefix)] != byte(b) {
 				t.Fatalf("route %d, row %d: bucket %d (key's %d), want %d", route, i, enc.buckets[i], got[len(prefix)], b)
 			}
+		}
+		order := enc.keyOrder()
+		seen := make([]bool, len(delta))
+		var prev []byte
+		for k, i := range order {
+			if seen[i] {
+				t.Fatalf("route %d: key order visits row %d twice", route, i)
+			}
+			seen[i] = true
+			got = enc.storedKey(got, prefix, int(i))
+			if k > 0 && bytes.Compare(prev, got) > 0 {
+				t.Fatalf("route %d: key order puts %x before %x", route, prev, got)
+			}
+			prev = append(prev[:0], got...)
+		}
+		if len(order) != len(delta) {
+			t.Fatalf("route %d: key order has %d rows, want %d", route, len(order), len(delta))
 		}
 		enc.release()
 	}
