@@ -137,20 +137,10 @@ func TestStepLeavesInputsAlone(t *testing.T) {
 // result as the aggregate alone, and that one that reorders the columns
 // or reads a relation's delta still computes its own.
 func TestIdentityProjectionPassesItsInputOn(t *testing.T) {
-	pp := planParser{tables: map[string][]plan.Column{
+	tables := map[string][]plan.Column{
 		"t": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "b", Type: types.Of(types.Text)}},
-	}}
-	build := func(text string) *Circuit {
-		p, err := pp.parse(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := Build(p, []byte("v/"), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
 	}
+	build := func(text string) *Circuit { return buildText(t, tables, text) }
 	const agg = "aggregate group=(b) aggs=(count(*), sum(a))\n"
 	tc := []plan.Column{{Type: types.Of(types.Int4)}, {Type: types.Of(types.Text)}}
 	in := zset.Batch{
@@ -165,7 +155,7 @@ func TestIdentityProjectionPassesItsInputOn(t *testing.T) {
 		}
 		return render(out, []plan.Column{{Type: types.Of(types.Text)}, {Type: types.Of(types.Int8)}, {Type: types.Of(types.Int8)}})
 	}
-	for _, tc := range []struct {
+	for _, k := range []struct {
 		text string
 		pass bool
 	}{
@@ -173,16 +163,31 @@ func TestIdentityProjectionPassesItsInputOn(t *testing.T) {
 		{"project b, sum, count\n  " + agg + "    scan t", false},
 		{"project a, b\n  scan t", false},
 	} {
-		c := build(tc.text)
+		c := build(k.text)
 		op, ok := c.nodes[c.root].op.(*ops.Project)
 		if !ok {
-			t.Fatalf("%q: the root is %T, not a projection", tc.text, c.nodes[c.root].op)
+			t.Fatalf("%q: the root is %T, not a projection", k.text, c.nodes[c.root].op)
 		}
-		if op.PassThrough != tc.pass {
-			t.Fatalf("%q: PassThrough %v, want %v", tc.text, op.PassThrough, tc.pass)
+		if op.PassThrough != k.pass {
+			t.Fatalf("%q: PassThrough %v, want %v", k.text, op.PassThrough, k.pass)
 		}
 	}
 	if got, want := step(build("project b, count, sum\n  "+agg+"    scan t")), step(build(agg+"  scan t")); got != want {
 		t.Fatalf("the identity projection's output:\n%s\nthe aggregate's:\n%s", got, want)
 	}
+}
+
+// buildText builds the circuit of a plan written in the tests' plan text
+// over tables, under the prefix "v/".
+func buildText(t testing.TB, tables map[string][]plan.Column, text string) *Circuit {
+	t.Helper()
+	p, err := (&planParser{tables: tables}).parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Build(p, []byte("v/"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
