@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
@@ -128,4 +129,65 @@ func TestStepLeavesInputsAlone(t *testing.T) {
 	if after := render(in, []plan.Column{{Type: types.Of(types.Int4)}, {Type: types.Of(types.Text)}}); after != before {
 		t.Fatalf("Step changed its input:\n%s\nwas:\n%s", after, before)
 	}
+}
+
+// TestIdentityProjectionPassesItsInputOn checks that a projection keeping
+// every column of an aggregate's output in order passes the aggregate's
+// batch on instead of copying and consolidating it again, with the same
+// result as the aggregate alone, and that one that reorders the columns
+// or reads a relation's delta still computes its own.
+func TestIdentityProjectionPassesItsInputOn(t *testing.T) {
+	tables := map[string][]plan.Column{
+		"t": {{Name: "a", Type: types.Of(types.Int4)}, {Name: "b", Type: types.Of(types.Text)}},
+	}
+	build := func(text string) *Circuit { return buildText(t, tables, text) }
+	const agg = "aggregate group=(b) aggs=(count(*), sum(a))\n"
+	tc := []plan.Column{{Type: types.Of(types.Int4)}, {Type: types.Of(types.Text)}}
+	in := zset.Batch{
+		{Row: row(t, tc, "2, 'y'"), Weight: 1},
+		{Row: row(t, tc, "1, 'x'"), Weight: 1},
+		{Row: row(t, tc, "3, 'y'"), Weight: 2},
+	}
+	step := func(c *Circuit) string {
+		out, err := c.Step(context.Background(), state.NewMemory(), map[string]zset.Batch{"t": in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return render(out, []plan.Column{{Type: types.Of(types.Text)}, {Type: types.Of(types.Int8)}, {Type: types.Of(types.Int8)}})
+	}
+	for _, k := range []struct {
+		text string
+		pass bool
+	}{
+		{"project b, count, sum\n  " + agg + "    scan t", true},
+		{"project b, sum, count\n  " + agg + "    scan t", false},
+		{"project a, b\n  scan t", false},
+	} {
+		c := build(k.text)
+		op, ok := c.nodes[c.root].op.(*ops.Project)
+		if !ok {
+			t.Fatalf("%q: the root is %T, not a projection", k.text, c.nodes[c.root].op)
+		}
+		if op.PassThrough != k.pass {
+			t.Fatalf("%q: PassThrough %v, want %v", k.text, op.PassThrough, k.pass)
+		}
+	}
+	if got, want := step(build("project b, count, sum\n  "+agg+"    scan t")), step(build(agg+"  scan t")); got != want {
+		t.Fatalf("the identity projection's output:\n%s\nthe aggregate's:\n%s", got, want)
+	}
+}
+
+// buildText builds the circuit of a plan written in the tests' plan text
+// over tables, under the prefix "v/".
+func buildText(t testing.TB, tables map[string][]plan.Column, text string) *Circuit {
+	t.Helper()
+	p, err := (&planParser{tables: tables}).parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Build(p, []byte("v/"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

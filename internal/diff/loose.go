@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -56,6 +57,22 @@ func (c *Circuit) markLoose() {
 		case *ops.Join:
 			op.Loose = nd.looseOut
 		}
+	}
+	// A projection that keeps its input's columns as they are, over an
+	// aggregate (the one over a GROUP BY), passes the aggregate's output
+	// on: an aggregate consolidates its output whatever looseOut says,
+	// and the projection would only copy and consolidate it again. An
+	// exchange joining parts of it in between would not consolidate them.
+	for i := range c.nodes {
+		nd := &c.nodes[i]
+		op, ok := nd.op.(*ops.Project)
+		if !ok {
+			continue
+		}
+		src, ok := nd.src.(*plan.Project)
+		_, overAggregate := c.nodes[nd.inputs[0]].op.(*ops.Aggregate)
+		op.PassThrough = ok && overAggregate && nd.routes == nil &&
+			ops.IsIdentity(op.Exprs, len(src.Input.Columns()))
 	}
 	c.looseRels = map[string]bool{}
 	for i := range c.nodes {

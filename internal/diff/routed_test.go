@@ -15,18 +15,9 @@ func routedCircuit(t *testing.T, text string) *Circuit { return routedCircuitB(t
 
 func routedCircuitB(t testing.TB, text string) *Circuit {
 	t.Helper()
-	pp := planParser{tables: map[string][]plan.Column{"t": {
+	return buildText(t, map[string][]plan.Column{"t": {
 		{Name: "k", Type: types.Of(types.Int8)}, {Name: "g", Type: types.Of(types.Int8)}, {Name: "v", Type: types.Of(types.Int8)},
-	}}}
-	p, err := pp.parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Build(p, []byte("v/"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	}}, text)
 }
 
 func routedRows(n int) zset.Batch {

@@ -79,6 +79,12 @@ type Aggregate struct {
 	endKey []byte
 	buf    []byte
 	rowBuf zset.Row
+
+	// hint follows a step's reads and writes of the groups' states,
+	// which it visits in key order (bucket, then group key): each starts
+	// from where the previous one went in every tree of the store's
+	// chain, not from the trees' roots.
+	hint state.Hint
 }
 
 // NewAggregate returns an aggregate keeping its state under prefix. The
@@ -185,6 +191,7 @@ func (a *Aggregate) Step(ctx context.Context, st state.Store, in []zset.Batch) (
 		return nil, nil
 	}
 	defer a.trimScratch()
+	a.hint = state.Hint{}
 	inputs, err := a.evaluate(ctx, b)
 	if err != nil {
 		return nil, err
@@ -380,7 +387,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 	global := len(a.groupBy) == 0
 	ng := len(a.groupBy)
 	a.key = append(append(a.key[:0], a.groupPrefix.of(gkey)...), gkey...)
-	raw, exists, err := st.Get(a.key)
+	raw, exists, err := state.GetHinted(st, a.key, &a.hint)
 	if err != nil || (exists && len(rows) == 0 && len(partials) == 0) {
 		return out, err // no input for an existing group: nothing changes
 	}
@@ -503,7 +510,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 
 	if count == 0 && !global {
 		if exists {
-			if err := st.Delete(a.key); err != nil {
+			if err := state.DeleteHinted(st, a.key, &a.hint); err != nil {
 				return nil, err
 			}
 		}
@@ -522,7 +529,7 @@ func (a *Aggregate) group(ctx context.Context, st state.Store, gkey []byte, rows
 	}
 	a.rowBuf = srow
 	a.buf = zset.EncodeRow(a.buf[:0], srow)
-	if err := st.Set(a.key, a.buf); err != nil {
+	if err := state.SetHinted(st, a.key, a.buf, &a.hint); err != nil {
 		return nil, err
 	}
 	if old != nil && identicalRows(old, cur) {

@@ -52,9 +52,29 @@ func isTrue(p plan.Expr, row zset.Row) (bool, error) {
 // that become equal are merged by consolidation, unless Loose: then the
 // output keeps one entry per input entry, in input order, for a consumer
 // that takes unconsolidated input (internal/diff, loose.go).
+//
+// PassThrough, which the circuit sets when Exprs are the input's columns,
+// all of them and in order, and the input comes consolidated, makes the
+// output the input batch itself: the rows copied and consolidated again
+// would be the same.
 type Project struct {
-	Exprs []plan.Expr
-	Loose bool
+	Exprs       []plan.Expr
+	Loose       bool
+	PassThrough bool
+}
+
+// IsIdentity reports whether exprs, over rows of width columns, are those
+// columns in order.
+func IsIdentity(exprs []plan.Expr, width int) bool {
+	if len(exprs) != width {
+		return false
+	}
+	for i, x := range exprs {
+		if c, ok := x.(*plan.ColRef); !ok || c.Index != i {
+			return false
+		}
+	}
+	return true
 }
 
 // Step implements Operator.
@@ -62,6 +82,9 @@ func (p *Project) Step(ctx context.Context, _ state.Store, in []zset.Batch) (zse
 	b := in[0]
 	if len(b) == 0 {
 		return nil, nil
+	}
+	if p.PassThrough {
+		return b, nil
 	}
 	n := len(p.Exprs)
 	// One allocation holds every output row's values.

@@ -132,6 +132,16 @@ func encodeStored(dst []byte, w int64, row zset.Row) []byte {
 	return zset.EncodeRow(dst, row)
 }
 
+// storedWeight is the weight of a stored row (decodeStored's, without
+// decoding the row).
+func storedWeight(v []byte) (int64, error) {
+	w, n := binary.Varint(v)
+	if n <= 0 {
+		return 0, errs.New(errs.Internal, "corrupt stored row: bad weight")
+	}
+	return w, nil
+}
+
 func decodeStored(v []byte) (zset.Entry, error) {
 	w, n := binary.Varint(v)
 	if n <= 0 {
@@ -258,11 +268,9 @@ func applyDeltaKeyed(st state.Store, delta zset.Batch, order []int32, keyAt func
 			}
 			var w int64
 			if ok {
-				prev, err := decodeStored(old)
-				if err != nil {
+				if w, err = storedWeight(old); err != nil {
 					return err
 				}
-				w = prev.Weight
 			}
 			w, err = zset.AddWeight(w, e.Weight)
 			if err != nil {
