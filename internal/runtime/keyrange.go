@@ -880,6 +880,9 @@ func condRanges(o *object, scans [][]keyCond) ([]keyRange, bool) {
 	if len(scans) == 0 {
 		return nil, false
 	}
+	if len(scans) == 1 {
+		return keyRanges(o, scans[0])
+	}
 	var all []keyRange
 	for _, conds := range scans {
 		rs, ok := keyRanges(o, conds)
@@ -887,9 +890,6 @@ func condRanges(o *object, scans [][]keyCond) ([]keyRange, bool) {
 			return nil, false
 		}
 		all = append(all, rs...)
-	}
-	if len(scans) == 1 {
-		return all, true
 	}
 	return mergeRanges(all), true
 }
