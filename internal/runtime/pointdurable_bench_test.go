@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/proccpu"
 	"github.com/rockstream/rockstream/internal/storage"
-	"github.com/rockstream/rockstream/internal/types"
 )
 
 // BenchmarkDurablePointSelect is BenchmarkPreparedPointSelectStreamed on
@@ -22,27 +22,9 @@ import (
 func BenchmarkDurablePointSelect(b *testing.B) {
 	for _, rows := range []int{1000, 1000000} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			ctx := context.Background()
 			eng := durablePointReadEngine(b, rows)
-			s := eng.NewSession()
-			p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
 			cpu := proccpu.Used()
-			b.ResetTimer()
-			for i := range b.N {
-				id := types.MakeInt(types.Int8, int64(1+(i*7919)%rows))
-				n, err := execPointRead(ctx, s, p, id, true)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n != 1 {
-					b.Fatalf("id %v: %d rows", id, n)
-				}
-			}
-			b.StopTimer()
+			benchPointReadsOn(b, eng, rows, true)
 			b.ReportMetric(float64(proccpu.Used()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
@@ -74,11 +56,7 @@ func durablePointReadEngine(b *testing.B, rows int) *Engine {
 		b.Fatal(err)
 	}
 	s := eng.NewSession()
-	for _, q := range []string{
-		"CREATE TABLE t (id bigint PRIMARY KEY, x int)",
-		"CREATE MATERIALIZED VIEW v AS SELECT id, count(*) AS n, sum(x) AS s FROM t GROUP BY id",
-		fmt.Sprintf("INSERT INTO t SELECT g, g %% 7 FROM generate_series(1, %d) g", rows),
-	} {
+	for _, q := range append(slices.Clip(pointReadSchema), fmt.Sprintf("INSERT INTO t SELECT g, g %% 7 FROM generate_series(1, %d) g", rows)) {
 		if _, err := s.Exec(ctx, q, nil); err != nil {
 			b.Fatal(err)
 		}
