@@ -328,13 +328,14 @@ func TestKeyRangesEqualNumerics(t *testing.T) {
 // by key against the general one: for one equality on each of the leading
 // key positions, with values of every numeric kind and width, fractions,
 // special values, NULL and texts, on relations of every key shape,
-// leadingEqualityRanges returns exactly the ranges spanRanges returns,
+// and of secondary indexes, leadingEqualityRanges returns exactly the
+// ranges spanRanges returns,
 // and it declines conditions that are not such equalities.
 func TestLeadingEqualityRangesMatchSpanRanges(t *testing.T) {
 	ctx := context.Background()
 	eng := OpenMemory()
 	s := eng.NewSession()
-	for _, q := range keyRangeSchema {
+	for _, q := range append(slices.Clip(keyRangeSchema), "CREATE INDEX tn_cb ON tn (c, b)", "CREATE INDEX mg_s ON mg (s)") {
 		if _, err := s.Exec(ctx, q, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -358,10 +359,20 @@ func TestLeadingEqualityRangesMatchSpanRanges(t *testing.T) {
 	eng.mu.RLock()
 	cat := eng.mu.cat
 	eng.mu.RUnlock()
-	short := 0
+	short, shortIndex := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
-		o := cat.lookup(rapid.SampledFrom([]string{"tk", "tn", "mg", "mc", "mk"}).Draw(t, "rel"))
-		ord := keyOrder{cols: keyColumns(o), route: o.routeColumns(), prefix: o.rowsPrefix()}
+		name := rapid.SampledFrom([]string{"tk", "tn", "mg", "mc", "mk", "tn_cb", "mg_s"}).Draw(t, "rel")
+		var o *object
+		var ord keyOrder
+		if ix := cat.indexes[name]; ix != nil {
+			o, ord = cat.lookup(ix.relName), ix.order()
+		} else {
+			o = cat.lookup(name)
+			ord = keyOrder{cols: keyColumns(o), route: o.routeColumns(), prefix: o.rowsPrefix()}
+		}
+		if o == nil {
+			t.Fatalf("no relation %s", name)
+		}
 		n := rapid.IntRange(1, len(ord.cols)).Draw(t, "n")
 		positions := rapid.Permutation(slices.Collect(func(yield func(int) bool) {
 			for i := range n {
@@ -391,6 +402,9 @@ func TestLeadingEqualityRangesMatchSpanRanges(t *testing.T) {
 			return
 		}
 		short++
+		if cat.indexes[name] != nil {
+			shortIndex++
+		}
 		if !wantOK || len(got) != len(want) {
 			t.Fatalf("%s %v: short path %d ranges, general %d (%v)", o.name, conds, len(got), len(want), wantOK)
 		}
@@ -401,7 +415,7 @@ func TestLeadingEqualityRangesMatchSpanRanges(t *testing.T) {
 			}
 		}
 	})
-	if short == 0 {
-		t.Fatal("the short path took no conditions")
+	if short == 0 || shortIndex == 0 {
+		t.Fatalf("the short path took conditions %d times, on an index %d times", short, shortIndex)
 	}
 }
