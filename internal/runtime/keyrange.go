@@ -94,12 +94,25 @@ func keyColumns(o *object) []int {
 	case o.kind != sql.Table && o.kind != sql.MaterializedView:
 		return nil
 	}
+	if len(o.cols) <= len(wholeRowColumns) {
+		return wholeRowColumns[:len(o.cols):len(o.cols)]
+	}
 	cols := make([]int, len(o.cols))
 	for i := range cols {
 		cols[i] = i
 	}
 	return cols
 }
+
+// wholeRowColumns is 0, 1, 2, ...: keyColumns' answer, shared, for a
+// relation keyed by its whole row (its callers only read it).
+var wholeRowColumns = func() []int {
+	cols := make([]int, 64)
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}()
 
 // findKeyConds returns the conjuncts of preds (all of which must hold)
 // that bound key columns of o, or nil when none does.
@@ -297,7 +310,19 @@ func columnBound(col types.TypeID, op string, v types.Value) (boundKind, types.V
 	if v.IsNull() {
 		return boundNone, types.Null
 	}
-	kind := map[string]boundKind{"=": boundEq, ">=": boundGE, ">": boundGT, "<=": boundLE, "<": boundLT}[op]
+	var kind boundKind
+	switch op {
+	case "=":
+		kind = boundEq
+	case ">=":
+		kind = boundGE
+	case ">":
+		kind = boundGT
+	case "<=":
+		kind = boundLE
+	case "<":
+		kind = boundLT
+	}
 	switch {
 	case isInt(col):
 		return intBound(col, kind, v)
@@ -495,10 +520,85 @@ type keyOrder struct {
 // keyRangesOn is keyRanges for the order ord of o's rows (the stored
 // order, or an index's).
 func keyRangesOn(o *object, ord keyOrder, conds []keyCond) ([]keyRange, bool) {
-	cols := ord.cols
-	if len(conds) == 0 || cols == nil || fullScansOnly.Load() {
+	if len(conds) == 0 || ord.cols == nil || fullScansOnly.Load() {
 		return nil, false
 	}
+	if rs, ok := leadingEqualityRanges(o, ord, conds); ok {
+		return rs, true
+	}
+	return spanRanges(o, ord, conds)
+}
+
+// maxLeadingEqualities is the most conditions leadingEqualityRanges
+// takes.
+const maxLeadingEqualities = 8
+
+// leadingEqualityRanges is keyRangesOn for the conditions of a read by
+// key: one equality with one value on each of the leading key positions
+// (id = $1; a = 1 AND b = 2). It returns what spanRanges returns for
+// them, one range or none, built in two allocations instead of spans and
+// sets of prefixes. ok is false for any other conditions, and when a
+// value fails to evaluate (spanRanges leaves that condition to the
+// filter).
+func leadingEqualityRanges(o *object, ord keyOrder, conds []keyCond) (rs []keyRange, ok bool) {
+	n := len(conds)
+	if n > min(maxLeadingEqualities, len(ord.cols)) || ord.route < 1 {
+		return nil, false
+	}
+	var vals [maxLeadingEqualities]types.Value
+	var seen uint
+	none := false
+	for _, c := range conds {
+		if c.op != "=" || len(c.args) != 1 || c.pos >= n || seen&(1<<c.pos) != 0 {
+			return nil, false
+		}
+		seen |= 1 << c.pos
+		v, err := c.args[0].Eval(nil)
+		if err != nil {
+			return nil, false
+		}
+		switch kind, cv := columnBound(o.cols[ord.cols[c.pos]].Type.ID, "=", v); kind {
+		case boundEq:
+			vals[c.pos] = cv
+		case boundNone:
+			none = true // no value of the column equals v, or v is NULL
+		default:
+			return nil, false
+		}
+	}
+	if none {
+		return nil, true
+	}
+	// The range is [lo, PrefixEnd(lo)) for lo = the prefix and the
+	// values' key encodings; both share one buffer.
+	k, bucket := append(make([]byte, 0, 2*(len(ord.prefix)+16*n)), ord.prefix...), allBuckets
+	for i, v := range vals[:n] {
+		k = zset.EncodeKey(k, v)
+		if i+1 == ord.route {
+			bucket = zset.Bucket(k[len(ord.prefix):])
+		}
+	}
+	m := len(k)
+	k = append(k, k...)
+	return []keyRange{{lo: k[:m:m], hi: prefixEndInPlace(k[m:]), bucket: bucket}}, true
+}
+
+// prefixEndInPlace is state.PrefixEnd(k), made in k's own bytes.
+func prefixEndInPlace(k []byte) []byte {
+	for i := len(k) - 1; i >= 0; i-- {
+		if k[i] < 0xff {
+			k[i]++
+			return k[:i+1]
+		}
+	}
+	return nil
+}
+
+// spanRanges is keyRangesOn for any conditions: what they allow at each
+// key position (keySpan), and the prefixes the positions that = or IN
+// fix make.
+func spanRanges(o *object, ord keyOrder, conds []keyCond) ([]keyRange, bool) {
+	cols := ord.cols
 	spans := make([]keySpan, len(cols))
 	for _, c := range conds {
 		typ := o.cols[cols[c.pos]].Type.ID
@@ -780,6 +880,9 @@ func condRanges(o *object, scans [][]keyCond) ([]keyRange, bool) {
 	if len(scans) == 0 {
 		return nil, false
 	}
+	if len(scans) == 1 {
+		return keyRanges(o, scans[0])
+	}
 	var all []keyRange
 	for _, conds := range scans {
 		rs, ok := keyRanges(o, conds)
@@ -787,9 +890,6 @@ func condRanges(o *object, scans [][]keyCond) ([]keyRange, bool) {
 			return nil, false
 		}
 		all = append(all, rs...)
-	}
-	if len(scans) == 1 {
-		return all, true
 	}
 	return mergeRanges(all), true
 }

@@ -11,6 +11,13 @@ import (
 // loaded once: the benchmark function runs more than once per size.
 var pointReadEngines = map[int]*Engine{}
 
+// pointReadSchema is the table and the view grouped by its key that point
+// reads read.
+var pointReadSchema = []string{
+	"CREATE TABLE t (id bigint PRIMARY KEY, x int)",
+	"CREATE MATERIALIZED VIEW v AS SELECT id, count(*) AS n, sum(x) AS s FROM t GROUP BY id",
+}
+
 func pointReadEngine(b *testing.B, rows int) *Engine {
 	if eng, ok := pointReadEngines[rows]; ok {
 		return eng
@@ -18,10 +25,7 @@ func pointReadEngine(b *testing.B, rows int) *Engine {
 	ctx := context.Background()
 	eng := OpenMemory()
 	s := eng.NewSession()
-	for _, q := range []string{
-		"CREATE TABLE t (id bigint PRIMARY KEY, x int)",
-		"CREATE MATERIALIZED VIEW v AS SELECT id, count(*) AS n, sum(x) AS s FROM t GROUP BY id",
-	} {
+	for _, q := range pointReadSchema {
 		if _, err := s.Exec(ctx, q, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -1,13 +1,18 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/rockstream/rockstream/internal/plan"
+	"github.com/rockstream/rockstream/internal/types"
 )
 
 // keyRangeSchema has relations of every key shape: a composite primary key
@@ -316,5 +321,101 @@ func TestKeyRangesEqualNumerics(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("%s: got %q, want %q", q, strings.Join(got, " "), want)
 		}
+	}
+}
+
+// TestLeadingEqualityRangesMatchSpanRanges checks the short path of a read
+// by key against the general one: for one equality on each of the leading
+// key positions, with values of every numeric kind and width, fractions,
+// special values, NULL and texts, on relations of every key shape,
+// and of secondary indexes, leadingEqualityRanges returns exactly the
+// ranges spanRanges returns,
+// and it declines conditions that are not such equalities.
+func TestLeadingEqualityRangesMatchSpanRanges(t *testing.T) {
+	ctx := context.Background()
+	eng := OpenMemory()
+	s := eng.NewSession()
+	for _, q := range append(slices.Clip(keyRangeSchema), "CREATE INDEX tn_cb ON tn (c, b)", "CREATE INDEX mg_s ON mg (s)") {
+		if _, err := s.Exec(ctx, q, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	num := func(s string) types.Value {
+		d, err := types.ParseNumeric(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return types.MakeNumeric(d)
+	}
+	numbers := []types.Value{
+		types.MakeInt(types.Int2, 2), types.MakeInt(types.Int4, -1), types.MakeInt(types.Int4, 0),
+		types.MakeInt(types.Int8, 1), types.MakeInt(types.Int8, 3000000000), types.MakeInt(types.Int8, math.MaxInt64),
+		types.MakeInt(types.Int8, math.MinInt64), types.MakeInt(types.Int4, math.MaxInt32),
+		num("2.0"), num("2.00"), num("1.5"), num("-1.5"), num("9223372036854775808"), num("1e30"), num("NaN"), num("Infinity"),
+		types.MakeFloat8(2), types.MakeFloat8(1.5), types.MakeFloat8(math.NaN()), types.MakeFloat8(math.Inf(-1)), types.MakeFloat4(-2),
+		types.Null,
+	}
+	texts := []types.Value{types.MakeText("a"), types.MakeText(""), types.MakeText("a "), types.MakeText("\xff\xff"), types.Null}
+	eng.mu.RLock()
+	cat := eng.mu.cat
+	eng.mu.RUnlock()
+	short, shortIndex := 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom([]string{"tk", "tn", "mg", "mc", "mk", "tn_cb", "mg_s"}).Draw(t, "rel")
+		var o *object
+		var ord keyOrder
+		if ix := cat.indexes[name]; ix != nil {
+			o, ord = cat.lookup(ix.relName), ix.order()
+		} else {
+			o = cat.lookup(name)
+			ord = keyOrder{cols: keyColumns(o), route: o.routeColumns(), prefix: o.rowsPrefix()}
+		}
+		if o == nil {
+			t.Fatalf("no relation %s", name)
+		}
+		n := rapid.IntRange(1, len(ord.cols)).Draw(t, "n")
+		positions := rapid.Permutation(slices.Collect(func(yield func(int) bool) {
+			for i := range n {
+				if !yield(i) {
+					return
+				}
+			}
+		})).Draw(t, "positions")
+		if rapid.IntRange(0, 5).Draw(t, "other") == 0 {
+			positions[0] = rapid.IntRange(0, len(ord.cols)-1).Draw(t, "pos") // a repeat or a gap
+		}
+		var conds []keyCond
+		for _, pos := range positions {
+			vals := numbers
+			if id := o.cols[ord.cols[pos]].Type.ID; id == types.Text || id == types.Varchar {
+				vals = texts
+			}
+			op := "="
+			if rapid.IntRange(0, 7).Draw(t, "range") == 0 {
+				op = rapid.SampledFrom(keyRangeOps).Draw(t, "op")
+			}
+			conds = append(conds, keyCond{pos: pos, op: op, args: []plan.Expr{&plan.Const{Val: rapid.SampledFrom(vals).Draw(t, "value")}}})
+		}
+		got, ok := leadingEqualityRanges(o, ord, conds)
+		want, wantOK := spanRanges(o, ord, conds)
+		if !ok {
+			return
+		}
+		short++
+		if cat.indexes[name] != nil {
+			shortIndex++
+		}
+		if !wantOK || len(got) != len(want) {
+			t.Fatalf("%s %v: short path %d ranges, general %d (%v)", o.name, conds, len(got), len(want), wantOK)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i].lo, want[i].lo) || !bytes.Equal(got[i].hi, want[i].hi) || got[i].bucket != want[i].bucket {
+				t.Fatalf("%s %v: short path [%x, %x) bucket %d, general [%x, %x) bucket %d", o.name, conds,
+					got[i].lo, got[i].hi, got[i].bucket, want[i].lo, want[i].hi, want[i].bucket)
+			}
+		}
+	})
+	if short == 0 || shortIndex == 0 {
+		t.Fatalf("the short path took conditions %d times, on an index %d times", short, shortIndex)
 	}
 }

@@ -26,8 +26,13 @@ func BenchmarkPreparedPointSelectStreamed(b *testing.B) { benchPreparedPointSele
 // operation through a prepared statement, its result as a stream when
 // streamed.
 func benchPreparedPointSelect(b *testing.B, rows int, streamed bool) {
+	benchPointReadsOn(b, pointReadEngine(b, rows), rows, streamed)
+}
+
+// benchPointReadsOn is benchPreparedPointSelect on eng, whose view v
+// holds rows rows.
+func benchPointReadsOn(b *testing.B, eng *Engine, rows int, streamed bool) {
 	ctx := context.Background()
-	eng := pointReadEngine(b, rows)
 	s := eng.NewSession()
 	p, err := s.Prepare("SELECT n, s FROM v WHERE id = $1", nil)
 	if err != nil {

@@ -170,7 +170,14 @@ func (p *storedPart) read(ctx context.Context, r state.Reader, prefix []byte, ra
 		}
 		return err
 	}
-	var lo, hi []byte
+	// The scans' bounds share one buffer, large enough for any range's
+	// bound with its bucket byte (bucketBound).
+	size := len(prefix) + 1
+	for _, kr := range ranges {
+		size = max(size, len(kr.lo)+1, len(kr.hi)+1)
+	}
+	buf := make([]byte, 2*size)
+	lo, hi := buf[:0:size], buf[size:size]
 	for _, kr := range ranges {
 		switch {
 		case kr.bucket != allBuckets:
