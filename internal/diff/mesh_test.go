@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -86,9 +87,9 @@ func stepMembers(ctx context.Context, circuits []*Circuit, stores []state.Store,
 func storeText(t testHelper, st state.Reader, prefix string, member, members int) string {
 	t.Helper()
 	var sb strings.Builder
-	if err := st.Scan(nil, nil, func(k, v []byte) bool {
-		if !strings.HasPrefix(string(k), prefix) || len(k) <= len(prefix) {
-			t.Fatalf("state key %q outside the circuit's prefix %q", k, prefix)
+	if err := st.Scan([]byte(prefix), zset.KeyPrefixEnd(nil, []byte(prefix)), func(k, v []byte) bool {
+		if len(k) <= len(prefix) {
+			t.Fatalf("state key %q without a bucket after the circuit's prefix %q", k, prefix)
 		}
 		if member < 0 || zset.BucketOwner(int(k[len(prefix)]), members) == member {
 			fmt.Fprintf(&sb, "%x=%x\n", k, v)
@@ -416,5 +417,196 @@ func TestMeshStepFailsWithAMember(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// storedTable is a stored relation as the runtime keeps a table with a
+// primary key: each row under prefix | bucket of its key | its key
+// (ops.StoredRows).
+type storedTable struct {
+	prefix string
+	key    []int
+}
+
+func (s storedTable) rowKey(vals ...types.Value) []byte {
+	k := zset.EncodeKey(append([]byte(s.prefix), 0), vals...)
+	k[len(s.prefix)] = byte(zset.Bucket(k[len(s.prefix)+1:]))
+	return k
+}
+
+func (s storedTable) keyOf(row zset.Row) []byte {
+	vals := make([]types.Value, len(s.key))
+	for i, c := range s.key {
+		vals[i] = row[c]
+	}
+	return s.rowKey(vals...)
+}
+
+func (s storedTable) Rows(st state.Reader, key []types.Value, fn func(row zset.Row, weight int64) error) error {
+	v, ok, err := st.Get(s.rowKey(key...))
+	if err != nil || !ok {
+		return err
+	}
+	row, err := zset.DecodeRow(v)
+	if err != nil {
+		return err
+	}
+	return fn(row, 1)
+}
+
+// apply writes delta d of the table into st, keeping the rows of the
+// buckets member of members owns (member -1: every row).
+func (s storedTable) apply(t *testing.T, st state.Store, d zset.Batch, member, members int) {
+	t.Helper()
+	for _, e := range d {
+		k := s.keyOf(e.Row)
+		if member >= 0 && zset.BucketOwner(int(k[len(s.prefix)]), members) != member {
+			continue
+		}
+		var err error
+		if e.Weight > 0 {
+			err = st.Set(k, zset.EncodeRow(nil, e.Row))
+		} else {
+			err = st.Delete(k)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMeshLookupJoins: joins that read a stored table by key instead of
+// arranging it (lookup.go) step on a mesh whose members each store only
+// the table's rows of their buckets: the exchange routes the probes to
+// the owner of the looked-up key's bucket. A join whose key lists a
+// composite key's columns in another order refuses to step on a mesh.
+func TestMeshLookupJoins(t *testing.T) {
+	i8 := types.Of(types.Int8)
+	pp := planParser{tables: map[string][]plan.Column{
+		"f":    {{Name: "k", Type: i8}, {Name: "a", Type: i8}, {Name: "b", Type: i8}},
+		"dim":  {{Name: "j", Type: i8}, {Name: "w", Type: i8}},
+		"dim2": {{Name: "x", Type: i8}, {Name: "y", Type: i8}, {Name: "w2", Type: i8}},
+	}}
+	tables := map[string]storedTable{"dim": {prefix: "rel/dim/", key: []int{0}}, "dim2": {prefix: "rel/dim2/", key: []int{0, 1}}}
+	lookups := func(scan string) (StoredRelation, bool) {
+		tb, ok := tables[scan]
+		return StoredRelation{Base: scan, KeyCols: tb.key, Rows: tb}, ok
+	}
+	const members = 3
+	cl := newTestCluster(t, members)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		text, lookup string
+		refused      bool
+	}{
+		{text: "join on (k = j)\n  scan f\n  scan dim\n", lookup: "dim"},
+		{text: "aggregate group=(w) aggs=(count(*), sum(a))\n  join on (k = j)\n    scan f\n    scan dim\n", lookup: "dim"},
+		{text: "join left on (k = j)\n  scan f\n  scan dim\n", lookup: "dim"},
+		{text: "join semi on (k = j)\n  scan f\n  scan dim\n", lookup: "dim"},
+		{text: "join on (a = x, b = y)\n  scan f\n  scan dim2\n", lookup: "dim2"},
+		{text: "join on (b = y, a = x)\n  scan f\n  scan dim2\n", lookup: "dim2", refused: true},
+	} {
+		p, err := pp.parse(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		build := func() *Circuit {
+			c, err := BuildView(p, []byte("mesh/"), lookups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.LookedUp(tc.lookup) {
+				t.Fatalf("%q does not look %s up", tc.text, tc.lookup)
+			}
+			return c
+		}
+		one, oneStore := build(), state.NewMemory()
+		circuits, stores, peers := make([]*Circuit, members), make([]state.Store, members), make([]Peers, members)
+		meshes := cl.join(t)
+		for i := range members {
+			circuits[i], stores[i], peers[i] = build(), state.NewMemory(), meshes[i]
+		}
+		tb := tables[tc.lookup]
+		var present zset.Batch // the table's rows
+		for step := range 4 {
+			// The table: new keys, and some rows of the last step
+			// deleted or updated.
+			var dim zset.Batch
+			for _, e := range present {
+				if e.Row[0].Int()%2 == int64(step%2) {
+					dim = append(dim, zset.Entry{Row: e.Row, Weight: -1})
+				}
+			}
+			for i := range 40 {
+				k := int64(step*20 + i%30)
+				row := zset.Row{types.MakeInt(types.Int8, k), types.MakeInt(types.Int8, k%4)}
+				if tc.lookup == "dim2" {
+					row = zset.Row{types.MakeInt(types.Int8, k%6), types.MakeInt(types.Int8, k%7), types.MakeInt(types.Int8, int64(step))}
+				}
+				if !slices.ContainsFunc(present, func(e zset.Entry) bool { return string(tb.keyOf(e.Row)) == string(tb.keyOf(row)) }) &&
+					!slices.ContainsFunc(dim, func(e zset.Entry) bool { return e.Weight > 0 && string(tb.keyOf(e.Row)) == string(tb.keyOf(row)) }) {
+					dim = append(dim, zset.Entry{Row: row, Weight: 1})
+				}
+			}
+			dim = mustConsolidate(t, dim)
+			present = mustConsolidate(t, append(present, dim...))
+			var fact zset.Batch
+			for i := range 60 {
+				fact = append(fact, zset.Entry{Row: zset.Row{types.MakeInt(types.Int8, int64((i*7+step)%90)),
+					types.MakeInt(types.Int8, int64(i%6)), types.MakeInt(types.Int8, int64((i+step)%7))}, Weight: 1})
+			}
+			fact = mustConsolidate(t, fact)
+			deltas := map[string]zset.Batch{"f": fact, tc.lookup: dim}
+			parts := make([]map[string]zset.Batch, members)
+			for i := range members {
+				parts[i] = map[string]zset.Batch{}
+				for rel, d := range deltas {
+					parts[i][rel] = d[len(d)*i/members : len(d)*(i+1)/members]
+				}
+				tb.apply(t, stores[i], dim, i, members)
+			}
+			tb.apply(t, oneStore, dim, -1, members)
+			ov := state.NewOverlay(oneStore)
+			want, err := one.Step(ctx, ov, deltas)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ov.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			outs, errsOf := stepMembers(ctx, circuits, stores, parts, peers, uint64(step+1))
+			if tc.refused {
+				for i, err := range errsOf {
+					if errs.SQLState(err) != "0A000" || !strings.Contains(err.Error(), "dim2") {
+						t.Fatalf("%q: member %d: %v, want the refusal to step on a mesh", tc.text, i, err)
+					}
+				}
+				break
+			}
+			for i, err := range errsOf {
+				if err != nil {
+					t.Fatalf("%q: step %d: member %d: %v", tc.text, step, i, err)
+				}
+			}
+			got, err := mergeParts(outs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatalf("%q: step %d: the test joins nothing", tc.text, step)
+			}
+			if renderExact(got) != renderExact(want) {
+				t.Fatalf("%q: step %d: the members' outputs sum to\n%s\none worker's output is\n%s", tc.text, step, render(got, p.Columns()), render(want, p.Columns()))
+			}
+			for i := range members {
+				if g, w := storeText(t, stores[i], "mesh/", -1, members), storeText(t, oneStore, "mesh/", i, members); g != w {
+					t.Fatalf("%q: step %d: member %d's store is not the one-worker store's buckets of member %d", tc.text, step, i, i)
+				}
+			}
+		}
+		for _, m := range meshes {
+			m.Close()
+		}
 	}
 }
