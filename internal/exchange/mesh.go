@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -25,6 +26,8 @@ type Mesh struct {
 	links []*link // by peer; nil for Self
 	ctx   context.Context
 	stop  context.CancelFunc
+	// sent counts the frame bytes sent to peers (BytesSent).
+	sent atomic.Int64
 
 	mu struct {
 		sync.Mutex
@@ -81,6 +84,10 @@ func (m *Mesh) Assignment() Assignment { return m.a }
 
 // Self is this member's index in the assignment.
 func (m *Mesh) Self() int { return m.a.Self }
+
+// BytesSent is how many frame bytes, headers included, m's calls have
+// sent to its peers.
+func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
 
 // Members is how many members the assignment has.
 func (m *Mesh) Members() int { return len(m.a.Peers) }
@@ -252,7 +259,13 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		wg.Go(func() {
 			if err := l.send(ctx, frames); err != nil {
 				m.fail(err)
+				return
 			}
+			n := 0
+			for _, f := range frames {
+				n += len(f)
+			}
+			m.sent.Add(int64(n))
 		})
 	}
 	msgs, err := m.await(ctx, k, key)
