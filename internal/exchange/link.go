@@ -143,6 +143,10 @@ func (l *link) failure(err error) error {
 		return fmt.Errorf("%w: %s refused revision %d: %s", ErrAssignmentMoved, where, l.m.a.Revision, st.Message())
 	case codes.InvalidArgument:
 		return fmt.Errorf("%w: %s refused a frame: %s", ErrMalformed, where, st.Message())
+	case codes.Aborted:
+		if err := peerAbortedAt(where, []byte(st.Message())); !errors.Is(err, ErrMalformed) {
+			return err
+		}
 	}
 	return fmt.Errorf("%w: %s: %s", ErrPeerLost, where, st.Message())
 }

@@ -41,6 +41,7 @@ type Mesh struct {
 		streams []int
 		lost    []error
 		err     error // why the mesh failed; set once
+		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
 	}
 }
@@ -105,11 +106,10 @@ func (m *Mesh) Abort(err error) {
 	if err == nil {
 		err = errors.New("aborted")
 	}
-	code := errs.CodeOf(err)
-	if code == "" {
-		code = errs.Internal
-	}
-	payload := append(append([]byte(code), 0), err.Error()...)
+	payload := abortPayload(err)
+	m.mu.Lock()
+	m.mu.abort = payload
+	m.mu.Unlock()
 	frame := [][]byte{appendFrame(nil, m.header(kindAbort, Key{}, 0, true), payload)}
 	ctx, cancel := context.WithTimeout(m.ctx, abortTimeout)
 	defer cancel()
@@ -123,16 +123,36 @@ func (m *Mesh) Abort(err error) {
 	m.fail(err)
 }
 
-// peerAborted is the error of peer p's abort frame's payload: its error's
-// code, a zero byte, its message.
+// abortPayload is the payload of the abort frame of err: its code, a
+// zero byte, its message.
+func abortPayload(err error) []byte {
+	code := errs.CodeOf(err)
+	if code == "" {
+		code = errs.Internal
+	}
+	return append(append([]byte(code), 0), err.Error()...)
+}
+
+// peerAborted is the error of peer p's abort frame's payload.
 func (m *Mesh) peerAborted(p int, payload []byte) error {
+	return peerAbortedAt(fmt.Sprintf("peer %d (%s)", p, m.a.Peers[p]), payload)
+}
+
+func peerAbortedAt(where string, payload []byte) error {
 	code, msg, ok := bytes.Cut(payload, []byte{0})
 	if !ok {
 		return malformed("an abort frame without its code")
 	}
-	return fmt.Errorf("peer %d (%s) failed its part of the step: %w (%w)",
-		p, m.a.Peers[p], errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
+	return fmt.Errorf("%s failed its part of the step: %w (%w)",
+		where, errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
 }
+
+// abortRefusal is why an aborted mesh refuses a peer's frame: the
+// payload of its abort frame, which the peer reads from the stream's
+// status (codes.Aborted), whichever of the two reaches it first.
+type abortRefusal struct{ payload []byte }
+
+func (a abortRefusal) Error() string { return string(a.payload) }
 
 // Close fails m's pending and later calls with ErrClosed, ends its
 // streams to its peers and detaches it from its node.
@@ -436,6 +456,11 @@ func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
 	m.mu.Lock()
 	var msg *message
 	for {
+		if m.mu.abort != nil {
+			err := abortRefusal{m.mu.abort}
+			m.mu.Unlock()
+			return err
+		}
 		if m.mu.err != nil {
 			err := m.mu.err
 			m.mu.Unlock()

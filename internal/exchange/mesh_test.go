@@ -496,3 +496,37 @@ func TestAbortFrame(t *testing.T) {
 		t.Fatalf("an abort payload without its code: %v", err)
 	}
 }
+
+// TestAbortedMeshRefusesFrames: a frame that reaches a member after it
+// aborted (before its abort frame reached the sender, here never) is
+// refused with the abort's error, so the sender fails with ErrPeerAborted
+// and its SQLSTATE too.
+func TestAbortedMeshRefusesFrames(t *testing.T) {
+	nodes := startNodes(t, 2, Options{})
+	addrs := addrsOf(nodes)
+	m0, err := nodes[0].Join(Assignment{Revision: 1, Self: 0, Peers: addrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m0.Close()
+	// Member 1 names an address for member 0 where nothing listens: its
+	// abort frame reaches nobody.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nowhere := lis.Addr().String()
+	lis.Close()
+	m1, err := nodes[1].Join(Assignment{Revision: 1, Self: 1, Peers: []string{nowhere, addrs[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m1.Close()
+	m1.Abort(errs.New(errs.DivisionByZero, "division by zero"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = m0.Exchange(ctx, Key{Epoch: 1}, make([]zset.Batch, 2))
+	if !errors.Is(err, ErrPeerAborted) || errs.SQLState(err) != "22012" || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("%v (SQLSTATE %s), want ErrPeerAborted with 22012", err, errs.SQLState(err))
+	}
+}
