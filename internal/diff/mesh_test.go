@@ -75,7 +75,9 @@ func stepMembers(ctx context.Context, circuits []*Circuit, stores []state.Store,
 	var wg sync.WaitGroup
 	for i := range circuits {
 		wg.Go(func() {
-			outs[i], errsOf[i] = circuits[i].StepParallel(ctx, stores[i], parts[i], Parallelism{Peers: peers[i], Epoch: epoch})
+			// MinRows does not apply to a mesh step: a member whose part
+			// is small (or empty) still passes every exchange.
+			outs[i], errsOf[i] = circuits[i].StepParallel(ctx, stores[i], parts[i], Parallelism{Workers: 4, MinRows: DefaultMinRows, Peers: peers[i], Epoch: epoch})
 		})
 	}
 	wg.Wait()

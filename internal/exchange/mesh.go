@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,14 +124,22 @@ func (m *Mesh) Abort(err error) {
 	m.fail(err)
 }
 
+// abortMessageBytes bounds the message an abort frame carries (an
+// internal error's may hold a stack).
+const abortMessageBytes = 16 << 10
+
 // abortPayload is the payload of the abort frame of err: its code, a
-// zero byte, its message.
+// zero byte, its message (its first abortMessageBytes).
 func abortPayload(err error) []byte {
 	code := errs.CodeOf(err)
 	if code == "" {
 		code = errs.Internal
 	}
-	return append(append([]byte(code), 0), err.Error()...)
+	msg := err.Error()
+	if len(msg) > abortMessageBytes {
+		msg = strings.ToValidUTF8(msg[:abortMessageBytes], "") + "…"
+	}
+	return append(append([]byte(code), 0), msg...)
 }
 
 // peerAborted is the error of peer p's abort frame's payload.
