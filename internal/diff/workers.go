@@ -367,8 +367,8 @@ type meeting interface {
 	// their owners, which its exchange leaves where they are (nil: none).
 	placed(node int) []bool
 	// send gives worker me's parts of input k of exchange x, of a node
-	// with inputs inputs: parts[to] for worker to. The parts are not
-	// modified afterwards.
+	// with inputs inputs: parts[to] for worker to. The batches are not
+	// modified afterwards; parts itself is, by the next send.
 	send(x boxKey, inputs, k, me int, parts []zset.Batch) error
 	// wait returns once every worker has sent its parts of the exchange.
 	wait() error

@@ -1,18 +1,14 @@
 package exchange
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -41,7 +37,7 @@ type Mesh struct {
 		// is why its last one ended (nil while one is open).
 		streams []int
 		lost    []error
-		err     error // why the mesh failed; set once
+		err     error  // why the mesh failed; set once
 		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
 	}
@@ -87,81 +83,12 @@ func (m *Mesh) Assignment() Assignment { return m.a }
 // Self is this member's index in the assignment.
 func (m *Mesh) Self() int { return m.a.Self }
 
-// BytesSent is how many frame bytes, headers included, m's calls have
-// sent to its peers.
-func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
-
 // Members is how many members the assignment has.
 func (m *Mesh) Members() int { return len(m.a.Peers) }
 
-// abortTimeout bounds how long Abort waits for its frames to go out.
-const abortTimeout = 5 * time.Second
-
-// Abort fails m with err and tells every peer, opening a stream to it if
-// none is open yet: their pending and later calls fail with
-// ErrPeerAborted wrapping err's code and message, instead of waiting for
-// parts this member will never send. It waits at most abortTimeout for
-// the frames to go out, and is a no-op for the peers once m is closed;
-// the caller still closes m.
-func (m *Mesh) Abort(err error) {
-	if err == nil {
-		err = errors.New("aborted")
-	}
-	payload := abortPayload(err)
-	m.mu.Lock()
-	m.mu.abort = payload
-	m.mu.Unlock()
-	frame := [][]byte{appendFrame(nil, m.header(kindAbort, Key{}, 0, true), payload)}
-	ctx, cancel := context.WithTimeout(m.ctx, abortTimeout)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, l := range m.links {
-		if l != nil {
-			wg.Go(func() { _ = l.send(ctx, frame) })
-		}
-	}
-	wg.Wait()
-	m.fail(err)
-}
-
-// abortMessageBytes bounds the message an abort frame carries (an
-// internal error's may hold a stack).
-const abortMessageBytes = 16 << 10
-
-// abortPayload is the payload of the abort frame of err: its code, a
-// zero byte, its message (its first abortMessageBytes).
-func abortPayload(err error) []byte {
-	code := errs.CodeOf(err)
-	if code == "" {
-		code = errs.Internal
-	}
-	msg := err.Error()
-	if len(msg) > abortMessageBytes {
-		msg = strings.ToValidUTF8(msg[:abortMessageBytes], "") + "…"
-	}
-	return append(append([]byte(code), 0), msg...)
-}
-
-// peerAborted is the error of peer p's abort frame's payload.
-func (m *Mesh) peerAborted(p int, payload []byte) error {
-	return peerAbortedAt(fmt.Sprintf("peer %d (%s)", p, m.a.Peers[p]), payload)
-}
-
-func peerAbortedAt(where string, payload []byte) error {
-	code, msg, ok := bytes.Cut(payload, []byte{0})
-	if !ok {
-		return malformed("an abort frame without its code")
-	}
-	return fmt.Errorf("%s failed its part of the step: %w (%w)",
-		where, errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
-}
-
-// abortRefusal is why an aborted mesh refuses a peer's frame: the
-// payload of its abort frame, which the peer reads from the stream's
-// status (codes.Aborted), whichever of the two reaches it first.
-type abortRefusal struct{ payload []byte }
-
-func (a abortRefusal) Error() string { return string(a.payload) }
+// BytesSent is how many frame bytes, headers included, m's calls have
+// sent to its peers.
+func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
 
 // Close fails m's pending and later calls with ErrClosed, ends its
 // streams to its peers and detaches it from its node.
