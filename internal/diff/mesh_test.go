@@ -272,31 +272,38 @@ func TestMeshEqualsOneWorker(t *testing.T) {
 }
 
 // closingPeers is a member's mesh that it closes at its closeAt-th call,
-// as a process does that gives up in the middle of a step.
+// as a process does that gives up in the middle of a step, or whose
+// context has ended at its expireAt-th call.
 type closingPeers struct {
 	*exchange.Mesh
-	calls, closeAt int
+	calls, closeAt, expireAt int
 }
 
-func (c *closingPeers) call() {
-	if c.calls++; c.calls == c.closeAt {
+func (c *closingPeers) call(ctx context.Context) context.Context {
+	c.calls++
+	if c.calls == c.closeAt {
 		c.Mesh.Close()
 	}
+	if c.calls == c.expireAt {
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		return ctx
+	}
+	return ctx
 }
 
 func (c *closingPeers) Exchange(ctx context.Context, key exchange.Key, out []zset.Batch) ([]zset.Batch, error) {
-	c.call()
-	return c.Mesh.Exchange(ctx, key, out)
+	return c.Mesh.Exchange(c.call(ctx), key, out)
 }
 
 func (c *closingPeers) Max(ctx context.Context, key exchange.Key, local int64) (int64, error) {
-	c.call()
-	return c.Mesh.Max(ctx, key, local)
+	return c.Mesh.Max(c.call(ctx), key, local)
 }
 
 // TestMeshStepFailsWithAMember: when one member of three fails its part
 // of a step (an error of its rows, its mesh closed before the step or in
-// the middle of it), or never steps, the others' steps fail promptly —
+// the middle of it, its context ended), or never steps, the others' steps
+// fail promptly —
 // with the failing member's SQLSTATE when it said why — and no member
 // writes its store.
 func TestMeshStepFailsWithAMember(t *testing.T) {
@@ -325,9 +332,9 @@ func TestMeshStepFailsWithAMember(t *testing.T) {
 		// zero makes member 2's rows divide by zero; closeAt closes its
 		// mesh at that call of its step (-1: before the step); absent
 		// keeps it from stepping at all.
-		zero    bool
-		closeAt int
-		absent  bool
+		zero              bool
+		closeAt, expireAt int
+		absent            bool
 		// code is the SQLSTATE the others fail with ("": any).
 		code    string
 		timeout time.Duration
@@ -336,6 +343,8 @@ func TestMeshStepFailsWithAMember(t *testing.T) {
 		{name: "it closed its mesh before the step", closeAt: -1, timeout: time.Minute},
 		{name: "it closes its mesh at its exchange", closeAt: 1, timeout: time.Minute},
 		{name: "it closes its mesh at the closing agreement", closeAt: 2, timeout: time.Minute},
+		{name: "its context ends at its exchange", expireAt: 1, timeout: time.Minute},
+		{name: "its context ends at the closing agreement", expireAt: 2, timeout: time.Minute},
 		{name: "it never steps", absent: true, timeout: 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -382,8 +391,8 @@ func TestMeshStepFailsWithAMember(t *testing.T) {
 			switch {
 			case tc.closeAt < 0:
 				meshes[2].Close()
-			case tc.closeAt > 0:
-				peers[2] = &closingPeers{Mesh: meshes[2], closeAt: tc.closeAt}
+			case tc.closeAt > 0 || tc.expireAt > 0:
+				peers[2] = &closingPeers{Mesh: meshes[2], closeAt: tc.closeAt, expireAt: tc.expireAt}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
 			defer cancel()

@@ -201,6 +201,13 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 	if err := m.failed(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// A call whose context has ended sends nothing: its part would
+		// tell the peers it got this far.
+		err = fmt.Errorf("%w: the %s call for %v: %w", ErrPeerLost, k, key, err)
+		m.fail(err)
+		return nil, err
+	}
 	m.ask(k, key)
 	var wg sync.WaitGroup
 	for p, l := range m.links {
