@@ -34,7 +34,11 @@ type Parallelism struct {
 	Peers Peers
 	// Epoch names the step in Peers' exchanges (their keys' epoch):
 	// every step over one mesh needs its own, so a caller stepping
-	// several circuits in one epoch numbers those steps apart.
+	// several circuits in one epoch (or one circuit in several chunks)
+	// numbers those steps apart. Every member makes the same steps over
+	// one mesh, in the same order, with the same Epochs: a caller that
+	// would decide by its own part of the data (how to chunk a backfill,
+	// whether to spill) agrees on the decision with the others first.
 	Epoch uint64
 }
 
