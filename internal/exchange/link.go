@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -94,7 +95,9 @@ func (l *link) openLocked(ctx context.Context) error {
 
 // watch waits for the stream's final status: the receiver sends nothing
 // else. A refusal fails the mesh at once, so that its pending call
-// returns without waiting for its deadline.
+// returns without waiting for its deadline; the refusal of a peer that
+// aborted fails only the calls needing a part it did not send
+// (failOrGone).
 func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
 	err := s.RecvMsg(&grpcraw.Message{})
 	if err == nil {
@@ -102,16 +105,28 @@ func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
 	}
 	l.endErr = l.failure(err)
 	close(ended)
-	l.m.fail(l.endErr)
+	l.m.failOrGone(l.peer, l.endErr)
 }
 
-// close ends the stream, if it was opened.
-func (l *link) close() {
+// closeGrace bounds how long closing a mesh waits for its peers to take
+// the frames already sent.
+const closeGrace = time.Second
+
+// close ends the stream, if it was opened: it half-closes it, so that
+// the peer receives every frame sent before its end, and waits until the
+// peer ends it or ctx ends, then cancels it. (Cancelled at once, a
+// stream may drop frames gRPC had not written yet, even its first, and a
+// peer that never saw a frame of it cannot tell that this member left.)
+func (l *link) close(ctx context.Context) {
 	l.mu.Lock()
-	s, cancel := l.mu.stream, l.mu.cancel
+	s, cancel, ended := l.mu.stream, l.mu.cancel, l.mu.ended
 	l.mu.Unlock()
 	if s != nil {
 		_ = s.CloseSend()
+		select {
+		case <-ended:
+		case <-ctx.Done():
+		}
 		cancel()
 	}
 }
@@ -129,6 +144,10 @@ func (l *link) failure(err error) error {
 		return fmt.Errorf("%w: %s refused revision %d: %s", ErrAssignmentMoved, where, l.m.a.Revision, st.Message())
 	case codes.InvalidArgument:
 		return fmt.Errorf("%w: %s refused a frame: %s", ErrMalformed, where, st.Message())
+	case codes.Aborted:
+		if err := peerAbortedAt(where, []byte(st.Message())); !errors.Is(err, ErrMalformed) {
+			return err
+		}
 	}
 	return fmt.Errorf("%w: %s: %s", ErrPeerLost, where, st.Message())
 }

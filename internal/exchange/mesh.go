@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rockstream/rockstream/internal/zset"
 )
@@ -22,6 +23,9 @@ type Mesh struct {
 	links []*link // by peer; nil for Self
 	ctx   context.Context
 	stop  context.CancelFunc
+	// sent counts the frame bytes sent to peers (BytesSent).
+	sent      atomic.Int64
+	closeOnce sync.Once
 
 	mu struct {
 		sync.Mutex
@@ -34,7 +38,11 @@ type Mesh struct {
 		// is why its last one ended (nil while one is open).
 		streams []int
 		lost    []error
-		err     error // why the mesh failed; set once
+		// aborted holds why each peer aborted (its abort frame), which
+		// fails the calls waiting for a part it has not sent.
+		aborted []error
+		err     error  // why the mesh failed; set once
+		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
 	}
 }
@@ -69,6 +77,7 @@ func newMesh(n *Node, a Assignment) *Mesh {
 	m.mu.msgs = make(map[msgID]*message)
 	m.mu.streams = make([]int, len(a.Peers))
 	m.mu.lost = make([]error, len(a.Peers))
+	m.mu.aborted = make([]error, len(a.Peers))
 	m.mu.changed = make(chan struct{})
 	return m
 }
@@ -76,17 +85,42 @@ func newMesh(n *Node, a Assignment) *Mesh {
 // Assignment returns the assignment m serves.
 func (m *Mesh) Assignment() Assignment { return m.a }
 
-// Close fails m's pending and later calls with ErrClosed, ends its
-// streams to its peers and detaches it from its node.
+// Self is this member's index in the assignment.
+func (m *Mesh) Self() int { return m.a.Self }
+
+// Members is how many members the assignment has.
+func (m *Mesh) Members() int { return len(m.a.Peers) }
+
+// BytesSent is how many frame bytes, headers included, m's calls have
+// sent to its peers.
+func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
+
+// Close fails m's pending and later calls with ErrClosed, tells its
+// peers that it left (the abort frame of ErrClosed, unless it aborted
+// already or its assignment moved), so that their calls waiting for its
+// parts fail, ends its
+// streams to them and detaches it from its node. It gives the peers up
+// to closeGrace to take the frames sent before their streams end.
 func (m *Mesh) Close() {
-	m.fail(ErrClosed)
-	m.stop()
-	for _, l := range m.links {
-		if l != nil {
-			l.close()
+	m.closeOnce.Do(func() {
+		m.fail(ErrClosed)
+		// A mesh whose assignment moved says nothing: its peers learn it
+		// from the refusals of the newer revision its node joined.
+		if !errors.Is(m.failed(), ErrAssignmentMoved) && m.markAborted(ErrClosed) {
+			m.tell(ErrClosed, closeGrace)
 		}
-	}
-	m.node.detach(m)
+		ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+		var wg sync.WaitGroup
+		for _, l := range m.links {
+			if l != nil {
+				wg.Go(func() { l.close(ctx) })
+			}
+		}
+		waitOrDone(ctx, &wg)
+		cancel()
+		m.stop()
+		m.node.detach(m)
+	})
 }
 
 // fail records err as why m failed, if it has not failed yet, and wakes
@@ -187,6 +221,13 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 	if err := m.failed(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// A call whose context has ended sends nothing: its part would
+		// tell the peers it got this far.
+		err = fmt.Errorf("%w: the %s call for %v: %w", ErrPeerLost, k, key, err)
+		m.fail(err)
+		return nil, err
+	}
 	m.ask(k, key)
 	var wg sync.WaitGroup
 	for p, l := range m.links {
@@ -200,8 +241,14 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		}
 		wg.Go(func() {
 			if err := l.send(ctx, frames); err != nil {
-				m.fail(err)
+				m.failOrGone(p, err)
+				return
 			}
+			n := 0
+			for _, f := range frames {
+				n += len(f)
+			}
+			m.sent.Add(int64(n))
 		})
 	}
 	msgs, err := m.await(ctx, k, key)
@@ -210,6 +257,23 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		err = m.failed()
 	}
 	return msgs, err
+}
+
+// failOrGone fails m with err, unless err says peer p aborted (its
+// abort, or its refusal of a frame after it): then only the calls that
+// wait for a part p did not send fail (await), as p's abort frame makes
+// them.
+func (m *Mesh) failOrGone(p int, err error) {
+	if !errors.Is(err, ErrPeerAborted) {
+		m.fail(err)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.aborted[p] == nil {
+		m.mu.aborted[p] = err
+	}
+	m.notifyLocked()
 }
 
 func (m *Mesh) failed() error {
@@ -259,6 +323,10 @@ func (m *Mesh) await(ctx context.Context, k kind, key Key) ([]*message, error) {
 			}
 			if msg.err != nil {
 				err := fmt.Errorf("peer %d (%s)'s %s part of %v: %w", p, m.a.Peers[p], k, key, msg.err)
+				m.failLocked(err)
+				return nil, err
+			}
+			if err := m.mu.aborted[p]; err != nil {
 				m.failLocked(err)
 				return nil, err
 			}
@@ -360,10 +428,23 @@ func (m *Mesh) streamEnded(p int, why error, refused bool) {
 // buffered for messages not yet asked for would pass BufferBytes. On the
 // last chunk of a message it decodes the message.
 func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
+	if h.kind == kindAbort {
+		err := m.peerAborted(int(h.sender), payload)
+		if errors.Is(err, ErrMalformed) {
+			return err
+		}
+		m.failOrGone(int(h.sender), err)
+		return nil
+	}
 	id := msgID{h.kind, h.key, int(h.sender)}
 	m.mu.Lock()
 	var msg *message
 	for {
+		if m.mu.abort != nil {
+			err := abortRefusal{m.mu.abort}
+			m.mu.Unlock()
+			return err
+		}
 		if m.mu.err != nil {
 			err := m.mu.err
 			m.mu.Unlock()
