@@ -30,7 +30,8 @@ var disableCircuitLookups = false
 // key: tables with a primary key whose rows are stored, scanned with
 // every primary-key column.
 func viewLookups(cat *catalog) diff.Lookups {
-	if disableCircuitLookups {
+	if disableCircuitLookups || cat.shard() != nil {
+		// In shard mode the stored rows are this member's part only.
 		return nil
 	}
 	return func(scan string) (diff.StoredRelation, bool) {
