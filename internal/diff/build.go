@@ -27,6 +27,8 @@ type builder struct {
 	lookups  Lookups
 	uses     map[string]int
 	lookedUp map[string]bool
+	// meshRefusal is why the circuit cannot step over Peers (mesh.go).
+	meshRefusal error
 
 	// stateful holds the ids opPrefix gave out: the operators that keep
 	// state (reuse.go).

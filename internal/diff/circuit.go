@@ -49,6 +49,9 @@ type Circuit struct {
 	// the circuit reads by key only (lookup.go).
 	lookups  Lookups
 	lookedUp map[string]bool
+	// meshRefusal, when set, is why the circuit cannot step over Peers
+	// (mesh.go).
+	meshRefusal error
 }
 
 // node is one operator of a circuit.
@@ -121,7 +124,7 @@ func buildWith(p plan.Node, prefix ops.Prefix, forQuery, serial bool, lookups Lo
 	}
 	c := &Circuit{nodes: b.nodes, root: root, relations: b.relations,
 		plan: p, prefix: b.prefix, forQuery: forQuery, nows: b.nows,
-		lookups: lookups, lookedUp: b.lookedUp}
+		lookups: lookups, lookedUp: b.lookedUp, meshRefusal: b.meshRefusal}
 	c.markLoose()
 	return c, nil
 }

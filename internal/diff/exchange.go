@@ -191,11 +191,11 @@ func explainRoute(sb *strings.Builder, r route, depth int) {
 }
 
 // workerExchange is the ops.Exchange of worker me's instance of a
-// ParallelOperator, over the step's hub: key names the boxes of its own
-// exchange of rows (ByRow), and key.scope is the scope of the exchanges
-// of its nested circuit.
+// ParallelOperator, where the step's workers meet: key names the
+// exchange of its own rows (ByRow), and key.scope is the scope of the
+// exchanges of its nested circuit.
 type workerExchange struct {
-	h     *hub
+	m     meeting
 	me    int
 	key   boxKey
 	parts []zset.Batch
@@ -207,33 +207,27 @@ func (x *workerExchange) Any(local bool) (bool, error) {
 	if local {
 		v = 1
 	}
-	r, err := x.h.allReduce(x.me, v, maxInt64)
+	r, err := x.m.maxOf(x.me, v)
 	return r != 0, err
 }
 
-func (x *workerExchange) Max(local int64) (int64, error) {
-	return x.h.allReduce(x.me, local, maxInt64)
-}
+func (x *workerExchange) Max(local int64) (int64, error) { return x.m.maxOf(x.me, local) }
 
 func maxInt64(a, b int64) int64 { return max(a, b) }
 
 func (x *workerExchange) ByRow(b zset.Batch) (zset.Batch, error) {
-	h := x.h
 	if x.parts == nil {
-		x.parts = make([]zset.Batch, h.n)
+		x.parts = make([]zset.Batch, x.m.workers())
 	}
-	box := h.box(x.key, 1)
 	if err := x.pt.partition(b, route{kind: routeRow}, x.parts); err != nil {
 		return nil, err
 	}
-	for to := range h.n {
-		box[h.slot(0, x.me, to)] = x.parts[to]
-	}
-	if err := h.wait(); err != nil {
+	if err := x.m.send(x.key, 1, 0, x.me, x.parts); err != nil {
 		return nil, err
 	}
-	for from := range h.n {
-		x.parts[from] = box[h.slot(0, from, x.me)]
+	if err := x.m.wait(); err != nil {
+		return nil, err
 	}
+	x.m.receive(x.key, 1, 0, x.me, x.parts)
 	return mergeParts(x.parts)
 }

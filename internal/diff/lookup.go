@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 )
@@ -148,6 +149,7 @@ func (b *builder) lookupJoin(n *plan.Join, j *ops.Join) string {
 			continue
 		}
 		j.LookUp(left, sr.Rows, order, preds)
+		b.lookupOrder(sr.Base, order)
 		if b.lookedUp == nil {
 			b.lookedUp = map[string]bool{}
 		}
@@ -233,6 +235,7 @@ func (b *builder) lookupOuterJoin(n *plan.Join, prefix ops.Prefix, lw, rw int, l
 		}
 	}
 	op := ops.NewLookupOuterJoin(prefix, n.Kind, n.LeftKeys, n.RightKeys, n.Residual, lw, rw, n.SingleMatch, sr.Rows, order, preds, proj)
+	b.lookupOrder(sr.Base, order)
 	if b.lookedUp == nil {
 		b.lookedUp = map[string]bool{}
 	}
@@ -243,4 +246,20 @@ func (b *builder) lookupOuterJoin(n *plan.Join, prefix ops.Prefix, lw, rw int, l
 	}
 	fmt.Fprintf(sb, "  state=arrangement(%s by %s)  lookup %s by (%s)", arranged, arrangedKeys, sr.Base, strings.Join(cols, ", "))
 	return op
+}
+
+// lookupOrder records, when a join reads relation base by its key in
+// another order than the join's pairs (order[k], the pair giving the
+// relation's k-th key column, is not k), that the circuit cannot step
+// over Peers: the relation's rows lie in the bucket of their key, the
+// join's probes are routed by the bucket of the join's key, and on a
+// mesh those are different members' (mesh.go). On one process the
+// workers share one store, and the order does not matter.
+func (b *builder) lookupOrder(base string, order []int) {
+	for k, pair := range order {
+		if pair != k && b.meshRefusal == nil {
+			b.meshRefusal = errs.Newf(errs.FeatureNotSupported,
+				"a circuit that reads %s by its key in another order than its join's cannot step across processes", base)
+		}
+	}
 }

@@ -126,7 +126,7 @@ func (r *recursiveBody) Step(ctx context.Context, st state.Store, deltas map[str
 		}
 		in[rel] = d
 	}
-	return r.c.stepWorker(ctx, st, in, w.h, w.me, r.scope)
+	return r.c.stepWorker(ctx, st, in, w.m, w.me, r.scope)
 }
 
 // countWorkingTables counts the WorkingTable nodes of recursive query id

@@ -48,7 +48,7 @@ type Routed struct {
 // step is not split (fewer rows than p.MinRows, one worker), when a
 // routed delta has not one part per worker, or when the circuit would
 // exchange rows of the parts (inPlace), it runs as StepParallel over
-// deltas.
+// deltas; over Peers, routed is not used (the exchanges place the rows).
 func (c *Circuit) StepRouted(ctx context.Context, st state.Store, deltas map[string]zset.Batch, routed map[string]Routed, p Parallelism) (zset.Batch, error) {
 	out, _, err := c.stepRouted(ctx, st, deltas, routed, p)
 	return out, err
@@ -58,6 +58,10 @@ func (c *Circuit) StepRouted(ctx context.Context, st state.Store, deltas map[str
 // the routed parts (nil for any other), which counts the rows its
 // exchanges moved.
 func (c *Circuit) stepRouted(ctx context.Context, st state.Store, deltas map[string]zset.Batch, routed map[string]Routed, p Parallelism) (zset.Batch, *hub, error) {
+	if p.Peers != nil {
+		out, err := c.StepParallel(ctx, st, deltas, p)
+		return out, nil, err
+	}
 	n := p.Workers
 	use := n > 1 && inputRows(c, deltas) >= p.MinRows
 	for _, rel := range c.relations {

@@ -21,8 +21,21 @@ type Parallelism struct {
 	Workers int
 	// MinRows is the smallest input delta, in rows, worth splitting: a
 	// smaller step runs on one worker, where it costs no goroutines and
-	// no exchanges. 0 splits every step.
+	// no exchanges. 0 splits every step. It does not apply to a step
+	// over Peers.
 	MinRows int
+	// Peers, when set, makes StepParallel run this process's part of a
+	// step of Peers' members, one worker each (mesh.go), and Workers and
+	// MinRows are not used: deltas are this process's part of the inputs
+	// (any rows), st holds only the state of the buckets this member owns
+	// (zset.BucketOwner(b, Members()) == Self()), and the result is this
+	// member's part of the output: the sum over the members equals
+	// Step's output over all their inputs.
+	Peers Peers
+	// Epoch names the step in Peers' exchanges (their keys' epoch):
+	// every step over one mesh needs its own, so a caller stepping
+	// several circuits in one epoch numbers those steps apart.
+	Epoch uint64
 }
 
 // DefaultMinRows is the smallest input delta a step splits between
@@ -41,7 +54,13 @@ var errAborted = errors.New("diff: step aborted by another worker")
 // (exchange.go), and the workers' writes, which touch disjoint keys, are
 // applied to st once every worker has finished. The result equals Step's
 // for any number of workers; on error nothing is written to st.
+//
+// With p.Peers set it is this member's part of a step across processes
+// (mesh.go).
 func (c *Circuit) StepParallel(ctx context.Context, st state.Store, deltas map[string]zset.Batch, p Parallelism) (zset.Batch, error) {
+	if p.Peers != nil {
+		return c.stepMesh(ctx, st, deltas, p)
+	}
 	n := p.Workers
 	if n <= 1 || inputRows(c, deltas) < p.MinRows {
 		return c.Step(ctx, st, deltas)
@@ -252,14 +271,14 @@ func (c *Circuit) instances(n int) error {
 // runs on every worker, with an exchange over the hub; scope tells the
 // exchanges of a nested circuit (a recursive query's body, scope its
 // node's index + 1) from the outer circuit's (scope 0).
-func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h *hub, me, scope int) (zset.Batch, error) {
+func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[string]zset.Batch, h meeting, me, scope int) (zset.Batch, error) {
 	outs := make([]zset.Batch, len(c.nodes))
 	var (
 		pt    partitioner
 		parts []zset.Batch
 	)
 	if h != nil {
-		parts = make([]zset.Batch, h.n)
+		parts = make([]zset.Batch, h.workers())
 	}
 	for i := range c.nodes {
 		nd := &c.nodes[i]
@@ -280,10 +299,10 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		}
 		var inPlace []bool
 		if h != nil && scope == 0 {
-			inPlace = h.inPlace[i]
+			inPlace = h.placed(i)
 		}
 		if h != nil && nd.exchanged() && !allInPlace(nd, inPlace) {
-			box := h.box(boxKey{scope, i}, len(nd.inputs))
+			x := boxKey{scope, i}
 			for k, r := range nd.routes {
 				if r.kind == routeLocal || (inPlace != nil && inPlace[k]) {
 					continue
@@ -291,12 +310,8 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 				if err := pt.partition(c.ins[k], r, parts); err != nil {
 					return nil, err
 				}
-				h.partitioned.Add(1)
-				for to := range h.n {
-					box[h.slot(k, me, to)] = parts[to]
-					if to != me {
-						h.moved.Add(int64(len(parts[to])))
-					}
+				if err := h.send(x, len(nd.inputs), k, me, parts); err != nil {
+					return nil, err
 				}
 			}
 			if err := h.wait(); err != nil {
@@ -306,9 +321,7 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 				if r.kind == routeLocal || (inPlace != nil && inPlace[k]) {
 					continue
 				}
-				for from := range h.n {
-					parts[from] = box[h.slot(k, from, me)]
-				}
+				h.receive(x, len(nd.inputs), k, me, parts)
 				in, err := joinParts(nd, parts)
 				if err != nil {
 					return nil, err
@@ -319,13 +332,13 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 		for _, j := range nd.inputs {
 			outs[j] = nil
 		}
-		if nd.single && (h != nil && me != singleWorker(h.n)) {
+		if nd.single && (h != nil && me != singleWorker(h.workers())) {
 			continue
 		}
 		var out zset.Batch
 		var err error
 		if po, ok := nd.op.(ops.ParallelOperator); ok && h != nil {
-			out, err = po.StepOn(ctx, st, c.ins, &workerExchange{h: h, me: me, key: boxKey{i + 1, -1}})
+			out, err = po.StepOn(ctx, st, c.ins, &workerExchange{m: h, me: me, key: boxKey{i + 1, -1}})
 		} else {
 			out, err = nd.op.Step(ctx, st, c.ins)
 		}
@@ -342,8 +355,32 @@ func (c *Circuit) stepWorker(ctx context.Context, st state.Store, deltas map[str
 	return outs[c.root], nil
 }
 
-// hub is where the workers of one parallel step meet: a barrier per
-// exchange, and the boxes the rows of each exchange are left in.
+// meeting is where the workers of one parallel step meet: the hub of a
+// step's in-process workers, or a mesh of processes (mesh.go). An
+// exchange is every worker's send of each routed input, then wait, then
+// receive of each; every worker passes the same exchanges in the same
+// order.
+type meeting interface {
+	// workers is how many workers take part.
+	workers() int
+	// placed marks the inputs of node (of the outer circuit) already on
+	// their owners, which its exchange leaves where they are (nil: none).
+	placed(node int) []bool
+	// send gives worker me's parts of input k of exchange x, of a node
+	// with inputs inputs: parts[to] for worker to. The parts are not
+	// modified afterwards.
+	send(x boxKey, inputs, k, me int, parts []zset.Batch) error
+	// wait returns once every worker has sent its parts of the exchange.
+	wait() error
+	// receive sets parts[from] to what worker from sent worker me.
+	receive(x boxKey, inputs, k, me int, parts []zset.Batch)
+	// maxOf is an agreement: the largest value the workers passed.
+	maxOf(me int, v int64) (int64, error)
+}
+
+// hub is where the in-process workers of one parallel step meet: a
+// barrier per exchange, and the boxes the rows of each exchange are left
+// in.
 //
 // A box is written before a barrier and read after it. A box used more
 // than once in a step (a recursive query's body runs once per iteration)
@@ -399,6 +436,36 @@ func (h *hub) box(k boxKey, inputs int) []zset.Batch {
 	}
 	return b
 }
+
+func (h *hub) workers() int { return h.n }
+
+func (h *hub) placed(node int) []bool { return h.inPlace[node] }
+
+// send leaves worker me's parts of input k of exchange x (parts[to] for
+// worker to) in the exchange's boxes.
+func (h *hub) send(x boxKey, inputs, k, me int, parts []zset.Batch) error {
+	box := h.box(x, inputs)
+	h.partitioned.Add(1)
+	for to := range h.n {
+		box[h.slot(k, me, to)] = parts[to]
+		if to != me {
+			h.moved.Add(int64(len(parts[to])))
+		}
+	}
+	return nil
+}
+
+// receive takes, after wait, what every worker left worker me of input k
+// of exchange x: parts[from] for worker from.
+func (h *hub) receive(x boxKey, inputs, k, me int, parts []zset.Batch) {
+	box := h.box(x, inputs)
+	for from := range h.n {
+		parts[from] = box[h.slot(k, from, me)]
+	}
+}
+
+// maxOf is allReduce by max.
+func (h *hub) maxOf(me int, v int64) (int64, error) { return h.allReduce(me, v, maxInt64) }
 
 // allReduce passes worker me's value v to an agreement of every worker
 // and returns the values combined by f. Consecutive agreements use

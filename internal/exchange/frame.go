@@ -17,6 +17,7 @@ const (
 	kindBatch kind = 1 // a chunk of a batch's Arrow IPC stream
 	kindAny   kind = 2 // a boolean (0 or 1, as an int64) for Any
 	kindMax   kind = 3 // an int64 for Max
+	kindAbort kind = 4 // the sender failed its step: its error (Abort)
 )
 
 func (k kind) String() string {
@@ -27,6 +28,8 @@ func (k kind) String() string {
 		return "any"
 	case kindMax:
 		return "max"
+	case kindAbort:
+		return "abort"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -99,7 +102,7 @@ func parseFrame(b []byte) (header, []byte, error) {
 		return h, nil, malformed("frame format version %d, expected %d", b[0], FormatVersion)
 	}
 	h.kind = kind(b[1])
-	if h.kind < kindBatch || h.kind > kindMax {
+	if h.kind < kindBatch || h.kind > kindAbort {
 		return h, nil, malformed("unknown frame kind %d", b[1])
 	}
 	if b[2]&^flagLast != 0 || b[3] != 0 {
@@ -125,8 +128,15 @@ func parseFrame(b []byte) (header, []byte, error) {
 	if got := le.Uint32(b[44:]); got != crc {
 		return h, nil, malformed("frame checksum %#08x, computed %#08x", got, crc)
 	}
-	if h.kind != kindBatch && (!h.last || h.sequence != 0 || len(payload) != 8) {
-		return h, nil, malformed("a %s frame is not one 8-byte chunk", h.kind)
+	switch h.kind {
+	case kindAny, kindMax:
+		if !h.last || h.sequence != 0 || len(payload) != 8 {
+			return h, nil, malformed("a %s frame is not one 8-byte chunk", h.kind)
+		}
+	case kindAbort:
+		if !h.last || h.sequence != 0 {
+			return h, nil, malformed("an abort frame is not one chunk")
+		}
 	}
 	return h, payload, nil
 }

@@ -1,13 +1,16 @@
 package exchange
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -75,6 +78,54 @@ func newMesh(n *Node, a Assignment) *Mesh {
 
 // Assignment returns the assignment m serves.
 func (m *Mesh) Assignment() Assignment { return m.a }
+
+// Self is this member's index in the assignment.
+func (m *Mesh) Self() int { return m.a.Self }
+
+// Members is how many members the assignment has.
+func (m *Mesh) Members() int { return len(m.a.Peers) }
+
+// abortTimeout bounds how long Abort waits for its frames to go out.
+const abortTimeout = 5 * time.Second
+
+// Abort fails m with err and tells every peer, opening a stream to it if
+// none is open yet: their pending and later calls fail with
+// ErrPeerAborted wrapping err's code and message, instead of waiting for
+// parts this member will never send. It waits at most abortTimeout for
+// the frames to go out, and is a no-op for the peers once m is closed;
+// the caller still closes m.
+func (m *Mesh) Abort(err error) {
+	if err == nil {
+		err = errors.New("aborted")
+	}
+	code := errs.CodeOf(err)
+	if code == "" {
+		code = errs.Internal
+	}
+	payload := append(append([]byte(code), 0), err.Error()...)
+	frame := [][]byte{appendFrame(nil, m.header(kindAbort, Key{}, 0, true), payload)}
+	ctx, cancel := context.WithTimeout(m.ctx, abortTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, l := range m.links {
+		if l != nil {
+			wg.Go(func() { _ = l.send(ctx, frame) })
+		}
+	}
+	wg.Wait()
+	m.fail(err)
+}
+
+// peerAborted is the error of peer p's abort frame's payload: its error's
+// code, a zero byte, its message.
+func (m *Mesh) peerAborted(p int, payload []byte) error {
+	code, msg, ok := bytes.Cut(payload, []byte{0})
+	if !ok {
+		return malformed("an abort frame without its code")
+	}
+	return fmt.Errorf("peer %d (%s) failed its part of the step: %w (%w)",
+		p, m.a.Peers[p], errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
+}
 
 // Close fails m's pending and later calls with ErrClosed, ends its
 // streams to its peers and detaches it from its node.
@@ -360,6 +411,14 @@ func (m *Mesh) streamEnded(p int, why error, refused bool) {
 // buffered for messages not yet asked for would pass BufferBytes. On the
 // last chunk of a message it decodes the message.
 func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
+	if h.kind == kindAbort {
+		err := m.peerAborted(int(h.sender), payload)
+		if errors.Is(err, ErrMalformed) {
+			return err
+		}
+		m.fail(err)
+		return nil
+	}
 	id := msgID{h.kind, h.key, int(h.sender)}
 	m.mu.Lock()
 	var msg *message
