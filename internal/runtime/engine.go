@@ -706,7 +706,7 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
 	fn = s.withSearchPath(fn)
 	if s.txn.Block() && s.eng.shard != nil {
-		return unsupportedInShard("a write in a transaction block")
+		return errBlockWriteInShard
 	}
 	if !s.txn.Block() {
 		at, err := s.eng.submitAt(ctx, fn)

@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/rockstream/rockstream/internal/diff"
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/exchange"
+	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/state"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
@@ -132,6 +134,10 @@ func (sh *shardState) partition(o *object, delta zset.Batch) []zset.Batch {
 func unsupportedInShard(what string) error {
 	return errs.Newf(errs.FeatureNotSupported, "%s is not supported in shard mode yet", what)
 }
+
+// errBlockWriteInShard refuses a write in a transaction block: in shard
+// mode every write statement is an epoch of its own.
+var errBlockWriteInShard = unsupportedInShard("a write in a transaction block")
 
 // failedElsewhere is the error of a statement that succeeded on this
 // member and failed on another: the other member reports why.
@@ -307,4 +313,41 @@ func (sh *shardState) routeViewRows(ctx context.Context, v *object, out zset.Bat
 		mine = append(mine, p...)
 	}
 	return zset.Consolidate(mine)
+}
+
+// shardReadable refuses, in shard mode, a query whose answer over this
+// shard's rows is not this shard's part of the answer: one that combines
+// rows of a bucketed relation (a join, an aggregate, DISTINCT, LIMIT,
+// ...). Scans through filters, projections and sorts qualify: the union
+// of the shards' answers is the answer, merged by order key where
+// sorted.
+func (c *catalog) shardReadable(p plan.Node) error {
+	if c.shard() == nil {
+		return nil
+	}
+	var combines string
+	parted := false
+	var walk func(n plan.Node)
+	walk = func(n plan.Node) {
+		switch x := n.(type) {
+		case *plan.Scan:
+			if o := c.lookup(x.Relation); o != nil && o.system == nil {
+				parted = true
+			}
+		case *plan.Filter, *plan.Project, *plan.Sort, *plan.Values:
+		default:
+			if combines == "" {
+				combines = strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."))
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(p)
+	if parted && combines != "" {
+		return errs.Newf(errs.FeatureNotSupported,
+			"a query that combines the rows of a sharded relation (%s) is not supported in shard mode yet: a shard answers with its own part of each relation", combines)
+	}
+	return nil
 }

@@ -100,6 +100,50 @@ func (c *shardCluster) exec(stmt string) ([]*Result, []error) {
 	return res, errList
 }
 
+// each runs f on every shard at once and returns each shard's error.
+func (c *shardCluster) each(f func(s *Session, e *Engine) error) []error {
+	errList := make([]error, len(c.sessions))
+	var wg sync.WaitGroup
+	for i, s := range c.sessions {
+		wg.Go(func() { errList[i] = f(s, c.engines[i]) })
+	}
+	wg.Wait()
+	return errList
+}
+
+// copyIn runs COPY ... FROM STDIN with data on s.
+func copyIn(s *Session, stmt, data string) error {
+	res, err := s.Exec(context.Background(), stmt, nil)
+	if err != nil {
+		return err
+	}
+	_, err = s.CopyFrom(context.Background(), res.CopyIn, strings.NewReader(data))
+	return err
+}
+
+// ingestOf turns "VALUES (1, 2), (3, 4)" of integers into a batch of
+// inserts into table.
+func ingestOf(t *testing.T, table, values string) *Ingest {
+	in := &Ingest{}
+	for _, tuple := range strings.Split(strings.TrimPrefix(values, "VALUES "), "), ") {
+		var row zset.Row
+		for _, f := range strings.Split(strings.Trim(tuple, "() "), ",") {
+			f = strings.TrimSpace(f)
+			if f == "NULL" {
+				row = append(row, types.Null)
+				continue
+			}
+			var n int64
+			if _, err := fmt.Sscan(f, &n); err != nil {
+				t.Fatalf("ingest value %q: %v", f, err)
+			}
+			row = append(row, types.MakeInt(types.Int4, n))
+		}
+		in.Changes = append(in.Changes, RowChange{Table: table, Op: Insert, Row: row})
+	}
+	return in
+}
+
 // rows returns the union of every shard's rows of query, printed as
 // PostgreSQL prints them, sorted; it checks that each shard holds only
 // rows of the buckets it owns when o is the relation read (nil: no check).
@@ -171,9 +215,27 @@ func (o *shardOracle) run(stmt string) {
 	} else if rest, ok := strings.CutPrefix(stmt, "CREATE TABLE "); ok {
 		o.relations = append(o.relations, strings.Fields(rest)[0])
 	}
-	_, pgErr := o.pg.Exec(ctx, pgStmt).ReadAll()
-	_, oneErr := o.single.Exec(ctx, stmt, nil)
-	_, shardErrs := o.cluster.exec(stmt)
+	var pgErr, oneErr error
+	var shardErrs []error
+	switch {
+	case strings.HasPrefix(stmt, "COPY "):
+		// COPY t FROM STDIN, a newline, then its data.
+		copyStmt, data, _ := strings.Cut(stmt, "\n")
+		_, pgErr = o.pg.CopyFrom(ctx, strings.NewReader(data), copyStmt)
+		oneErr = copyIn(o.single, copyStmt, data)
+		shardErrs = o.cluster.each(func(s *Session, _ *Engine) error { return copyIn(s, copyStmt, data) })
+	case strings.HasPrefix(stmt, "INGEST "):
+		// INGEST t VALUES ...: the rows go in through Engine.Ingest.
+		table, values, _ := strings.Cut(strings.TrimPrefix(stmt, "INGEST "), " ")
+		_, pgErr = o.pg.Exec(ctx, "INSERT INTO "+table+" "+values).ReadAll()
+		in := ingestOf(t, table, values)
+		_, oneErr = o.single.eng.Ingest(ctx, in)
+		shardErrs = o.cluster.each(func(_ *Session, e *Engine) error { _, err := e.Ingest(ctx, in); return err })
+	default:
+		_, pgErr = o.pg.Exec(ctx, pgStmt).ReadAll()
+		_, oneErr = o.single.Exec(ctx, stmt, nil)
+		_, shardErrs = o.cluster.exec(stmt)
+	}
 	if pgErr != nil {
 		want := sqlState(pgErr)
 		if errs.SQLState(oneErr) != want {
@@ -282,6 +344,11 @@ var shardScript = []string{
 	"INSERT INTO t VALUES (8, 3, 80), (9, 3, 90), (10, 4, 100)",
 	"DELETE FROM t WHERE v > 85",
 	"INSERT INTO u VALUES (3, 'c'), (4, 'd')",
+	"COPY t FROM STDIN\n11\t1\t11\n12\t2\t12\n13\t\\N\t13\n14\t4\t14\n",
+	"COPY u FROM STDIN\n1\ta\n5\te\n",
+	"COPY t FROM STDIN\n15\t1\t15\n11\t1\t99\n",
+	"INGEST t VALUES (20, 1, 20), (21, 2, 21), (22, NULL, 22)",
+	"INGEST t VALUES (23, 1, 23), (20, 3, 30)",
 }
 
 // shardDML is a random insert, update or delete of t or u.
@@ -343,4 +410,81 @@ func TestShardOracleTwo(t *testing.T)   { runShardOracle(t, 2, false, 80) }
 func TestShardOracleThree(t *testing.T) { runShardOracle(t, 3, false, 80) }
 func TestShardOraclePebble(t *testing.T) {
 	runShardOracle(t, 3, true, 30)
+}
+
+// TestShardRefusals: what shard mode does not do yet fails with 0A000 on
+// every shard, and the shards go on agreeing afterwards.
+func TestShardRefusals(t *testing.T) {
+	c := newShardCluster(t, 2, false)
+	must := func(stmt string) {
+		t.Helper()
+		for i, err := range c.execErrs(stmt) {
+			if err != nil {
+				t.Fatalf("%s: shard %d: %v", stmt, i, err)
+			}
+		}
+	}
+	must("CREATE TABLE t (k int PRIMARY KEY, g int, v int)")
+	must("CREATE TABLE u (g int, name text)")
+	must("CREATE TABLE e (at timestamptz)")
+	must("CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	must("INSERT INTO t VALUES (1, 1, 1), (2, 2, 2), (3, 1, 3)")
+	for _, stmt := range []string{
+		"INSERT INTO t SELECT k + 10, g, v FROM t",
+		"UPDATE t SET v = 0 WHERE g IN (SELECT g FROM u)",
+		"DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.g = t.g)",
+		"SELECT count(*) FROM t",
+		"SELECT t.k, u.name FROM t JOIN u ON t.g = u.g",
+		"SELECT DISTINCT g FROM t",
+		"SELECT * FROM t LIMIT 1",
+		"SELECT * FROM agg AS OF EPOCH 4",
+		"SUBSCRIBE agg",
+		"CREATE UNIQUE INDEX t_v ON t (v)",
+		"CREATE TABLE w (k int PRIMARY KEY, c int UNIQUE)",
+		"ALTER TABLE t ADD COLUMN extra int",
+		"CREATE MATERIALIZED VIEW recent AS SELECT * FROM e WHERE at > now() - interval '1 hour'",
+	} {
+		for i, err := range c.execErrs(stmt) {
+			if errs.SQLState(err) != "0A000" || !strings.Contains(err.Error(), "shard mode") {
+				t.Errorf("%s: shard %d: want 0A000 naming shard mode, got %v", stmt, i, err)
+			}
+		}
+	}
+	for _, s := range c.sessions {
+		if _, err := s.Exec(context.Background(), "BEGIN", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, err := range c.execErrs("INSERT INTO t VALUES (9, 9, 9)") {
+		if errs.SQLState(err) != "0A000" {
+			t.Errorf("a write in a block: shard %d: %v", i, err)
+		}
+	}
+	must("ROLLBACK")
+	// The shards still step together, and reads of one relation work.
+	must("INSERT INTO t VALUES (4, 2, 4)")
+	if got, want := c.rows("SELECT * FROM agg", nil), []string{"1 | 2", "2 | 2"}; !slices.Equal(got, want) {
+		t.Fatalf("agg: %v, want %v", got, want)
+	}
+	if got := c.rows("SELECT k FROM t WHERE v > 1 ORDER BY k", nil); !slices.Equal(got, []string{"2", "3", "4"}) {
+		t.Fatalf("t: %v", got)
+	}
+}
+
+// execErrs is exec's errors.
+func (c *shardCluster) execErrs(stmt string) []error {
+	_, errList := c.exec(stmt)
+	return errList
+}
+
+func TestShardOptionsChecked(t *testing.T) {
+	for _, sh := range []*Shard{
+		{Member: 2, Members: 2, Mesh: func(uint64) (*exchange.Mesh, error) { return nil, nil }},
+		{Member: 0, Members: 0, Mesh: func(uint64) (*exchange.Mesh, error) { return nil, nil }},
+		{Member: 0, Members: 1},
+	} {
+		if _, err := Open(NewMemoryStore(), Options{Shard: sh}); err == nil {
+			t.Errorf("Open accepted shard %+v", *sh)
+		}
+	}
 }
