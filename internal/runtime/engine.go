@@ -174,7 +174,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 	if e.spill, err = openSpillArea(opts); err != nil {
 		return nil, err
 	}
-	cat, epoch, err := recoverCatalog(store)
+	cat, epoch, err := recoverCatalog(store, opts.Shard != nil)
 	if err != nil {
 		return nil, err
 	}

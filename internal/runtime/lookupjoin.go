@@ -30,7 +30,7 @@ var disableCircuitLookups = false
 // key: tables with a primary key whose rows are stored, scanned with
 // every primary-key column.
 func viewLookups(cat *catalog) diff.Lookups {
-	if disableCircuitLookups || cat.shard() != nil {
+	if disableCircuitLookups || cat.sharded {
 		// In shard mode the stored rows are this member's part only.
 		return nil
 	}

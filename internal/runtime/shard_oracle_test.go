@@ -33,33 +33,59 @@ import (
 // shardCluster is n shard-mode engines on one mesh.
 type shardCluster struct {
 	t        *testing.T
+	nodes    []*exchange.Node
+	addrs    []string
+	dirs     []string // each shard's Pebble directory; nil: in memory
+	revision uint64
+	meshes   []*exchange.Mesh
 	engines  []*Engine
 	sessions []*Session
 }
 
 func newShardCluster(t *testing.T, n int, pebble bool) *shardCluster {
 	t.Helper()
-	nodes := make([]*exchange.Node, n)
-	addrs := make([]string, n)
-	for i := range nodes {
+	c := &shardCluster{t: t}
+	for range n {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if nodes[i], err = exchange.Listen(lis, exchange.Options{}); err != nil {
+		node, err := exchange.Listen(lis, exchange.Options{})
+		if err != nil {
 			t.Fatal(err)
 		}
-		addrs[i] = nodes[i].Addr()
+		c.nodes, c.addrs = append(c.nodes, node), append(c.addrs, node.Addr())
+		if pebble {
+			c.dirs = append(c.dirs, t.TempDir())
+		}
 	}
-	c := &shardCluster{t: t}
-	for i, node := range nodes {
-		mesh, err := node.Join(exchange.Assignment{Revision: 1, Self: i, Peers: addrs})
+	t.Cleanup(func() {
+		c.close()
+		for _, node := range c.nodes {
+			if err := node.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	c.open()
+	return c
+}
+
+// open joins every node to the next assignment revision and opens each
+// shard's engine on its mesh.
+func (c *shardCluster) open() {
+	t := c.t
+	t.Helper()
+	c.revision++
+	n := len(c.nodes)
+	for i, node := range c.nodes {
+		mesh, err := node.Join(exchange.Assignment{Revision: c.revision, Self: i, Peers: c.addrs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var store Store = NewMemoryStore()
-		if pebble {
-			db, err := storage.Open(storage.Options{Dir: t.TempDir(), Logger: quietLog, Durability: storage.Relaxed})
+		if c.dirs != nil {
+			db, err := storage.Open(storage.Options{Dir: c.dirs[i], Logger: quietLog, Durability: storage.Relaxed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,19 +96,21 @@ func newShardCluster(t *testing.T, n int, pebble bool) *shardCluster {
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.meshes = append(c.meshes, mesh)
 		c.engines = append(c.engines, eng)
 		c.sessions = append(c.sessions, eng.NewSession())
-		t.Cleanup(func() {
-			mesh.Close()
-			if err := eng.Close(); err != nil {
-				t.Error(err)
-			}
-			if err := node.Close(); err != nil {
-				t.Error(err)
-			}
-		})
 	}
-	return c
+}
+
+// close closes every shard's engine and mesh.
+func (c *shardCluster) close() {
+	for i, eng := range c.engines {
+		c.meshes[i].Close()
+		if err := eng.Close(); err != nil {
+			c.t.Error(err)
+		}
+	}
+	c.meshes, c.engines, c.sessions = nil, nil, nil
 }
 
 // exec runs stmt on every shard at once and returns each shard's result
@@ -329,6 +357,7 @@ var shardScript = []string{
 	"CREATE MATERIALIZED VIEW total AS SELECT count(*) AS n, sum(v) AS s FROM t",
 	"CREATE MATERIALIZED VIEW joined AS SELECT t.k, t.v, u.name FROM t JOIN u ON t.g = u.g",
 	"CREATE MATERIALIZED VIEW names AS SELECT DISTINCT name FROM u",
+	"CREATE MATERIALIZED VIEW bykey AS SELECT u.name, t.k, t.v FROM u JOIN t ON u.g = t.k",
 	"INSERT INTO t VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30), (4, 3, 40), (5, NULL, 50), (6, 2, NULL)",
 	"INSERT INTO u VALUES (1, 'a'), (2, 'b'), (2, 'b'), (3, 'c'), (NULL, 'n')",
 	"CREATE MATERIALIZED VIEW late AS SELECT g, avg(v) AS a, count(*) AS n FROM t WHERE v > 5 GROUP BY g",
@@ -390,7 +419,13 @@ func runShardOracle(t *testing.T, shards int, pebble bool, random int) {
 	if testing.Short() {
 		random /= 4
 	}
-	for range random {
+	for i := range random {
+		if pebble && i == random/2 {
+			// The shards restart from their stores, on a new assignment
+			// revision, and go on.
+			o.cluster.close()
+			o.cluster.open()
+		}
 		o.run(shardDML(rng))
 	}
 	if o.failed == 0 {
