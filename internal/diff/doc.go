@@ -52,4 +52,8 @@
 //     2, 3 and 8 workers too, also over inputs split by bucket of the
 //     whole row and of the first column, and the property tests draw the
 //     number.
+//   - A step across processes (mesh.go, Parallelism.Peers) equals Step
+//     too: the members' outputs sum to its output, and each member
+//     writes exactly its writes to the buckets the member owns, into a
+//     store holding only those; on an error anywhere no member writes.
 package diff

@@ -36,6 +36,14 @@ import (
 // the store a circuit's state lives in is the same for any number of
 // workers: a circuit may run on one worker in one epoch and on three in
 // the next, and its results never depend on it.
+//
+// The workers of a step meet through a meeting: the hub of in-process
+// workers, which share one store (workers.go), or a mesh of processes,
+// one worker each, each with its own store holding the state of the
+// buckets it owns (mesh.go, Parallelism.Peers). The exchanges are the
+// same in both, and so are the keys every operator's state is stored
+// under: the union of the members' stores is the store of the same
+// steps on one worker.
 
 // routeKind says how one input of a node reaches the workers.
 type routeKind uint8

@@ -18,10 +18,19 @@ import (
 // store; its exchanges are Peers.Exchange calls and its agreements
 // Peers.Max, which every member makes with the same keys in the same
 // order. Member i owns the buckets b with zset.BucketOwner(b, m) == i,
-// the contiguous ranges [ceil(i·256/m), ceil((i+1)·256/m)); a
-// coordinator's placement must give each member exactly these (the
-// cluster's balanced placement does, for members numbered by their
-// ranges).
+// the contiguous ranges [ceil(i·256/m), ceil((i+1)·256/m)). These are
+// exactly the ranges internal/cluster's balanced placement (cluster.Place)
+// gives the members in the order of their IDs, so member i is the i-th
+// ID; an assignment that places buckets otherwise (a bucket moved on its
+// own) is not one a mesh step can serve.
+//
+// A member's part of a delta may hold any rows; the parts sum to the
+// step's delta. A row inserted on one member and deleted on another in
+// the same step is evaluated on both by the filters and projections
+// before the first exchange, so an expression that fails on it fails the
+// step where Step over the consolidated sum, which cancels the row, does
+// not; a caller splitting a relation's delta by the bucket of its key, as
+// the store keeps a table's rows, never splits a row so.
 //
 // Invariants:
 //   - The sum over the members of their outputs equals Step's output on

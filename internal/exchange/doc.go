@@ -24,7 +24,7 @@
 //
 // # Frames and streams
 //
-// A frame is a 48-byte header — format version, kind (batch, any, max),
+// A frame is a 48-byte header — format version, kind (batch, any, max, abort),
 // last-chunk flag, sender, assignment revision, key (epoch, scope, node,
 // iteration), sequence number within its message, payload length, and a
 // CRC-32C of header and payload — then the payload. A message (what one
@@ -39,7 +39,9 @@
 // one Assignment at a time as a Mesh (Node.Join). Mesh.Exchange is an
 // all-to-all for one key: out[p] goes to peer p, the own part stays
 // local, and the call returns what every peer sent this member. Any and
-// Max are the agreements a parallel operator needs. Invariants:
+// Max are the agreements a parallel operator needs; internal/diff steps a
+// circuit over a mesh (diff.Peers), naming its exchanges as
+// docs/format/exchange.md says. Invariants:
 //
 //   - Every member makes the same calls with the same keys in the same
 //     order, one call at a time. A message is for exactly one call: two
@@ -61,6 +63,12 @@
 //     or when its context ends (ErrPeerLost naming the peers it still
 //     waits for). A call that fails fails the mesh: every later call
 //     returns the same error, and the caller closes it.
+//   - A member that fails its part of a step says so (Abort): its peers'
+//     pending and later calls fail with ErrPeerAborted, wrapping its
+//     error's code and message, even when it had sent them nothing yet.
+//     Close half-closes each stream and gives the peer a moment to take
+//     what was sent before cancelling it, so that a peer sees the stream
+//     end after the frames sent on it, never in their place.
 //   - A node keeps serving whatever one stream sends: a malformed frame
 //     ends that stream with codes.InvalidArgument and fails the messages
 //     it was part of, nothing more.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -105,13 +106,26 @@ func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
 	l.m.fail(l.endErr)
 }
 
-// close ends the stream, if it was opened.
+// closeGrace bounds how long closing a link waits for the peer to take
+// the frames already sent.
+const closeGrace = time.Second
+
+// close ends the stream, if it was opened: it half-closes it, so that
+// the peer receives every frame sent before its end, and waits up to
+// closeGrace for the peer to end it, then cancels it. (Cancelled at
+// once, a stream may drop frames gRPC had not written yet, even its
+// first, and a peer that never saw a frame of it cannot tell that this
+// member left.)
 func (l *link) close() {
 	l.mu.Lock()
-	s, cancel := l.mu.stream, l.mu.cancel
+	s, cancel, ended := l.mu.stream, l.mu.cancel, l.mu.ended
 	l.mu.Unlock()
 	if s != nil {
 		_ = s.CloseSend()
+		select {
+		case <-ended:
+		case <-time.After(closeGrace):
+		}
 		cancel()
 	}
 }
@@ -129,6 +143,10 @@ func (l *link) failure(err error) error {
 		return fmt.Errorf("%w: %s refused revision %d: %s", ErrAssignmentMoved, where, l.m.a.Revision, st.Message())
 	case codes.InvalidArgument:
 		return fmt.Errorf("%w: %s refused a frame: %s", ErrMalformed, where, st.Message())
+	case codes.Aborted:
+		if err := peerAbortedAt(where, []byte(st.Message())); !errors.Is(err, ErrMalformed) {
+			return err
+		}
 	}
 	return fmt.Errorf("%w: %s: %s", ErrPeerLost, where, st.Message())
 }

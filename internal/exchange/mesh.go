@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
@@ -25,6 +26,8 @@ type Mesh struct {
 	links []*link // by peer; nil for Self
 	ctx   context.Context
 	stop  context.CancelFunc
+	// sent counts the frame bytes sent to peers (BytesSent).
+	sent atomic.Int64
 
 	mu struct {
 		sync.Mutex
@@ -38,6 +41,7 @@ type Mesh struct {
 		streams []int
 		lost    []error
 		err     error // why the mesh failed; set once
+		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
 	}
 }
@@ -82,6 +86,10 @@ func (m *Mesh) Assignment() Assignment { return m.a }
 // Self is this member's index in the assignment.
 func (m *Mesh) Self() int { return m.a.Self }
 
+// BytesSent is how many frame bytes, headers included, m's calls have
+// sent to its peers.
+func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
+
 // Members is how many members the assignment has.
 func (m *Mesh) Members() int { return len(m.a.Peers) }
 
@@ -98,11 +106,10 @@ func (m *Mesh) Abort(err error) {
 	if err == nil {
 		err = errors.New("aborted")
 	}
-	code := errs.CodeOf(err)
-	if code == "" {
-		code = errs.Internal
-	}
-	payload := append(append([]byte(code), 0), err.Error()...)
+	payload := abortPayload(err)
+	m.mu.Lock()
+	m.mu.abort = payload
+	m.mu.Unlock()
 	frame := [][]byte{appendFrame(nil, m.header(kindAbort, Key{}, 0, true), payload)}
 	ctx, cancel := context.WithTimeout(m.ctx, abortTimeout)
 	defer cancel()
@@ -116,16 +123,36 @@ func (m *Mesh) Abort(err error) {
 	m.fail(err)
 }
 
-// peerAborted is the error of peer p's abort frame's payload: its error's
-// code, a zero byte, its message.
+// abortPayload is the payload of the abort frame of err: its code, a
+// zero byte, its message.
+func abortPayload(err error) []byte {
+	code := errs.CodeOf(err)
+	if code == "" {
+		code = errs.Internal
+	}
+	return append(append([]byte(code), 0), err.Error()...)
+}
+
+// peerAborted is the error of peer p's abort frame's payload.
 func (m *Mesh) peerAborted(p int, payload []byte) error {
+	return peerAbortedAt(fmt.Sprintf("peer %d (%s)", p, m.a.Peers[p]), payload)
+}
+
+func peerAbortedAt(where string, payload []byte) error {
 	code, msg, ok := bytes.Cut(payload, []byte{0})
 	if !ok {
 		return malformed("an abort frame without its code")
 	}
-	return fmt.Errorf("peer %d (%s) failed its part of the step: %w (%w)",
-		p, m.a.Peers[p], errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
+	return fmt.Errorf("%s failed its part of the step: %w (%w)",
+		where, errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
 }
+
+// abortRefusal is why an aborted mesh refuses a peer's frame: the
+// payload of its abort frame, which the peer reads from the stream's
+// status (codes.Aborted), whichever of the two reaches it first.
+type abortRefusal struct{ payload []byte }
+
+func (a abortRefusal) Error() string { return string(a.payload) }
 
 // Close fails m's pending and later calls with ErrClosed, ends its
 // streams to its peers and detaches it from its node.
@@ -252,7 +279,13 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		wg.Go(func() {
 			if err := l.send(ctx, frames); err != nil {
 				m.fail(err)
+				return
 			}
+			n := 0
+			for _, f := range frames {
+				n += len(f)
+			}
+			m.sent.Add(int64(n))
 		})
 	}
 	msgs, err := m.await(ctx, k, key)
@@ -423,6 +456,11 @@ func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
 	m.mu.Lock()
 	var msg *message
 	for {
+		if m.mu.abort != nil {
+			err := abortRefusal{m.mu.abort}
+			m.mu.Unlock()
+			return err
+		}
 		if m.mu.err != nil {
 			err := m.mu.err
 			m.mu.Unlock()

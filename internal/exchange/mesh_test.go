@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/types"
 	"github.com/rockstream/rockstream/internal/zset"
 	"pgregory.net/rapid"
@@ -437,4 +438,95 @@ func waitBuffered(t *testing.T, m *Mesh) int {
 	}
 	t.Fatal("no bytes buffered after 10 s")
 	return 0
+}
+
+// TestAbortTellsThePeers: a member that aborts before it sent anything
+// (no stream open to any peer) makes the pending and later calls of the
+// others fail promptly with ErrPeerAborted, carrying its error's
+// SQLSTATE and message; its own later calls return its error.
+func TestAbortTellsThePeers(t *testing.T) {
+	nodes := startNodes(t, 3, Options{})
+	meshes := joinAll(t, nodes, 1)
+	defer func() {
+		for _, m := range meshes {
+			m.Close()
+		}
+	}()
+	if meshes[1].Self() != 1 || meshes[1].Members() != 3 {
+		t.Fatalf("Self %d, Members %d", meshes[1].Self(), meshes[1].Members())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cause := errs.New(errs.DivisionByZero, "division by zero")
+	start := time.Now()
+	errList := runAll(meshes, func(i int, m *Mesh) error {
+		if i == 2 {
+			m.Abort(cause)
+			_, err := m.Max(ctx, Key{Epoch: 1}, 0)
+			return err
+		}
+		return exchangeKey(ctx, m, i, Key{Epoch: 1, Node: 3})
+	})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the calls took %v to fail", took)
+	}
+	for i, err := range errList {
+		switch {
+		case i == 2 && err != cause:
+			t.Errorf("the aborting member's later call: %v, want its own error", err)
+		case i < 2 && (!errors.Is(err, ErrPeerAborted) || errs.SQLState(err) != "22012" || !strings.Contains(err.Error(), "peer 2")):
+			t.Errorf("member %d: %v (SQLSTATE %s), want ErrPeerAborted from peer 2 with 22012", i, err, errs.SQLState(err))
+		}
+	}
+}
+
+// TestAbortFrame: an abort frame is one chunk with a code; a frame
+// without the code's terminator is malformed.
+func TestAbortFrame(t *testing.T) {
+	h := header{kind: kindAbort, last: true, sender: 1, revision: 2}
+	if _, _, err := parseFrame(appendFrame(nil, h, []byte("RS22012\x00division by zero"))); err != nil {
+		t.Fatal(err)
+	}
+	h.last = false
+	if _, _, err := parseFrame(appendFrame(nil, h, []byte("RS22012\x00x"))); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an abort frame of several chunks: %v", err)
+	}
+	m := &Mesh{a: Assignment{Peers: []string{"a", "b"}}}
+	if err := m.peerAborted(1, []byte("no code")); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an abort payload without its code: %v", err)
+	}
+}
+
+// TestAbortedMeshRefusesFrames: a frame that reaches a member after it
+// aborted (before its abort frame reached the sender, here never) is
+// refused with the abort's error, so the sender fails with ErrPeerAborted
+// and its SQLSTATE too.
+func TestAbortedMeshRefusesFrames(t *testing.T) {
+	nodes := startNodes(t, 2, Options{})
+	addrs := addrsOf(nodes)
+	m0, err := nodes[0].Join(Assignment{Revision: 1, Self: 0, Peers: addrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m0.Close()
+	// Member 1 names an address for member 0 where nothing listens: its
+	// abort frame reaches nobody.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nowhere := lis.Addr().String()
+	lis.Close()
+	m1, err := nodes[1].Join(Assignment{Revision: 1, Self: 1, Peers: []string{nowhere, addrs[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m1.Close()
+	m1.Abort(errs.New(errs.DivisionByZero, "division by zero"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = m0.Exchange(ctx, Key{Epoch: 1}, make([]zset.Batch, 2))
+	if !errors.Is(err, ErrPeerAborted) || errs.SQLState(err) != "22012" || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("%v (SQLSTATE %s), want ErrPeerAborted with 22012", err, errs.SQLState(err))
+	}
 }

@@ -295,7 +295,10 @@ func (n *Node) serveStream(s grpc.ServerStream) error {
 // toStatus is the stream status that tells a sender why its frame was
 // refused.
 func toStatus(err error) error {
+	var a abortRefusal
 	switch {
+	case errors.As(err, &a):
+		return status.Error(codes.Aborted, string(a.payload))
 	case errors.Is(err, ErrMalformed):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, ErrAssignmentMoved):
