@@ -44,6 +44,10 @@ import (
 //     view rows and change log live where the bucket lives. A backfill
 //     steps in one piece (never chunked: the chunks would differ between
 //     members).
+//   - A statement that fails in a view's step fails on every member, and
+//     leaves the mesh failed (exchange.Mesh.Abort): later statements fail
+//     until Shard.Mesh returns the mesh of a new assignment, which every
+//     member joins.
 //   - Every mesh call has a key of its own: its epoch field is the
 //     member's round, a count of the mesh calls it made, which is the
 //     same on every member because they make the same calls.
@@ -171,7 +175,13 @@ func (e *Engine) runShardStatement(ctx context.Context, w *epochWrite, fn writeF
 	case anyFailed != 0:
 		return failedElsewhere
 	}
-	return w.flush(ctx)
+	if err := w.flush(ctx); err != nil {
+		// The others may wait in a later step for this member's parts:
+		// they fail too (a failed step has aborted the mesh already).
+		mesh.Abort(err)
+		return err
+	}
+	return nil
 }
 
 // outboxRow is a row a statement wrote for another member's bucket.

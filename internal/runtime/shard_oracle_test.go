@@ -37,6 +37,7 @@ type shardCluster struct {
 	addrs    []string
 	dirs     []string // each shard's Pebble directory; nil: in memory
 	revision uint64
+	mu       sync.Mutex // guards meshes
 	meshes   []*exchange.Mesh
 	engines  []*Engine
 	sessions []*Session
@@ -92,13 +93,38 @@ func (c *shardCluster) open() {
 			store = db
 		}
 		eng, err := Open(store, Options{Shard: &Shard{Member: i, Members: n,
-			Mesh: func(uint64) (*exchange.Mesh, error) { return mesh, nil }}})
+			Mesh: func(uint64) (*exchange.Mesh, error) { return c.meshOf(i), nil }}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.mu.Lock()
 		c.meshes = append(c.meshes, mesh)
+		c.mu.Unlock()
 		c.engines = append(c.engines, eng)
 		c.sessions = append(c.sessions, eng.NewSession())
+	}
+}
+
+// meshOf returns shard i's current mesh.
+func (c *shardCluster) meshOf(i int) *exchange.Mesh {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.meshes[i]
+}
+
+// rejoin moves every shard to a mesh of the next assignment revision,
+// as a cluster's reset does, leaving the engines open.
+func (c *shardCluster) rejoin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.revision++
+	for i, node := range c.nodes {
+		c.meshes[i].Close()
+		mesh, err := node.Join(exchange.Assignment{Revision: c.revision, Self: i, Peers: c.addrs})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.meshes[i] = mesh
 	}
 }
 
@@ -477,6 +503,7 @@ func TestShardRefusals(t *testing.T) {
 		"CREATE UNIQUE INDEX t_v ON t (v)",
 		"CREATE TABLE w (k int PRIMARY KEY, c int UNIQUE)",
 		"ALTER TABLE t ADD COLUMN extra int",
+		"CREATE TABLE t2 AS SELECT * FROM t",
 		"CREATE MATERIALIZED VIEW recent AS SELECT * FROM e WHERE at > now() - interval '1 hour'",
 	} {
 		for i, err := range c.execErrs(stmt) {
@@ -521,5 +548,43 @@ func TestShardOptionsChecked(t *testing.T) {
 		if _, err := Open(NewMemoryStore(), Options{Shard: sh}); err == nil {
 			t.Errorf("Open accepted shard %+v", *sh)
 		}
+	}
+}
+
+// TestShardStepFailure: a view's step that fails on the shard holding
+// the row fails the statement on every shard, with the owner's SQLSTATE,
+// and commits nothing; once the shards join a new assignment they go on.
+func TestShardStepFailure(t *testing.T) {
+	c := newShardCluster(t, 3, false)
+	must := func(stmt string) {
+		t.Helper()
+		for i, err := range c.execErrs(stmt) {
+			if err != nil {
+				t.Fatalf("%s: shard %d: %v", stmt, i, err)
+			}
+		}
+	}
+	must("CREATE TABLE t (k int PRIMARY KEY, v int)")
+	must("CREATE MATERIALIZED VIEW q AS SELECT k, 100 / v AS r FROM t")
+	must("CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM t")
+	must("INSERT INTO t VALUES (1, 10), (2, 20), (3, 50)")
+	epoch := c.engines[0].Epoch()
+	for i, err := range c.execErrs("INSERT INTO t VALUES (4, 0)") {
+		if errs.SQLState(err) != "22012" {
+			t.Errorf("shard %d: want 22012, got %v", i, err)
+		}
+	}
+	for i, e := range c.engines {
+		if e.Epoch() != epoch {
+			t.Errorf("shard %d committed epoch %d of a failed statement", i, e.Epoch())
+		}
+	}
+	c.rejoin()
+	must("INSERT INTO t VALUES (5, 5)")
+	if got, want := c.rows("SELECT * FROM q", nil), []string{"1 | 10", "2 | 5", "3 | 2", "5 | 20"}; !slices.Equal(got, want) {
+		t.Fatalf("q: %v, want %v", got, want)
+	}
+	if got := c.rows("SELECT * FROM n", nil); !slices.Equal(got, []string{"4"}) {
+		t.Fatalf("n: %v", got)
 	}
 }
