@@ -516,6 +516,8 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 			delta = append(delta, zset.Entry{Row: r, Weight: 1})
 		}
 		affected = rows
+	} else if w.cat.shard() != nil && conflict.setsRoute(o) {
+		return nil, unsupportedInShard("ON CONFLICT DO UPDATE of a routing column")
 	} else {
 		delta, affected, err = insertArbitrated(st, o, rows, conflict, b, nUser)
 		if err != nil {

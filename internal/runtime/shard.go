@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -288,6 +289,18 @@ func (w *epochWrite) keepOwned(sh *shardState, o *object, matched zset.Batch, ne
 		}
 	}
 	return delta, kept
+}
+
+// setsRoute reports whether the clause's DO UPDATE sets a column of o's
+// routing key, which would move the row to another bucket.
+func (oc *onConflict) setsRoute(o *object) bool {
+	key := o.routeKey()
+	for _, s := range oc.sets {
+		if key == nil || slices.Contains(key, s.col) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepParallelism is how a view's circuit steps in a statement: on one

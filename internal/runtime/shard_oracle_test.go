@@ -399,6 +399,8 @@ var shardScript = []string{
 	"INSERT INTO t VALUES (8, 3, 80), (9, 3, 90), (10, 4, 100)",
 	"DELETE FROM t WHERE v > 85",
 	"INSERT INTO u VALUES (3, 'c'), (4, 'd')",
+	"INSERT INTO t VALUES (8, 2, 1), (30, 2, 30) ON CONFLICT (k) DO UPDATE SET v = excluded.v + t.v",
+	"INSERT INTO t VALUES (7, 2, 1), (31, 2, 31) ON CONFLICT (k) DO NOTHING",
 	"COPY t FROM STDIN\n11\t1\t11\n12\t2\t12\n13\t\\N\t13\n14\t4\t14\n",
 	"COPY u FROM STDIN\n1\ta\n5\te\n",
 	"COPY t FROM STDIN\n15\t1\t15\n11\t1\t99\n",
@@ -504,6 +506,7 @@ func TestShardRefusals(t *testing.T) {
 		"CREATE TABLE w (k int PRIMARY KEY, c int UNIQUE)",
 		"ALTER TABLE t ADD COLUMN extra int",
 		"CREATE TABLE t2 AS SELECT * FROM t",
+		"INSERT INTO t VALUES (1, 5, 5) ON CONFLICT (k) DO UPDATE SET k = 50",
 		"CREATE MATERIALIZED VIEW recent AS SELECT * FROM e WHERE at > now() - interval '1 hour'",
 	} {
 		for i, err := range c.execErrs(stmt) {
