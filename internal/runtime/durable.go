@@ -175,7 +175,8 @@ func readUint64(r state.Reader, key []byte) (uint64, bool, error) {
 }
 
 // recoverCatalog rebuilds the catalog from the records in the store and
-// returns it with the last committed epoch.
+// returns it with the last committed epoch; sharded marks it a
+// shard-mode engine's (shard.go).
 func recoverCatalog(st Store, sharded bool) (*catalog, uint64, error) {
 	epoch, _, err := readUint64(st, metaFrontier)
 	if err != nil {
