@@ -161,8 +161,11 @@ func (e *Engine) runShardStatement(ctx context.Context, w *epochWrite, fn writeF
 	sh.mesh = mesh
 	defer func() { sh.mesh = nil }()
 	w.deferViews, w.stepAll = true, true
-	local := w.run(fn)
-	local = w.deliverOutbox(ctx, mesh, sh, local)
+	local, err := w.deliverOutbox(ctx, mesh, sh, w.run(fn))
+	if err != nil {
+		mesh.Abort(err)
+		return err
+	}
 	var failed int64
 	if local != nil {
 		failed = 1
@@ -170,6 +173,8 @@ func (e *Engine) runShardStatement(ctx context.Context, w *epochWrite, fn writeF
 	anyFailed, err := mesh.Max(ctx, sh.key(scopeOutcome, 0), failed)
 	switch {
 	case err != nil:
+		// Canceled, or the mesh failed: the others must not wait.
+		mesh.Abort(err)
 		return err
 	case local != nil:
 		return local
@@ -193,16 +198,18 @@ type outboxRow struct {
 
 // deliverOutbox sends the rows of the statement's outbox to their owners
 // and writes the rows the other members sent here: one exchange, made by
-// every member whether its statement failed (local, which it returns) or
-// not. Rows for one table arrive in the order of the members that sent
-// them.
-func (w *epochWrite) deliverOutbox(ctx context.Context, mesh *exchange.Mesh, sh *shardState, local error) error {
+// every member whether its statement failed (local) or not. It returns
+// the statement's error (local, or the writing's here: a duplicate key)
+// and, apart, the exchange's. Rows for one table arrive in the order of
+// the members that sent them.
+func (w *epochWrite) deliverOutbox(ctx context.Context, mesh *exchange.Mesh, sh *shardState, local error) (error, error) {
 	out := make([]zset.Batch, sh.Members)
 	if local == nil {
 		for _, r := range w.outbox {
 			o := w.cat.byID(r.table)
 			if o == nil {
-				return errs.Newf(errs.Internal, "internal error: an outbox row of unknown table %d", r.table)
+				local = errs.Newf(errs.Internal, "internal error: an outbox row of unknown table %d", r.table)
+				break
 			}
 			b := splitRows(func(int) zset.Row { return r.row }, 1, o.routeKey())[0]
 			p := owner(b, sh.Members)
@@ -212,10 +219,7 @@ func (w *epochWrite) deliverOutbox(ctx context.Context, mesh *exchange.Mesh, sh 
 	w.outbox = nil
 	in, err := mesh.Exchange(ctx, sh.key(scopeOutbox, 0), out)
 	if err != nil || local != nil {
-		if local != nil {
-			return local
-		}
-		return err
+		return local, err
 	}
 	byTable := map[uint64][]zset.Row{}
 	var order []uint64
@@ -223,7 +227,7 @@ func (w *epochWrite) deliverOutbox(ctx context.Context, mesh *exchange.Mesh, sh 
 		for _, e := range part {
 			id, ok := tableIDOf(e.Row)
 			if !ok || e.Weight != 1 {
-				return errs.New(errs.Internal, "internal error: a malformed outbox row from another shard")
+				return errs.New(errs.Internal, "internal error: a malformed outbox row from another shard"), nil
 			}
 			if _, seen := byTable[id]; !seen {
 				order = append(order, id)
@@ -234,16 +238,16 @@ func (w *epochWrite) deliverOutbox(ctx context.Context, mesh *exchange.Mesh, sh 
 	for _, id := range order {
 		o := w.cat.byID(id)
 		if o == nil {
-			return errs.Newf(errs.Internal, "internal error: another shard sent rows of unknown table %d", id)
+			return errs.Newf(errs.Internal, "internal error: another shard sent rows of unknown table %d", id), nil
 		}
 		rows := byTable[id]
 		if err := w.run(func(st state.Store, w *epochWrite) (*catalog, error) {
 			return nil, insertMovedRows(ctx, st, w, o, rows)
 		}); err != nil {
-			return err
+			return err, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // tableIDValue and tableIDOf tag an outbox row with its table's id, its
