@@ -224,22 +224,6 @@ func (c *shardCluster) rows(query string, o func(*Engine) *object) []string {
 	return all
 }
 
-// resultLines returns a result's rows as PostgreSQL prints them.
-func resultLines(res *Result) []string {
-	var rows []string
-	for _, r := range res.Rows {
-		vals := make([]string, len(r))
-		for i, v := range r {
-			vals[i] = "NULL"
-			if !v.IsNull() {
-				vals[i] = types.Format(v, res.Columns[i].Type)
-			}
-		}
-		rows = append(rows, strings.Join(vals, " | "))
-	}
-	return rows
-}
-
 // shardOracle runs a script on a cluster, a single node and PostgreSQL.
 type shardOracle struct {
 	t         *testing.T
@@ -356,19 +340,7 @@ func pgLines(pg *pgconn.PgConn, q string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []string
-	for _, row := range res[0].Rows {
-		vals := make([]string, len(row))
-		for i, v := range row {
-			vals[i] = "NULL"
-			if v != nil {
-				vals[i] = string(v)
-			}
-		}
-		rows = append(rows, strings.Join(vals, " | "))
-	}
-	slices.Sort(rows)
-	return rows, nil
+	return pgLinesOf(res[0].Rows), nil
 }
 
 // shardScript is the fixed part of the script: tables with and without
