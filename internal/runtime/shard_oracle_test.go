@@ -32,7 +32,7 @@ import (
 
 // shardCluster is n shard-mode engines on one mesh.
 type shardCluster struct {
-	t        *testing.T
+	t        testing.TB
 	nodes    []*exchange.Node
 	addrs    []string
 	dirs     []string // each shard's Pebble directory; nil: in memory
@@ -43,7 +43,7 @@ type shardCluster struct {
 	sessions []*Session
 }
 
-func newShardCluster(t *testing.T, n int, pebble bool) *shardCluster {
+func newShardCluster(t testing.TB, n int, pebble bool) *shardCluster {
 	t.Helper()
 	c := &shardCluster{t: t}
 	for range n {
