@@ -231,6 +231,7 @@ type shardOracle struct {
 	single    *Session
 	pg        *pgconn.PgConn
 	relations []string // tables and views, compared after each statement
+	checks    []string // queries compared after each statement (CHECK)
 	failed    int
 }
 
@@ -246,6 +247,11 @@ func newShardOracle(t *testing.T, shards int, pebble bool) *shardOracle {
 func (o *shardOracle) run(stmt string) {
 	t, ctx := o.t, context.Background()
 	t.Helper()
+	if q, ok := strings.CutPrefix(stmt, "CHECK "); ok {
+		o.checks = append(o.checks, q)
+		o.compare(stmt)
+		return
+	}
 	pgStmt := stmt
 	if rest, ok := strings.CutPrefix(stmt, "CREATE MATERIALIZED VIEW "); ok {
 		pgStmt = "CREATE VIEW " + rest
@@ -307,19 +313,29 @@ func (o *shardOracle) run(stmt string) {
 	o.compare(stmt)
 }
 
+// compare compares every relation, and the CHECK queries, with
+// PostgreSQL and the single node.
 func (o *shardOracle) compare(after string) {
 	t := o.t
 	t.Helper()
+	queries := slices.Clone(o.checks)
 	for _, rel := range o.relations {
-		q := "SELECT * FROM " + rel
+		queries = append(queries, "SELECT * FROM "+rel)
+	}
+	for i, q := range queries {
 		want, err := pgLines(o.pg, q)
 		if err != nil {
 			t.Fatalf("PostgreSQL: %s: %v", q, err)
 		}
-		got := o.cluster.rows(q, func(e *Engine) *object { return e.mu.cat.lookup(rel) })
+		var owned func(*Engine) *object
+		if i >= len(o.checks) {
+			rel := o.relations[i-len(o.checks)]
+			owned = func(e *Engine) *object { return e.mu.cat.lookup(rel) }
+		}
+		got := o.cluster.rows(q, owned)
 		if !slices.Equal(got, want) {
 			t.Fatalf("after %q, %s differs from PostgreSQL:\nshards:\n  %s\nPostgreSQL:\n  %s",
-				after, rel, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+				after, q, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 		}
 		res, err := o.single.Exec(context.Background(), q, nil)
 		if err != nil {
@@ -329,7 +345,7 @@ func (o *shardOracle) compare(after string) {
 		slices.Sort(one)
 		if !slices.Equal(got, one) {
 			t.Fatalf("after %q, %s differs from the single node:\nshards:\n  %s\nsingle node:\n  %s",
-				after, rel, strings.Join(got, "\n  "), strings.Join(one, "\n  "))
+				after, q, strings.Join(got, "\n  "), strings.Join(one, "\n  "))
 		}
 	}
 }
@@ -358,6 +374,11 @@ var shardScript = []string{
 	"CREATE MATERIALIZED VIEW bykey AS SELECT u.name, t.k, t.v FROM u JOIN t ON u.g = t.k",
 	"INSERT INTO t VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30), (4, 3, 40), (5, NULL, 50), (6, 2, NULL)",
 	"INSERT INTO u VALUES (1, 'a'), (2, 'b'), (2, 'b'), (3, 'c'), (NULL, 'n')",
+	"CREATE INDEX t_g ON t (g)",
+	"CHECK SELECT * FROM t WHERE g = 1",
+	"CHECK SELECT k, v + 1 AS w FROM t WHERE v > 20 AND g IS NOT NULL ORDER BY k",
+	"CHECK SELECT * FROM agg WHERE g = 2",
+	"CHECK SELECT name, k FROM joined WHERE name <> 'a'",
 	"CREATE MATERIALIZED VIEW late AS SELECT g, avg(v) AS a, count(*) AS n FROM t WHERE v > 5 GROUP BY g",
 	"CREATE MATERIALIZED VIEW sizes AS SELECT n, count(*) AS groups FROM agg GROUP BY n",
 	"CREATE MATERIALIZED VIEW late_join AS SELECT u.name, count(*) AS n, sum(t.v) AS s FROM u LEFT JOIN t ON t.g = u.g GROUP BY u.name",
