@@ -47,10 +47,13 @@ import (
 //   - On error a member writes nothing to its store and aborts the mesh
 //     (Peers.Abort), so that the others' steps fail promptly instead of
 //     waiting for parts it will not send. A member commits its writes
-//     only after an agreement that every member finished its step, so a
-//     member's failure anywhere in the step leaves every store as it was
-//     (short of a store failing while it commits, which the epoch
-//     protocol covers).
+//     only after a closing agreement that every member finished its
+//     step, so a member's failure anywhere before it passes its part of
+//     that agreement leaves every store as it was. What the agreement
+//     cannot settle is left to the epoch protocol's two phases: a member
+//     that fails after its part went out (its peers lost, its context
+//     ended, while it waits for theirs), or whose store fails while it
+//     commits, may leave the others committed and itself not.
 //   - A circuit whose lookup joins read a stored relation by a key in
 //     another order than the join's (a composite primary key listed in a
 //     different order in the join) refuses to step on a mesh: the

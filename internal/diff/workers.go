@@ -34,7 +34,11 @@ type Parallelism struct {
 	Peers Peers
 	// Epoch names the step in Peers' exchanges (their keys' epoch):
 	// every step over one mesh needs its own, so a caller stepping
-	// several circuits in one epoch numbers those steps apart.
+	// several circuits in one epoch (or one circuit in several chunks)
+	// numbers those steps apart. Every member makes the same steps over
+	// one mesh, in the same order, with the same Epochs: a caller that
+	// would decide by its own part of the data (how to chunk a backfill,
+	// whether to spill) agrees on the decision with the others first.
 	Epoch uint64
 }
 
@@ -367,8 +371,8 @@ type meeting interface {
 	// their owners, which its exchange leaves where they are (nil: none).
 	placed(node int) []bool
 	// send gives worker me's parts of input k of exchange x, of a node
-	// with inputs inputs: parts[to] for worker to. The parts are not
-	// modified afterwards.
+	// with inputs inputs: parts[to] for worker to. The batches are not
+	// modified afterwards; parts itself is, by the next send.
 	send(x boxKey, inputs, k, me int, parts []zset.Batch) error
 	// wait returns once every worker has sent its parts of the exchange.
 	wait() error

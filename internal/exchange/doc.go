@@ -61,7 +61,7 @@
 //     when the mesh fails — a peer unreachable or refusing, a peer's stream
 //     ending before its part arrived (ErrPeerLost), Close (ErrClosed) —
 //     or when its context ends (ErrPeerLost naming the peers it still
-//     waits for). A call that fails fails the mesh: every later call
+//     waits for). A call whose context has ended already sends nothing. A call that fails fails the mesh: every later call
 //     returns the same error, and the caller closes it.
 //   - A member that fails its part of a step says so (Abort): its peers'
 //     pending and later calls fail with ErrPeerAborted, wrapping its

@@ -1,7 +1,6 @@
 package exchange
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,9 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/zset"
 )
 
@@ -40,7 +37,7 @@ type Mesh struct {
 		// is why its last one ended (nil while one is open).
 		streams []int
 		lost    []error
-		err     error // why the mesh failed; set once
+		err     error  // why the mesh failed; set once
 		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
 	}
@@ -86,73 +83,12 @@ func (m *Mesh) Assignment() Assignment { return m.a }
 // Self is this member's index in the assignment.
 func (m *Mesh) Self() int { return m.a.Self }
 
-// BytesSent is how many frame bytes, headers included, m's calls have
-// sent to its peers.
-func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
-
 // Members is how many members the assignment has.
 func (m *Mesh) Members() int { return len(m.a.Peers) }
 
-// abortTimeout bounds how long Abort waits for its frames to go out.
-const abortTimeout = 5 * time.Second
-
-// Abort fails m with err and tells every peer, opening a stream to it if
-// none is open yet: their pending and later calls fail with
-// ErrPeerAborted wrapping err's code and message, instead of waiting for
-// parts this member will never send. It waits at most abortTimeout for
-// the frames to go out, and is a no-op for the peers once m is closed;
-// the caller still closes m.
-func (m *Mesh) Abort(err error) {
-	if err == nil {
-		err = errors.New("aborted")
-	}
-	payload := abortPayload(err)
-	m.mu.Lock()
-	m.mu.abort = payload
-	m.mu.Unlock()
-	frame := [][]byte{appendFrame(nil, m.header(kindAbort, Key{}, 0, true), payload)}
-	ctx, cancel := context.WithTimeout(m.ctx, abortTimeout)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, l := range m.links {
-		if l != nil {
-			wg.Go(func() { _ = l.send(ctx, frame) })
-		}
-	}
-	wg.Wait()
-	m.fail(err)
-}
-
-// abortPayload is the payload of the abort frame of err: its code, a
-// zero byte, its message.
-func abortPayload(err error) []byte {
-	code := errs.CodeOf(err)
-	if code == "" {
-		code = errs.Internal
-	}
-	return append(append([]byte(code), 0), err.Error()...)
-}
-
-// peerAborted is the error of peer p's abort frame's payload.
-func (m *Mesh) peerAborted(p int, payload []byte) error {
-	return peerAbortedAt(fmt.Sprintf("peer %d (%s)", p, m.a.Peers[p]), payload)
-}
-
-func peerAbortedAt(where string, payload []byte) error {
-	code, msg, ok := bytes.Cut(payload, []byte{0})
-	if !ok {
-		return malformed("an abort frame without its code")
-	}
-	return fmt.Errorf("%s failed its part of the step: %w (%w)",
-		where, errs.New(errs.Code(code), string(msg)), ErrPeerAborted)
-}
-
-// abortRefusal is why an aborted mesh refuses a peer's frame: the
-// payload of its abort frame, which the peer reads from the stream's
-// status (codes.Aborted), whichever of the two reaches it first.
-type abortRefusal struct{ payload []byte }
-
-func (a abortRefusal) Error() string { return string(a.payload) }
+// BytesSent is how many frame bytes, headers included, m's calls have
+// sent to its peers.
+func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
 
 // Close fails m's pending and later calls with ErrClosed, ends its
 // streams to its peers and detaches it from its node.
@@ -263,6 +199,13 @@ func (m *Mesh) batchFrames(key Key, b zset.Batch) ([][]byte, error) {
 // Self). Any failure fails the mesh.
 func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) ([][]byte, error)) ([]*message, error) {
 	if err := m.failed(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		// A call whose context has ended sends nothing: its part would
+		// tell the peers it got this far.
+		err = fmt.Errorf("%w: the %s call for %v: %w", ErrPeerLost, k, key, err)
+		m.fail(err)
 		return nil, err
 	}
 	m.ask(k, key)
