@@ -135,7 +135,9 @@ func (e *Engine) beginBlock(ctx context.Context) (*epochWrite, error) {
 // commitEpoch makes an epoch durable and visible: its writes, the frontier
 // and the catalog revision go to the store as one atomic commit, and only
 // then do readers see the new catalog and epoch. An epoch that changed
-// nothing is dropped. The caller holds the write token.
+// nothing is dropped, except in shard mode, where every member commits
+// every statement's epoch so that their epoch numbers agree. The caller
+// holds the write token.
 func (e *Engine) commitEpoch(w *epochWrite) error {
 	if w.ov.Len() == 0 && w.cat == e.mu.cat && e.shard == nil {
 		return nil
