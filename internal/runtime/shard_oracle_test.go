@@ -585,3 +585,25 @@ func TestShardStepFailure(t *testing.T) {
 		t.Fatalf("n: %v", got)
 	}
 }
+
+// TestShardOracleLarge: statements and backfills past the single node's
+// chunk sizes (its epoch and backfill chunks of 16,384 rows), which the
+// shards step in one piece, agree with PostgreSQL and the single node.
+func TestShardOracleLarge(t *testing.T) {
+	o := newShardOracle(t, 2, false)
+	var data strings.Builder
+	for k := range 40000 {
+		fmt.Fprintf(&data, "%d\t%d\t%d\n", k, k%997, k%13)
+	}
+	for _, stmt := range []string{
+		"CREATE TABLE t (k int PRIMARY KEY, g int, v int)",
+		"CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n, sum(v) AS s FROM t GROUP BY g",
+		"COPY t FROM STDIN\n" + data.String(),
+		"CREATE MATERIALIZED VIEW late AS SELECT v, count(*) AS n, max(k) AS top FROM t GROUP BY v",
+		"CREATE MATERIALIZED VIEW late_distinct AS SELECT DISTINCT g % 10 AS d FROM t",
+		"UPDATE t SET v = v + 1 WHERE g < 500",
+		"DELETE FROM t WHERE k % 3 = 0",
+	} {
+		o.run(stmt)
+	}
+}
