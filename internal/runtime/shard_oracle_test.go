@@ -509,6 +509,9 @@ func TestShardRefusals(t *testing.T) {
 			}
 		}
 	}
+	if err := c.engines[0].VerifyViews(); errs.SQLState(err) != "0A000" {
+		t.Errorf("VerifyViews: want 0A000, got %v", err)
+	}
 	for _, s := range c.sessions {
 		if _, err := s.Exec(context.Background(), "BEGIN", nil); err != nil {
 			t.Fatal(err)
