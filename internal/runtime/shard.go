@@ -50,8 +50,10 @@ import (
 //     until Shard.Mesh returns the mesh of a new assignment, which every
 //     member joins.
 //   - Every mesh call has a key of its own: its epoch field is the
-//     member's round, a count of the mesh calls it made, which is the
-//     same on every member because they make the same calls.
+//     member's round, a count of the calls it made on that mesh, which
+//     is the same on every member because they make the same calls. A
+//     new mesh counts from zero, so that members whose counts parted
+//     when a statement failed part way agree again.
 //   - Reads return this member's part of a relation; what would need the
 //     other members' rows to be right (AS OF EPOCH, SUBSCRIBE, statements
 //     that read other relations while writing) is refused with 0A000.
@@ -86,8 +88,10 @@ func (s *Shard) check() error {
 // path uses it, one statement at a time under the write token.
 type shardState struct {
 	Shard
-	// round counts the mesh calls made (keys.go's epoch field of each).
-	round atomic.Uint64
+	// round counts the calls made on joined, the mesh of the last
+	// statement (the epoch field of each call's key).
+	round  atomic.Uint64
+	joined *exchange.Mesh
 	// mesh is the mesh of the statement being run; nil between them.
 	mesh *exchange.Mesh
 }
@@ -155,8 +159,15 @@ var failedElsewhere = errs.New(errs.FeatureNotSupported,
 func (e *Engine) runShardStatement(ctx context.Context, w *epochWrite, fn writeFunc) error {
 	sh := e.shard
 	mesh, err := sh.Mesh(w.epoch)
+	if err == nil && mesh == nil {
+		err = errs.Newf(errs.Internal, "internal error: no exchange mesh for epoch %d", w.epoch)
+	}
 	if err != nil {
 		return err
+	}
+	if mesh != sh.joined {
+		sh.joined = mesh
+		sh.round.Store(0)
 	}
 	sh.mesh = mesh
 	defer func() { sh.mesh = nil }()
