@@ -272,9 +272,16 @@ func (o *shardOracle) run(stmt string) {
 		// INGEST t VALUES ...: the rows go in through Engine.Ingest.
 		table, values, _ := strings.Cut(strings.TrimPrefix(stmt, "INGEST "), " ")
 		_, pgErr = o.pg.Exec(ctx, "INSERT INTO "+table+" "+values).ReadAll()
-		in := ingestOf(t, table, values)
-		_, oneErr = o.single.eng.Ingest(ctx, in)
-		shardErrs = o.cluster.each(func(_ *Session, e *Engine) error { _, err := e.Ingest(ctx, in); return err })
+		// Ingest coerces its rows in place: a batch of its own each.
+		_, oneErr = o.single.eng.Ingest(ctx, ingestOf(t, table, values))
+		ins := make([]*Ingest, len(o.cluster.engines))
+		for i := range ins {
+			ins[i] = ingestOf(t, table, values)
+		}
+		shardErrs = o.cluster.each(func(_ *Session, e *Engine) error {
+			_, err := e.Ingest(ctx, ins[slices.Index(o.cluster.engines, e)])
+			return err
+		})
 	default:
 		_, pgErr = o.pg.Exec(ctx, pgStmt).ReadAll()
 		_, oneErr = o.single.Exec(ctx, stmt, nil)
