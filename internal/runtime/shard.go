@@ -19,7 +19,10 @@ import (
 // Shard mode: the engine as one member of a cluster (docs/cluster.md,
 // "Design: the engine in a cluster").
 //
-// Every member runs the same statements in the same order: the catalog
+// Every member runs the same statements in the same order (the caller's
+// duty: a statement withdrawn on one member alone, canceled while it
+// waited for the committer, leaves the others waiting in its mesh calls
+// until their contexts end). The catalog
 // is whole on each, while a table or view keeps only the rows of the
 // buckets the member owns (zset.BucketOwner(bucket, members) == member,
 // the bucket of the row's routing key as keys.go computes it). The
