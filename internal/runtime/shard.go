@@ -22,11 +22,11 @@ import (
 // Every member runs the same statements in the same order (the caller's
 // duty: a statement withdrawn on one member alone, canceled while it
 // waited for the committer, leaves the others waiting in its mesh calls
-// until their contexts end). The catalog
-// is whole on each, while a table or view keeps only the rows of the
-// buckets the member owns (zset.BucketOwner(bucket, members) == member,
-// the bucket of the row's routing key as keys.go computes it). The
-// members meet on an exchange mesh. Invariants:
+// until their contexts end). The catalog is whole on each, while a table
+// or view keeps only the rows of the buckets the member owns
+// (zset.BucketOwner(bucket, members) == member, the bucket of the row's
+// routing key as keys.go computes it). The members meet on an exchange
+// mesh. Invariants:
 //
 //   - A table write keeps the owned rows of the statement's rows: INSERT,
 //     COPY and Ingest hand every member the whole batch, and each keeps
