@@ -40,12 +40,11 @@ func BenchmarkShardInsert(b *testing.B) {
 		}
 		return sb.String()
 	}
-	b.Run("single", func(b *testing.B) {
-		eng := OpenMemory()
-		b.Cleanup(func() { eng.Close() })
-		s := eng.NewSession()
-		for _, stmt := range setup {
-			if _, err := s.Exec(context.Background(), stmt, nil); err != nil {
+	// measure runs the setup (its first n statements), then b.N INSERTs
+	// through exec, and reports cpu's CPU time per INSERT.
+	measure := func(b *testing.B, n int, exec func(stmt string) error, cpu func(*testing.B) time.Duration) {
+		for _, stmt := range setup[:n] {
+			if err := exec(stmt); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -54,13 +53,22 @@ func BenchmarkShardInsert(b *testing.B) {
 			stmts[i] = insert(i)
 		}
 		b.ResetTimer()
-		start := processCPU(b)
+		start := cpu(b)
 		for i := range b.N {
-			if _, err := s.Exec(context.Background(), stmts[i], nil); err != nil {
+			if err := exec(stmts[i]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, start)
+		b.ReportMetric(float64(cpu(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	}
+	b.Run("single", func(b *testing.B) {
+		eng := OpenMemory()
+		b.Cleanup(func() { eng.Close() })
+		s := eng.NewSession()
+		measure(b, len(setup), func(stmt string) error {
+			_, err := s.Exec(context.Background(), stmt, nil)
+			return err
+		}, processCPU)
 	})
 	b.Run("postgres", func(b *testing.B) {
 		pgtest.Require(b)
@@ -70,53 +78,20 @@ func BenchmarkShardInsert(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { pgc.Close(context.Background()) })
-		if _, err := pgc.Exec(ctx, setup[0]).ReadAll(); err != nil {
-			b.Fatal(err)
-		}
-		stmts := make([]string, b.N)
-		for i := range stmts {
-			stmts[i] = insert(i)
-		}
-		used := func() time.Duration {
+		measure(b, 1, func(stmt string) error {
+			_, err := pgc.Exec(ctx, stmt).ReadAll()
+			return err
+		}, func(b *testing.B) time.Duration {
 			d, err := proccpu.UsedBy(int(pgc.PID()))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return d
-		}
-		b.ResetTimer()
-		start := used()
-		for i := range b.N {
-			if _, err := pgc.Exec(ctx, stmts[i]).ReadAll(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(used()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		})
 	})
 	for _, n := range []int{2, 3} {
 		b.Run(fmt.Sprintf("shards=%d", n), func(b *testing.B) {
-			c := newShardCluster(b, n, false)
-			for _, stmt := range setup {
-				for _, err := range c.execErrs(stmt) {
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			stmts := make([]string, b.N)
-			for i := range stmts {
-				stmts[i] = insert(i)
-			}
-			b.ResetTimer()
-			start := processCPU(b)
-			for i := range b.N {
-				for _, err := range c.execErrs(stmts[i]) {
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			reportCPU(b, start)
+			measure(b, len(setup), newShardCluster(b, n, false).execAll, processCPU)
 		})
 	}
 }

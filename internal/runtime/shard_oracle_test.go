@@ -480,14 +480,7 @@ func TestShardOraclePebble(t *testing.T) {
 // every shard, and the shards go on agreeing afterwards.
 func TestShardRefusals(t *testing.T) {
 	c := newShardCluster(t, 2, false)
-	must := func(stmt string) {
-		t.Helper()
-		for i, err := range c.execErrs(stmt) {
-			if err != nil {
-				t.Fatalf("%s: shard %d: %v", stmt, i, err)
-			}
-		}
-	}
+	must := c.must
 	must("CREATE TABLE t (k int PRIMARY KEY, g int, v int)")
 	must("CREATE TABLE u (g int, name text)")
 	must("CREATE TABLE e (at timestamptz)")
@@ -540,6 +533,25 @@ func TestShardRefusals(t *testing.T) {
 	}
 }
 
+// must runs stmt on every shard and fails the test unless it succeeds
+// on all of them.
+func (c *shardCluster) must(stmt string) {
+	c.t.Helper()
+	if err := c.execAll(stmt); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// execAll runs stmt on every shard and returns the first shard's error.
+func (c *shardCluster) execAll(stmt string) error {
+	for i, err := range c.execErrs(stmt) {
+		if err != nil {
+			return fmt.Errorf("%s: shard %d: %w", stmt, i, err)
+		}
+	}
+	return nil
+}
+
 // execErrs is exec's errors.
 func (c *shardCluster) execErrs(stmt string) []error {
 	_, errList := c.exec(stmt)
@@ -563,14 +575,7 @@ func TestShardOptionsChecked(t *testing.T) {
 // and commits nothing; once the shards join a new assignment they go on.
 func TestShardStepFailure(t *testing.T) {
 	c := newShardCluster(t, 3, false)
-	must := func(stmt string) {
-		t.Helper()
-		for i, err := range c.execErrs(stmt) {
-			if err != nil {
-				t.Fatalf("%s: shard %d: %v", stmt, i, err)
-			}
-		}
-	}
+	must := c.must
 	must("CREATE TABLE t (k int PRIMARY KEY, v int)")
 	must("CREATE MATERIALIZED VIEW q AS SELECT k, 100 / v AS r FROM t")
 	must("CREATE MATERIALIZED VIEW n AS SELECT count(*) AS n FROM t")
