@@ -63,12 +63,14 @@
 //     or when its context ends (ErrPeerLost naming the peers it still
 //     waits for). A call whose context has ended already sends nothing. A call that fails fails the mesh: every later call
 //     returns the same error, and the caller closes it.
-//   - A member that fails its part of a step says so (Abort): its peers'
-//     pending and later calls fail with ErrPeerAborted, wrapping its
-//     error's code and message, even when it had sent them nothing yet.
-//     Close half-closes each stream and gives the peer a moment to take
-//     what was sent before cancelling it, so that a peer sees the stream
-//     end after the frames sent on it, never in their place.
+//   - A member that fails its part of a step (Abort) or leaves its mesh
+//     (Close) says so: its peers' calls that wait for a part it has not
+//     sent fail with ErrPeerAborted, wrapping its error's code and
+//     message, even when it had opened no stream to them; the parts it
+//     sent before still count. Close half-closes each stream and gives
+//     the peer a moment to take what was sent before cancelling it, so
+//     that a peer sees the stream end after the frames sent on it, never
+//     in their place.
 //   - A node keeps serving whatever one stream sends: a malformed frame
 //     ends that stream with codes.InvalidArgument and fails the messages
 //     it was part of, nothing more.

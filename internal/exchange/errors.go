@@ -20,8 +20,9 @@ var (
 	ErrPeerLost = errs.New(errs.IOError, "exchange: a peer was lost")
 	// ErrMalformed: a frame or its Arrow bytes could not be decoded.
 	ErrMalformed = errs.New(errs.ProtocolViolation, "exchange: malformed frame")
-	// ErrPeerAborted: a peer failed its part of the step and said so
-	// (Mesh.Abort). The error wraps the peer's own error first, so
+	// ErrPeerAborted: a peer failed its part of the step or left the
+	// mesh, and said so (Mesh.Abort, Mesh.Close), before it sent a part
+	// the call waits for. The error wraps the peer's own error first, so
 	// errs.SQLState reads the peer's SQLSTATE.
 	ErrPeerAborted = errs.New(errs.IOError, "exchange: a peer aborted the step")
 	// ErrClosed: the mesh was closed.

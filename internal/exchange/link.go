@@ -95,7 +95,9 @@ func (l *link) openLocked(ctx context.Context) error {
 
 // watch waits for the stream's final status: the receiver sends nothing
 // else. A refusal fails the mesh at once, so that its pending call
-// returns without waiting for its deadline.
+// returns without waiting for its deadline; the refusal of a peer that
+// aborted fails only the calls needing a part it did not send
+// (failOrGone).
 func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
 	err := s.RecvMsg(&grpcraw.Message{})
 	if err == nil {
@@ -103,20 +105,19 @@ func (l *link) watch(s grpc.ClientStream, ended chan struct{}) {
 	}
 	l.endErr = l.failure(err)
 	close(ended)
-	l.m.fail(l.endErr)
+	l.m.failOrGone(l.peer, l.endErr)
 }
 
-// closeGrace bounds how long closing a link waits for the peer to take
+// closeGrace bounds how long closing a mesh waits for its peers to take
 // the frames already sent.
 const closeGrace = time.Second
 
 // close ends the stream, if it was opened: it half-closes it, so that
-// the peer receives every frame sent before its end, and waits up to
-// closeGrace for the peer to end it, then cancels it. (Cancelled at
-// once, a stream may drop frames gRPC had not written yet, even its
-// first, and a peer that never saw a frame of it cannot tell that this
-// member left.)
-func (l *link) close() {
+// the peer receives every frame sent before its end, and waits until the
+// peer ends it or ctx ends, then cancels it. (Cancelled at once, a
+// stream may drop frames gRPC had not written yet, even its first, and a
+// peer that never saw a frame of it cannot tell that this member left.)
+func (l *link) close(ctx context.Context) {
 	l.mu.Lock()
 	s, cancel, ended := l.mu.stream, l.mu.cancel, l.mu.ended
 	l.mu.Unlock()
@@ -124,7 +125,7 @@ func (l *link) close() {
 		_ = s.CloseSend()
 		select {
 		case <-ended:
-		case <-time.After(closeGrace):
+		case <-ctx.Done():
 		}
 		cancel()
 	}

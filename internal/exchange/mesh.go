@@ -24,7 +24,8 @@ type Mesh struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 	// sent counts the frame bytes sent to peers (BytesSent).
-	sent atomic.Int64
+	sent      atomic.Int64
+	closeOnce sync.Once
 
 	mu struct {
 		sync.Mutex
@@ -37,6 +38,9 @@ type Mesh struct {
 		// is why its last one ended (nil while one is open).
 		streams []int
 		lost    []error
+		// aborted holds why each peer aborted (its abort frame), which
+		// fails the calls waiting for a part it has not sent.
+		aborted []error
 		err     error  // why the mesh failed; set once
 		abort   []byte // the payload of this member's abort frame (Abort)
 		changed chan struct{}
@@ -73,6 +77,7 @@ func newMesh(n *Node, a Assignment) *Mesh {
 	m.mu.msgs = make(map[msgID]*message)
 	m.mu.streams = make([]int, len(a.Peers))
 	m.mu.lost = make([]error, len(a.Peers))
+	m.mu.aborted = make([]error, len(a.Peers))
 	m.mu.changed = make(chan struct{})
 	return m
 }
@@ -90,17 +95,32 @@ func (m *Mesh) Members() int { return len(m.a.Peers) }
 // sent to its peers.
 func (m *Mesh) BytesSent() int64 { return m.sent.Load() }
 
-// Close fails m's pending and later calls with ErrClosed, ends its
-// streams to its peers and detaches it from its node.
+// Close fails m's pending and later calls with ErrClosed, tells its
+// peers that it left (the abort frame of ErrClosed, unless it aborted
+// already or its assignment moved), so that their calls waiting for its
+// parts fail, ends its
+// streams to them and detaches it from its node. It gives the peers up
+// to closeGrace to take the frames sent before their streams end.
 func (m *Mesh) Close() {
-	m.fail(ErrClosed)
-	m.stop()
-	for _, l := range m.links {
-		if l != nil {
-			l.close()
+	m.closeOnce.Do(func() {
+		m.fail(ErrClosed)
+		// A mesh whose assignment moved says nothing: its peers learn it
+		// from the refusals of the newer revision its node joined.
+		if !errors.Is(m.failed(), ErrAssignmentMoved) && m.markAborted(ErrClosed) {
+			m.tell(ErrClosed, closeGrace)
 		}
-	}
-	m.node.detach(m)
+		ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+		var wg sync.WaitGroup
+		for _, l := range m.links {
+			if l != nil {
+				wg.Go(func() { l.close(ctx) })
+			}
+		}
+		waitOrDone(ctx, &wg)
+		cancel()
+		m.stop()
+		m.node.detach(m)
+	})
 }
 
 // fail records err as why m failed, if it has not failed yet, and wakes
@@ -221,7 +241,7 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		}
 		wg.Go(func() {
 			if err := l.send(ctx, frames); err != nil {
-				m.fail(err)
+				m.failOrGone(p, err)
 				return
 			}
 			n := 0
@@ -237,6 +257,23 @@ func (m *Mesh) call(ctx context.Context, k kind, key Key, framesFor func(p int) 
 		err = m.failed()
 	}
 	return msgs, err
+}
+
+// failOrGone fails m with err, unless err says peer p aborted (its
+// abort, or its refusal of a frame after it): then only the calls that
+// wait for a part p did not send fail (await), as p's abort frame makes
+// them.
+func (m *Mesh) failOrGone(p int, err error) {
+	if !errors.Is(err, ErrPeerAborted) {
+		m.fail(err)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mu.aborted[p] == nil {
+		m.mu.aborted[p] = err
+	}
+	m.notifyLocked()
 }
 
 func (m *Mesh) failed() error {
@@ -286,6 +323,10 @@ func (m *Mesh) await(ctx context.Context, k kind, key Key) ([]*message, error) {
 			}
 			if msg.err != nil {
 				err := fmt.Errorf("peer %d (%s)'s %s part of %v: %w", p, m.a.Peers[p], k, key, msg.err)
+				m.failLocked(err)
+				return nil, err
+			}
+			if err := m.mu.aborted[p]; err != nil {
 				m.failLocked(err)
 				return nil, err
 			}
@@ -392,7 +433,7 @@ func (m *Mesh) deliver(ctx context.Context, h header, payload []byte) error {
 		if errors.Is(err, ErrMalformed) {
 			return err
 		}
-		m.fail(err)
+		m.failOrGone(int(h.sender), err)
 		return nil
 	}
 	id := msgID{h.kind, h.key, int(h.sender)}

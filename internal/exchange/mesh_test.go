@@ -530,3 +530,50 @@ func TestAbortedMeshRefusesFrames(t *testing.T) {
 		t.Fatalf("%v (SQLSTATE %s), want ErrPeerAborted with 22012", err, errs.SQLState(err))
 	}
 }
+
+// TestCloseTellsThePeers: a member that closes its mesh tells its peers.
+// The parts it sent before still count, even to a peer that asks for
+// them only afterwards; a call waiting for a part it never sent fails
+// promptly with ErrPeerAborted (57P01), though it had opened no stream
+// to that peer before.
+func TestCloseTellsThePeers(t *testing.T) {
+	nodes := startNodes(t, 3, Options{})
+	meshes := joinAll(t, nodes, 1)
+	defer func() {
+		for _, m := range meshes {
+			m.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Member 0 sends its part of k1, then leaves before the others ask.
+	k1, k2 := Key{Epoch: 1, Node: 1}, Key{Epoch: 1, Node: 2}
+	sent := make(chan error, 1)
+	go func() {
+		_, err := meshes[0].Max(ctx, k1, 7)
+		sent <- err
+	}()
+	for meshes[0].BytesSent() < 2*(headerSize+8) {
+		time.Sleep(time.Millisecond)
+	}
+	meshes[0].Close()
+	if err := <-sent; !errors.Is(err, ErrClosed) {
+		t.Fatalf("the closed member's call: %v", err)
+	}
+	start := time.Now()
+	noErrors(t, runAll(meshes[1:], func(i int, m *Mesh) error {
+		v, err := m.Max(ctx, k1, int64(i))
+		if err == nil && v != 7 {
+			err = fmt.Errorf("max %d, want 7", v)
+		}
+		return err
+	}))
+	for i, err := range runAll(meshes[1:], func(i int, m *Mesh) error { return exchangeKey(ctx, m, i+1, k2) }) {
+		if !errors.Is(err, ErrPeerAborted) || errs.SQLState(err) != "57P01" {
+			t.Errorf("member %d: %v (SQLSTATE %s), want ErrPeerAborted with 57P01", i+1, err, errs.SQLState(err))
+		}
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the calls took %v", took)
+	}
+}

@@ -226,7 +226,8 @@ func (n *Node) meshFor(ctx context.Context, rev uint64) (*Mesh, error) {
 			return nil, status.Errorf(codes.FailedPrecondition,
 				"exchange: frame of assignment revision %d refused: the receiver is at revision %d", rev, cur)
 		case rev == cur && m == nil:
-			return nil, status.Errorf(codes.Unavailable, "exchange: the receiver's mesh of revision %d is closed", rev)
+			// Its peers learn it left, as from its abort frame.
+			return nil, status.Error(codes.Aborted, string(abortPayload(fmt.Errorf("%w: the receiver's mesh of revision %d", ErrClosed, rev))))
 		case rev == cur:
 			return m, nil
 		}
@@ -299,6 +300,9 @@ func toStatus(err error) error {
 	switch {
 	case errors.As(err, &a):
 		return status.Error(codes.Aborted, string(a.payload))
+	case errors.Is(err, ErrPeerAborted):
+		// The mesh failed because a peer aborted: the sender learns why.
+		return status.Error(codes.Aborted, string(abortPayload(err)))
 	case errors.Is(err, ErrMalformed):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, ErrAssignmentMoved):
