@@ -591,6 +591,13 @@ func TestShardStepFailure(t *testing.T) {
 			t.Errorf("shard %d committed epoch %d of a failed statement", i, e.Epoch())
 		}
 	}
+	// The mesh has failed: writes fail on every shard until they join a
+	// new assignment.
+	for i, err := range c.execErrs("INSERT INTO t VALUES (6, 6)") {
+		if err == nil {
+			t.Errorf("shard %d wrote on a failed mesh", i)
+		}
+	}
 	c.rejoin()
 	must("INSERT INTO t VALUES (5, 5)")
 	if got, want := c.rows("SELECT * FROM q", nil), []string{"1 | 10", "2 | 5", "3 | 2", "5 | 20"}; !slices.Equal(got, want) {
