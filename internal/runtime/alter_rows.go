@@ -46,6 +46,11 @@ func findRelation(cat *catalog, rv *pg.RangeVar, missingOk bool) (*object, strin
 // epoch.
 func alterTable(ctx context.Context, st state.Store, w *epochWrite, text string, at *pg.AlterTableStmt, notes *notices) (*catalog, *Result, error) {
 	cat := w.cat
+	if cat.shard() != nil {
+		// A rewritten row may belong to another bucket, and the views'
+		// refresh would step off the mesh.
+		return nil, nil, unsupportedInShard("ALTER TABLE")
+	}
 	res := &Result{Tag: "ALTER TABLE"}
 	switch at.Objtype {
 	case pg.ObjectType_OBJECT_TABLE:

@@ -131,6 +131,10 @@ func relationAt(ctx context.Context, r state.Reader, o *object, asOf uint64) (zs
 
 // checkAsOf fails unless epoch is within the change-log horizon.
 func (e *Engine) checkAsOf(epoch, frontier uint64) error {
+	if e.shard != nil {
+		// A shard keeps its buckets' change log, not the view's.
+		return unsupportedInShard("reading a view's history (AS OF EPOCH, SUBSCRIBE)")
+	}
 	if epoch > frontier {
 		return errs.Newf(errs.InvalidParameterValue, "epoch %d is not committed yet; the frontier is %d", epoch, frontier)
 	}

@@ -145,6 +145,18 @@ func backfill(ctx context.Context, st state.Store, cat *catalog, o *object) (zse
 		total += len(deltas[r])
 	}
 	par := cat.parallelism()
+	if sh := cat.shard(); sh != nil {
+		// One step on the mesh, whatever this member's part: chunks would
+		// differ between members. The output goes to its buckets' owners.
+		out, err := o.circuit.StepParallel(ctx, st, deltas, sh.stepParallelism(par))
+		if err == nil {
+			out, err = sh.routeViewRows(ctx, o, out)
+		}
+		if err == nil {
+			err = chargeEpochWrite(ctx, out, viewChangeWrites)
+		}
+		return out, err
+	}
 	if total <= backfillChunkRows {
 		out, err := o.circuit.StepParallel(ctx, st, deltas, par)
 		if err == nil {

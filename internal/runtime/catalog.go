@@ -167,6 +167,9 @@ type catalog struct {
 	// frontier system relations show (system_observe.go); nil while the
 	// catalog is recovered.
 	eng *Engine
+	// sharded is set in a shard-mode engine's catalogs, recovered ones
+	// too, whose views are built without lookup joins (shard.go).
+	sharded bool
 
 	// pg, in the copy of the catalog one session's query binds against
 	// (withSession), is the system catalog that session sees; nil
@@ -201,7 +204,7 @@ func newCatalog() *catalog {
 }
 
 func (c *catalog) clone() *catalog {
-	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng,
+	n := &catalog{byName: make(map[string]*object, len(c.byName)), nextID: c.nextID, revision: c.revision + 1, eng: c.eng, sharded: c.sharded,
 		connectors: make(map[string]*spec.Spec, len(c.connectors)), statusOf: c.statusOf}
 	for k, v := range c.byName {
 		n.byName[k] = v

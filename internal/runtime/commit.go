@@ -35,6 +35,11 @@ type epochWrite struct {
 
 	deferViews bool
 	pending    map[string]zset.Batch
+	// stepAll makes a flush step every materialized view, touched or
+	// not, and outbox holds the rows for other members' buckets (both
+	// shard mode's, shard.go).
+	stepAll bool
+	outbox  []outboxRow
 
 	// now reads the engine's clock the first time a temporal filter
 	// steps in the epoch, and clock holds what it read (temporal.go); nil
@@ -47,7 +52,7 @@ type epochWrite struct {
 // When a view fails, nothing of the flush is kept and the changes stay
 // pending.
 func (w *epochWrite) flush(ctx context.Context) error {
-	if len(w.pending) == 0 {
+	if len(w.pending) == 0 && !w.stepAll {
 		return nil
 	}
 	deltas := make(map[string]zset.Batch, len(w.pending))
@@ -130,9 +135,11 @@ func (e *Engine) beginBlock(ctx context.Context) (*epochWrite, error) {
 // commitEpoch makes an epoch durable and visible: its writes, the frontier
 // and the catalog revision go to the store as one atomic commit, and only
 // then do readers see the new catalog and epoch. An epoch that changed
-// nothing is dropped. The caller holds the write token.
+// nothing is dropped, except in shard mode, where every member commits
+// every statement's epoch so that their epoch numbers agree. The caller
+// holds the write token.
 func (e *Engine) commitEpoch(w *epochWrite) error {
-	if w.ov.Len() == 0 && w.cat == e.mu.cat {
+	if w.ov.Len() == 0 && w.cat == e.mu.cat && e.shard == nil {
 		return nil
 	}
 	start := time.Now()
@@ -304,6 +311,16 @@ func (e *Engine) runGroup(batch []*writeRequest) {
 		}
 		if err := r.ctx.Err(); err != nil {
 			results[i] = err
+			continue
+		}
+		if e.shard != nil {
+			// One statement, alone in its epoch (Options.MaxGroup).
+			if results[i] = e.runShardStatement(r.ctx, w, e.guarded(r.fn)); results[i] != nil {
+				w.ov.Discard()
+				r.epoch = e.obs.epoch.Load()
+				r.done <- results[i]
+				return
+			}
 			continue
 		}
 		results[i] = w.run(e.guarded(r.fn))

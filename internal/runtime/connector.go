@@ -173,6 +173,10 @@ func createConnector(st state.Store, w *epochWrite, c *ext.ConnectorStmt) (*cata
 	cat := w.cat
 	what := connectorWord(c.Sink)
 	tag := "CREATE " + map[bool]string{false: "SOURCE", true: "SINK"}[c.Sink]
+	if cat.shard() != nil {
+		// A connector is a task of one node, not of every shard.
+		return nil, nil, unsupportedInShard(tag)
+	}
 	if old := cat.connectors[c.Name]; old != nil {
 		if c.IfNotExists {
 			return nil, &Result{Tag: tag}, nil

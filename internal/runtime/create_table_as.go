@@ -47,6 +47,10 @@ func (s *Session) execSelectInto(ctx context.Context, sel *pg.SelectStmt) (*Resu
 // and the others, clock.go).
 func createTableAs(ctx context.Context, st state.Store, w *epochWrite, cs *pg.CreateTableAsStmt, clock sql.Clock, zone types.Zone) (*catalog, *Result, error) {
 	into := cs.Into
+	if w.cat.shard() != nil {
+		// Its query would read this shard's part of its relations only.
+		return nil, nil, unsupportedInShard("CREATE TABLE AS")
+	}
 	if into.Rel.Relpersistence == "u" {
 		return nil, nil, errs.New(errs.FeatureNotSupported, "UNLOGGED tables are not supported")
 	}

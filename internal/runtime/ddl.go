@@ -132,6 +132,10 @@ func createTable(_ state.Store, cat *catalog, text string, cs *pg.CreateStmt) (*
 	if o.lateness, err = tableOptions(o, cs.Options); err != nil {
 		return nil, nil, err
 	}
+	if o.lateness != nil && cat.shard() != nil {
+		// Each shard would advance its watermark over its own rows.
+		return nil, nil, unsupportedInShard("a table with a lateness bound")
+	}
 	o.funcDeps, o.funcPath = b.UsedFunctions, cat.funcPathOf(b.UsedFunctions)
 	if err := checkUnstored(o); err != nil {
 		return nil, nil, err
@@ -364,6 +368,10 @@ func createMatViewWith(ctx context.Context, st state.Store, w *epochWrite, text 
 	}
 	if err := checkTemporalNows(&b, o.circuit); err != nil {
 		return nil, nil, err
+	}
+	if o.circuit.Temporal() && cat.shard() != nil {
+		// Each shard's clock would move its rows at other epochs.
+		return nil, nil, unsupportedInShard("a materialized view over the time (now())")
 	}
 	if recovering {
 		nc.byName[name] = o

@@ -56,6 +56,9 @@ func (s *Session) deferrable(o *object, conflict, subqueries bool) bool {
 // writeDeferred runs fn, an INSERT's writes into table o, in the block's
 // deferred epoch.
 func (s *Session) writeDeferred(o *object, fn writeFunc) error {
+	if s.eng.shard != nil {
+		return errBlockWriteInShard
+	}
 	s.eng.mu.RLock()
 	defer s.eng.mu.RUnlock()
 	if s.eng.mu.failed != nil {

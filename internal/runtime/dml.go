@@ -377,6 +377,9 @@ func insertRows(ctx context.Context, st state.Store, w *epochWrite, o *object, i
 		return nil, err
 	}
 	var queryRows []zset.Row
+	if bi.query != nil && cat.shard() != nil {
+		return nil, unsupportedInShard("INSERT ... SELECT")
+	}
 	if bi.query != nil {
 		if queryRows, err = runQuery(ctx, st, cat, bi.query); err != nil {
 			return nil, err
@@ -495,6 +498,10 @@ func (o *object) defaultValue(i int, clock sql.Clock) (types.Value, error) {
 // none) resolved, and the change is written and carried to the views. It
 // returns the rows inserted or updated.
 func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *object, rows []zset.Row, conflict *onConflict, b *sql.Binder, nUser int) ([]zset.Row, error) {
+	if sh := w.cat.shard(); sh != nil {
+		// Every shard has the statement's rows; each keeps its own.
+		rows = sh.ownedRows(o, rows)
+	}
 	rows, err := admitRows(st, o, rows)
 	if err != nil {
 		return nil, err
@@ -509,6 +516,8 @@ func insertFullRows(ctx context.Context, st state.Store, w *epochWrite, o *objec
 			delta = append(delta, zset.Entry{Row: r, Weight: 1})
 		}
 		affected = rows
+	} else if w.cat.shard() != nil && conflict.setsRoute(o) {
+		return nil, unsupportedInShard("ON CONFLICT DO UPDATE of a routing column")
 	} else {
 		delta, affected, err = insertArbitrated(st, o, rows, conflict, b, nUser)
 		if err != nil {
@@ -746,6 +755,9 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
+		if cat.shard() != nil && (hasSubLink(up.WhereClause) || setsHaveSubLinks(up.TargetList)) {
+			return nil, unsupportedInShard("UPDATE with a subquery")
+		}
 		t, err := bindTarget(cat, up.Relation, up.WhereClause, paramText, s.params())
 		if err != nil {
 			return nil, err
@@ -788,8 +800,14 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 				updated = append(updated, nr)
 			}
 		}
+		kept := updated
+		if sh := cat.shard(); sh != nil {
+			// New rows of other shards' buckets go there, whose primary
+			// keys are checked there (shard.go).
+			delta, kept = w.keepOwned(sh, o, matched, news)
+		}
 		if len(o.pk) > 0 {
-			if err := checkKeysAfter(st, o, matched, updated); err != nil {
+			if err := checkKeysAfter(st, o, matched, kept); err != nil {
 				return nil, err
 			}
 		}
@@ -839,6 +857,9 @@ func (s *Session) execDelete(ctx context.Context, del *pg.DeleteStmt, paramText 
 	var res *Result
 	err := s.writeStatement(ctx, func(st state.Store, w *epochWrite) (*catalog, error) {
 		cat := w.cat
+		if cat.shard() != nil && hasSubLink(del.WhereClause) {
+			return nil, unsupportedInShard("DELETE with a subquery")
+		}
 		t, err := bindTarget(cat, del.Relation, del.WhereClause, paramText, s.params())
 		if err != nil {
 			return nil, err

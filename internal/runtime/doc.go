@@ -100,4 +100,12 @@
 //     view's change log; it is woken by the commit notification that
 //     commitEpoch closes, runs no goroutine of its own and never holds a
 //     lock while it waits (subscribe.go).
+//   - In shard mode (Options.Shard, shard.go) the engine is one member of
+//     a cluster running the same statements in the same order: the
+//     catalog is whole, tables and views keep the rows of the buckets
+//     the member owns, every write statement is an epoch of its own on
+//     every member (committed or failed on all of them alike), and every
+//     materialized view steps in every epoch over the exchange mesh, its
+//     output routed to the owners of its rows' buckets. Reads return the
+//     member's part; what would need the other members' rows is refused.
 package runtime

@@ -175,8 +175,9 @@ func readUint64(r state.Reader, key []byte) (uint64, bool, error) {
 }
 
 // recoverCatalog rebuilds the catalog from the records in the store and
-// returns it with the last committed epoch.
-func recoverCatalog(st Store) (*catalog, uint64, error) {
+// returns it with the last committed epoch; sharded marks it a
+// shard-mode engine's (shard.go).
+func recoverCatalog(st Store, sharded bool) (*catalog, uint64, error) {
 	epoch, _, err := readUint64(st, metaFrontier)
 	if err != nil {
 		return nil, 0, err
@@ -212,6 +213,7 @@ func recoverCatalog(st Store) (*catalog, uint64, error) {
 	// schema created after it.
 	recs = append(schemaRecords(recs, true), inDependencyOrder(schemaRecords(recs, false))...)
 	cat := newCatalog()
+	cat.sharded = sharded
 	// Replayed definitions write nothing that is kept: their state is
 	// already in the store.
 	scratch := state.NewOverlay(st)

@@ -80,6 +80,8 @@ type Engine struct {
 	// logs tells reads of the current state which buckets of a view's
 	// change log hold recent entries (changeindex.go).
 	logs *changeIndex
+	// shard is the engine's part in a cluster, nil on one node (shard.go).
+	shard *shardState
 }
 
 // Options tunes an engine.
@@ -109,6 +111,11 @@ type Options struct {
 	// TempParent is where that directory is made when TempDir is empty;
 	// empty means os.TempDir().
 	TempParent string
+	// Shard, when set, runs the engine as one shard of a cluster
+	// (shard.go): it keeps the rows of its buckets, and its circuits step
+	// with the other shards' over the mesh. It implies MaxGroup 1 and
+	// Workers 1.
+	Shard *Shard
 }
 
 // DefaultChangeLogRetention is the change-log horizon in epochs.
@@ -140,6 +147,14 @@ func Open(store Store, opts Options) (*Engine, error) {
 	if opts.ParallelMinRows <= 0 {
 		opts.ParallelMinRows = diff.DefaultMinRows
 	}
+	if opts.Shard != nil {
+		if err := opts.Shard.check(); err != nil {
+			return nil, err
+		}
+		// Every write statement an epoch of its own, every step on the
+		// mesh from one goroutine.
+		opts.MaxGroup, opts.Workers = 1, 1
+	}
 	e := &Engine{
 		opts:       opts,
 		writeToken: make(chan struct{}, 1),
@@ -149,6 +164,9 @@ func Open(store Store, opts Options) (*Engine, error) {
 		cache:      newRelationCache(),
 		logs:       newChangeIndex(),
 	}
+	if opts.Shard != nil {
+		e.shard = &shardState{Shard: *opts.Shard}
+	}
 	if _, err := checkLayout(store); err != nil {
 		return nil, err
 	}
@@ -156,7 +174,7 @@ func Open(store Store, opts Options) (*Engine, error) {
 	if e.spill, err = openSpillArea(opts); err != nil {
 		return nil, err
 	}
-	cat, epoch, err := recoverCatalog(store)
+	cat, epoch, err := recoverCatalog(store, opts.Shard != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -687,6 +705,9 @@ func (s *Session) readView(ctx context.Context) (state.Reader, *catalog, func(),
 // statements, and writeStatement returns when that epoch is durable.
 func (s *Session) writeStatement(ctx context.Context, fn writeFunc, readsViews bool) error {
 	fn = s.withSearchPath(fn)
+	if s.txn.Block() && s.eng.shard != nil {
+		return errBlockWriteInShard
+	}
 	if !s.txn.Block() {
 		at, err := s.eng.submitAt(ctx, fn)
 		if err == nil {

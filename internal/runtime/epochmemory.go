@@ -235,7 +235,8 @@ func propagatePending(ctx context.Context, st state.Store, w *epochWrite, deltas
 			break
 		}
 	}
-	if total <= epochChunkRows {
+	if total <= epochChunkRows || w.stepAll {
+		// In shard mode, in one piece: chunks would differ between members.
 		return propagateRouted(ctx, st, w, deltas, nil, w.cat.parallelism())
 	}
 	slices.Sort(names) // the same order on every run

@@ -216,6 +216,8 @@ func createIndex(ctx context.Context, st state.Store, cat *catalog, is *pg.Index
 			Detail:  "This operation is not supported for views."}
 	case is.Unique && o.kind != sql.Table:
 		return nil, nil, errs.New(errs.FeatureNotSupported, "unique indexes on materialized views are not supported; a view grouped by its key has one row per key")
+	case is.Unique && cat.shard() != nil:
+		return nil, nil, unsupportedInShard("a unique index other than the primary key (its rows are in several shards)")
 	case is.Unique && o.unstored:
 		return nil, nil, errs.Newf(errs.FeatureNotSupported, "unique indexes on unstored table %q are not supported: it keeps no rows to compare with", o.name)
 	}

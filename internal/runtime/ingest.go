@@ -166,6 +166,9 @@ func applyIngest(ctx context.Context, st state.Store, w *epochWrite, in *Ingest,
 		res.Applied = len(in.Changes)
 		return writeProgress(st, in)
 	}
+	if w.cat.shard() != nil {
+		return unsupportedInShard("an ingest of changes other than inserts")
+	}
 	tables := map[string]*tableChanges{}
 	var order []*tableChanges
 	rejected := append([]IngestError(nil), in.Errors...)

@@ -323,6 +323,13 @@ func (o *joinOracle) ours(q string) []string {
 	if err != nil {
 		o.t.Fatalf("%s: %v", q, err)
 	}
+	rows := resultLines(res)
+	slices.Sort(rows)
+	return rows
+}
+
+// resultLines returns a result's rows as PostgreSQL prints them.
+func resultLines(res *Result) []string {
 	var rows []string
 	for _, r := range res.Rows {
 		vals := make([]string, len(r))
@@ -334,7 +341,6 @@ func (o *joinOracle) ours(q string) []string {
 		}
 		rows = append(rows, strings.Join(vals, " | "))
 	}
-	slices.Sort(rows)
 	return rows
 }
 
@@ -346,21 +352,27 @@ func (o *joinOracle) theirs(queries []string) ([][]string, error) {
 	}
 	var out [][]string
 	for _, r := range res {
-		var rows []string
-		for _, row := range r.Rows {
-			vals := make([]string, len(row))
-			for i, v := range row {
-				vals[i] = "NULL"
-				if v != nil {
-					vals[i] = string(v)
-				}
-			}
-			rows = append(rows, strings.Join(vals, " | "))
-		}
-		slices.Sort(rows)
-		out = append(out, rows)
+		out = append(out, pgLinesOf(r.Rows))
 	}
 	return out, nil
+}
+
+// pgLinesOf returns PostgreSQL's text rows as " | "-joined lines with
+// NULL for nulls, sorted.
+func pgLinesOf(rows [][][]byte) []string {
+	var lines []string
+	for _, row := range rows {
+		vals := make([]string, len(row))
+		for i, v := range row {
+			vals[i] = "NULL"
+			if v != nil {
+				vals[i] = string(v)
+			}
+		}
+		lines = append(lines, strings.Join(vals, " | "))
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 func mustBoth(t *testing.T, s *Session, pg *pgconn.PgConn, stmt string) {

@@ -33,7 +33,8 @@ var disableCircuitLookups = false
 // changes, and its primary key admits no second row under a key), and
 // views routed by their group key.
 func viewLookups(cat *catalog) diff.Lookups {
-	if disableCircuitLookups {
+	if disableCircuitLookups || cat.sharded {
+		// In shard mode the stored rows are this member's part only.
 		return nil
 	}
 	return func(scan string) (diff.StoredRelation, bool) {

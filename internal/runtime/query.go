@@ -169,6 +169,9 @@ func (s *Session) execSelect(ctx context.Context, n *pg.Node, paramText []*strin
 	if err := bindParams(b, paramText); err != nil {
 		return nil, err
 	}
+	if err := cat.shardReadable(p); err != nil {
+		return nil, err
+	}
 	if streamingWanted(ctx) {
 		if rs, ok, err := s.streamQuery(ctx, r, cat, p); err != nil || ok {
 			if err != nil {

@@ -32,7 +32,7 @@ func (e *Engine) recoverStore() error {
 	if !ok || r.TryRecover() != nil {
 		return failed
 	}
-	cat, epoch, err := recoverCatalog(store)
+	cat, epoch, err := recoverCatalog(store, e.shard != nil)
 	if err != nil {
 		return fmt.Errorf("%w; after the storage reopened, its catalog could not be read: %v", failed, err)
 	}

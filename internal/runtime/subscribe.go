@@ -65,6 +65,9 @@ func (s *Session) execSubscribe(st ext.Statement) (*Result, error) {
 		// could commit while the subscription waits for one.
 		return nil, errs.New(errs.FeatureNotSupported, "SUBSCRIBE cannot run in a transaction block that has written; commit the block first")
 	}
+	if s.eng.shard != nil {
+		return nil, unsupportedInShard("SUBSCRIBE")
+	}
 	st.Name = s.resolveKey(st.Name)
 	sub, err := s.eng.subscribe(st)
 	if err != nil {

@@ -133,6 +133,9 @@ func createTableConstrained(st state.Store, cat *catalog, text string, cs *pg.Cr
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(cons) > 0 && cat.shard() != nil {
+		return nil, nil, unsupportedInShard("a UNIQUE constraint other than the primary key (its rows are in several shards)")
+	}
 	for _, u := range cons {
 		if nc, err = addConstraintIndex(context.Background(), st, nc, o, u.ix, u.name, true); err != nil {
 			return nil, nil, err

@@ -45,7 +45,7 @@ func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas m
 		return err
 	}
 	for i := 0; i < len(views); {
-		group, rows, next := viewGroup(views, i, deltas, due)
+		group, rows, next := viewGroup(views, i, deltas, due, w.stepAll)
 		i = next
 		if par.Workers > 1 && len(group) > 1 && rows >= min(viewsMinRows, max(par.MinRows, 1)) {
 			if err := stepViewsConcurrently(ctx, st, w, group, deltas, routed, par); err != nil {
@@ -70,14 +70,16 @@ func propagateViews(ctx context.Context, st state.Store, w *epochWrite, deltas m
 // them that the deltas touch, up to (not including) the first view that
 // reads a view of the group; the input rows the group's views read; and
 // the index of the view after the group. A view in due (a temporal view
-// with a scheduled change due, temporal.go) is touched whatever the deltas.
-func viewGroup(views []*object, from int, deltas map[string]zset.Batch, due map[*object]bool) ([]*object, int, int) {
+// with a scheduled change due, temporal.go) is touched whatever the deltas,
+// and with all (shard mode's every view stepping in every epoch) so is
+// every view.
+func viewGroup(views []*object, from int, deltas map[string]zset.Batch, due map[*object]bool, all bool) ([]*object, int, int) {
 	var group []*object
 	rows := 0
 	i := from
 	for ; i < len(views); i++ {
 		v := views[i]
-		touched, reads, in := due[v], false, 0
+		touched, reads, in := all || due[v], false, 0
 		for _, r := range v.circuit.Relations() {
 			for _, g := range group {
 				reads = reads || g.name == r
@@ -106,7 +108,11 @@ func stepView(ctx context.Context, st state.Store, cat *catalog, v *object, delt
 		testHookStepView(v.name)
 	}
 	in, _ := circuitDeltas(cat, v.circuit, deltas)
-	out, err := v.circuit.StepRouted(ctx, st, in, routed, par)
+	sh := cat.shard()
+	out, err := v.circuit.StepRouted(ctx, st, in, routed, sh.stepParallelism(par))
+	if err == nil {
+		out, err = sh.routeViewRows(ctx, v, out)
+	}
 	if err != nil {
 		return nil, nil, viewError(v, err)
 	}
