@@ -25,7 +25,7 @@ func (e *Engine) now() time.Time {
 
 // clock is the running statement's sql.Clock.
 func (s *Session) clock() sql.Clock {
-	c := sql.Clock{Transaction: s.statementStart, Statement: s.statementStart, Zone: s.Zone()}
+	c := sql.Clock{Transaction: s.statementStart, Statement: s.statementStart, Zone: s.Zone(), Unfixed: s.unfixed()}
 	if s.txn != nil && !s.txn.started.IsZero() {
 		c.Transaction = s.txn.started
 	}

@@ -265,6 +265,9 @@ type Session struct {
 	rawSetting bool
 	// statementStart is when the running statement began (clock.go).
 	statementStart time.Time
+	// fixed is set while the running statement carries the values its
+	// caller fixed (StatementValues).
+	fixed bool
 	// random is the session's generator of random() and setseed().
 	random types.Random
 	// inMessage is set while the statements of a Query message of
@@ -372,7 +375,7 @@ func (s *Session) Exec(ctx context.Context, query string, paramText []*string) (
 func (s *Session) ExecStatement(ctx context.Context, st *Statement, paramText []*string) (res *Result, err error) {
 	done := s.beginStatement(st.Text)
 	defer func() { done(res, err) }()
-	s.statementStart = s.eng.now()
+	s.startStatement(ctx)
 	ctx, acct := s.openAccount(ctx)
 	defer acct.Close()
 	ctx, scratch := s.openScratch(ctx)

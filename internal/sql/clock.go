@@ -34,6 +34,22 @@ type Clock struct {
 	// default that reads the clock binds (localtimestamp, current_date);
 	// the statement's own expressions read Binder.Zone.
 	Zone types.Zone
+	// Unfixed, when not empty, refuses the functions whose values the
+	// statement's caller must fix, those of the clock and random() and
+	// setseed(), with 0A000 naming the function and giving this reason
+	// (a member of a cluster running a statement without the values its
+	// gateway fixes). A column default that reads the clock is refused
+	// with it too: it is bound with the statement's Clock.
+	Unfixed string
+}
+
+// unfixed is the error refusing what, a function the caller must fix the
+// value of, or nil when the clock is not Unfixed.
+func (c Clock) unfixed(loc int32, what string) error {
+	if c.Unfixed == "" {
+		return nil
+	}
+	return notSupported(loc, "%s is not supported here: %s", what, c.Unfixed)
 }
 
 // clockFunction binds a function of the clock called by name (now(),
@@ -50,6 +66,9 @@ func (ec *exprCtx) clockFunction(f *pg.FuncCall, name string) (plan.Expr, bool, 
 	}
 	if len(f.Args) > 0 || f.AggStar || f.AggDistinct || len(f.AggOrder) > 0 || f.AggFilter != nil {
 		return nil, false, nil // the usual checks word the error
+	}
+	if err := ec.st.b.Clock.unfixed(f.Location, name+"()"); err != nil {
+		return nil, true, err
 	}
 	if at.IsZero() {
 		if n := ec.st.b.temporalNow(f.Location, name); n != nil {
@@ -80,6 +99,9 @@ func (ec *exprCtx) clockValueFunction(f *pg.SQLValueFunction) (plan.Expr, bool, 
 		id = types.TimeTZ
 	default:
 		return nil, false, nil
+	}
+	if err := ec.st.b.Clock.unfixed(f.Location, clockNames[f.Op]); err != nil {
+		return nil, true, err
 	}
 	at := ec.st.b.Clock.Transaction
 	if at.IsZero() {

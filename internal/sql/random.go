@@ -20,6 +20,9 @@ func (ec *exprCtx) randomFunction(f *pg.FuncCall, name string) (plan.Expr, bool,
 	if name != "random" && name != "setseed" {
 		return nil, false, nil
 	}
+	if err := ec.st.b.Clock.unfixed(f.Location, name+"()"); err != nil {
+		return nil, true, err
+	}
 	r := ec.st.b.Random
 	if r == nil {
 		return nil, true, notSupported(f.Location, "%s() is not supported in a view or a column default: its result changes each time it is evaluated (queries and DML statements may use it)", name)

@@ -45,6 +45,15 @@ func (r *Random) SetSeed(x float64) error {
 	return nil
 }
 
+// Seed fixes the numbers random() draws next from a 64-bit seed, as a
+// cluster's gateway gives one with each statement so that every member
+// draws the same numbers.
+func (r *Random) Seed(s uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seed(s)
+}
+
 func (r *Random) seed(s uint64) {
 	r.s0 = splitmix64(&s)
 	r.s1 = splitmix64(&s)
