@@ -147,16 +147,16 @@ func TestShardUnfixedValues(t *testing.T) {
 		}
 	}
 	for stmt, fn := range map[string]string{
-		"INSERT INTO ev (note) VALUES ('a')":                "now()",
-		"INSERT INTO ev VALUES (NULL, random(), 'a')":       "random()",
-		"INSERT INTO ev VALUES (current_timestamp, 1, 'a')": "current_timestamp",
-		"INSERT INTO plain VALUES (1, length(setseed(0.5)))":   "setseed()",
-		"UPDATE plain SET r = random()":                     "random()",
-		"UPDATE ev SET at = DEFAULT":                        "now()",
-		"UPDATE ev SET at = statement_timestamp()":          "statement_timestamp()",
-		"DELETE FROM plain WHERE r < random()":              "random()",
-		"SELECT now()":                                      "now()",
-		"SELECT current_date":                               "current_date",
+		"INSERT INTO ev (note) VALUES ('a')":                 "now()",
+		"INSERT INTO ev VALUES (NULL, random(), 'a')":        "random()",
+		"INSERT INTO ev VALUES (current_timestamp, 1, 'a')":  "current_timestamp",
+		"INSERT INTO plain VALUES (1, length(setseed(0.5)))": "setseed()",
+		"UPDATE plain SET r = random()":                      "random()",
+		"UPDATE ev SET at = DEFAULT":                         "now()",
+		"UPDATE ev SET at = statement_timestamp()":           "statement_timestamp()",
+		"DELETE FROM plain WHERE r < random()":               "random()",
+		"SELECT now()":                                       "now()",
+		"SELECT current_date":                                "current_date",
 	} {
 		for i, err := range c.execErrs(stmt) {
 			if errs.SQLState(err) != "0A000" || !strings.Contains(err.Error(), fn) || !strings.Contains(err.Error(), "shard mode") {
