@@ -20,7 +20,9 @@ import (
 //     statement_timestamp(), localtimestamp, localtime, current_time and
 //     current_date, and the column defaults that call them, read
 //     StatementValues.Timestamp (a statement of its own is its
-//     transaction in shard mode, so both times are one).
+//     transaction in shard mode, so both times are one). An
+//     Engine.Ingest fills no default in shard mode (it takes plain
+//     inserts only), so it reads no clock there.
 //   - random() draws from the session's generator seeded with
 //     StatementValues.Seed at the statement's start: every member draws
 //     the same numbers in the same order for an INSERT's rows, which
