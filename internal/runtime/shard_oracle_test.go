@@ -344,16 +344,7 @@ func (o *shardOracle) compare(after string) {
 			t.Fatalf("after %q, %s differs from PostgreSQL:\nshards:\n  %s\nPostgreSQL:\n  %s",
 				after, q, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 		}
-		res, err := o.single.Exec(context.Background(), q, nil)
-		if err != nil {
-			t.Fatalf("single node: %s: %v", q, err)
-		}
-		one := resultLines(res)
-		slices.Sort(one)
-		if !slices.Equal(got, one) {
-			t.Fatalf("after %q, %s differs from the single node:\nshards:\n  %s\nsingle node:\n  %s",
-				after, q, strings.Join(got, "\n  "), strings.Join(one, "\n  "))
-		}
+		sameAsSingle(t, o.single, after, q, got)
 	}
 }
 

@@ -26,6 +26,29 @@ func (c *shardCluster) execFixed(stmt string, v StatementValues) []error {
 	return errList
 }
 
+// singleRows returns the rows of query q on the single node s, printed
+// as PostgreSQL prints them, sorted.
+func singleRows(t testing.TB, s *Session, q string) []string {
+	t.Helper()
+	res, err := s.Exec(context.Background(), q, nil)
+	if err != nil {
+		t.Fatalf("single node: %s: %v", q, err)
+	}
+	one := resultLines(res)
+	slices.Sort(one)
+	return one
+}
+
+// sameAsSingle fails t unless got, the shards' rows of q after
+// statement after, are the single node's.
+func sameAsSingle(t testing.TB, single *Session, after, q string, got []string) {
+	t.Helper()
+	if one := singleRows(t, single, q); !slices.Equal(got, one) {
+		t.Fatalf("after %q, %s differs from the single node:\nshards:\n  %s\nsingle node:\n  %s",
+			after, q, strings.Join(got, "\n  "), strings.Join(one, "\n  "))
+	}
+}
+
 // valuesOf is n VALUES rows, row i (from 1) format with i.
 func valuesOf(n int, format string) string {
 	rows := make([]string, n)
@@ -76,26 +99,12 @@ func TestShardFixedValues(t *testing.T) {
 				// Every row on the shard that owns it, as many as on
 				// the single node.
 				all := c.rows("SELECT * FROM "+rel, owned)
-				res, err := single.Exec(context.Background(), "SELECT count(*) FROM "+rel, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n := fmt.Sprint(len(all)); resultLines(res)[0] != n {
-					t.Fatalf("after %q, the shards hold %s rows of %s, the single node %s", after, n, rel, resultLines(res)[0])
+				if n, one := fmt.Sprint(len(all)), singleRows(t, single, "SELECT count(*) FROM "+rel); one[0] != n {
+					t.Fatalf("after %q, the shards hold %s rows of %s, the single node %s", after, n, rel, one[0])
 				}
 				owned = nil // not the stored rows
 			}
-			got := c.rows(q, owned)
-			res, err := single.Exec(context.Background(), q, nil)
-			if err != nil {
-				t.Fatalf("single node: %s: %v", q, err)
-			}
-			one := resultLines(res)
-			slices.Sort(one)
-			if !slices.Equal(got, one) {
-				t.Fatalf("after %q, %s differs from the single node:\nshards:\n  %s\nsingle node:\n  %s",
-					after, q, strings.Join(got, "\n  "), strings.Join(one, "\n  "))
-			}
+			sameAsSingle(t, single, after, q, c.rows(q, owned))
 		}
 	}
 	for _, stmt := range []string{
