@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rockstream/rockstream/internal/errs"
+	"github.com/rockstream/rockstream/internal/types"
 )
 
 // execFixed runs stmt on every shard at once with the fixed values v and
@@ -131,6 +132,38 @@ func TestShardFixedValues(t *testing.T) {
 		run(stmt)
 		compare(stmt, "*")
 	}
+	// A prepared INSERT, whose binding is kept between its executions,
+	// draws and reads the clock with each execution's values.
+	prepare := func(s *Session) *Prepared {
+		p, err := s.Prepare("INSERT INTO ev (r, note) VALUES (random(), $1), (random(), $1 || '2')", []types.Type{types.Of(types.Text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	prepared := make([]*Prepared, len(c.sessions))
+	for i, s := range c.sessions {
+		prepared[i] = prepare(s)
+	}
+	onSingle := prepare(single)
+	for n := range 4 {
+		seq++
+		v := StatementValues{Timestamp: base.Add(time.Duration(seq) * time.Minute), Seed: uint64(seq)}
+		ctx := WithStatementValues(context.Background(), v)
+		note := []types.Value{types.MakeText(fmt.Sprint("p", n))}
+		for i, err := range c.each(func(s *Session, e *Engine) error {
+			_, err := s.ExecPrepared(ctx, prepared[slices.Index(c.sessions, s)], note)
+			return err
+		}) {
+			if err != nil {
+				t.Fatalf("prepared: shard %d: %v", i, err)
+			}
+		}
+		if _, err := single.ExecPrepared(ctx, onSingle, note); err != nil {
+			t.Fatalf("prepared: single node: %v", err)
+		}
+		compare(fmt.Sprint("prepared INSERT ", n), "*")
+	}
 	// An UPDATE's random() is drawn on the shard that owns each row: the
 	// rows stay exactly once, though the numbers are the shards' own.
 	stmt := "UPDATE ev SET r = random() WHERE note LIKE 'x1%'"
@@ -175,6 +208,18 @@ func TestShardUnfixedValues(t *testing.T) {
 		// A single node fixes them itself.
 		if _, err := single.Exec(context.Background(), stmt, nil); err != nil {
 			t.Errorf("%s: single node: %v", stmt, err)
+		}
+	}
+	for i, err := range c.each(func(s *Session, _ *Engine) error {
+		p, err := s.Prepare("INSERT INTO ev (note) VALUES ($1)", nil)
+		if err != nil {
+			return err
+		}
+		_, err = s.ExecPrepared(context.Background(), p, []types.Value{types.MakeText("a")})
+		return err
+	}) {
+		if errs.SQLState(err) != "0A000" || !strings.Contains(err.Error(), "now()") {
+			t.Errorf("prepared INSERT filling DEFAULT now(): shard %d: want 0A000 naming now(), got %v", i, err)
 		}
 	}
 	v := StatementValues{Timestamp: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Seed: 7}
