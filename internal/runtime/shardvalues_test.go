@@ -174,7 +174,8 @@ func TestShardFixedValues(t *testing.T) {
 // TestShardUnfixedValues checks that a shard refuses, with 0A000 naming
 // the function, a statement calling a function whose value must be fixed
 // when the statement comes without fixed values, and that the functions
-// refused everywhere stay refused.
+// refused everywhere (sequences, serial and identity columns among them)
+// stay refused with fixed values.
 func TestShardUnfixedValues(t *testing.T) {
 	c := newShardCluster(t, 2, false)
 	single := OpenMemory().NewSession()
@@ -227,6 +228,11 @@ func TestShardUnfixedValues(t *testing.T) {
 		"INSERT INTO ev VALUES (clock_timestamp(), 1, 'a')",
 		"INSERT INTO ev (note) SELECT gen_random_uuid()::text",
 		"SELECT timeofday()",
+		"SELECT nextval('q')",
+		"CREATE SEQUENCE q",
+		"CREATE TABLE ids (id serial, v int)",
+		"CREATE TABLE ids (id int GENERATED ALWAYS AS IDENTITY)",
+		"CREATE TABLE draws (r float8 DEFAULT random())",
 	} {
 		for i, err := range c.execFixed(stmt, v) {
 			if errs.SQLState(err) != "0A000" {
