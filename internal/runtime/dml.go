@@ -784,7 +784,7 @@ func (s *Session) execUpdate(ctx context.Context, up *pg.UpdateStmt, paramText [
 		if err != nil {
 			return nil, err
 		}
-		news, err := updatedRows(ctx, o, sets, matched, cat.parallelism())
+		news, err := s.updatedRowsAt(ctx, o, sets, matched, b.UsedRandom, cat.parallelism())
 		if err != nil {
 			return nil, err
 		}

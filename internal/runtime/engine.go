@@ -268,6 +268,8 @@ type Session struct {
 	// fixed is set while the running statement carries the values its
 	// caller fixed (StatementValues).
 	fixed bool
+	// seed is the running statement's fixed random seed, when fixed.
+	seed uint64
 	// random is the session's generator of random() and setseed().
 	random types.Random
 	// inMessage is set while the statements of a Query message of

@@ -2,7 +2,12 @@ package runtime
 
 import (
 	"context"
+	"hash/fnv"
 	"time"
+
+	"github.com/rockstream/rockstream/internal/diff"
+	"github.com/rockstream/rockstream/internal/ops"
+	"github.com/rockstream/rockstream/internal/zset"
 )
 
 // A statement's fixed values (docs/cluster.md, "Writes are deterministic
@@ -39,10 +44,14 @@ import (
 //     no serial columns, and a column default cannot call random().
 //   - An UPDATE evaluates its SET list once for each of its rows, on the
 //     member that owns the row, and sends the new row to its bucket's
-//     owner: every row exists exactly once whatever it draws. Each member
-//     draws random() for its own rows, in its own order, so the numbers
-//     an UPDATE draws are not those one node would draw (any is a value
-//     random() may return); the timestamp is the same everywhere.
+//     owner: every row exists exactly once whatever it draws. With fixed
+//     values, a SET list that draws random() draws, for each row, from
+//     the generator seeded with the seed and the row's stored key
+//     (updatedRowsAt), one row after the other: the new row is the same
+//     on whichever member owns the old one, and on one node. A WHERE
+//     that draws random() draws on each member for its own rows in its
+//     own order: which rows it picks is the members' own (any pick is
+//     one random() may make); the rows still exist exactly once.
 //
 // Outside shard mode the values are used too when given, which is how a
 // single node reproduces a cluster's statement.
@@ -80,8 +89,37 @@ func (s *Session) startStatement(ctx context.Context) {
 		s.statementStart = s.eng.now()
 		return
 	}
-	s.statementStart = v.Timestamp
+	s.statementStart, s.seed = v.Timestamp, v.Seed
 	s.random.Seed(v.Seed)
+}
+
+// updatedRowsAt is updatedRows for the running statement: when it has
+// fixed values and its expressions draw random(), each row draws from
+// the generator seeded with the statement's seed and the row's stored
+// key, one row after the other, so that a row's new value is the same
+// on whichever member owns it, and on one node.
+func (s *Session) updatedRowsAt(ctx context.Context, o *object, sets setList, matched zset.Batch, draws bool, par diff.Parallelism) ([]zset.Row, error) {
+	if !s.fixed || !draws {
+		return updatedRows(ctx, o, sets, matched, par)
+	}
+	keyOf, prefix := o.keyOf(), o.rowsPrefix()
+	out := make([]zset.Row, len(matched))
+	var key []byte
+	for i, e := range matched {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
+		key = keyOf(key[:0], prefix, e.Row)
+		h := fnv.New64a()
+		h.Write(key)
+		s.random.Seed(s.seed ^ h.Sum64())
+		nr, err := applySets(o, sets, e.Row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = nr
+	}
+	return out, nil
 }
 
 // unfixedInShard is why a shard refuses a statement's function of the

@@ -84,7 +84,7 @@ func TestShardFixedValues(t *testing.T) {
 		}
 	}
 	// compare checks every relation's rows against the single node's;
-	// cols, when not "*", leaves out what an UPDATE drew on each shard.
+	// cols, when not "*", leaves out what a WHERE drew on each shard.
 	compare := func(after, cols string) {
 		t.Helper()
 		for _, rel := range []string{"ev", "stamps", "per_at", "cheap"} {
@@ -164,11 +164,20 @@ func TestShardFixedValues(t *testing.T) {
 		}
 		compare(fmt.Sprint("prepared INSERT ", n), "*")
 	}
-	// An UPDATE's random() is drawn on the shard that owns each row: the
-	// rows stay exactly once, though the numbers are the shards' own.
-	stmt := "UPDATE ev SET r = random() WHERE note LIKE 'x1%'"
+	// An UPDATE's SET draws random() for each row from the seed and the
+	// row's key, wherever the row lives; its WHERE draws on each shard
+	// for the shard's rows: the rows stay exactly once, though which
+	// ones it picks is the shards' own.
+	for _, stmt := range []string{
+		"UPDATE ev SET r = random() WHERE note LIKE 'x1%'",
+		"UPDATE ev SET r = random() * 2, at = now() + random() * interval '1 hour' WHERE r > 0.5",
+	} {
+		run(stmt)
+		compare(stmt, "*")
+	}
+	stmt := "UPDATE ev SET note = note || '!' WHERE random() < 0.5"
 	run(stmt)
-	compare(stmt, "at, note, r IS NULL, r >= 0 AND r < 1")
+	compare(stmt, "at, r")
 }
 
 // TestShardUnfixedValues checks that a shard refuses, with 0A000 naming

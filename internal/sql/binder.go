@@ -46,6 +46,8 @@ type Binder struct {
 	// (random.go); nil where they are refused (a view's query, a column
 	// default).
 	Random *types.Random
+	// UsedRandom is set once the binder has bound random() or setseed().
+	UsedRandom bool
 	// TemporalFilters, set when binding the query of a materialized view,
 	// binds now() and current_timestamp as plan.Now (clock.go), each
 	// recorded in Nows: the caller refuses the view unless its circuit

@@ -30,6 +30,7 @@ func (ec *exprCtx) randomFunction(f *pg.FuncCall, name string) (plan.Expr, bool,
 	if f.AggStar || f.AggDistinct || len(f.AggOrder) > 0 || f.AggFilter != nil || f.Over != nil {
 		return nil, true, nonDeterministic(f.Location, name+"()")
 	}
+	ec.st.b.UsedRandom = true
 	args := make([]plan.Expr, len(f.Args))
 	for i, a := range f.Args {
 		e, err := ec.bind(a)
