@@ -51,7 +51,9 @@ import (
 //     on whichever member owns the old one, and on one node. A WHERE
 //     that draws random() draws on each member for its own rows in its
 //     own order: which rows it picks is the members' own (any pick is
-//     one random() may make); the rows still exist exactly once.
+//     one random() may make); the rows still exist exactly once. So does
+//     the SET of INSERT ... ON CONFLICT DO UPDATE, evaluated on the
+//     owner of the conflicting key.
 //
 // Outside shard mode the values are used too when given, which is how a
 // single node reproduces a cluster's statement.
