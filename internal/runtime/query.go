@@ -245,20 +245,7 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			if err != nil {
 				return nil, err
 			}
-			out := make([]zset.Row, len(rows))
-			for i, row := range rows {
-				if err := ops.Interrupted(ctx, i); err != nil {
-					return nil, err
-				}
-				o := make(zset.Row, len(n.Exprs))
-				for j, e := range n.Exprs {
-					if o[j], err = e.Eval(row); err != nil {
-						return nil, err
-					}
-				}
-				out[i] = o
-			}
-			return out, nil
+			return projectResult(ctx, rows, n.Exprs)
 		}
 	}
 	c, err := queryCircuit(ctx, p)
