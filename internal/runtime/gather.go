@@ -8,7 +8,6 @@ import (
 
 	"github.com/rockstream/rockstream/internal/errs"
 	"github.com/rockstream/rockstream/internal/memgov"
-	"github.com/rockstream/rockstream/internal/ops"
 	"github.com/rockstream/rockstream/internal/plan"
 	"github.com/rockstream/rockstream/internal/sql/ext"
 	"github.com/rockstream/rockstream/internal/state"
@@ -226,26 +225,6 @@ func (g *Gather) run(ctx context.Context, views []shardView, cat *catalog, p pla
 		return nil, err
 	}
 	return resultRows(ctx, out)
-}
-
-// projectResult evaluates exprs over each of rows.
-func projectResult(ctx context.Context, rows []zset.Row, exprs []plan.Expr) ([]zset.Row, error) {
-	out := make([]zset.Row, len(rows))
-	for i, row := range rows {
-		if err := ops.Interrupted(ctx, i); err != nil {
-			return nil, err
-		}
-		o := make(zset.Row, len(exprs))
-		for j, e := range exprs {
-			v, err := e.Eval(row)
-			if err != nil {
-				return nil, err
-			}
-			o[j] = v
-		}
-		out[i] = o
-	}
-	return out, nil
 }
 
 // gatherRelation returns the rows of the circuit input name (a relation,

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -207,4 +208,53 @@ func TestGatherRefusals(t *testing.T) {
 	if _, err := NewGather(nil); err == nil {
 		t.Error("NewGather accepted no shards")
 	}
+}
+
+// TestGatherOneEpoch: reads that run while the shards commit statements
+// see each statement whole or not at all, although its rows live on
+// different shards: every statement inserts a row of v = 1 and one of
+// v = -1, so that every read at one epoch has an even count and a zero
+// sum.
+func TestGatherOneEpoch(t *testing.T) {
+	c := newShardCluster(t, 3, false)
+	c.must("CREATE TABLE t (k int PRIMARY KEY, v int)")
+	g, err := NewGather(c.engines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const statements = 60
+	done := make(chan error, 1)
+	go func() {
+		for i := range statements {
+			if err := c.execAll(fmt.Sprintf("INSERT INTO t VALUES (%d, 1), (%d, -1)", i, i+1000)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	ctx := context.Background()
+	reads := 0
+	for finished := false; !finished; reads++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished = true
+		default:
+		}
+		res, err := g.Query(ctx, "SELECT count(*), coalesce(sum(v), 0) FROM t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, sum := res.Rows[0][0].Int(), res.Rows[0][1].Int()
+		if n%2 != 0 || sum != 0 {
+			t.Fatalf("read %d saw %d rows summing to %d: a statement in part", reads, n, sum)
+		}
+		if finished && n != 2*statements {
+			t.Fatalf("the last read saw %d rows, want %d", n, 2*statements)
+		}
+	}
+	t.Logf("%d reads during %d statements", reads, statements)
 }

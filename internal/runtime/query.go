@@ -324,6 +324,27 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 	return resultRows(ctx, out)
 }
 
+// projectResult evaluates exprs over each of rows, a Project's
+// output.
+func projectResult(ctx context.Context, rows []zset.Row, exprs []plan.Expr) ([]zset.Row, error) {
+	out := make([]zset.Row, len(rows))
+	for i, row := range rows {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
+		o := make(zset.Row, len(exprs))
+		for j, e := range exprs {
+			v, err := e.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			o[j] = v
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
 // resultRows returns the rows of a query's result batch, each row as
 // many times as its weight.
 func resultRows(ctx context.Context, out zset.Batch) ([]zset.Row, error) {
