@@ -177,32 +177,10 @@ func (g *Gather) hold(ctx context.Context) ([]shardView, func(), error) {
 // one store: Limit, Sort and the Project above them at the top here, the
 // rest as one step of the query's circuit over the gathered relations.
 func (g *Gather) run(ctx context.Context, views []shardView, cat *catalog, p plan.Node) ([]zset.Row, error) {
-	switch n := p.(type) {
-	case *plan.Limit:
-		rows, err := g.run(ctx, views, cat, n.Input)
-		if err != nil {
-			return nil, err
-		}
-		off := min(n.Offset, int64(len(rows)))
-		rows = rows[off:]
-		if n.Count >= 0 && n.Count < int64(len(rows)) {
-			rows = rows[:n.Count]
-		}
-		return rows, nil
-	case *plan.Sort:
-		rows, err := g.run(ctx, views, cat, n.Input)
-		if err != nil {
-			return nil, err
-		}
-		return sortRows(ctx, rows, n.Keys)
-	case *plan.Project:
-		if hasOrder(n.Input) {
-			rows, err := g.run(ctx, views, cat, n.Input)
-			if err != nil {
-				return nil, err
-			}
-			return projectResult(ctx, rows, n.Exprs)
-		}
+	if rows, ok, err := runTop(ctx, p, func(in plan.Node) ([]zset.Row, error) {
+		return g.run(ctx, views, cat, in)
+	}); ok {
+		return rows, err
 	}
 	c, err := queryCircuit(ctx, p)
 	if err != nil {
@@ -218,13 +196,7 @@ func (g *Gather) run(ctx context.Context, views []shardView, cat *catalog, p pla
 			return nil, err
 		}
 	}
-	st := queryState(ctx)
-	out, err := c.StepParallel(ctx, st, deltas, cat.parallelism())
-	closeState(st)
-	if err != nil {
-		return nil, err
-	}
-	return resultRows(ctx, out)
+	return stepQuery(ctx, c, cat, deltas)
 }
 
 // gatherRelation returns the rows of the circuit input name (a relation,

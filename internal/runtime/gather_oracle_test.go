@@ -54,6 +54,10 @@ var gatherQueries = []struct {
 	{q: "SELECT v FROM t WHERE k IN (7, 11, 12)"},
 	{q: "SELECT t.k, u.name FROM t JOIN u ON t.g = u.g WHERE t.k = 11"},
 	{q: "SELECT * FROM t WHERE k BETWEEN 5 AND 12"},
+	{q: "SELECT * FROM agg WHERE g = 2"},
+	{q: "SELECT name, k FROM joined WHERE k IN (7, 12) AND name <> 'a'"},
+	{q: "SELECT relname FROM pg_class WHERE relname IN ('t', 'u', 'agg') ORDER BY relname", ordered: true},
+	{q: "SELECT count(*) FROM t JOIN pg_class c ON c.relname = 't'"},
 	{q: "SELECT 1 + 1 AS two"},
 }
 

@@ -218,35 +218,10 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			return collectRows(ctx, it)
 		}
 	}
-	switch n := p.(type) {
-	case *plan.Limit:
-		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-		if err != nil {
-			return nil, err
-		}
-		off := n.Offset
-		if off > int64(len(rows)) {
-			off = int64(len(rows))
-		}
-		rows = rows[off:]
-		if n.Count >= 0 && n.Count < int64(len(rows)) {
-			rows = rows[:n.Count]
-		}
-		return rows, nil
-	case *plan.Sort:
-		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-		if err != nil {
-			return nil, err
-		}
-		return sortRows(ctx, rows, n.Keys)
-	case *plan.Project:
-		if hasOrder(n.Input) {
-			rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-			if err != nil {
-				return nil, err
-			}
-			return projectResult(ctx, rows, n.Exprs)
-		}
+	if rows, ok, err := runTop(ctx, p, func(in plan.Node) ([]zset.Row, error) {
+		return runQueryAt(ctx, r, cat, in, asOf)
+	}); ok {
+		return rows, err
 	}
 	c, err := queryCircuit(ctx, p)
 	if err != nil {
@@ -315,6 +290,47 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 	if err := readLookups(ctx, r, cat, lookups, deltas, uses); err != nil {
 		return nil, err
 	}
+	return stepQuery(ctx, c, cat, deltas)
+}
+
+// runTop applies p's top when it is a Limit, a Sort, or a Project over
+// either, to the rows run returns for its input, and reports whether it
+// did (false: p is the circuit's to answer).
+func runTop(ctx context.Context, p plan.Node, run func(plan.Node) ([]zset.Row, error)) ([]zset.Row, bool, error) {
+	var rows []zset.Row
+	var err error
+	switch n := p.(type) {
+	case *plan.Limit:
+		if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows = rows[min(n.Offset, int64(len(rows))):]
+		if n.Count >= 0 && n.Count < int64(len(rows)) {
+			rows = rows[:n.Count]
+		}
+		return rows, true, nil
+	case *plan.Sort:
+		if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows, err = sortRows(ctx, rows, n.Keys)
+		return rows, true, err
+	case *plan.Project:
+		if !hasOrder(n.Input) {
+			return nil, false, nil
+		}
+		if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows, err = projectResult(ctx, rows, n.Exprs)
+		return rows, true, err
+	}
+	return nil, false, nil
+}
+
+// stepQuery steps a query's circuit c once over its relations' rows,
+// deltas, and returns the result's rows.
+func stepQuery(ctx context.Context, c *diff.Circuit, cat *catalog, deltas map[string]zset.Batch) ([]zset.Row, error) {
 	st := queryState(ctx)
 	out, err := c.StepParallel(ctx, st, deltas, cat.parallelism())
 	closeState(st)
