@@ -80,13 +80,7 @@ func BenchmarkGather(b *testing.B) {
 		measure(b, func(q string) error {
 			_, err := pgc.Exec(ctx, q).ReadAll()
 			return err
-		}, func(b *testing.B) time.Duration {
-			d, err := proccpu.UsedBy(int(pgc.PID()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return d
-		})
+		}, backendCPU(pgc))
 	})
 	for _, n := range []int{2, 3} {
 		b.Run(fmt.Sprintf("shards=%d", n), func(b *testing.B) {
@@ -106,5 +100,16 @@ func BenchmarkGather(b *testing.B) {
 				return err
 			}, processCPU)
 		})
+	}
+}
+
+// backendCPU returns the CPU time PostgreSQL's backend of pgc has used.
+func backendCPU(pgc *pgconn.PgConn) func(*testing.B) time.Duration {
+	return func(b *testing.B) time.Duration {
+		d, err := proccpu.UsedBy(int(pgc.PID()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
 	}
 }
