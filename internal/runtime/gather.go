@@ -97,8 +97,19 @@ type shardView struct {
 }
 
 // Query answers one SELECT over the shards at their common epoch, with
-// the result one node holding every row returns.
-func (g *Gather) Query(ctx context.Context, query string) (*Result, error) {
+// the result one node holding every row returns, and reports that epoch.
+func (g *Gather) Query(ctx context.Context, query string) (*Result, uint64, error) {
+	views, release, err := g.hold(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	res, err := g.query(ctx, views, query)
+	return res, views[0].epoch, err
+}
+
+// query answers query over the shards' views.
+func (g *Gather) query(ctx context.Context, views []shardView, query string) (*Result, error) {
 	if st := ext.Parse(query); st.Kind != ext.None {
 		if st.Err != nil {
 			return nil, st.Err
@@ -116,11 +127,6 @@ func (g *Gather) Query(ctx context.Context, query string) (*Result, error) {
 	if n.GetSelectStmt().IntoClause != nil {
 		return nil, errs.New(errs.FeatureNotSupported, "SELECT INTO is a write, not a read across shards")
 	}
-	views, release, err := g.hold(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	s := g.shards[0].NewSession()
 	defer s.Close()
 	cat := s.sessionCatalog(ctx, views[0].cat, views[0].r)
@@ -144,8 +150,8 @@ func (g *Gather) Query(ctx context.Context, query string) (*Result, error) {
 // the function that lets them go.
 func (g *Gather) hold(ctx context.Context) ([]shardView, func(), error) {
 	views := make([]shardView, len(g.shards))
-	release := func(n int) {
-		for _, e := range g.shards[:n] {
+	release := func() {
+		for _, e := range g.shards {
 			e.readDone()
 		}
 	}
@@ -165,9 +171,9 @@ func (g *Gather) hold(ctx context.Context) ([]shardView, func(), error) {
 			same = same && views[i].epoch == views[0].epoch
 		}
 		if same {
-			return views, func() { release(len(g.shards)) }, nil
+			return views, release, nil
 		}
-		release(len(g.shards))
+		release()
 	}
 	return nil, nil, errs.New(errs.SerializationFailure,
 		"the shards did not reach a common epoch for the read; try again")

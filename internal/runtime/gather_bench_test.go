@@ -96,7 +96,7 @@ func BenchmarkGather(b *testing.B) {
 				b.Fatal(err)
 			}
 			measure(b, func(q string) error {
-				_, err := g.Query(ctx, q)
+				_, _, err := g.Query(ctx, q)
 				return err
 			}, processCPU)
 		})

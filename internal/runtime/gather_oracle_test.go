@@ -87,7 +87,7 @@ func compareGathered(t *testing.T, o *shardOracle, g *Gather) {
 	t.Helper()
 	ctx := context.Background()
 	for _, c := range gatherQueries {
-		res, err := g.Query(ctx, c.q)
+		res, _, err := g.Query(ctx, c.q)
 		if err != nil {
 			t.Fatalf("gather: %s: %v", c.q, err)
 		}
@@ -151,7 +151,7 @@ func checkPointReads(t *testing.T, g *Gather, c *shardCluster) {
 			want[ownerOf(k)] = read.all + 1
 		}
 		before := g.Asked()
-		if _, err := g.Query(ctx, read.q); err != nil {
+		if _, _, err := g.Query(ctx, read.q); err != nil {
 			t.Fatalf("%s: %v", read.q, err)
 		}
 		after := g.Asked()
@@ -192,13 +192,16 @@ func TestGatherRefusals(t *testing.T) {
 		"SELECT k / (v - v) FROM t":       "22012",
 		"SELECT count(*) FROM t GROUP BY": "42601",
 	} {
-		if _, err := g.Query(ctx, q); errs.SQLState(err) != state {
+		if _, _, err := g.Query(ctx, q); errs.SQLState(err) != state {
 			t.Errorf("%s: want %s, got %v", q, state, err)
 		}
 	}
-	res, err := g.Query(ctx, "SELECT sum(v) FROM t")
+	res, epoch, err := g.Query(ctx, "SELECT sum(v) FROM t")
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0].Int() != 3 {
 		t.Fatalf("after the refusals: %v, %v", res, err)
+	}
+	if epoch != c.engines[0].Epoch() || epoch != c.engines[1].Epoch() {
+		t.Errorf("read at epoch %d, the shards are at %d and %d", epoch, c.engines[0].Epoch(), c.engines[1].Epoch())
 	}
 	if _, err := NewGather([]*Engine{c.engines[1], c.engines[0]}); err == nil {
 		t.Error("NewGather accepted the shards out of member order")
@@ -238,7 +241,7 @@ func TestGatherOneEpoch(t *testing.T) {
 		done <- nil
 	}()
 	ctx := context.Background()
-	reads := 0
+	reads, last := 0, uint64(0)
 	for finished := false; !finished; reads++ {
 		select {
 		case err := <-done:
@@ -248,7 +251,7 @@ func TestGatherOneEpoch(t *testing.T) {
 			finished = true
 		default:
 		}
-		res, err := g.Query(ctx, "SELECT count(*), coalesce(sum(v), 0) FROM t")
+		res, epoch, err := g.Query(ctx, "SELECT count(*), coalesce(sum(v), 0) FROM t")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,6 +259,10 @@ func TestGatherOneEpoch(t *testing.T) {
 		if n%2 != 0 || sum != 0 {
 			t.Fatalf("read %d saw %d rows summing to %d: a statement in part", reads, n, sum)
 		}
+		if epoch < last {
+			t.Fatalf("read %d at epoch %d, after a read at %d", reads, epoch, last)
+		}
+		last = epoch
 		if finished && n != 2*statements {
 			t.Fatalf("the last read saw %d rows, want %d", n, 2*statements)
 		}
