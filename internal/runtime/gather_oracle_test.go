@@ -61,10 +61,11 @@ var gatherQueries = []struct {
 	{q: "SELECT 1 + 1 AS two"},
 }
 
-// gatherOracle runs the shard script and the random writes on a
-// cluster of shards, then compares every gathered query.
-func gatherOracle(t *testing.T, shards, random int) {
-	o := newShardOracle(t, shards, false)
+// gatherOracle runs the shard script on a cluster of shards (their
+// stores in memory or on Pebble) and compares every gathered query, then
+// again after random writes.
+func gatherOracle(t *testing.T, shards int, pebble bool, random int) {
+	o := newShardOracle(t, shards, pebble)
 	for _, stmt := range shardScript {
 		o.run(stmt)
 	}
@@ -164,8 +165,9 @@ func checkPointReads(t *testing.T, g *Gather, c *shardCluster) {
 	}
 }
 
-func TestGatherOracleTwo(t *testing.T)   { gatherOracle(t, 2, 40) }
-func TestGatherOracleThree(t *testing.T) { gatherOracle(t, 3, 40) }
+func TestGatherOracleTwo(t *testing.T)    { gatherOracle(t, 2, false, 40) }
+func TestGatherOracleThree(t *testing.T)  { gatherOracle(t, 3, false, 40) }
+func TestGatherOraclePebble(t *testing.T) { gatherOracle(t, 3, true, 20) }
 
 // TestGatherRefusals: what a gathered read does not do fails with a
 // precise error, and a Gather over engines that are not one cluster's
