@@ -108,4 +108,6 @@
 //     materialized view steps in every epoch over the exchange mesh, its
 //     output routed to the owners of its rows' buckets. Reads return the
 //     member's part; what would need the other members' rows is refused.
+//     A Gather over the members answers any ad-hoc SELECT at their
+//     common epoch, as one node holding every row would (gather.go).
 package runtime

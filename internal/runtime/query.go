@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"unsafe"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -218,48 +220,10 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 			return collectRows(ctx, it)
 		}
 	}
-	switch n := p.(type) {
-	case *plan.Limit:
-		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-		if err != nil {
-			return nil, err
-		}
-		off := n.Offset
-		if off > int64(len(rows)) {
-			off = int64(len(rows))
-		}
-		rows = rows[off:]
-		if n.Count >= 0 && n.Count < int64(len(rows)) {
-			rows = rows[:n.Count]
-		}
-		return rows, nil
-	case *plan.Sort:
-		rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-		if err != nil {
-			return nil, err
-		}
-		return sortRows(ctx, rows, n.Keys)
-	case *plan.Project:
-		if hasOrder(n.Input) {
-			rows, err := runQueryAt(ctx, r, cat, n.Input, asOf)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]zset.Row, len(rows))
-			for i, row := range rows {
-				if err := ops.Interrupted(ctx, i); err != nil {
-					return nil, err
-				}
-				o := make(zset.Row, len(n.Exprs))
-				for j, e := range n.Exprs {
-					if o[j], err = e.Eval(row); err != nil {
-						return nil, err
-					}
-				}
-				out[i] = o
-			}
-			return out, nil
-		}
+	if rows, ok, err := runTop(ctx, p, func(in plan.Node) ([]zset.Row, error) {
+		return runQueryAt(ctx, r, cat, in, asOf)
+	}); ok {
+		return rows, err
 	}
 	c, err := queryCircuit(ctx, p)
 	if err != nil {
@@ -328,6 +292,55 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 	if err := readLookups(ctx, r, cat, lookups, deltas, uses); err != nil {
 		return nil, err
 	}
+	return stepQuery(ctx, c, cat, deltas)
+}
+
+// runTop applies p's top when it is a Limit, a Sort, or a Project over
+// either, to the rows run returns for its input, and reports whether it
+// did (false: p is the circuit's to answer).
+func runTop(ctx context.Context, p plan.Node, run func(plan.Node) ([]zset.Row, error)) ([]zset.Row, bool, error) {
+	var rows []zset.Row
+	var err error
+	switch n := p.(type) {
+	case *plan.Limit:
+		if sort, ok := n.Input.(*plan.Sort); ok && n.Count >= 0 && n.Offset <= math.MaxInt32 && n.Count <= math.MaxInt32 {
+			// Only the first Offset+Count rows of the order are kept.
+			if rows, err = run(sort.Input); err != nil {
+				return nil, true, err
+			}
+			if rows, err = firstRows(ctx, rows, sort.Keys, n.Offset+n.Count); err != nil {
+				return nil, true, err
+			}
+		} else if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows = rows[min(n.Offset, int64(len(rows))):]
+		if n.Count >= 0 && n.Count < int64(len(rows)) {
+			rows = rows[:n.Count]
+		}
+		return rows, true, nil
+	case *plan.Sort:
+		if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows, err = sortRows(ctx, rows, n.Keys)
+		return rows, true, err
+	case *plan.Project:
+		if !hasOrder(n.Input) {
+			return nil, false, nil
+		}
+		if rows, err = run(n.Input); err != nil {
+			return nil, true, err
+		}
+		rows, err = projectResult(ctx, rows, n.Exprs)
+		return rows, true, err
+	}
+	return nil, false, nil
+}
+
+// stepQuery steps a query's circuit c once over its relations' rows,
+// deltas, and returns the result's rows.
+func stepQuery(ctx context.Context, c *diff.Circuit, cat *catalog, deltas map[string]zset.Batch) ([]zset.Row, error) {
 	st := queryState(ctx)
 	out, err := c.StepParallel(ctx, st, deltas, cat.parallelism())
 	closeState(st)
@@ -335,6 +348,27 @@ func runQueryAt(ctx context.Context, r state.Reader, cat *catalog, p plan.Node, 
 		return nil, err
 	}
 	return resultRows(ctx, out)
+}
+
+// projectResult evaluates exprs over each of rows, a Project's
+// output.
+func projectResult(ctx context.Context, rows []zset.Row, exprs []plan.Expr) ([]zset.Row, error) {
+	out := make([]zset.Row, len(rows))
+	for i, row := range rows {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
+		o := make(zset.Row, len(exprs))
+		for j, e := range exprs {
+			v, err := e.Eval(row)
+			if err != nil {
+				return nil, err
+			}
+			o[j] = v
+		}
+		out[i] = o
+	}
+	return out, nil
 }
 
 // resultRows returns the rows of a query's result batch, each row as
@@ -374,6 +408,13 @@ func hasOrder(p plan.Node) bool {
 // sortRows sorts rows by keys, stably; it stops with ctx's error when ctx
 // ends.
 func sortRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey) ([]zset.Row, error) {
+	return firstRows(ctx, rows, keys, -1)
+}
+
+// firstRows returns the first n rows (n < 0: all) of rows sorted by keys,
+// stably: the prefix of sortRows' result, found without sorting the
+// rest when n is less than there are rows (a top-N heap).
+func firstRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey, n int64) ([]zset.Row, error) {
 	// The keys, the permutation and the sorted copy.
 	if err := memgov.From(ctx).Grow(int64(len(rows)) * (int64(len(keys))*valueBytes + 48)); err != nil {
 		return nil, err
@@ -392,11 +433,7 @@ func sortRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey) ([]zset
 			vals[i][j] = v
 		}
 	}
-	idx := make([]int, len(rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	err := sortStable(ctx, idx, func(a, b int) int {
+	cmp := func(a, b int) int {
 		va, vb := vals[a], vals[b]
 		for j, k := range keys {
 			if c := compareSort(va[j], vb[j], k); c != 0 {
@@ -404,15 +441,73 @@ func sortRows(ctx context.Context, rows []zset.Row, keys []plan.SortKey) ([]zset
 			}
 		}
 		return 0
-	})
-	if err != nil {
+	}
+	var idx []int
+	if n >= 0 && n < int64(len(rows)) {
+		var err error
+		if idx, err = topIndexes(ctx, len(rows), int(n), cmp); err != nil {
+			return nil, err
+		}
+	} else {
+		idx = make([]int, len(rows))
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	if err := sortStable(ctx, idx, cmp); err != nil {
 		return nil, err
 	}
-	out := make([]zset.Row, len(rows))
+	out := make([]zset.Row, len(idx))
 	for i, j := range idx {
 		out[i] = rows[j]
 	}
 	return out, nil
+}
+
+// topIndexes returns, in ascending order, the indexes in [0, count) of
+// the n elements that a stable sort by cmp puts first: a heap of the n
+// best so far, its top the worst of them (ties go to the later index).
+func topIndexes(ctx context.Context, count, n int, cmp func(a, b int) int) ([]int, error) {
+	worse := func(a, b int) bool {
+		if c := cmp(a, b); c != 0 {
+			return c > 0
+		}
+		return a > b
+	}
+	h := make([]int, 0, n)
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && worse(h[l], h[m]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := range count {
+		if err := ops.Interrupted(ctx, i); err != nil {
+			return nil, err
+		}
+		switch {
+		case len(h) < n:
+			h = append(h, i)
+			for j := len(h) - 1; j > 0 && worse(h[j], h[(j-1)/2]); j = (j - 1) / 2 {
+				h[j], h[(j-1)/2] = h[(j-1)/2], h[j]
+			}
+		case n > 0 && worse(h[0], i):
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.Sort(h)
+	return h, nil
 }
 
 // sortStable sorts idx stably by cmp: a bottom-up merge sort, which looks

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rockstream/rockstream/internal/pgtest"
-	"github.com/rockstream/rockstream/internal/proccpu"
 )
 
 // BenchmarkShardInsert measures what shard mode costs a write: one
@@ -81,13 +80,7 @@ func BenchmarkShardInsert(b *testing.B) {
 		measure(b, 1, func(stmt string) error {
 			_, err := pgc.Exec(ctx, stmt).ReadAll()
 			return err
-		}, func(b *testing.B) time.Duration {
-			d, err := proccpu.UsedBy(int(pgc.PID()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return d
-		})
+		}, backendCPU(pgc))
 	})
 	for _, n := range []int{2, 3} {
 		b.Run(fmt.Sprintf("shards=%d", n), func(b *testing.B) {

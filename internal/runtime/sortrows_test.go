@@ -56,3 +56,36 @@ func TestSortStableStops(t *testing.T) {
 		t.Errorf("the sort went on for %d comparisons after it was canceled", looks-100000)
 	}
 }
+
+// TestTopIndexes: the top-N selection keeps the indexes of the first n
+// elements of a stable sort, ties included.
+func TestTopIndexes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, count := range []int{0, 1, 2, 10, 100, 1000} {
+		keys := make([]int, count)
+		for i := range keys {
+			keys[i] = rng.IntN(count/4 + 1)
+		}
+		cmp := func(a, b int) int { return keys[a] - keys[b] }
+		sorted := make([]int, count)
+		for i := range sorted {
+			sorted[i] = i
+		}
+		slices.SortStableFunc(sorted, cmp)
+		for _, n := range []int{0, 1, 2, 3, count / 2, count - 1} {
+			if n < 0 || n > count {
+				continue
+			}
+			got, err := topIndexes(context.Background(), count, n, cmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sortStable(context.Background(), got, cmp); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, sorted[:n]) {
+				t.Fatalf("count=%d n=%d: %v, want %v", count, n, got, sorted[:n])
+			}
+		}
+	}
+}
