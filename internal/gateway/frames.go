@@ -90,6 +90,13 @@ func (f *frameReader) Read(p []byte) (int, error) {
 				f.captured = nil
 			}
 			f.captured = f.captured[:0]
+			if f.capturing && f.left > cap(f.captured) {
+				// At its size at once, as the backend allocates the
+				// message's body: grown by appends, a large message
+				// (a 60MB literal) would leave as much again behind in
+				// garbage while it is received.
+				f.captured = make([]byte, 0, f.left)
+			}
 		} else {
 			f.left = int(binary.BigEndian.Uint32(f.buf[0:4]))
 			switch binary.BigEndian.Uint32(f.buf[4:8]) {
